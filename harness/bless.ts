@@ -1,0 +1,95 @@
+// `theinference bless`: the course author's way to make expected.json from the reference
+// solution. All or nothing: if the reference crashes, times out or fails its property tests,
+// nothing is written, so a broken reference can never become the standard students meet.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
+import { checkProgram, parse, useColor } from './cli.ts';
+import { findCourseRoot, loadCourse, type Case, type Stage } from './course.ts';
+import { caseName, runProgram } from './grade/case.ts';
+import { explainDifference } from './grade/explain.ts';
+import { DEFAULT_RUNS, runProperties } from './props/run.ts';
+import { programEnv } from './run/env.ts';
+import { CORES, inOrder } from './run/pool.ts';
+import { DEFAULT_LIMITS } from './run/spawn.ts';
+
+interface Blessing {
+  testCase: Case;
+  output: Buffer;
+  previous: Buffer | undefined;
+}
+
+export async function bless(args: string[]): Promise<number> {
+  const { values } = parse(args, { stage: { type: 'string' } });
+  const course = loadCourse(findCourseRoot(process.cwd()), { allowMissingExpected: true });
+  checkProgram(course.root);
+  const stages = values.stage === undefined ? course.stages : course.stages.filter((stage) => stage.slug === values.stage);
+  if (stages.length === 0) {
+    console.error(`theinference: unknown stage "${values.stage}" (known: ${course.stages.map((stage) => stage.slug).join(', ')})`);
+    return 2;
+  }
+  const env = programEnv();
+  const color = useColor(false);
+  const blessings: Blessing[] = [];
+  const refusals: string[] = [];
+
+  for (const stage of stages) {
+    refusals.push(...(await propertyFailures(stage, course.root, env)));
+    const limits = { ...DEFAULT_LIMITS, timeoutMs: stage.timeoutMs };
+    await inOrder(
+      stage.cases.map((testCase) => () => runProgram(testCase, { root: course.root, env, limits, color })),
+      CORES,
+      (result, index) => {
+        const testCase = stage.cases[index]!;
+        const name = caseName(testCase, course.root);
+        if (result.startError || result.timedOut || result.flooded || result.signal || result.exitCode !== 0) {
+          const why = result.timedOut ? 'timed out' : result.flooded ? `flooded ${result.flooded}` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
+          refusals.push(`${name}: the reference ${result.startError ? `could not start (${result.startError.code})` : why}\n${indent(result.stderr.toString('utf8'))}`);
+          return;
+        }
+        const previous = existsSync(testCase.expectedPath) ? readFileSync(testCase.expectedPath) : undefined;
+        blessings.push({ testCase, output: result.stdout, previous });
+      },
+    );
+  }
+
+  if (refusals.length > 0) {
+    console.error(`theinference bless: the reference solution is not fit to bless; nothing was written.\n`);
+    for (const refusal of refusals) console.error(`  ✗ ${refusal.trimEnd()}`);
+    return 1;
+  }
+  const changed = blessings.filter(({ output, previous }) => !previous?.equals(output));
+  for (const { testCase, output, previous } of changed) {
+    const name = caseName(testCase, course.root);
+    if (previous === undefined) console.log(`  new      ${name} (${output.length} bytes)`);
+    else console.log(`  changed  ${name}\n${indent(explainDifference(previous, output, { color }))}`);
+    writeAtomically(testCase.expectedPath, output);
+  }
+  console.log(`bless: ${changed.length} expected.json written, ${blessings.length - changed.length} unchanged (${relative(process.cwd(), course.root) || '.'})`);
+  return 0;
+}
+
+async function propertyFailures(stage: Stage, root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  if (!stage.properties) return [];
+  const verdicts = await runProperties({
+    suite: stage.properties,
+    stage: stage.slug,
+    modulePath: `${root}/src/mcp.ts`,
+    cwd: root,
+    env,
+    seed: Math.floor(Math.random() * 2 ** 31),
+    runs: DEFAULT_RUNS,
+    timeoutMs: stage.timeoutMs * 3,
+  });
+  return verdicts.filter((verdict) => verdict.status !== 'pass').map((verdict) => `${verdict.name}: ${verdict.message}\n${indent(verdict.details ?? '')}`);
+}
+
+function writeAtomically(path: string, bytes: Buffer): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, bytes);
+  renameSync(temporary, path);
+}
+
+function indent(text: string): string {
+  return text.split('\n').filter(Boolean).map((line) => `      ${line}`).join('\n');
+}

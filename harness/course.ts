@@ -1,0 +1,177 @@
+// The stage table (course.yaml), read and checked against cases/ and fixtures/ on every start,
+// so that a broken course fails with one line naming the file, the line and what was expected.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { LineCounter, parseDocument, isMap, isSeq, type Document, type Node } from 'yaml';
+
+export const COURSE_FILE = 'course.yaml';
+const DEFAULT_TIMEOUT_SECONDS = 10;
+
+export interface Case {
+  /** The case folder's name: what a student sees and passes to your_program.sh. */
+  name: string;
+  command: string;
+  /** Absolute: what the program is given. */
+  caseDir: string;
+  /** Absolute: fixtures/<folder>/<case>/, holding expected.json (and a cassette, for later stages). */
+  fixtureDir: string;
+  expectedPath: string;
+}
+
+export interface Stage {
+  slug: string;
+  title: string;
+  timeoutMs: number;
+  /** The property suite graded with this stage, if any. */
+  properties?: string;
+  cases: Case[];
+}
+
+export interface Course {
+  root: string;
+  commands: string[];
+  stages: Stage[];
+}
+
+/** A problem with the course's own files (not the student's): the CLI prints it and exits 2. */
+export class CourseError extends Error {}
+
+/** The nearest folder at or above `from` that holds a course.yaml. */
+export function findCourseRoot(from: string): string {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, COURSE_FILE))) return dir;
+    if (dirname(dir) === dir) {
+      throw new CourseError(`no ${COURSE_FILE} in ${from} or any folder above it: run theinference in the course directory`);
+    }
+  }
+}
+
+export interface LoadOptions {
+  /** `bless` makes the expected.json files, so it may start without them. */
+  allowMissingExpected?: boolean;
+}
+
+export function loadCourse(root: string, options: LoadOptions = {}): Course {
+  const file = join(root, COURSE_FILE);
+  const table = new StageTable(readFileSync(file, 'utf8'));
+  const version = table.scalar(['version'], 'number');
+  if (version !== 1) table.fail(['version'], `version ${version} is not supported (expected 1)`);
+
+  const commands = table.map(['commands']);
+  const stages: Stage[] = [];
+  table.seq(['stages']).forEach((_, index) => {
+    const at = ['stages', index];
+    const slug = table.scalar([...at, 'slug'], 'string');
+    if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug)) table.fail([...at, 'slug'], `slug "${slug}" must be lower-case words joined by "-"`);
+    if (stages.some((stage) => stage.slug === slug)) table.fail([...at, 'slug'], `stage "${slug}" appears twice`);
+    const timeout = table.optional([...at, 'timeout'], 'number') ?? DEFAULT_TIMEOUT_SECONDS;
+    if (!(timeout > 0)) table.fail([...at, 'timeout'], `timeout must be a positive number of seconds`);
+    const cases = table.seq([...at, 'cases']).flatMap((_, caseIndex) => {
+      const where = [...at, 'cases', caseIndex];
+      const command = table.scalar([...where, 'command'], 'string');
+      if (!commands.includes(command)) {
+        table.fail([...where, 'command'], `unknown command "${command}" (program.ts commands: ${commands.join(', ')})`);
+      }
+      const folder = table.scalar([...where, 'folder'], 'string');
+      return readCases(root, command, folder, options, (message) => table.fail([...where, 'folder'], message));
+    });
+    if (cases.length === 0) table.fail([...at, 'cases'], `stage "${slug}" has no cases`);
+    stages.push({
+      slug,
+      title: table.scalar([...at, 'title'], 'string'),
+      timeoutMs: timeout * 1000,
+      properties: table.optional([...at, 'properties'], 'string'),
+      cases,
+    });
+  });
+  if (stages.length === 0) table.fail(['stages'], 'the course has no stages');
+  return { root, commands, stages };
+}
+
+/** The cases of one command: every folder under cases/<folder>/, each with its expected.json. */
+function readCases(root: string, command: string, folder: string, options: LoadOptions, fail: (message: string) => never): Case[] {
+  const casesDir = join(root, 'cases', folder);
+  if (!isDirectory(casesDir)) fail(`cases/${folder} is not a folder (expected a folder of case folders)`);
+  const names = readdirSync(casesDir).filter((name) => isDirectory(join(casesDir, name))).sort();
+  if (names.length === 0) fail(`cases/${folder} holds no case folders`);
+  return names.map((name) => {
+    const fixtureDir = join(root, 'fixtures', folder, name);
+    const expectedPath = join(fixtureDir, 'expected.json');
+    if (!options.allowMissingExpected && !existsSync(expectedPath)) {
+      fail(`case ${folder}/${name} has no ${relative(root, expectedPath)} (run \`theinference bless\` to make it from the reference solution)`);
+    }
+    return { name, command, caseDir: join(casesDir, name), fixtureDir, expectedPath };
+  });
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}
+
+type Path = (string | number)[];
+
+/** Typed reads from the YAML document; every failure names the file, line and field. */
+class StageTable {
+  private readonly lines = new LineCounter();
+  private readonly doc: Document;
+
+  constructor(text: string) {
+    this.doc = parseDocument(text, { lineCounter: this.lines });
+    const [error] = this.doc.errors;
+    if (error) {
+      const line = error.linePos?.[0].line;
+      throw new CourseError(`${this.where(line)}: malformed YAML: ${error.message.split('\n')[0]}`);
+    }
+  }
+
+  scalar(path: Path, type: 'string'): string;
+  scalar(path: Path, type: 'number'): number;
+  scalar(path: Path, type: 'string' | 'number'): string | number {
+    const value = this.optional(path, type as 'string');
+    if (value === undefined) this.fail(path.slice(0, -1), `missing "${path.at(-1)}" (expected a ${type})`);
+    return value;
+  }
+
+  optional(path: Path, type: 'string'): string | undefined;
+  optional(path: Path, type: 'number'): number | undefined;
+  optional(path: Path, type: 'string' | 'number'): string | number | undefined {
+    const value: unknown = this.doc.getIn(path);
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== type) this.fail(path, `${this.name(path)} must be a ${type}, not ${JSON.stringify(value)}`);
+    return value as string | number;
+  }
+
+  /** The keys of a mapping whose values are all strings. */
+  map(path: Path): string[] {
+    const node = this.doc.getIn(path, true);
+    if (!isMap(node)) this.fail(path, `${this.name(path)} must be a mapping`);
+    return node.items.map((item) => String((item.key as { value?: unknown })?.value ?? item.key));
+  }
+
+  seq(path: Path): unknown[] {
+    const node = this.doc.getIn(path, true);
+    if (!isSeq(node)) this.fail(path, `${this.name(path)} must be a list`);
+    return node.items;
+  }
+
+  fail(path: Path, message: string): never {
+    throw new CourseError(`${this.where(this.lineOf(path))}: ${message}`);
+  }
+
+  private name(path: Path): string {
+    return `"${path.map((part) => (typeof part === 'number' ? `[${part}]` : part)).join('.').replaceAll('.[', '[')}"`;
+  }
+
+  /** The line of the deepest node on `path` that exists. */
+  private lineOf(path: Path): number | undefined {
+    for (let depth = path.length; depth >= 0; depth -= 1) {
+      const node = (depth === 0 ? this.doc.contents : this.doc.getIn(path.slice(0, depth), true)) as Node | undefined;
+      if (node?.range) return this.lines.linePos(node.range[0]).line;
+    }
+    return undefined;
+  }
+
+  private where(line: number | undefined): string {
+    return line === undefined ? COURSE_FILE : `${COURSE_FILE}:${line}`;
+  }
+}

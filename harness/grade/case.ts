@@ -1,0 +1,85 @@
+// One case: run `your_program.sh <command> <case-dir>` under the stage's limits and turn what
+// happened into a verdict. Pure bookkeeping around runProcess and explainDifference.
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Case } from '../course.ts';
+import { runProcess, type Limits, type RunResult } from '../run/spawn.ts';
+import { explainDifference } from './explain.ts';
+import type { Verdict } from './verdict.ts';
+
+export interface CaseContext {
+  /** The folder holding your_program.sh (the course, or a scratch copy of a submission). */
+  root: string;
+  env: NodeJS.ProcessEnv;
+  limits: Limits;
+  color: boolean;
+  signal?: AbortSignal;
+}
+
+export const PROGRAM = 'your_program.sh';
+
+export async function gradeCase(testCase: Case, context: CaseContext): Promise<Verdict> {
+  const result = await runProgram(testCase, context);
+  const expected = readFileSync(testCase.expectedPath);
+  return { name: caseName(testCase, context.root), ...judge(result, expected, context), ...relayed(result), durationMs: result.durationMs };
+}
+
+export function runProgram(testCase: Case, context: CaseContext): Promise<RunResult> {
+  return runProcess(join(context.root, PROGRAM), [testCase.command, testCase.caseDir], {
+    cwd: context.root,
+    env: context.env,
+    limits: context.limits,
+    signal: context.signal,
+  });
+}
+
+/** How a student names the case: the path they pass to your_program.sh to run it by hand. */
+export function caseName(testCase: Case, root: string): string {
+  return relative(join(root, 'cases'), testCase.caseDir);
+}
+
+type Judgement = Pick<Verdict, 'status' | 'message' | 'details'>;
+
+function judge(result: RunResult, expected: Buffer, context: CaseContext): Judgement {
+  const seconds = (context.limits.timeoutMs / 1000).toString();
+  if (result.startError) {
+    return { status: 'infra', message: `could not start ${PROGRAM}: ${result.startError.code ?? result.startError.message}` };
+  }
+  if (result.timedOut) {
+    return {
+      status: 'timeout',
+      message: `timed out after ${seconds} s and was stopped`,
+      details: result.stdout.length > 0
+        ? `before it was stopped it printed ${result.stdout.length} bytes on stdout:\n${explainDifference(expected, result.stdout, context)}`
+        : 'it printed nothing on stdout: is something waiting for input that never comes, or looping forever?',
+    };
+  }
+  if (result.flooded) {
+    const cap = `${context.limits.outputCap / 1024 / 1024} MiB`;
+    return {
+      status: 'fail',
+      message: `printed more than ${cap} on ${result.flooded} and was stopped (output truncated at ${cap})`,
+      details: result.flooded === 'stdout' ? explainDifference(expected, result.stdout, context) : undefined,
+    };
+  }
+  if (result.signal) {
+    return { status: 'crash', message: `was killed by ${result.signal}` };
+  }
+  if (result.exitCode !== 0) {
+    const error = firstErrorLine(result.stderr.toString('utf8'));
+    return { status: 'crash', message: `exited with code ${result.exitCode}${error ? `: ${error}` : ''}` };
+  }
+  if (result.stdout.equals(expected)) return { status: 'pass', message: 'passed' };
+  return { status: 'fail', message: 'output differs from expected.json', details: explainDifference(expected, result.stdout, context) };
+}
+
+/** The line of a Node stack trace that says what went wrong, e.g. `Error: not implemented yet: ...`. */
+function firstErrorLine(stderr: string): string | undefined {
+  return stderr.split('\n').find((line) => /^\s*([A-Za-z]*Error|Uncaught)\b.*:/.test(line))?.trim();
+}
+
+function relayed(result: RunResult): Pick<Verdict, 'stderr'> {
+  if (result.stderr.length === 0) return {};
+  const text = result.stderr.toString('utf8');
+  return { stderr: result.flooded === 'stderr' ? `${text}\n[stderr truncated]` : text };
+}

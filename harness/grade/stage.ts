@@ -1,0 +1,57 @@
+// A stage: its cases in parallel up to the cores, its property suite beside them, verdicts
+// handed to the reporter in case order as soon as each is known.
+import { join } from 'node:path';
+import type { Stage } from '../course.ts';
+import { runProperties } from '../props/run.ts';
+import { CORES, inOrder } from '../run/pool.ts';
+import { DEFAULT_LIMITS } from '../run/spawn.ts';
+import { gradeCase } from './case.ts';
+import type { Verdict } from './verdict.ts';
+
+export interface GradeOptions {
+  /** The folder holding your_program.sh and src/ (the course, or a scratch copy of a submission). */
+  root: string;
+  env: NodeJS.ProcessEnv;
+  color: boolean;
+  /** Seeds the property tests; printed so that a failure replays. */
+  seed: number;
+  propertyRuns: number;
+  /** Overrides the stage table's per-case timeout. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onVerdict?: (verdict: Verdict) => void;
+}
+
+export interface StageResult {
+  stage: Stage;
+  verdicts: Verdict[];
+  passed: boolean;
+  durationMs: number;
+}
+
+export async function gradeStage(stage: Stage, options: GradeOptions): Promise<StageResult> {
+  const started = performance.now();
+  const limits = { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs ?? stage.timeoutMs };
+  const context = { root: options.root, env: options.env, limits, color: options.color, signal: options.signal };
+  const report = options.onVerdict ?? (() => {});
+
+  // The property suite is one process for the whole stage: start it first, report it last.
+  const properties = stage.properties
+    ? runProperties({
+        suite: stage.properties,
+        stage: stage.slug,
+        modulePath: join(options.root, 'src', 'mcp.ts'),
+        cwd: options.root,
+        env: options.env,
+        seed: options.seed,
+        runs: options.propertyRuns,
+        timeoutMs: limits.timeoutMs * 3,
+      })
+    : Promise.resolve([]);
+  const cases = await inOrder(stage.cases.map((testCase) => () => gradeCase(testCase, context)), CORES, report);
+  const propertyVerdicts = await properties;
+  propertyVerdicts.forEach(report);
+
+  const verdicts = [...cases, ...propertyVerdicts];
+  return { stage, verdicts, passed: verdicts.every((verdict) => verdict.status === 'pass'), durationMs: performance.now() - started };
+}

@@ -1,0 +1,86 @@
+// What a person reads: a line per case, the details of what failed under it, a summary per
+// stage. A consumer of verdicts: it decides nothing, it only prints.
+import type { Stage } from '../course.ts';
+import type { StageResult } from '../grade/stage.ts';
+import type { Status, Verdict } from '../grade/verdict.ts';
+
+const MARKS: Record<Status, string> = { pass: '✓', fail: '✗', error: '✗', timeout: '✗', crash: '✗', infra: '!' };
+const LABELS: Record<Status, string> = { pass: 'pass', fail: 'fail', error: 'error', timeout: 'timeout', crash: 'crash', infra: 'infra' };
+/** Stderr lines relayed per case before the rest is only counted. */
+const RELAYED_LINES = 40;
+
+export interface TerminalOptions {
+  color: boolean;
+  /** Relay the program's stderr for passing cases too. */
+  verbose: boolean;
+}
+
+export class TerminalReporter {
+  constructor(
+    private readonly write: (text: string) => void,
+    private readonly options: TerminalOptions,
+  ) {}
+
+  stageStart(stage: Stage): void {
+    this.write(`${this.bold(stage.slug)} ${this.dim(`· ${stage.title}`)}\n`);
+  }
+
+  verdict(verdict: Verdict): void {
+    const passed = verdict.status === 'pass';
+    const mark = this.paint(passed ? 'green' : verdict.status === 'infra' ? 'yellow' : 'red', MARKS[verdict.status]);
+    const time = this.dim(`${(verdict.durationMs / 1000).toFixed(2)} s`);
+    const what = passed ? '' : `  ${this.paint('red', LABELS[verdict.status])}: ${verdict.message}`;
+    this.write(`  ${mark} ${verdict.name}  ${time}${what}\n`);
+    if (passed && !this.options.verbose) return;
+    const body: string[] = [];
+    if (verdict.details) body.push(...verdict.details.split('\n'));
+    if (verdict.stderr) body.push(...relay(verdict.stderr).map((line) => this.dim(line)));
+    for (const line of body) this.write(`      ${line}\n`);
+  }
+
+  stageEnd(result: StageResult): void {
+    const counts = count(result.verdicts);
+    const seconds = (result.durationMs / 1000).toFixed(1);
+    const line = `${counts.passed} passed, ${counts.failed} failed`;
+    this.write(`  ${result.passed ? this.paint('green', line) : this.paint('red', line)} ${this.dim(`in ${seconds} s`)}\n\n`);
+  }
+
+  /** The last word: where the student stands and what to do next. */
+  summary(results: StageResult[], seed: number | undefined): void {
+    const failed = results.find((result) => !result.passed);
+    if (seed !== undefined && results.some((result) => result.stage.properties)) {
+      this.write(this.dim(`property tests ran with --seed ${seed}\n`));
+    }
+    if (!failed) {
+      this.write(this.paint('green', `all graded stages pass: ${results.map((result) => result.stage.slug).join(', ')}\n`));
+      return;
+    }
+    const { passed, failed: failures } = count(failed.verdicts);
+    this.write(this.paint('red', `stage ${failed.stage.slug} fails: ${failures} of ${passed + failures} checks; fix the first one above, then save again\n`));
+  }
+
+  private bold(text: string): string {
+    return this.options.color ? `\x1b[1m${text}\x1b[22m` : text;
+  }
+
+  private dim(text: string): string {
+    return this.options.color ? `\x1b[2m${text}\x1b[22m` : text;
+  }
+
+  private paint(colour: 'red' | 'green' | 'yellow', text: string): string {
+    const code = { red: 31, green: 32, yellow: 33 }[colour];
+    return this.options.color ? `\x1b[${code}m${text}\x1b[39m` : text;
+  }
+}
+
+function relay(stderr: string): string[] {
+  const lines = stderr.replace(/\n$/, '').split('\n');
+  const shown = lines.slice(0, RELAYED_LINES).map((line) => `[your_program] ${line}`);
+  if (lines.length > RELAYED_LINES) shown.push(`[your_program] … ${lines.length - RELAYED_LINES} more lines of stderr`);
+  return shown;
+}
+
+function count(verdicts: Verdict[]): { passed: number; failed: number } {
+  const passed = verdicts.filter((verdict) => verdict.status === 'pass').length;
+  return { passed, failed: verdicts.length - passed };
+}

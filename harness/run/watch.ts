@@ -1,0 +1,63 @@
+// `test --watch`: grade again on every save under src/ and in the graded stages' cases and
+// fixtures. A save during a run stops that run (its programs are killed) and starts a fresh one.
+import { watch as watchFiles, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import { gradeStages, type TestSettings } from '../cli.ts';
+import { CourseError, loadCourse } from '../course.ts';
+
+/** Editors save in bursts (write, rename, chmod): wait this long for the burst to end. */
+const SETTLE_MS = 30;
+const CLEAR_SCREEN = '\x1b[2J\x1b[3J\x1b[H';
+
+export function watch(settings: TestSettings): Promise<number> {
+  const { root } = settings.course;
+  const slugs = settings.stages.map((stage) => stage.slug);
+  const folders = new Set(settings.stages.flatMap((stage) => stage.cases.map((testCase) => testCase.caseDir.replace(/\/[^/]+$/, ''))));
+  const fixtureFolders = new Set(settings.stages.flatMap((stage) => stage.cases.map((testCase) => testCase.fixtureDir.replace(/\/[^/]+$/, ''))));
+  const watched = [join(root, 'src'), ...folders, ...fixtureFolders];
+
+  let current: { controller: AbortController; done: Promise<unknown> } | undefined;
+  let settle: NodeJS.Timeout | undefined;
+
+  const grade = async (reason: string) => {
+    if (current) {
+      current.controller.abort();
+      await current.done;
+    }
+    const controller = new AbortController();
+    if (process.stdout.isTTY) process.stdout.write(CLEAR_SCREEN);
+    process.stdout.write(`[watch] ${new Date().toLocaleTimeString()} ${reason}\n\n`);
+    const done = (async () => {
+      try {
+        // Cases and fixtures may have changed on disk: read the stage table again.
+        const course = loadCourse(root);
+        const stages = slugs.map((slug) => course.stages.find((stage) => stage.slug === slug)).filter((stage) => stage !== undefined);
+        await gradeStages({ ...settings, course, stages }, controller.signal);
+      } catch (error) {
+        if (!(error instanceof CourseError)) throw error;
+        process.stdout.write(`theinference: ${error.message}\n`);
+      }
+      if (!controller.signal.aborted) process.stdout.write(`\n[watch] waiting for changes in src/ (Ctrl-C to stop)\n`);
+    })();
+    current = { controller, done };
+  };
+
+  const watchers: FSWatcher[] = watched.map((folder) =>
+    watchFiles(folder, { recursive: true }, (_event, file) => {
+      clearTimeout(settle);
+      settle = setTimeout(() => void grade(`${join(folder, String(file ?? '')).slice(root.length + 1)} changed`), SETTLE_MS);
+    }),
+  );
+  void grade('grading');
+
+  return new Promise((resolve) => {
+    process.once('SIGINT', async () => {
+      for (const watcher of watchers) watcher.close();
+      clearTimeout(settle);
+      current?.controller.abort();
+      await current?.done;
+      process.stdout.write('\n[watch] stopped\n');
+      resolve(0);
+    });
+  });
+}
