@@ -1,0 +1,133 @@
+// The stage table is validated against cases/ and fixtures/ at start-up: each mistake in a
+// course gives one line naming the file, the line and what was expected, exit 2, and no writes.
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CourseError, loadCourse } from '../harness/course.ts';
+import { courseCopy, REPO, runCli } from './helpers/cli.ts';
+
+const copies: string[] = [];
+function copy(): string {
+  const dir = courseCopy();
+  copies.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of copies.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function editTable(dir: string, from: string, to: string): void {
+  const path = join(dir, 'course.yaml');
+  const text = readFileSync(path, 'utf8');
+  if (!text.includes(from)) throw new Error(`course.yaml has no "${from}"`);
+  writeFileSync(path, text.replace(from, to));
+}
+
+function lineOf(dir: string, text: string): number {
+  return readFileSync(join(dir, 'course.yaml'), 'utf8').split('\n').findIndex((line) => line.includes(text)) + 1;
+}
+
+function loadError(dir: string): string {
+  try {
+    loadCourse(dir);
+  } catch (error) {
+    expect(error).toBeInstanceOf(CourseError);
+    return (error as Error).message;
+  }
+  throw new Error('the course loaded without error');
+}
+
+describe('the stage table', () => {
+  it('loads this course: stage 1 with its cases, each with an expected.json', () => {
+    const course = loadCourse(REPO);
+    expect(course.stages.map((stage) => stage.slug)[0]).toBe('config-and-framing');
+    const [stage] = course.stages;
+    expect(new Set(stage!.cases.map((testCase) => testCase.command))).toEqual(new Set(['mcp-frame', 'mcp-config']));
+    expect(stage!.cases.length).toBeGreaterThanOrEqual(25);
+    expect(stage!.timeoutMs).toBe(10_000);
+  });
+
+  it('names the line of malformed YAML', () => {
+    const dir = copy();
+    editTable(dir, '    title: .mcp.json + framing', '    title: [unclosed');
+    expect(loadError(dir)).toMatch(/^course\.yaml:\d+: malformed YAML/);
+  });
+
+  it('names an unknown command and the line it is on, and lists the known ones', () => {
+    const dir = copy();
+    editTable(dir, '      - command: mcp-config', '      - command: mcp-konfig');
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig" (program.ts commands: mcp-frame, mcp-config)`);
+  });
+
+  it('refuses a stage whose case folder does not exist', () => {
+    const dir = copy();
+    editTable(dir, 'folder: config-and-framing/mcp-config', 'folder: config-and-framing/nowhere');
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'nowhere')}: cases/config-and-framing/nowhere is not a folder (expected a folder of case folders)`);
+  });
+
+  it('refuses a case without expected.json, naming it', () => {
+    const dir = copy();
+    rmSync(join(dir, 'fixtures/config-and-framing/mcp-frame/numbers/expected.json'));
+    expect(loadError(dir)).toContain('case config-and-framing/mcp-frame/numbers has no fixtures/config-and-framing/mcp-frame/numbers/expected.json');
+  });
+
+  it('refuses a stage without cases, a missing title, a bad timeout, a duplicate slug, a newer version', () => {
+    let dir = copy();
+    editTable(dir, '    cases:\n', '    cases: []\n    unused:\n');
+    expect(loadError(dir)).toMatch(/^course\.yaml:\d+: stage "config-and-framing" has no cases$/);
+    dir = copy();
+    editTable(dir, '    title: .mcp.json + framing\n', '');
+    expect(loadError(dir)).toMatch(/^course\.yaml:\d+: missing "title" \(expected a string\)$/);
+    dir = copy();
+    editTable(dir, 'timeout: 10', 'timeout: soon');
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'timeout: soon')}: "stages[0].timeout" must be a number, not "soon"`);
+    dir = copy();
+    writeFileSync(join(dir, 'course.yaml'), `${readFileSync(join(dir, 'course.yaml'), 'utf8')}  - slug: config-and-framing\n    title: again\n    cases:\n      - command: mcp-frame\n        folder: config-and-framing/mcp-frame\n`);
+    expect(loadError(dir)).toMatch(/^course\.yaml:\d+: stage "config-and-framing" appears twice$/);
+    dir = copy();
+    editTable(dir, 'version: 1', 'version: 2');
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'version: 2')}: version 2 is not supported (expected 1)`);
+  });
+});
+
+describe('bad input on the command line', () => {
+  it('an unknown --stage lists the known ones, exit 2', async () => {
+    const run = await runCli(['test', '--stage', 'handshak']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('theinference: unknown stage "handshak" (known: config-and-framing');
+    expect(run.stdout).toBe('');
+  });
+
+  it('an unknown option or command, exit 2', async () => {
+    expect((await runCli(['test', '--stgae', 'x'])).code).toBe(2);
+    const run = await runCli(['tset']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('unknown command "tset"');
+  });
+
+  it('a missing or non-executable your_program.sh, exit 2, one line', async () => {
+    const dir = copy();
+    chmodSync(join(dir, 'your_program.sh'), 0o644);
+    let run = await runCli(['test', '--stage', 'config-and-framing'], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('theinference: your_program.sh is not executable (run `chmod +x your_program.sh`)\n');
+    rmSync(join(dir, 'your_program.sh'));
+    run = await runCli(['test'], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^theinference: your_program\.sh is missing in .*\n$/);
+  });
+
+  it('a malformed stage table, exit 2, naming the line', async () => {
+    const dir = copy();
+    editTable(dir, '      - command: mcp-config', '      - command: mcp-konfig');
+    const run = await runCli(['test'], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`theinference: course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig"`);
+  });
+
+  it('outside a course, exit 2', async () => {
+    const run = await runCli(['test'], { cwd: '/' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('no course.yaml in / or any folder above it');
+  });
+});

@@ -1,0 +1,59 @@
+// Runs the real `theinference` binary, as a student or CI would, and normalises what varies
+// from run to run (durations, scratch paths) so that its output can be compared with a golden file.
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { expect } from 'vitest';
+
+export const REPO = resolve(import.meta.dirname, '..', '..');
+const BIN = join(REPO, 'bin', 'theinference.js');
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+  return new Promise((resolvePromise) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: options.cwd ?? REPO, env: { ...process.env, NO_COLOR: '1', ...options.env }, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolvePromise({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** Durations and scratch folders differ between runs; nothing else should. */
+export function normalise(text: string): string {
+  return text
+    .replace(/\d+\.\d+ s\b/g, '#.## s')
+    .replace(/\d+ ms\b/g, '# ms')
+    .replaceAll(tmpdir(), '<tmp>')
+    .replace(/<tmp>\/theinference-[A-Za-z0-9]+/g, '<scratch>');
+}
+
+/** Compares with the golden file, or writes it when UPDATE_GOLDEN=1 (then read the diff before committing). */
+export function expectGolden(actual: string, goldenPath: string): void {
+  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(goldenPath)) {
+    writeFileSync(goldenPath, actual);
+    if (process.env.UPDATE_GOLDEN !== '1') throw new Error(`wrote the missing golden file ${goldenPath}: review it, then run again`);
+    return;
+  }
+  expect(actual).toBe(readFileSync(goldenPath, 'utf8'));
+}
+
+/** A throwaway copy of this course to break or bless, with node_modules linked in. */
+export function courseCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'course-copy-'));
+  for (const part of ['course.yaml', 'program.ts', 'your_program.sh', 'package.json', 'src', 'cases', 'fixtures']) {
+    cpSync(join(REPO, part), join(dir, part), { recursive: true });
+  }
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return dir;
+}

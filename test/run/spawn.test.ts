@@ -1,0 +1,101 @@
+// The limits around a student's program, with real processes: whatever it does, runProcess
+// comes back in bounded time with the right facts, and leaves no process behind.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runProcess, type RunResult } from '../../harness/run/spawn.ts';
+
+const limits = { timeoutMs: 1500, outputCap: 64 * 1024 };
+
+function node(script: string, overrides: Partial<typeof limits> = {}): Promise<RunResult> {
+  return runProcess(process.execPath, ['-e', script], { cwd: process.cwd(), env: { PATH: process.env.PATH }, limits: { ...limits, ...overrides } });
+}
+
+/** Running, as opposed to gone or a zombie waiting to be reaped (a killed orphan may stay one). */
+function running(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  return !/^\d+ \(.*\) Z/.test(stat);
+}
+
+/** SIGKILL is delivered asynchronously: give the kernel a moment before asking. */
+async function alive(pid: number): Promise<boolean> {
+  for (let attempt = 0; attempt < 40 && running(pid); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+  return running(pid);
+}
+
+/** A script that starts a grandchild (which prints its pid and sleeps), then does `then`. */
+function withGrandchild(then: string): string {
+  return `const { spawn } = require('node:child_process');
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    process.stderr.write('grandchild ' + child.pid + '\\n');
+    ${then}`;
+}
+
+function grandchildPid(result: RunResult): number {
+  const match = /grandchild (\d+)/.exec(result.stderr.toString());
+  if (!match) throw new Error(`no grandchild pid in ${result.stderr.toString()}`);
+  return Number(match[1]);
+}
+
+describe('runProcess', () => {
+  it('captures stdout, stderr and the exit code', async () => {
+    const result = await node(`process.stdout.write('out'); process.stderr.write('err'); process.exitCode = 3`);
+    expect(result).toMatchObject({ exitCode: 3, signal: null, timedOut: false, flooded: undefined });
+    expect(result.stdout.toString()).toBe('out');
+    expect(result.stderr.toString()).toBe('err');
+  });
+
+  it('stops a program that runs past its time, and its whole process group', async () => {
+    const result = await node(withGrandchild(`for (;;) {}`));
+    expect(result.timedOut).toBe(true);
+    expect(result.signal).toMatch(/SIGTERM|SIGKILL/);
+    expect(await alive(grandchildPid(result))).toBe(false);
+  });
+
+  it('stops a program that ignores SIGTERM, with SIGKILL', async () => {
+    const result = await node(`process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)`, { timeoutMs: 300 });
+    expect(result.timedOut).toBe(true);
+    expect(result.signal).toBe('SIGKILL');
+  });
+
+  it('stops a program that floods stdout at the cap, keeping exactly the cap', async () => {
+    const result = await node(`const line = 'x'.repeat(1000) + '\\n'; for (;;) process.stdout.write(line)`);
+    expect(result.flooded).toBe('stdout');
+    expect(result.timedOut).toBe(false);
+    expect(result.stdout.length).toBe(limits.outputCap);
+  });
+
+  it('returns when the program exits even if a grandchild holds its stdout open, and kills the grandchild', async () => {
+    const result = await node(withGrandchild(`process.exit(0)`), { timeoutMs: 30_000 });
+    expect(result.exitCode).toBe(0);
+    expect(result.timedOut).toBe(false);
+    expect(result.durationMs).toBeLessThan(30_000);
+    expect(await alive(grandchildPid(result))).toBe(false);
+  });
+
+  it('reports a program that cannot start', async () => {
+    const result = await runProcess('/nonexistent/your_program.sh', [], { cwd: process.cwd(), env: {}, limits });
+    expect(result.startError?.code).toBe('ENOENT');
+  });
+
+  it('reports a program killed by a signal', async () => {
+    const result = await node(`process.kill(process.pid, 'SIGSEGV')`);
+    expect(result.signal).toBe('SIGSEGV');
+    expect(result.exitCode).toBe(null);
+  });
+
+  it('an abort signal stops the program', async () => {
+    const controller = new AbortController();
+    const running = runProcess(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      cwd: process.cwd(), env: {}, limits: { ...limits, timeoutMs: 60_000 }, signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 100);
+    const result = await running;
+    expect(result.timedOut).toBe(false);
+    expect(result.signal).toBe('SIGTERM');
+  });
+});
