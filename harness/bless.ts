@@ -40,7 +40,7 @@ export async function bless(args: string[]): Promise<number> {
       CORES,
       (result, index) => {
         const testCase = stage.cases[index]!;
-        const name = caseName(testCase, course.root);
+        const name = caseName(testCase);
         if (result.startError || result.timedOut || result.flooded || result.signal || result.exitCode !== 0) {
           const why = result.timedOut ? 'timed out' : result.flooded ? `flooded ${result.flooded}` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
           refusals.push(`${name}: the reference ${result.startError ? `could not start (${result.startError.code})` : why}\n${indent(result.stderr.toString('utf8'))}`);
@@ -59,7 +59,7 @@ export async function bless(args: string[]): Promise<number> {
   }
   const changed = blessings.filter(({ output, previous }) => !previous?.equals(output));
   for (const { testCase, output, previous } of changed) {
-    const name = caseName(testCase, course.root);
+    const name = caseName(testCase);
     if (previous === undefined) console.log(`  new      ${name} (${output.length} bytes)`);
     else console.log(`  changed  ${name}\n${indent(explainDifference(previous, output, { color }))}`);
     writeAtomically(testCase.expectedPath, output);

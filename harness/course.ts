@@ -11,8 +11,8 @@ export interface Case {
   /** The case folder's name: what a student sees and passes to your_program.sh. */
   name: string;
   command: string;
-  /** Absolute: what the program is given. */
-  caseDir: string;
+  /** What the program is given, relative to the folder it runs in: `cases/<folder>/<case>`. */
+  casePath: string;
   /** Absolute: fixtures/<folder>/<case>/, holding expected.json (and a cassette, for later stages). */
   fixtureDir: string;
   expectedPath: string;
@@ -100,7 +100,7 @@ function readCases(root: string, command: string, folder: string, options: LoadO
     if (!options.allowMissingExpected && !existsSync(expectedPath)) {
       fail(`case ${folder}/${name} has no ${relative(root, expectedPath)} (run \`theinference bless\` to make it from the reference solution)`);
     }
-    return { name, command, caseDir: join(casesDir, name), fixtureDir, expectedPath };
+    return { name, command, casePath: join('cases', folder, name), fixtureDir, expectedPath };
   });
 }
 

@@ -21,11 +21,16 @@ export const PROGRAM = 'your_program.sh';
 export async function gradeCase(testCase: Case, context: CaseContext): Promise<Verdict> {
   const result = await runProgram(testCase, context);
   const expected = readFileSync(testCase.expectedPath);
-  return { name: caseName(testCase, context.root), ...judge(result, expected, context), ...relayed(result), durationMs: result.durationMs };
+  const judgement = judge(result, expected, context);
+  if (judgement.status !== 'pass' && judgement.status !== 'infra') {
+    const byHand = `run it yourself: ./${PROGRAM} ${testCase.command} ${testCase.casePath}`;
+    judgement.details = judgement.details ? `${judgement.details}\n${byHand}` : byHand;
+  }
+  return { name: caseName(testCase), ...judgement, ...relayed(result), durationMs: result.durationMs };
 }
 
 export function runProgram(testCase: Case, context: CaseContext): Promise<RunResult> {
-  return runProcess(join(context.root, PROGRAM), [testCase.command, testCase.caseDir], {
+  return runProcess(join(context.root, PROGRAM), [testCase.command, testCase.casePath], {
     cwd: context.root,
     env: context.env,
     limits: context.limits,
@@ -33,9 +38,9 @@ export function runProgram(testCase: Case, context: CaseContext): Promise<RunRes
   });
 }
 
-/** How a student names the case: the path they pass to your_program.sh to run it by hand. */
-export function caseName(testCase: Case, root: string): string {
-  return relative(join(root, 'cases'), testCase.caseDir);
+/** How a student names the case: its folder under cases/. */
+export function caseName(testCase: Case): string {
+  return relative('cases', testCase.casePath);
 }
 
 type Judgement = Pick<Verdict, 'status' | 'message' | 'details'>;

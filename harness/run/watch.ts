@@ -1,7 +1,7 @@
 // `test --watch`: grade again on every save under src/ and in the graded stages' cases and
 // fixtures. A save during a run stops that run (its programs are killed) and starts a fresh one.
 import { watch as watchFiles, type FSWatcher } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gradeStages, type TestSettings } from '../cli.ts';
 import { CourseError, loadCourse } from '../course.ts';
 
@@ -12,9 +12,8 @@ const CLEAR_SCREEN = '\x1b[2J\x1b[3J\x1b[H';
 export function watch(settings: TestSettings): Promise<number> {
   const { root } = settings.course;
   const slugs = settings.stages.map((stage) => stage.slug);
-  const folders = new Set(settings.stages.flatMap((stage) => stage.cases.map((testCase) => testCase.caseDir.replace(/\/[^/]+$/, ''))));
-  const fixtureFolders = new Set(settings.stages.flatMap((stage) => stage.cases.map((testCase) => testCase.fixtureDir.replace(/\/[^/]+$/, ''))));
-  const watched = [join(root, 'src'), ...folders, ...fixtureFolders];
+  const caseFolders = settings.stages.flatMap((stage) => stage.cases.flatMap((testCase) => [join(root, testCase.casePath), testCase.fixtureDir]));
+  const watched = [join(root, 'src'), ...new Set(caseFolders.map((folder) => dirname(folder)))];
 
   let current: { controller: AbortController; done: Promise<unknown> } | undefined;
   let settle: NodeJS.Timeout | undefined;
