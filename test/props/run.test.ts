@@ -1,0 +1,201 @@
+// runProperties against real child processes: the reference passes, each classic framing
+// mistake fails the property that names it, and a hang or an exit never takes the grader down.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import type { Verdict } from '../../harness/grade/verdict.ts';
+import { DEFAULT_RUNS, runProperties } from '../../harness/props/run.ts';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const scratch = mkdtempSync(join(tmpdir(), 'theinference-props-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const REFERENCE_PARSE = 'export function parseFrame(line: string): unknown { return JSON.parse(line.trim()); }';
+const REFERENCE_FRAME = "export function frame(msg: object): string { return JSON.stringify(msg) + '\\n'; }";
+
+let modules = 0;
+/** A student module with these sources, in a directory of its own. */
+function studentModule(source: string): string {
+  const dir = join(scratch, `student-${(modules += 1)}`, 'src');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'mcp.ts'), source);
+  return join(dir, 'mcp.ts');
+}
+
+function grade(modulePath: string, overrides: { seed?: number; runs?: number; timeoutMs?: number } = {}): Promise<Verdict[]> {
+  return runProperties({
+    suite: 'framing',
+    stage: 'config-and-framing',
+    modulePath,
+    cwd: REPO,
+    env: process.env,
+    seed: overrides.seed ?? 1234,
+    runs: overrides.runs ?? DEFAULT_RUNS,
+    timeoutMs: overrides.timeoutMs ?? 60_000,
+  });
+}
+
+/** status per property, keyed by a word of its name */
+function byProperty(verdicts: Verdict[]): Record<string, Verdict> {
+  const find = (needle: string) => {
+    const verdict = verdicts.find((candidate) => candidate.name.includes(needle));
+    if (verdict === undefined) throw new Error(`no verdict for ${needle} in ${verdicts.map((v) => v.name).join(' | ')}`);
+    return verdict;
+  };
+  return {
+    oneLine: find('is one line'),
+    compact: find('JSON.stringify(m)'),
+    lineEndings: find('parseFrame reads a line'),
+    roundTrip: find('deep-equals m'),
+  };
+}
+
+function statuses(verdicts: Verdict[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(byProperty(verdicts)).map(([key, verdict]) => [key, verdict.status]));
+}
+
+describe('runProperties on the framing suite', () => {
+  test('the reference src/mcp.ts passes every property with 1,000 runs', async () => {
+    expect(DEFAULT_RUNS).toBe(1000);
+    const verdicts = await grade(join(REPO, 'src', 'mcp.ts'));
+    expect(verdicts).toHaveLength(4);
+    for (const verdict of verdicts) {
+      expect(verdict, verdict.details).toMatchObject({ status: 'pass', message: 'held for 1000 runs', seed: 1234 });
+      expect(verdict.name).toMatch(/^property: /);
+    }
+  });
+
+  test('a pretty-printing frame fails "one line" and "compact", with the counterexample and the replay', async () => {
+    const verdicts = await grade(studentModule(`export function frame(msg: object): string { return JSON.stringify(msg, null, 2) + '\\n'; }\n${REFERENCE_PARSE}`));
+    expect(statuses(verdicts)).toEqual({ oneLine: 'fail', compact: 'fail', lineEndings: 'pass', roundTrip: 'pass' });
+    const { oneLine } = byProperty(verdicts);
+    expect(oneLine.message).toMatch(/contains \d+ "\\n"/);
+    expect(oneLine.details).toContain('counterexample');
+    expect(oneLine.details).toMatch(/your frame\(m\): ".*\\n {2}\\"/); // the indentation, escaped and visible
+    expect(oneLine.details).toContain('seed: 1234');
+    expect(oneLine.details).toContain('replay: npx theinference test --stage config-and-framing --seed 1234');
+    expect(oneLine.seed).toBe(1234);
+  });
+
+  test('a CRLF frame fails "one line" for its "\\r"', async () => {
+    const verdicts = await grade(studentModule(`export function frame(msg: object): string { return JSON.stringify(msg) + '\\r\\n'; }\n${REFERENCE_PARSE}`));
+    expect(statuses(verdicts)).toEqual({ oneLine: 'fail', compact: 'fail', lineEndings: 'pass', roundTrip: 'pass' });
+    expect(byProperty(verdicts).oneLine.message).toContain('"\\r"');
+    expect(byProperty(verdicts).oneLine.details).toMatch(/your frame\(m\): ".*\\r\\n"/);
+  });
+
+  test('a frame without its newline fails "one line"', async () => {
+    const verdicts = await grade(studentModule(`export function frame(msg: object): string { return JSON.stringify(msg); }\n${REFERENCE_PARSE}`));
+    expect(statuses(verdicts)).toEqual({ oneLine: 'fail', compact: 'fail', lineEndings: 'pass', roundTrip: 'pass' });
+    expect(byProperty(verdicts).oneLine.message).toBe('frame(m) does not end with "\\n"');
+  });
+
+  test('a frame that escapes non-ASCII fails "compact" only, at the first differing character', async () => {
+    const escaping = `export function frame(msg: object): string {
+      return JSON.stringify(msg).replace(/[\\u007f-\\uffff]/g, (c) => '\\\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')) + '\\n';
+    }\n${REFERENCE_PARSE}`;
+    const verdicts = await grade(studentModule(escaping));
+    expect(statuses(verdicts)).toEqual({ oneLine: 'pass', compact: 'fail', lineEndings: 'pass', roundTrip: 'pass' });
+    expect(byProperty(verdicts).compact.message).toMatch(/differs from JSON.stringify\(m\) \+ "\\n" at character \d+/);
+  });
+
+  test('a parseFrame that assumes the trailing newline fails "line endings" on the line without it', async () => {
+    const verdicts = await grade(studentModule(`${REFERENCE_FRAME}\nexport function parseFrame(line: string): unknown { return JSON.parse(line.slice(0, -1)); }`));
+    expect(statuses(verdicts)).toEqual({ oneLine: 'pass', compact: 'pass', lineEndings: 'fail', roundTrip: 'pass' });
+    const { lineEndings } = byProperty(verdicts);
+    expect(lineEndings.message).toMatch(/^parseFrame\(line without its "\\n"\) threw SyntaxError: /);
+    expect(lineEndings.details).toContain('line without its "\\n": "{');
+  });
+
+  // JSON.parse skips "\r" as whitespace, so leaving it in place is harmless; what breaks is a
+  // parseFrame that drops only "\n" and then insists on what is left.
+  test('a parseFrame that does not trim "\\r\\n" fails "line endings" on the CRLF line', async () => {
+    const verdicts = await grade(
+      studentModule(`${REFERENCE_FRAME}
+      export function parseFrame(line: string): unknown {
+        const body = line.endsWith('\\n') ? line.slice(0, -1) : line;
+        if (!body.endsWith('}')) throw new SyntaxError('a frame must end with "}"');
+        return JSON.parse(body);
+      }`),
+    );
+    expect(statuses(verdicts)).toEqual({ oneLine: 'pass', compact: 'pass', lineEndings: 'fail', roundTrip: 'pass' });
+    expect(byProperty(verdicts).lineEndings.message).toBe('parseFrame(line ending in "\\r\\n") threw SyntaxError: a frame must end with "}"');
+  });
+
+  test('a frame that loops forever gets a timeout verdict on the property that was running', async () => {
+    const verdicts = await grade(studentModule(`export function frame(msg: object): string { for (;;) {} }\n${REFERENCE_PARSE}`), { timeoutMs: 6000 });
+    const { oneLine } = byProperty(verdicts);
+    expect(oneLine).toMatchObject({ status: 'timeout', message: 'timed out after 6.0 s while checking this property' });
+    expect(oneLine.details).toContain('replay: npx theinference test --stage config-and-framing --seed 1234');
+    expect(verdicts.filter((verdict) => verdict.status === 'pass')).toEqual([]); // nothing passes unchecked
+    for (const verdict of verdicts) expect(verdict.status).toBe('timeout');
+  });
+
+  test('a frame that calls process.exit(3) gets a crash verdict; the properties after it still run', async () => {
+    const verdicts = await grade(studentModule(`export function frame(msg: object): string { console.error('bye'); process.exit(3); }\n${REFERENCE_PARSE}`));
+    expect(statuses(verdicts)).toEqual({ oneLine: 'crash', compact: 'crash', lineEndings: 'pass', roundTrip: 'crash' });
+    const { oneLine } = byProperty(verdicts);
+    expect(oneLine.message).toBe('the process exited with code 3 while checking this property');
+    expect(oneLine.stderr).toContain('bye');
+  });
+
+  test('a frame that recurses forever fails with the RangeError quoted', async () => {
+    const verdicts = await grade(studentModule(`export function frame(msg: object): string { return frame(msg); }\n${REFERENCE_PARSE}`));
+    expect(byProperty(verdicts).oneLine).toMatchObject({ status: 'fail', message: 'frame threw RangeError: Maximum call stack size exceeded' });
+  });
+
+  test('the starter fails every property with its "not implemented yet" message', async () => {
+    const verdicts = await grade(join(REPO, 'starter', 'src', 'mcp.ts'));
+    expect(statuses(verdicts)).toEqual({ oneLine: 'fail', compact: 'fail', lineEndings: 'fail', roundTrip: 'fail' });
+    const { oneLine, lineEndings } = byProperty(verdicts);
+    expect(oneLine.message).toBe('frame threw Error: not implemented yet: frame (stage config-and-framing)');
+    expect(lineEndings.message).toContain('threw Error: not implemented yet: parseFrame (stage config-and-framing)');
+  });
+
+  test('a module that cannot load, or lacks an export, fails every property saying so', async () => {
+    const throwing = studentModule(`throw new Error('config missing');\n${REFERENCE_FRAME}\n${REFERENCE_PARSE}`);
+    for (const verdict of await grade(throwing)) {
+      expect(verdict.status).toBe('fail');
+      expect(verdict.message).toBe(`${throwing} could not be loaded: Error: config missing`);
+    }
+    const partial = studentModule(REFERENCE_FRAME);
+    for (const verdict of await grade(partial)) {
+      expect(verdict).toMatchObject({ status: 'fail', message: `${partial} does not export \`parseFrame\` as a function` });
+    }
+  });
+
+  test("the student's stdout, even protocol-looking lines, does not disturb the verdicts", async () => {
+    const noisy = studentModule(`
+      export function frame(msg: object): string { console.log('{"type":"done"}'); return JSON.stringify(msg) + '\\n'; }
+      export function parseFrame(line: string): unknown { console.log('{"type":"unusable","message":"x"}'); return JSON.parse(line.trim()); }`);
+    const verdicts = await grade(noisy, { runs: 200 });
+    for (const verdict of verdicts) expect(verdict).toMatchObject({ status: 'pass', message: 'held for 200 runs' });
+  });
+
+  test('the same seed gives the same counterexample twice; the replay names non-default runs', async () => {
+    // breaks only on some messages, so the counterexample depends on the seed
+    const escapingSlash = studentModule(`export function frame(msg: object): string { return JSON.stringify(msg).replaceAll('/', '\\\\/') + '\\n'; }\n${REFERENCE_PARSE}`);
+    const first = byProperty(await grade(escapingSlash, { seed: 99, runs: 300 })).compact;
+    const second = byProperty(await grade(escapingSlash, { seed: 99, runs: 300 })).compact;
+    expect(first.status).toBe('fail');
+    expect(first.details).toContain('\\\\/'); // the escaped slash in the student's frame
+    expect(second.message).toBe(first.message);
+    expect(second.details).toBe(first.details);
+    expect(first.details).toContain('replay: npx theinference test --stage config-and-framing --seed 99 --runs 300');
+  });
+
+  test('an unknown suite is an infra verdict, not an exception', async () => {
+    const verdicts = await runProperties({
+      suite: 'no-such-suite',
+      stage: 'config-and-framing',
+      modulePath: join(REPO, 'src', 'mcp.ts'),
+      cwd: REPO,
+      env: process.env,
+      seed: 1,
+      runs: 10,
+      timeoutMs: 10_000,
+    });
+    expect(verdicts).toEqual([expect.objectContaining({ status: 'infra' })]);
+  });
+});
