@@ -1,0 +1,143 @@
+// theinference record | replay | lint | verify: argv in, exit code out (0 ok, 1 drift or mismatch,
+// 2 usage or bad input). Bad input is one line on stderr naming file, line and field.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { formatDiagnosis, type PlayReport } from './diagnosis.ts';
+import { CassetteError, loadCassette, writeAtomically } from './format.ts';
+import { lintCassette } from './lint.ts';
+import type { Cassette } from './model.ts';
+import { record as recordSession } from './recorder.ts';
+import { attachStreams } from './stream-face.ts';
+import { StartError, verifyCassette } from './verify.ts';
+
+const say = (command: string, line: string) => process.stderr.write(`theinference ${command}: ${line}\n`);
+
+function parse(command: string, args: string[], options: NonNullable<ParseArgsConfig['options']>) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    say(command, (error as Error).message);
+    return undefined;
+  }
+}
+
+function load(command: string, file: string): Cassette | undefined {
+  try {
+    return loadCassette(file);
+  } catch (error) {
+    if (!(error instanceof CassetteError)) throw error;
+    say(command, error.message);
+    return undefined;
+  }
+}
+
+/** `record --out <cassette> [--force] [--redact-env NAME]... [--allow-noise] [--keep-nondeterministic] -- <server command...>` */
+export async function record(args: string[]): Promise<number> {
+  const split = args.indexOf('--');
+  const parsed = parse('record', split === -1 ? args : args.slice(0, split), {
+    out: { type: 'string' },
+    force: { type: 'boolean' },
+    'redact-env': { type: 'string', multiple: true },
+    'allow-noise': { type: 'boolean' },
+    'keep-nondeterministic': { type: 'boolean' },
+  });
+  if (!parsed) return 2;
+  const command = split === -1 ? parsed.positionals : args.slice(split + 1);
+  const out = parsed.values.out as string | undefined;
+  if (out === undefined || command.length === 0 || (split !== -1 && parsed.positionals.length > 0)) {
+    say('record', 'usage: theinference record --out <cassette> [--force] [--redact-env NAME]... -- <server command...>');
+    return 2;
+  }
+  return recordSession({
+    out,
+    command,
+    force: parsed.values.force === true,
+    redactEnv: (parsed.values['redact-env'] as string[] | undefined) ?? [],
+    allowNoise: parsed.values['allow-noise'] === true,
+    keepNondeterministic: parsed.values['keep-nondeterministic'] === true,
+  });
+}
+
+/** `replay <cassette> [--report <file>] [--no-validate]`: a stdio MCP server that plays the cassette. */
+export async function replay(args: string[]): Promise<number> {
+  const parsed = parse('replay', args, { report: { type: 'string' }, 'no-validate': { type: 'boolean' } });
+  if (!parsed) return 2;
+  const [file, ...extra] = parsed.positionals;
+  if (file === undefined || extra.length > 0) {
+    say('replay', 'usage: theinference replay <cassette> [--report <file>] [--no-validate]');
+    return 2;
+  }
+  const cassette = load('replay', file);
+  if (!cassette) return 2;
+  const session = attachStreams(cassette, process.stdin, process.stdout, {
+    endOutput: false,
+    validate: parsed.values['no-validate'] !== true,
+    onStderr: (line) => process.stderr.write(line + '\n'),
+    onDiagnosis: (diagnosis) => say('replay', formatDiagnosis(diagnosis)),
+  });
+  const stop = () => session.finish();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  const report = await session.done;
+  process.off('SIGTERM', stop);
+  process.off('SIGINT', stop);
+  process.stdin.destroy();
+  const reportFile = parsed.values.report as string | undefined;
+  if (reportFile !== undefined) writeAtomically(reportFile, JSON.stringify(report, null, 2) + '\n', { overwrite: true });
+  return exitCodeOf(report);
+}
+
+export function exitCodeOf(report: PlayReport): number {
+  return report.ok ? 0 : 1;
+}
+
+/** `lint <cassette>...`: load and check each; 0 when all are sound. */
+export async function lint(args: string[]): Promise<number> {
+  const parsed = parse('lint', args, {});
+  if (!parsed) return 2;
+  if (parsed.positionals.length === 0) {
+    say('lint', 'usage: theinference lint <cassette>...');
+    return 2;
+  }
+  let code = 0;
+  for (const file of parsed.positionals) {
+    const cassette = load('lint', file);
+    if (!cassette) {
+      code = 2;
+      continue;
+    }
+    const problems = lintCassette(cassette);
+    for (const problem of problems) say('lint', `${file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`);
+    if (problems.length > 0) code = Math.max(code, 1);
+    else {
+      const clients = cassette.frames.filter((frame) => frame.from === 'client').length;
+      process.stdout.write(`${file}: ok (${cassette.frames.length} frames, ${clients} client messages)\n`);
+    }
+  }
+  return code;
+}
+
+/** `verify <cassette> [--timeout <ms>] -- <server command...>`: 0 no drift, 1 drift, 2 bad input. */
+export async function verify(args: string[]): Promise<number> {
+  const split = args.indexOf('--');
+  const parsed = parse('verify', split === -1 ? args : args.slice(0, split), { timeout: { type: 'string' } });
+  if (!parsed) return 2;
+  const [file, ...extra] = parsed.positionals;
+  const command = split === -1 ? extra : args.slice(split + 1);
+  const timeoutMs = parsed.values.timeout === undefined ? 10_000 : Number(parsed.values.timeout);
+  if (file === undefined || command.length === 0 || !(timeoutMs > 0)) {
+    say('verify', 'usage: theinference verify <cassette> [--timeout <ms>] -- <server command...>');
+    return 2;
+  }
+  const cassette = load('verify', file);
+  if (!cassette) return 2;
+  try {
+    const drift = await verifyCassette(cassette, command, { timeoutMs });
+    for (const item of drift) say('verify', `${file}${item.line ? `:${item.line}` : ''}: ${item.message}`);
+    if (drift.length === 0) process.stdout.write(`${file}: no drift\n`);
+    return drift.length === 0 ? 0 : 1;
+  } catch (error) {
+    if (!(error instanceof StartError)) throw error;
+    say('verify', error.message);
+    return 2;
+  }
+}

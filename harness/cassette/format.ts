@@ -1,0 +1,280 @@
+// Cassette format v1: the only code that knows the YAML. Loading validates everything the player
+// relies on and names file, line and field on error; saving is atomic (a temporary file renamed
+// or linked into place), so a crash never leaves half a cassette at the target path.
+import { existsSync, linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { Document, LineCounter, parseDocument, isMap, isSeq } from 'yaml';
+import { parsePath } from './json-path.ts';
+import {
+  CASSETTE_VERSION,
+  isObject,
+  kindOf,
+  compactLine,
+  type Cassette,
+  type ClientFrame,
+  type Frame,
+  type ServerFrame,
+  type Json,
+  type JsonObject,
+  type Provenance,
+} from './model.ts';
+
+/** Bad input in a cassette file: says which file, which line and which field. */
+export class CassetteError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number | undefined,
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`${file}${line === undefined ? '' : `:${line}`}: ${field}: ${problem}`);
+    this.name = 'CassetteError';
+  }
+}
+
+export function loadCassette(file: string): Cassette {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CassetteError(file, undefined, '(file)', code === 'ENOENT' ? 'no such file' : `cannot read (${code})`);
+  }
+  return parseCassette(text, file);
+}
+
+type PathKey = string | number;
+
+export function parseCassette(text: string, file = '(cassette)'): Cassette {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, schema: 'core' });
+  if (doc.errors.length > 0) {
+    const error = doc.errors[0]!;
+    const line = lineCounter.linePos(error.pos[0]).line;
+    throw new CassetteError(file, line, '(yaml)', error.message.split('\n')[0]!);
+  }
+  const lineOf = (path: PathKey[]): number | undefined => {
+    for (let end = path.length; end >= 0; end--) {
+      const node = end === 0 ? doc.contents : doc.getIn(path.slice(0, end), true);
+      const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+      if (range) return lineCounter.linePos(range[0]).line;
+    }
+    return undefined;
+  };
+  const fail = (path: PathKey[], problem: string): never => {
+    throw new CassetteError(file, lineOf(path), fieldName(path), problem);
+  };
+  let root: unknown;
+  try {
+    root = doc.toJS({ maxAliasCount: 1000 });
+  } catch (error) {
+    fail([], (error as Error).message);
+  }
+  if (!isObject(root)) return fail([], 'expected a mapping with version, transport, provenance and frames');
+  checkKeys(root, ['version', 'transport', 'provenance', 'free', 'frames'], [], fail);
+
+  if (root.version !== CASSETTE_VERSION) {
+    if (typeof root.version === 'number' && root.version > CASSETTE_VERSION) {
+      fail(['version'], `this file is cassette version ${root.version}; this theinference reads version ${CASSETTE_VERSION} only (update theinference)`);
+    }
+    fail(['version'], `expected ${CASSETTE_VERSION}, got ${JSON.stringify(root.version ?? null)}`);
+  }
+  if (root.transport !== 'stdio') fail(['transport'], `expected "stdio", got ${JSON.stringify(root.transport ?? null)}`);
+  const provenance = readProvenance(root.provenance, fail);
+  const free = root.free === undefined ? undefined : readPaths(root.free, ['free'], fail);
+  if (!Array.isArray(root.frames)) return fail(['frames'], 'expected a list of frames');
+  const frames = root.frames.map((entry, index) => readFrame(entry, index, fail, lineOf));
+  const cassette: Cassette = { version: CASSETTE_VERSION, transport: 'stdio', provenance, frames, file };
+  if (free) cassette.free = free;
+  return cassette;
+}
+
+type Fail = (path: PathKey[], problem: string) => never;
+
+function fieldName(path: PathKey[]): string {
+  if (path.length === 0) return '(top level)';
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : i === 0 ? key : `.${key}`)).join('');
+}
+
+function checkKeys(value: JsonObject, allowed: string[], path: PathKey[], fail: Fail): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) fail([...path, key], `unknown field (expected one of: ${allowed.join(', ')})`);
+  }
+}
+
+function readProvenance(value: unknown, fail: Fail): Provenance {
+  const path = ['provenance'];
+  if (!isObject(value)) return fail(path, 'expected a mapping with command and recorded');
+  checkKeys(value, ['command', 'package', 'packageVersion', 'recorded', 'recorder', 'note'], path, fail);
+  const { command, recorded } = value;
+  if (!Array.isArray(command) || command.length === 0 || !command.every((part) => typeof part === 'string')) {
+    fail([...path, 'command'], 'expected a non-empty list of strings (the server command and its arguments)');
+  }
+  if (typeof recorded !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(recorded)) fail([...path, 'recorded'], 'expected a date, YYYY-MM-DD');
+  const provenance: Provenance = { command: command as string[], recorded: recorded as string };
+  for (const key of ['package', 'packageVersion', 'recorder', 'note'] as const) {
+    const field = value[key];
+    if (field === undefined) continue;
+    if (typeof field !== 'string') fail([...path, key], 'expected a string');
+    provenance[key] = field as string;
+  }
+  return provenance;
+}
+
+function readPaths(value: unknown, path: PathKey[], fail: Fail): string[] {
+  if (!Array.isArray(value)) return fail(path, 'expected a list of JSON paths such as params.clientInfo');
+  return value.map((item, i) => {
+    if (typeof item !== 'string') return fail([...path, i], 'expected a JSON path (a string)');
+    try {
+      parsePath(item);
+    } catch (error) {
+      fail([...path, i], (error as Error).message);
+    }
+    return item;
+  });
+}
+
+const FRAME_KEYS = {
+  client: ['client', 'free'],
+  server: ['server', 'free', 'raw', 'chunks', 'flush'],
+  stdout: ['stdout', 'chunks', 'flush'],
+  stderr: ['stderr'],
+} as const;
+
+function readFrame(entry: unknown, index: number, fail: Fail, lineOf: (path: PathKey[]) => number | undefined): Frame {
+  const path: PathKey[] = ['frames', index];
+  if (!isObject(entry)) return fail(path, 'expected a mapping with one of client, server, stdout, stderr');
+  const directions = (Object.keys(FRAME_KEYS) as (keyof typeof FRAME_KEYS)[]).filter((key) => key in entry);
+  if (directions.length !== 1) fail(path, `expected exactly one of client, server, stdout, stderr; got ${directions.length === 0 ? 'none' : directions.join(' and ')}`);
+  const from = directions[0]!;
+  checkKeys(entry, [...FRAME_KEYS[from]], path, fail);
+  const line = lineOf(path);
+  if (from === 'client' || from === 'server') {
+    const message = entry[from];
+    checkMessage(message, [...path, from], fail);
+    const frame: ClientFrame | ServerFrame = from === 'client' ? { from, message: message as JsonObject, line } : { from, message: message as JsonObject, line };
+    if (entry.free !== undefined) frame.free = readPaths(entry.free, [...path, 'free'], fail);
+    if (frame.from === 'server') {
+      if (entry.raw !== undefined) {
+        if (typeof entry.raw !== 'string') fail([...path, 'raw'], 'expected a string: the exact bytes the server wrote');
+        const raw = entry.raw as string;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(raw);
+        } catch {
+          fail([...path, 'raw'], 'is not one JSON message; non-JSON output belongs in a stdout frame');
+        }
+        if (JSON.stringify(parsed) !== JSON.stringify(message)) fail([...path, 'raw'], 'does not parse to the same message as the frame\'s server field');
+        if (!raw.endsWith('\n')) fail([...path, 'raw'], 'must end with the line terminator the server wrote ("\\n" or "\\r\\n")');
+        frame.raw = raw;
+      }
+      readChunks(entry, frame, frame.raw ?? compactLine(frame.message), path, fail);
+    }
+    return frame;
+  }
+  if (from === 'stdout') {
+    if (typeof entry.stdout !== 'string' || entry.stdout === '') return fail([...path, 'stdout'], 'expected the exact bytes (a non-empty string)');
+    const frame: Frame = { from, text: entry.stdout, line };
+    readChunks(entry, frame, frame.text, path, fail);
+    return frame;
+  }
+  if (typeof entry.stderr !== 'string') return fail([...path, 'stderr'], 'expected one line of text');
+  return { from, text: entry.stderr, line };
+}
+
+function readChunks(entry: JsonObject, frame: { chunks?: string[]; flush?: boolean }, bytes: string, path: PathKey[], fail: Fail): void {
+  if (entry.chunks !== undefined) {
+    const chunks = entry.chunks;
+    if (!Array.isArray(chunks) || chunks.length === 0 || !chunks.every((chunk) => typeof chunk === 'string' && chunk !== '')) {
+      fail([...path, 'chunks'], 'expected a list of non-empty strings');
+    }
+    if ((chunks as string[]).join('') !== bytes) fail([...path, 'chunks'], 'the chunks do not add up to the frame\'s bytes');
+    frame.chunks = chunks as string[];
+  }
+  if (entry.flush !== undefined) {
+    if (entry.flush !== false) fail([...path, 'flush'], 'only "flush: false" is meaningful (the next frame joins this read)');
+    frame.flush = false;
+  }
+}
+
+function checkMessage(message: unknown, path: PathKey[], fail: Fail): void {
+  if (!isObject(message)) return fail(path, 'expected a JSON-RPC message (a mapping)');
+  if (message.jsonrpc !== '2.0') fail([...path, 'jsonrpc'], 'expected "2.0"');
+  const kind = kindOf(message);
+  if (kind === undefined) fail(path, 'expected a request (method, id), a notification (method) or a response (id, result or error)');
+  if ('id' in message && typeof message.id !== 'string' && typeof message.id !== 'number' && !(kind === 'response' && message.id === null)) {
+    fail([...path, 'id'], 'expected a string or a number');
+  }
+  if ('params' in message && !isObject(message.params) && !Array.isArray(message.params)) fail([...path, 'params'], 'expected a mapping');
+}
+
+// ---------------------------------------------------------------- saving
+
+export function serialiseCassette(cassette: Cassette): string {
+  const frames = cassette.frames.map((frame): Record<string, Json> => {
+    switch (frame.from) {
+      case 'client':
+        return { client: frame.message, ...(frame.free ? { free: frame.free } : {}) };
+      case 'server':
+        return {
+          server: frame.message,
+          ...(frame.free ? { free: frame.free } : {}),
+          ...(frame.raw !== undefined ? { raw: frame.raw } : {}),
+          ...(frame.chunks ? { chunks: frame.chunks } : {}),
+          ...(frame.flush === false ? { flush: false } : {}),
+        };
+      case 'stdout':
+        return { stdout: frame.text, ...(frame.chunks ? { chunks: frame.chunks } : {}), ...(frame.flush === false ? { flush: false } : {}) };
+      case 'stderr':
+        return { stderr: frame.text };
+    }
+  });
+  const provenance = Object.fromEntries(Object.entries(cassette.provenance).filter(([, value]) => value !== undefined));
+  const root: Record<string, Json> = {
+    version: cassette.version,
+    transport: cassette.transport,
+    provenance: provenance as JsonObject,
+    ...(cassette.free ? { free: cassette.free } : {}),
+    frames,
+  };
+  const doc = new Document(root);
+  // Raw byte strings keep their escapes visible on one line.
+  for (const frame of (doc.get('frames') as { items: unknown[] }).items) {
+    if (!isMap(frame)) continue;
+    for (const key of ['raw', 'stdout']) {
+      const node = frame.get(key, true) as { type?: string } | undefined;
+      if (node) node.type = 'QUOTE_DOUBLE';
+    }
+    const chunks = frame.get('chunks', true);
+    if (isSeq(chunks)) {
+      chunks.flow = false;
+      for (const item of chunks.items) (item as { type?: string }).type = 'QUOTE_DOUBLE';
+    }
+  }
+  return doc.toString({ lineWidth: 0, minContentWidth: 0 });
+}
+
+export interface SaveOptions {
+  /** Replace an existing file; without it an existing file is an error and stays as it was. */
+  overwrite?: boolean;
+}
+
+/** Writes atomically: a temporary file beside the target, then renamed (or hard-linked, which refuses to replace). */
+export function saveCassette(cassette: Cassette, target: string, options: SaveOptions = {}): void {
+  writeAtomically(target, serialiseCassette(cassette), options);
+}
+
+export function writeAtomically(target: string, text: string, options: SaveOptions = {}): void {
+  const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now()}.tmp`);
+  writeFileSync(temporary, text);
+  try {
+    if (options.overwrite) renameSync(temporary, target);
+    else {
+      linkSync(temporary, target); // EEXIST if someone else wrote the target meanwhile
+      unlinkSync(temporary);
+    }
+  } catch (error) {
+    if (existsSync(temporary)) unlinkSync(temporary);
+    throw error;
+  }
+}

@@ -1,0 +1,79 @@
+// The player behind an in-memory wire, for unit tests: the same shape as the course's `Wire`
+// (write strings, read chunks), no process and no pipe. Each chunk the player emits is one item.
+import type { Diagnosis, PlayReport } from './diagnosis.ts';
+import { LineSplitter } from './lines.ts';
+import type { Cassette } from './model.ts';
+import { Player } from './player.ts';
+import type { FaceOptions, PlayerSession } from './session.ts';
+
+export interface MemoryWire {
+  write(data: string): void;
+  readonly chunks: AsyncIterable<string>;
+  close(): void;
+}
+
+export function createMemoryWire(cassette: Cassette, options: FaceOptions = {}): { wire: MemoryWire; session: PlayerSession } {
+  const ready: string[] = [];
+  let glued = '';
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const signal = () => {
+    wake?.();
+    wake = undefined;
+  };
+  const diagnoses: Diagnosis[] = [];
+  const player = new Player(
+    cassette,
+    {
+      write(piece) {
+        if (piece.then === 'glue') {
+          glued += piece.bytes;
+          return;
+        }
+        ready.push(glued + piece.bytes);
+        glued = '';
+        signal();
+      },
+      stderr: (line) => options.onStderr?.(line),
+      diagnose(diagnosis) {
+        diagnoses.push(diagnosis);
+        options.onDiagnosis?.(diagnosis);
+      },
+    },
+    options,
+  );
+  let resolveDone!: (report: PlayReport) => void;
+  const done = new Promise<PlayReport>((resolve) => (resolveDone = resolve));
+  const finish = (): PlayReport => {
+    const report = player.finish();
+    if (glued !== '') ready.push(glued);
+    glued = '';
+    ended = true;
+    signal();
+    resolveDone(report);
+    return report;
+  };
+  const lines = new LineSplitter();
+  const wire: MemoryWire = {
+    write(data) {
+      if (ended) throw new Error('write after close');
+      for (const line of lines.push(data)) player.receiveLine(line);
+    },
+    chunks: {
+      async *[Symbol.asyncIterator]() {
+        for (;;) {
+          if (ready.length > 0) yield ready.shift()!;
+          else if (ended) return;
+          else await new Promise<void>((resolve) => (wake = resolve));
+        }
+      },
+    },
+    close() {
+      const rest = lines.flush();
+      if (rest !== '') player.receiveLine(rest);
+      finish();
+    },
+  };
+  player.start();
+  return { wire, session: { done, finish, diagnoses } };
+}

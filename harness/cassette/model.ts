@@ -1,0 +1,105 @@
+// The recording model: what a cassette holds once loaded, independent of YAML. The format module
+// turns files into these values and back; the player, recorder and verifier only see these.
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+/** The one cassette version this code reads and writes. */
+export const CASSETTE_VERSION = 1;
+
+/** A message the client sent; matched against the live client's message, never replayed. */
+export interface ClientFrame {
+  from: 'client';
+  message: JsonObject;
+  /** JSON paths inside the message that are not compared (`params.clientInfo`, `params.items[0].at`). */
+  free?: string[];
+  /** 1-based line in the cassette file where the frame starts, when it came from a file. */
+  line?: number;
+}
+
+/** A message the server sent; replayed at its recorded place. */
+export interface ServerFrame {
+  from: 'server';
+  message: JsonObject;
+  free?: string[];
+  /** The exact bytes the server wrote, terminator included, when they differ from compact JSON + '\n'. */
+  raw?: string;
+  /** The bytes cut into separate reads; they concatenate to `raw` (or to the compact JSON + '\n'). */
+  chunks?: string[];
+  /** false: the next stdout frame's bytes travel in the same read as this one's. */
+  flush?: boolean;
+  line?: number;
+}
+
+/** Bytes on the server's stdout that are not a JSON-RPC message (a careless log line). */
+export interface StdoutFrame {
+  from: 'stdout';
+  /** Exact bytes, terminator included. */
+  text: string;
+  chunks?: string[];
+  flush?: boolean;
+  line?: number;
+}
+
+/** One line the server wrote on stderr (no terminator). */
+export interface StderrFrame {
+  from: 'stderr';
+  text: string;
+  line?: number;
+}
+
+export type Frame = ClientFrame | ServerFrame | StdoutFrame | StderrFrame;
+
+export interface Provenance {
+  /** The server command as a person would type it (no machine paths). */
+  command: string[];
+  package?: string;
+  packageVersion?: string;
+  /** YYYY-MM-DD */
+  recorded: string;
+  /** What made the file: `theinference record`, or `hand-written`. */
+  recorder?: string;
+  /** Anything else a person wants to say about where this came from. */
+  note?: string;
+}
+
+export interface Cassette {
+  version: typeof CASSETTE_VERSION;
+  transport: 'stdio';
+  provenance: Provenance;
+  /** Paths free in every client message that has them (e.g. `params.clientInfo`). */
+  free?: string[];
+  frames: Frame[];
+  /** Where it was loaded from, for messages; never saved. */
+  file?: string;
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export type MessageKind = 'request' | 'notification' | 'response';
+
+/** JSON-RPC shape only: a method with an id is a request, without one a notification; an id without a method a response. */
+export function kindOf(message: JsonObject): MessageKind | undefined {
+  if (typeof message.method === 'string') return 'id' in message ? 'request' : 'notification';
+  if ('id' in message && ('result' in message || 'error' in message)) return 'response';
+  return undefined;
+}
+
+/** The bytes a server frame puts on the wire when the cassette does not say otherwise. */
+export function compactLine(message: Json): string {
+  return JSON.stringify(message) + '\n';
+}
+
+/** "tools/call "echo" (id 2)", "notifications/initialized", "a response to request 5" */
+export function describeMessage(message: JsonObject): string {
+  const kind = kindOf(message);
+  if (kind === 'response') return `a ${'error' in message ? 'error ' : ''}response to request ${JSON.stringify(message.id)}`;
+  if (kind === undefined) return `a message that is neither request, notification nor response`;
+  let text = String(message.method);
+  const params = message.params;
+  if (text === 'tools/call' && isObject(params) && typeof params.name === 'string') text += ` "${params.name}"`;
+  if (kind === 'request') text += ` (id ${JSON.stringify(message.id)})`;
+  return text;
+}

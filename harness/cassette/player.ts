@@ -1,0 +1,364 @@
+// The player: one matching state machine that every face drives (in-memory wire, a byte stream
+// such as a socket or a child's extra pipe, the stdio server). It takes the client's lines and
+// puts the server's recorded bytes out at their recorded place. Strict: the client's next message
+// must match the next recorded one; each is consumed once; ids are remapped both ways.
+import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
+import { FreePaths, firstDifference, formatPath, countDifferences } from './json-path.ts';
+import {
+  compactLine,
+  describeMessage,
+  isObject,
+  kindOf,
+  type Cassette,
+  type ClientFrame,
+  type Frame,
+  type Json,
+  type JsonObject,
+} from './model.ts';
+import { editChunks, type Edit } from './raw-edit.ts';
+import { checkClientMessage } from './schema.ts';
+
+/** How bytes leave the player: `then` says what separates them from the next piece. */
+export interface Piece {
+  bytes: string;
+  /** write: a write of its own; glue: the next piece joins this write; pause: the reader must see a separate read. */
+  then: 'write' | 'glue' | 'pause';
+}
+
+export interface PlayerOutput {
+  write(piece: Piece): void;
+  /** A line the recorded server wrote on stderr. */
+  stderr?(line: string): void;
+  /** Called as each diagnosis happens (the report has them all at the end too). */
+  diagnose?(diagnosis: Diagnosis): void;
+}
+
+export interface PlayerOptions {
+  /** Check the client's messages against the MCP schema (default true). */
+  validate?: boolean;
+}
+
+/** JSON-RPC error code the player answers a mismatched request with (implementation-defined server error). */
+export const MISMATCH_ERROR_CODE = -32000;
+
+const keyOf = (id: Json | undefined): string => (typeof id === 'number' ? `n${id}` : `s${String(id)}`);
+
+export class Player {
+  private position = 0;
+  private readonly globalFree: string[];
+  private readonly freeByFrame = new Map<number, FreePaths>();
+  /** Recorded id of a client request -> the id the live client used. */
+  private readonly liveIdOf = new Map<string, Json>();
+  private readonly recordedIdOf = new Map<string, Json>();
+  private readonly liveTokenOf = new Map<string, Json>();
+  private readonly methodOfRecordedId = new Map<string, string>();
+  private readonly diagnoses: Diagnosis[] = [];
+  private readonly clientFrameCount: number;
+  private consumed = 0;
+  private version: string | undefined;
+  private finished: PlayReport | undefined;
+
+  constructor(
+    private readonly cassette: Cassette,
+    private readonly output: PlayerOutput,
+    private readonly options: PlayerOptions = {},
+  ) {
+    this.globalFree = cassette.free ?? [];
+    this.clientFrameCount = cassette.frames.filter((frame) => frame.from === 'client').length;
+  }
+
+  /** Plays what the server said before the client's first message. */
+  start(): void {
+    this.play();
+  }
+
+  get done(): boolean {
+    return this.finished !== undefined;
+  }
+
+  /** One line from the client, with or without its terminator. */
+  receiveLine(line: string): void {
+    if (this.finished) return;
+    const text = line.trim();
+    if (text === '') return;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      this.diagnose('not-json', `your client wrote a line that is not JSON: ${preview(text)}`, { received: text });
+      this.reply(null, 'Parse error: the line is not JSON', -32700);
+      return;
+    }
+    if (!isObject(message)) {
+      this.diagnose('not-json', `your client wrote JSON that is not one message object: ${preview(text)}`, { received: message as Json });
+      this.reply(null, 'Invalid Request: expected one JSON-RPC message object', -32600);
+      return;
+    }
+    this.receive(message);
+  }
+
+  /** One parsed message from the client. */
+  receive(message: JsonObject): void {
+    if (this.finished) return;
+    if (this.options.validate !== false) {
+      const problem = checkClientMessage(message, this.version);
+      if (problem) {
+        this.diagnose('invalid-message', `${describeMessage(message)} is not valid MCP${this.version ? ` ${this.version}` : ''}: ${problem}`, {
+          received: message,
+        });
+      }
+    }
+    const kind = kindOf(message);
+    if (this.position >= this.cassette.frames.length) {
+      this.diagnose('exhausted', `the recording has no more client messages; your client sent ${describeMessage(message)}`, {
+        received: message,
+        nearest: this.nearest(message, 0),
+      });
+      if (kind === 'request') this.reply(message.id ?? null, 'the recording has no more messages');
+      return;
+    }
+    const expectedIndex = this.position;
+    const expected = this.cassette.frames[expectedIndex] as ClientFrame;
+    const miss = this.compare(expectedIndex, expected, message);
+    if (miss === undefined) {
+      this.consume(expected, message);
+      this.play();
+      return;
+    }
+    const waitingFor = this.ref(expectedIndex);
+    const context = `${this.context(expectedIndex)}, the server expected ${this.describeExpected(expected.message)}; your client sent ${describeMessage(message)}`;
+    const later = this.findLater(message, expectedIndex);
+    if (later !== undefined) {
+      this.diagnose('out-of-order', `${context}, which the recording has later${lineNote(this.cassette.frames[later]!)}`, {
+        received: message,
+        waitingFor,
+        nearest: this.ref(later),
+      });
+    } else if (miss.path !== undefined) {
+      this.diagnose(
+        'params-differ',
+        `your client sent ${describeMessage(message)} with ${miss.path.split(/[.[]/)[0]} that differ from the recording at ${miss.path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`,
+        { received: message, waitingFor, nearest: waitingFor, path: miss.path, expected: miss.expected ?? null, actual: miss.actual ?? null },
+      );
+    } else {
+      this.diagnose('unexpected-method', context, { received: message, waitingFor, nearest: this.nearest(message, expectedIndex) ?? waitingFor });
+    }
+    if (kind === 'request') this.reply(message.id ?? null, this.diagnoses[this.diagnoses.length - 1]!.message);
+  }
+
+  /** Ends the session: anything recorded and not consumed is reported. Safe to call twice. */
+  finish(): PlayReport {
+    if (this.finished) return this.finished;
+    const unused: number[] = [];
+    for (let i = this.position; i < this.cassette.frames.length; i++) if (this.cassette.frames[i]!.from === 'client') unused.push(i);
+    if (unused.length > 0) {
+      const first = this.cassette.frames[unused[0]!] as ClientFrame;
+      const more = unused.length > 1 ? ` and ${unused.length - 1} more recorded client message${unused.length > 2 ? 's' : ''}` : '';
+      this.diagnose('unused', `the session ended before your client sent ${this.describeExpected(first.message)}${more}`, {
+        waitingFor: this.ref(unused[0]!),
+        nearest: this.ref(unused[0]!),
+        unusedCount: unused.length,
+      });
+    }
+    this.finished = {
+      ok: this.diagnoses.length === 0,
+      complete: unused.length === 0,
+      consumed: this.consumed,
+      expected: this.clientFrameCount,
+      diagnoses: this.diagnoses,
+    };
+    return this.finished;
+  }
+
+  // ------------------------------------------------------------ matching
+
+  private freeFor(index: number, frame: ClientFrame): FreePaths {
+    let free = this.freeByFrame.get(index);
+    if (!free) {
+      free = new FreePaths([...this.globalFree, ...(frame.free ?? [])]);
+      this.freeByFrame.set(index, free);
+    }
+    return free;
+  }
+
+  /** undefined when `actual` matches the recorded frame; else where it differs (no path: another method or kind). */
+  private compare(index: number, frame: ClientFrame, actual: JsonObject): { path?: string; expected?: Json; actual?: Json } | undefined {
+    const expected = frame.message;
+    const kind = kindOf(expected);
+    if (kind !== kindOf(actual)) return {};
+    const free = this.freeFor(index, frame);
+    if (kind === 'response') {
+      if (keyOf(expected.id) !== keyOf(actual.id)) return {};
+      const field = 'result' in expected ? 'result' : 'error';
+      if (!(field in actual)) return {};
+      const difference = firstDifference(expected[field], actual[field], free, [field]);
+      return difference && { path: formatPath(difference.path), expected: difference.expected, actual: difference.actual };
+    }
+    if (expected.method !== actual.method) return {};
+    let params = actual.params;
+    if (actual.method === 'notifications/cancelled' && isObject(params) && 'requestId' in params) {
+      const recorded = this.recordedIdOf.get(keyOf(params.requestId));
+      if (recorded !== undefined) params = { ...params, requestId: recorded };
+    }
+    const difference = firstDifference(expected.params ?? {}, params ?? {}, free, ['params']);
+    return difference && { path: formatPath(difference.path), expected: difference.expected, actual: difference.actual };
+  }
+
+  private consume(frame: ClientFrame, actual: JsonObject): void {
+    this.position++;
+    this.consumed++;
+    const recorded = frame.message;
+    if (kindOf(recorded) !== 'request') return;
+    this.liveIdOf.set(keyOf(recorded.id), actual.id ?? null);
+    this.recordedIdOf.set(keyOf(actual.id), recorded.id ?? null);
+    this.methodOfRecordedId.set(keyOf(recorded.id), recorded.method as string);
+    const recordedToken = progressToken(recorded);
+    const liveToken = progressToken(actual);
+    if (recordedToken !== undefined && liveToken !== undefined) this.liveTokenOf.set(keyOf(recordedToken), liveToken);
+  }
+
+  /** A later recorded client message that this one matches exactly (the client is ahead or swapped two). */
+  private findLater(message: JsonObject, from: number): number | undefined {
+    const frames = this.cassette.frames;
+    for (let i = from + 1; i < frames.length; i++) {
+      const frame = frames[i]!;
+      if (frame.from === 'client' && this.compare(i, frame, message) === undefined) return i;
+    }
+    return undefined;
+  }
+
+  /** The recorded client message most like `message`: same method first, then fewest differences. */
+  private nearest(message: JsonObject, from: number): RecordedRef | undefined {
+    let best: { index: number; score: number } | undefined;
+    const frames = this.cassette.frames;
+    for (let i = 0; i < frames.length; i++) {
+      const frame = frames[i]!;
+      if (frame.from !== 'client') continue;
+      const sameMethod = frame.message.method === message.method && kindOf(frame.message) === kindOf(message);
+      const score = (sameMethod ? 0 : 1000) + countDifferences(frame.message.params ?? {}, message.params ?? {}) + (i < from ? 500 : 0);
+      if (!best || score < best.score) best = { index: i, score };
+    }
+    return best && best.score < 1000 ? this.ref(best.index) : undefined;
+  }
+
+  // ------------------------------------------------------------ playing
+
+  private play(): void {
+    const frames = this.cassette.frames;
+    while (this.position < frames.length) {
+      const frame = frames[this.position]!;
+      if (frame.from === 'client') return;
+      this.position++;
+      this.emit(frame);
+    }
+  }
+
+  private emit(frame: Exclude<Frame, ClientFrame>): void {
+    if (frame.from === 'stderr') {
+      this.output.stderr?.(frame.text);
+      return;
+    }
+    let chunks: string[];
+    if (frame.from === 'stdout') chunks = frame.chunks ?? [frame.text];
+    else {
+      const message = frame.message;
+      if (message.method === undefined && isObject(message.result) && typeof message.result.protocolVersion === 'string') {
+        this.version = message.result.protocolVersion; // the server's answer to initialize: the negotiated version
+      }
+      const edits = this.editsFor(message);
+      if (frame.raw === undefined && frame.chunks === undefined) {
+        chunks = [compactLine(edits.length === 0 ? message : applyEdits(message, edits))];
+      } else {
+        const recorded = frame.chunks ?? [frame.raw!];
+        chunks = edits.length === 0 ? recorded : editChunks(recorded, edits.map((edit) => ({ path: edit.path, replacement: JSON.stringify(edit.value) })));
+      }
+    }
+    const last = frame.flush === false ? 'glue' : chunks.length > 1 ? 'pause' : 'write';
+    chunks = chunks.filter((chunk) => chunk !== '');
+    for (let i = 0; i < chunks.length; i++) this.output.write({ bytes: chunks[i]!, then: i === chunks.length - 1 ? last : 'pause' });
+  }
+
+  /** What to rewrite in a recorded server message so that it answers the live client's ids. */
+  private editsFor(message: JsonObject): (Edit & { value: Json })[] {
+    const edits: (Edit & { value: Json })[] = [];
+    const kind = kindOf(message);
+    if (kind === 'response') {
+      const live = this.liveIdOf.get(keyOf(message.id));
+      if (live !== undefined) edits.push({ path: ['id'], value: live, replacement: '' });
+    } else if (kind === 'notification' && isObject(message.params)) {
+      if (message.method === 'notifications/progress' && 'progressToken' in message.params) {
+        const live = this.liveTokenOf.get(keyOf(message.params.progressToken));
+        if (live !== undefined) edits.push({ path: ['params', 'progressToken'], value: live, replacement: '' });
+      } else if (message.method === 'notifications/cancelled' && 'requestId' in message.params) {
+        const live = this.liveIdOf.get(keyOf(message.params.requestId));
+        if (live !== undefined) edits.push({ path: ['params', 'requestId'], value: live, replacement: '' });
+      }
+    }
+    return edits;
+  }
+
+  private reply(id: Json, text: string, code = MISMATCH_ERROR_CODE): void {
+    const error = { code, message: `theinference: ${text}` };
+    this.output.write({ bytes: compactLine({ jsonrpc: '2.0', id, error }), then: 'write' });
+  }
+
+  // ------------------------------------------------------------ words
+
+  private diagnose(kind: DiagnosisKind, message: string, fields: Omit<Diagnosis, 'kind' | 'message'>): void {
+    const diagnosis: Diagnosis = { kind, message, ...(this.cassette.file ? { cassette: this.cassette.file } : {}), ...fields };
+    this.diagnoses.push(diagnosis);
+    this.output.diagnose?.(diagnosis);
+  }
+
+  private ref(index: number): RecordedRef {
+    const frame = this.cassette.frames[index] as ClientFrame;
+    return { frame: index, ...(frame.line !== undefined ? { line: frame.line } : {}), message: frame.message };
+  }
+
+  /** "after the initialize result", "at the start of the session", ... */
+  private context(index: number): string {
+    for (let i = index - 1; i >= 0; i--) {
+      const frame = this.cassette.frames[i]!;
+      if (frame.from === 'stderr' || frame.from === 'stdout') continue;
+      const message = frame.message;
+      if (frame.from === 'client') return `after your client's ${describeMessage(message)}`;
+      if (kindOf(message) === 'response') {
+        const method = this.methodOfRecordedId.get(keyOf(message.id));
+        return `after the ${method ?? 'request'} ${'error' in message ? 'error' : 'result'}`;
+      }
+      return `after the server's ${describeMessage(message)}`;
+    }
+    return 'at the start of the session';
+  }
+
+  private describeExpected(message: JsonObject): string {
+    return kindOf(message) === 'response' ? `an answer to its request ${JSON.stringify(message.id)}` : describeMessage(message);
+  }
+}
+
+function applyEdits(message: JsonObject, edits: (Edit & { value: Json })[]): JsonObject {
+  let result = message;
+  for (const edit of edits) {
+    if (edit.path.length === 1) result = { ...result, [edit.path[0]!]: edit.value };
+    else result = { ...result, params: { ...(result.params as JsonObject), [edit.path[1]!]: edit.value } };
+  }
+  return result;
+}
+
+function progressToken(message: JsonObject): Json | undefined {
+  const params = message.params;
+  if (!isObject(params) || !isObject(params._meta)) return undefined;
+  return params._meta.progressToken;
+}
+
+function show(value: Json | undefined): string {
+  return value === undefined ? 'nothing' : preview(JSON.stringify(value));
+}
+
+function preview(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function lineNote(frame: Frame): string {
+  return frame.line === undefined ? '' : ` (line ${frame.line})`;
+}

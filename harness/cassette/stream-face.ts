@@ -1,0 +1,119 @@
+// The player attached to byte streams: a Duplex the grader owns (a socket, a child's extra stdio
+// pipe), or stdin/stdout for the stdio server. Chunks that must reach the reader as separate
+// reads are written one at a time, each after the previous one was flushed and a short gap.
+import type { Duplex, Readable, Writable } from 'node:stream';
+import type { Diagnosis, PlayReport } from './diagnosis.ts';
+import { LineSplitter } from './lines.ts';
+import type { Cassette } from './model.ts';
+import { Player, type Piece } from './player.ts';
+import type { FaceOptions, PlayerSession } from './session.ts';
+
+export interface StreamFaceOptions extends FaceOptions {
+  /** End the output once the session is over and everything is written (default true). */
+  endOutput?: boolean;
+}
+
+/** The player on one duplex byte stream: reads the client's bytes from it, writes the server's into it. */
+export function attachPlayer(cassette: Cassette, stream: Duplex, options: StreamFaceOptions = {}): PlayerSession {
+  return attachStreams(cassette, stream, stream, options);
+}
+
+export function attachStreams(cassette: Cassette, input: Readable, output: Writable, options: StreamFaceOptions = {}): PlayerSession {
+  const writer = new PacedWriter(output, options.chunkGapMs ?? 10);
+  const diagnoses: Diagnosis[] = [];
+  const player = new Player(
+    cassette,
+    {
+      write: (piece) => writer.push(piece),
+      stderr: (line) => options.onStderr?.(line),
+      diagnose(diagnosis) {
+        diagnoses.push(diagnosis);
+        options.onDiagnosis?.(diagnosis);
+      },
+    },
+    options,
+  );
+  let resolveDone!: (report: PlayReport) => void;
+  const done = new Promise<PlayReport>((resolve) => (resolveDone = resolve));
+  const lines = new LineSplitter();
+  const onData = (chunk: string) => {
+    for (const line of lines.push(chunk)) player.receiveLine(line);
+  };
+  let report: PlayReport | undefined;
+  const finish = (): PlayReport => {
+    if (report) return report;
+    const rest = lines.flush();
+    if (rest !== '') player.receiveLine(rest);
+    report = player.finish();
+    input.off('data', onData);
+    const finalReport = report;
+    void writer.drained().then(() => {
+      if (options.endOutput !== false && !output.destroyed) output.end();
+      resolveDone(finalReport);
+    });
+    return report;
+  };
+  input.setEncoding('utf8');
+  input.on('data', onData);
+  input.once('end', finish);
+  input.once('close', finish);
+  input.on('error', () => finish()); // the client vanished: what it sent so far is what it sent
+  output.on('error', () => writer.broken());
+  player.start();
+  return { done, finish, diagnoses };
+}
+
+/** Writes pieces in order; a `pause` piece is followed by a drain and a gap so that it is read on its own. */
+class PacedWriter {
+  private queue: { bytes: string; pause: boolean }[] = [];
+  private glued = '';
+  private busy = false;
+  private dead = false;
+  private idle: (() => void)[] = [];
+
+  constructor(
+    private readonly output: Writable,
+    private readonly gapMs: number,
+  ) {}
+
+  push(piece: Piece): void {
+    if (this.dead) return;
+    const bytes = this.glued + piece.bytes;
+    this.glued = '';
+    if (piece.then === 'glue') {
+      this.glued = bytes;
+      return;
+    }
+    if (!this.busy && piece.then === 'write') {
+      this.output.write(bytes);
+      return;
+    }
+    this.queue.push({ bytes, pause: piece.then === 'pause' });
+    if (!this.busy) void this.pump();
+  }
+
+  broken(): void {
+    this.dead = true;
+    this.queue = [];
+  }
+
+  /** Resolves once every piece pushed so far has been handed to the stream. */
+  drained(): Promise<void> {
+    if (this.glued !== '') {
+      this.push({ bytes: '', then: 'write' });
+    }
+    if (!this.busy) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  private async pump(): Promise<void> {
+    this.busy = true;
+    while (this.queue.length > 0 && !this.dead) {
+      const { bytes, pause } = this.queue.shift()!;
+      await new Promise<void>((resolve) => this.output.write(bytes, () => resolve()));
+      if (pause) await new Promise((resolve) => setTimeout(resolve, this.gapMs));
+    }
+    this.busy = false;
+    for (const resolve of this.idle.splice(0)) resolve();
+  }
+}

@@ -1,0 +1,147 @@
+// Drift check: plays a cassette's client side against the live server and compares what the server
+// says now with what it said when recorded. Responses are paired by id, notifications and server
+// requests by method in order; free paths, `_meta`, UUIDs and timestamps are not compared.
+import { spawn } from 'node:child_process';
+import { FreePaths, firstDifference, formatPath } from './json-path.ts';
+import { LineSplitter } from './lines.ts';
+import { describeMessage, isObject, kindOf, type Cassette, type Json, type JsonObject, type ServerFrame } from './model.ts';
+import { maskNondeterministic } from './normalise.ts';
+
+export interface Drift {
+  /** Index of the recorded frame concerned (-1: something the live server sent that was never recorded). */
+  frame: number;
+  line?: number;
+  message: string;
+  path?: string;
+  expected?: Json;
+  actual?: Json;
+}
+
+export interface VerifyOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** How long to wait for each response. */
+  timeoutMs?: number;
+}
+
+export class StartError extends Error {}
+
+export async function verifyCassette(cassette: Cassette, command: string[], options: VerifyOptions = {}): Promise<Drift[]> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const child = spawn(command[0]!, command.slice(1), { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'ignore'] });
+  const started = new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new StartError(`cannot start the server command ${JSON.stringify(command[0])}: ${error.code === 'ENOENT' ? 'no such command' : error.message}`)),
+    );
+  });
+  await started;
+  const drift: Drift[] = [];
+  const live: JsonObject[] = [];
+  let waiting: { id: string; resolve: () => void } | undefined;
+  const liveIdOfServerRequest = new Map<string, Json>();
+  const recordedServerRequests = cassette.frames
+    .map((frame, index) => ({ frame, index }))
+    .filter(({ frame }) => frame.from === 'server' && kindOf(frame.message) === 'request') as { frame: ServerFrame; index: number }[];
+  const splitter = new LineSplitter();
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    for (const line of splitter.push(chunk)) {
+      let message: unknown;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        if (line.trim() !== '') drift.push({ frame: -1, message: `the server wrote non-JSON to stdout: ${JSON.stringify(line.slice(0, 80))}` });
+        continue;
+      }
+      if (!isObject(message)) continue;
+      live.push(message);
+      if (kindOf(message) === 'request') {
+        const recorded = recordedServerRequests.find(({ frame }) => frame.message.method === message.method && !liveIdOfServerRequest.has(key(frame.message.id)));
+        if (recorded) liveIdOfServerRequest.set(key(recorded.frame.message.id), message.id ?? null);
+      }
+      if (waiting && kindOf(message) === 'response' && key(message.id) === waiting.id) waiting.resolve();
+    }
+  });
+  child.stdin.on('error', () => {});
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+
+  for (const [index, frame] of cassette.frames.entries()) {
+    if (frame.from !== 'client') continue;
+    let message = frame.message;
+    const kind = kindOf(message);
+    if (kind === 'response') {
+      const liveId = liveIdOfServerRequest.get(key(message.id));
+      if (liveId !== undefined) message = { ...message, id: liveId };
+    }
+    child.stdin.write(JSON.stringify(message) + '\n');
+    if (kind !== 'request') continue;
+    const id = key(message.id);
+    if (live.some((seen) => kindOf(seen) === 'response' && key(seen.id) === id)) continue;
+    const answered = await Promise.race([
+      new Promise<boolean>((resolve) => (waiting = { id, resolve: () => resolve(true) })),
+      exited.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref()),
+    ]);
+    waiting = undefined;
+    if (!answered) {
+      drift.push({ frame: index, line: frame.line, message: `the server did not answer ${describeMessage(message)} within ${timeoutMs} ms` });
+      break;
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100)); // notifications that trail the last response
+  child.stdin.end();
+  const killer = setTimeout(() => child.kill('SIGKILL'), 2000);
+  await exited;
+  clearTimeout(killer);
+  return [...drift, ...compare(cassette, live)];
+}
+
+function compare(cassette: Cassette, live: JsonObject[]): Drift[] {
+  const drift: Drift[] = [];
+  const used = new Set<number>();
+  const globalFree = cassette.free ?? [];
+  for (const [index, frame] of cassette.frames.entries()) {
+    if (frame.from !== 'server') continue;
+    const recorded = frame.message;
+    const kind = kindOf(recorded);
+    const match = live.findIndex(
+      (message, i) =>
+        !used.has(i) &&
+        kindOf(message) === kind &&
+        (kind === 'response' ? key(message.id) === key(recorded.id) : message.method === recorded.method),
+    );
+    if (match === -1) {
+      drift.push({ frame: index, line: frame.line, message: `the server no longer sends ${describeMessage(recorded)}` });
+      continue;
+    }
+    used.add(match);
+    const actual = live[match]!;
+    const free = new FreePaths([...globalFree, ...(frame.free ?? [])]);
+    const body = (message: JsonObject) => maskNondeterministic({ result: message.result ?? null, error: message.error ?? null, params: message.params ?? null });
+    const difference = firstDifference(body(recorded), body(actual), free);
+    if (difference) {
+      drift.push({
+        frame: index,
+        line: frame.line,
+        message: `${describeMessage(recorded)} changed at ${formatPath(difference.path)}: recorded ${short(difference.expected)}, now ${short(difference.actual)}`,
+        path: formatPath(difference.path),
+        expected: difference.expected ?? null,
+        actual: difference.actual ?? null,
+      });
+    }
+  }
+  for (const [i, message] of live.entries()) {
+    if (!used.has(i)) drift.push({ frame: -1, message: `the server now also sends ${describeMessage(message)}` });
+  }
+  return drift;
+}
+
+function key(id: Json | undefined): string {
+  return typeof id === 'number' ? `n${id}` : `s${String(id)}`;
+}
+
+function short(value: Json | undefined): string {
+  const text = value === undefined ? 'nothing' : JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
