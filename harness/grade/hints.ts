@@ -46,13 +46,14 @@ export function compareOutputs(expected: Buffer, actual: Buffer): Comparison {
   // Most line ends being \r\n is a CRLF habit; a stray \r\n in garbage output is not.
   const crlfCount = actualText.split('\r\n').length - 1;
   const crlf = crlfCount > 0 && crlfCount * 2 >= actualText.split('\n').length - 1 && !expectedText.includes('\r\n');
-  let cleaned = crlf ? actualText.replaceAll('\r\n', '\n') : actualText;
+  const withoutCr = crlf ? actualText.replaceAll('\r\n', '\n') : actualText;
+  let actualJson = crlf ? parseJson(withoutCr) : actualRawJson;
   let strayLines: string[] = [];
-  if (expectedJson.ok && !parseJson(cleaned).ok) {
-    const split = splitOffStrayLines(expectedText, cleaned);
-    if (split !== undefined) ({ strayLines, rest: cleaned } = split);
+  const split = expectedJson.ok && !actualJson.ok ? splitOffStrayLines(expectedText, withoutCr) : undefined;
+  if (split !== undefined) {
+    strayLines = split.strayLines;
+    actualJson = parseJson(split.rest);
   }
-  const actualJson = cleaned === actualText ? actualRawJson : parseJson(cleaned);
   return { expectedText, actualText, expectedJson, actualRawJson, actualJson, crlf, strayLines };
 }
 
@@ -353,11 +354,13 @@ function frameMistakes(expected: string, actual: unknown, at: string): Hint[] {
       ],
     });
   } else if (difference !== undefined && isDeepStrictEqual(stripStringWhitespace(expectedMessage), stripStringWhitespace(normalisedMessage))) {
+    const whitespace = (value: unknown) => JSON.stringify(value).replace(/\S/g, '').length;
+    const what = whitespace(normalisedMessage) < whitespace(expectedMessage) ? 'removed' : 'changed';
     hints.push({
       kind: 'frame-string-whitespace',
       lines: [
-        `${at}: whitespace inside string values was changed (at ${describePath(difference.path)}); e.g. a .replace(/\\s/g, '')`,
-        'JSON.stringify(msg) is already compact: leave the strings alone',
+        `${at}: whitespace inside strings was ${what} (at ${describePath(difference.path)})`,
+        "JSON.stringify(msg) is already compact: leave the strings alone (no .replace(/\\s/g, ''))",
       ],
     });
   } else if (difference !== undefined && hints.length === 0) {

@@ -196,7 +196,7 @@ describe('hints on frames', () => {
 
   it('whitespace removed inside strings', () => {
     const text = explain(EXPECTED_FRAMES, frameOutput((message) => JSON.stringify(message).replace(/\s/g, '') + '\n'));
-    expect(hints(text)).toContain('frames[2]: whitespace inside string values was changed (at params.arguments.text)');
+    expect(hints(text)).toContain('frames[2]: whitespace inside strings was removed (at params.arguments.text)');
   });
 
   it('frame() returning an object, not a string', () => {
