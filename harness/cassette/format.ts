@@ -51,7 +51,7 @@ export function parseCassette(text: string, file = '(cassette)'): Cassette {
   if (doc.errors.length > 0) {
     const error = doc.errors[0]!;
     const line = lineCounter.linePos(error.pos[0]).line;
-    throw new CassetteError(file, line, '(yaml)', error.message.split('\n')[0]!);
+    throw new CassetteError(file, line, '(yaml)', error.message.split('\n')[0]!.replace(/:$/, ''));
   }
   const lineOf = (path: PathKey[]): number | undefined => {
     for (let end = path.length; end >= 0; end--) {

@@ -9,7 +9,7 @@ export function parsePath(text: string): Segment[] {
   const segments: Segment[] = [];
   for (const part of text.split('.')) {
     const match = /^([^[\]]*)((?:\[(?:\d+|\*)\])*)$/.exec(part);
-    if (match === null) throw new Error(`not a JSON path: "${text}"`);
+    if (match === null || part === '') throw new Error(`not a JSON path: "${text}"`);
     if (match[1] !== '') segments.push(match[1]!);
     for (const index of match[2]!.matchAll(/\[(\d+|\*)\]/g)) segments.push(index[1] === '*' ? '*' : Number(index[1]));
   }

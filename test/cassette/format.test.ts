@@ -1,0 +1,115 @@
+// Cassette format v1: what loads, what is refused (with file, line and field), and how saving
+// protects what is on disk. The lint command runs as a real process.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CassetteError, loadCassette, parseCassette, saveCassette, serialiseCassette } from '../../harness/cassette/format.ts';
+import type { Cassette } from '../../harness/cassette/model.ts';
+import { cassetteCommand, ROOT } from './sdk-session.ts';
+
+const GOOD = `version: 1
+transport: stdio
+provenance:
+  command: [node, server.js]
+  recorded: 2026-11-30
+frames:
+  - client: {"jsonrpc":"2.0","id":1,"method":"ping"}
+  - server: {"jsonrpc":"2.0","id":1,"result":{}}
+`;
+
+function refusal(text: string): CassetteError {
+  try {
+    parseCassette(text, 'bad.yaml');
+  } catch (error) {
+    if (error instanceof CassetteError) return error;
+    throw error;
+  }
+  throw new Error('the cassette was accepted');
+}
+
+describe('cassette format v1', () => {
+  it('round-trips every kind of frame, raw bytes with CRLF and chunks included', () => {
+    const cassette: Cassette = {
+      version: 1,
+      transport: 'stdio',
+      provenance: { command: ['node', 'server.js'], package: '@scope/server', packageVersion: '1.2.3', recorded: '2026-11-30', recorder: 'hand-written' },
+      free: ['params.clientInfo'],
+      frames: [
+        { from: 'client', message: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25' } }, free: ['params.capabilities'] },
+        { from: 'stderr', text: 'starting: ünïcode' },
+        { from: 'stdout', text: 'a log line\n', chunks: ['a log ', 'line\n'] },
+        {
+          from: 'server',
+          message: { result: { protocolVersion: '2025-11-25', n: 1.5, s: 'yes', d: '2026-11-30' }, jsonrpc: '2.0', id: 1 },
+          raw: '{"result":{"protocolVersion":"2025-11-25","n":1.5,"s":"yes","d":"2026-11-30"},"jsonrpc":"2.0","id":1}\r\n',
+          chunks: ['{"result":', '{"protocolVersion":"2025-11-25","n":1.5,"s":"yes","d":"2026-11-30"},"jsonrpc":"2.0","id":1}\r\n'],
+          flush: false,
+        },
+      ],
+    };
+    const text = serialiseCassette(cassette);
+    const back = parseCassette(text, 'x.yaml');
+    expect(back.frames.map(({ line: _line, ...frame }) => frame)).toEqual(cassette.frames);
+    expect(back.provenance).toEqual(cassette.provenance);
+    expect(back.free).toEqual(cassette.free);
+    expect(Object.keys((back.frames[3] as { message: object }).message)).toEqual(['result', 'jsonrpc', 'id']);
+    expect(text).toContain('\\r\\n"');
+  });
+
+  it('names file, line and field for each kind of bad input', () => {
+    expect(refusal('version: 1\nframes: [\n').message).toMatch(/^bad\.yaml:\d+: \(yaml\): /);
+    expect(refusal(GOOD.replace('version: 1', 'version: 2')).message).toBe(
+      'bad.yaml:1: version: this file is cassette version 2; this theinference reads version 1 only (update theinference)',
+    );
+    expect(refusal(GOOD.replace('  - server:', '  - sever:')).message).toBe(
+      'bad.yaml:8: frames[1]: expected exactly one of client, server, stdout, stderr; got none',
+    );
+    expect(refusal(GOOD.replace('"jsonrpc":"2.0","id":1,"result"', '"jsonrpc":"1.0","id":1,"result"')).message).toBe(
+      'bad.yaml:8: frames[1].server.jsonrpc: expected "2.0"',
+    );
+    expect(refusal(GOOD.replace('recorded: 2026-11-30', 'recorded: yesterday')).message).toBe('bad.yaml:5: provenance.recorded: expected a date, YYYY-MM-DD');
+    expect(refusal(GOOD + '    chunks: ["{}", "x"]\n').message).toBe("bad.yaml:9: frames[1].chunks: the chunks do not add up to the frame's bytes");
+    expect(refusal(GOOD + '    raw: "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":2,\\"result\\":{}}\\n"\n').field).toBe('frames[1].raw');
+    expect(refusal(GOOD + '    color: blue\n').message).toBe('bad.yaml:9: frames[1].color: unknown field (expected one of: server, free, raw, chunks, flush)');
+    expect(refusal(GOOD.replace('frames:', 'free: ["params..x"]\nframes:')).field).toBe('free[0]');
+  });
+
+  it('saves atomically and never replaces a cassette unless asked', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cassette-save-'));
+    const target = join(dir, 'c.yaml');
+    const cassette = parseCassette(GOOD);
+    saveCassette(cassette, target);
+    expect(loadCassette(target).frames).toHaveLength(2);
+    writeFileSync(target, 'precious');
+    expect(() => saveCassette(cassette, target)).toThrow(/EEXIST/);
+    expect(readFileSync(target, 'utf8')).toBe('precious');
+    saveCassette(cassette, target, { overwrite: true });
+    expect(readFileSync(target, 'utf8')).toBe(serialiseCassette(cassette));
+    expect(readdirSync(dir)).toEqual(['c.yaml']);
+  });
+
+  it('lint: exit 0 on a sound cassette, 1 on a conversation that cannot be played, 2 with one line on bad input', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cassette-lint-'));
+    const run = (file: string) => {
+      const [command, ...args] = cassetteCommand('lint', file);
+      return spawnSync(command!, args, { cwd: ROOT, encoding: 'utf8' });
+    };
+    writeFileSync(join(dir, 'good.yaml'), GOOD);
+    const good = run(join(dir, 'good.yaml'));
+    expect(good.status).toBe(0);
+    expect(good.stdout).toContain('ok (2 frames, 1 client messages)');
+
+    writeFileSync(join(dir, 'orphan.yaml'), GOOD.replace('"id":1,"result"', '"id":9,"result"'));
+    const orphan = run(join(dir, 'orphan.yaml'));
+    expect(orphan.status).toBe(1);
+    expect(orphan.stderr).toContain('orphan.yaml:8: server response to id 9, but no earlier client request has that id');
+
+    writeFileSync(join(dir, 'newer.yaml'), GOOD.replace('version: 1', 'version: 3'));
+    const newer = run(join(dir, 'newer.yaml'));
+    expect(newer.status).toBe(2);
+    expect(newer.stderr.trim().split('\n')).toHaveLength(1);
+    expect(newer.stderr).toContain('newer.yaml:1: version: this file is cassette version 3');
+  });
+});

@@ -1,0 +1,202 @@
+// The player's matching state machine through its in-memory face: hand-written cassettes, each
+// test one rule of the design (recorded place, id remapping, chunks, each kind of diagnosis).
+import { describe, expect, it } from 'vitest';
+import { parseCassette } from '../../harness/cassette/format.ts';
+import { createMemoryWire } from '../../harness/cassette/memory-wire.ts';
+import type { Cassette } from '../../harness/cassette/model.ts';
+
+const HEADER = `version: 1
+transport: stdio
+provenance:
+  command: [node, server.js]
+  recorded: 2026-11-30
+  recorder: hand-written
+free: [params.clientInfo]
+frames:
+`;
+
+const INIT = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"rec","version":"1"}}}`;
+
+/** A handshake and a tools/list, written as a course author would. */
+const HANDSHAKE = `${HEADER}  - client: ${INIT}
+  - server: {"method":"notifications/message","params":{"level":"info","data":"booting"},"jsonrpc":"2.0"}
+  - server: {"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}},"jsonrpc":"2.0","id":1}
+  - client: {"jsonrpc":"2.0","method":"notifications/initialized"}
+  - client: {"jsonrpc":"2.0","id":2,"method":"tools/list"}
+  - server: {"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]},"jsonrpc":"2.0","id":2}
+  - client: {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}
+  - server: {"result":{"content":[{"type":"text","text":"hi"}]},"jsonrpc":"2.0","id":3}
+`;
+
+function cassette(text: string): Cassette {
+  return parseCassette(text, 'test.yaml');
+}
+
+const line = (message: object) => JSON.stringify(message) + '\n';
+const init = (id: number | string = 0, clientInfo = { name: 'student', version: '0.1' }) =>
+  line({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo } });
+
+/** Everything the wire gives back until the player has nothing more to say right now. */
+async function drain(chunks: AsyncIterator<string>, count: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const next = await chunks.next();
+    if (next.done) break;
+    out.push(next.value);
+  }
+  return out;
+}
+
+describe('the player, in memory', () => {
+  it('plays server messages at their recorded place, in their recorded key order, with the live id', async () => {
+    const { wire, session } = createMemoryWire(cassette(HANDSHAKE));
+    const chunks = wire.chunks[Symbol.asyncIterator]();
+    wire.write(init('first'));
+    const [notice, result] = await drain(chunks, 2);
+    expect(JSON.parse(notice!).method).toBe('notifications/message');
+    expect(result).toBe(
+      '{"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}},"jsonrpc":"2.0","id":"first"}\n',
+    );
+    wire.write(line({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    wire.write(line({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }));
+    const [tools] = await drain(chunks, 1);
+    expect(JSON.parse(tools!).id).toBe(7);
+    wire.write(line({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' }, _meta: { progressToken: 'p' } } }));
+    const [call] = await drain(chunks, 1);
+    expect(JSON.parse(call!)).toEqual({ result: { content: [{ type: 'text', text: 'hi' }] }, jsonrpc: '2.0', id: 8 });
+    wire.close();
+    const report = await session.done;
+    expect(report).toMatchObject({ ok: true, complete: true, consumed: 4, expected: 4, diagnoses: [] });
+  });
+
+  it('says which message the server expected when notifications/initialized is skipped, and answers with an error', async () => {
+    const { wire, session } = createMemoryWire(cassette(HANDSHAKE));
+    const chunks = wire.chunks[Symbol.asyncIterator]();
+    wire.write(init(1));
+    await drain(chunks, 2);
+    wire.write(line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+    const [error] = await drain(chunks, 1);
+    expect(JSON.parse(error!)).toMatchObject({ jsonrpc: '2.0', id: 2, error: { code: -32000 } });
+    const report = session.finish();
+    expect(report.ok).toBe(false);
+    const first = report.diagnoses[0]!;
+    // tools/list is in the recording, after the notification the client skipped
+    expect(first.kind).toBe('out-of-order');
+    expect(first.message).toBe(
+      'after the initialize result, the server expected notifications/initialized; your client sent tools/list (id 2), which the recording has later (line 13)',
+    );
+    expect(first.nearest).toMatchObject({ frame: 4, line: 13 });
+    expect(first.waitingFor).toMatchObject({ frame: 3, line: 12 });
+    expect(report.diagnoses.at(-1)).toMatchObject({ kind: 'unused', unusedCount: 3 });
+  });
+
+  it('calls a method the recording never has unexpected', () => {
+    const { wire, session } = createMemoryWire(cassette(HANDSHAKE));
+    wire.write(line({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    const first = session.finish().diagnoses[0]!;
+    expect(first.kind).toBe('unexpected-method');
+    expect(first.message).toBe('at the start of the session, the server expected initialize (id 1); your client sent ping (id 1)');
+  });
+
+  it('names the JSON path, the expected and the actual value when params differ; free fields and _meta are not compared', async () => {
+    const { wire, session } = createMemoryWire(cassette(HANDSHAKE));
+    wire.write(init(1, { name: 'anything at all', version: '9' }));
+    wire.write(line({ jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: { x: 1 } } }));
+    wire.write(line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+    wire.write(line({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hello' } } }));
+    const report = session.finish();
+    expect(report.diagnoses.map((d) => d.kind)).toEqual(['params-differ', 'unused']);
+    expect(report.diagnoses[0]).toMatchObject({ path: 'params.arguments.message', expected: 'hi', actual: 'hello' });
+    expect(report.diagnoses[0]!.message).toContain('at params.arguments.message: expected "hi", got "hello"');
+  });
+
+  it('tells out of order from unexpected, reports exhaustion and unused interactions', async () => {
+    const text = `${HEADER}  - client: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}
+  - server: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}
+  - client: {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"b"}}
+  - server: {"jsonrpc":"2.0","id":2,"result":{"content":[]}}
+`;
+    const swapped = createMemoryWire(cassette(text));
+    swapped.wire.write(line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'b' } }));
+    expect(swapped.session.finish().diagnoses[0]).toMatchObject({ kind: 'out-of-order', nearest: { frame: 2 } });
+
+    const extra = createMemoryWire(cassette(text));
+    extra.wire.write(line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a' } }));
+    extra.wire.write(line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'b' } }));
+    extra.wire.write(line({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'a' } }));
+    const report = extra.session.finish();
+    expect(report.diagnoses.map((d) => d.kind)).toEqual(['exhausted']);
+    expect(report.diagnoses[0]!.nearest).toMatchObject({ frame: 0 });
+    expect(report.complete).toBe(true);
+
+    const short = createMemoryWire(cassette(text));
+    short.wire.write(line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a' } }));
+    short.wire.close();
+    const shortReport = await short.session.done;
+    expect(shortReport.diagnoses).toHaveLength(1);
+    expect(shortReport.diagnoses[0]).toMatchObject({ kind: 'unused', unusedCount: 1 });
+    expect(shortReport.diagnoses[0]!.message).toBe('the session ended before your client sent tools/call "b" (id 2)');
+  });
+
+  it('writes recorded chunks as separate reads, joins frames marked flush: false, keeps CRLF and non-JSON lines', async () => {
+    const text = `${HEADER}  - client: {"jsonrpc":"2.0","id":1,"method":"ping"}
+  - stdout: "server v1 starting\\n"
+  - server: {"jsonrpc":"2.0","id":1,"result":{}}
+    raw: "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"result\\":{}}\\r\\n"
+    chunks: ["{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,", "\\"result\\":{}}\\r\\n"]
+  - client: {"jsonrpc":"2.0","id":2,"method":"ping"}
+  - server: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"a"}}
+    flush: false
+  - server: {"jsonrpc":"2.0","id":2,"result":{}}
+`;
+    const { wire } = createMemoryWire(cassette(text));
+    const chunks = wire.chunks[Symbol.asyncIterator]();
+    wire.write(line({ jsonrpc: '2.0', id: 'a-much-longer-id', method: 'ping' }));
+    expect(await drain(chunks, 3)).toEqual(['server v1 starting\n', '{"jsonrpc":"2.0","id":"a-much-longer-id",', '"result":{}}\r\n']);
+    wire.write(line({ jsonrpc: '2.0', id: 9, method: 'ping' }));
+    expect(await drain(chunks, 1)).toEqual([
+      '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"a"}}\n{"jsonrpc":"2.0","id":9,"result":{}}\n',
+    ]);
+  });
+
+  it('remaps progress tokens and cancelled request ids both ways', async () => {
+    const text = `${HEADER}  - client: {"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":5}}}
+  - server: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":5,"progress":1}}
+  - client: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"enough"}}
+  - server: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}
+`;
+    const { wire, session } = createMemoryWire(cassette(text));
+    const chunks = wire.chunks[Symbol.asyncIterator]();
+    wire.write(line({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'slow', _meta: { progressToken: 'tok' } } }));
+    expect(JSON.parse((await drain(chunks, 1))[0]!).params.progressToken).toBe('tok');
+    wire.write(line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'x', reason: 'enough' } }));
+    expect(JSON.parse((await drain(chunks, 1))[0]!).params.requestId).toBe('x');
+    expect(session.finish()).toMatchObject({ ok: true });
+  });
+
+  it('checks the client\'s answer to a server-initiated request', async () => {
+    const text = `${HEADER}  - client: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get-roots-list"}}
+  - server: {"jsonrpc":"2.0","id":0,"method":"roots/list"}
+  - client: {"jsonrpc":"2.0","id":0,"result":{"roots":[{"uri":"file:///course"}]}}
+  - server: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}
+`;
+    const right = createMemoryWire(cassette(text));
+    right.wire.write(line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get-roots-list' } }));
+    right.wire.write(line({ jsonrpc: '2.0', id: 0, result: { roots: [{ uri: 'file:///course' }] } }));
+    expect(right.session.finish().ok).toBe(true);
+
+    const wrong = createMemoryWire(cassette(text));
+    wrong.wire.write(line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get-roots-list' } }));
+    wrong.wire.write(line({ jsonrpc: '2.0', id: 0, result: { roots: [{ uri: 'file:///elsewhere' }] } }));
+    expect(wrong.session.finish().diagnoses[0]).toMatchObject({ kind: 'params-differ', path: 'result.roots[0].uri' });
+  });
+
+  it('flags messages that break the MCP schema or are not JSON', () => {
+    const { wire, session } = createMemoryWire(cassette(HANDSHAKE));
+    wire.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n');
+    wire.write('this is not json\n');
+    const kinds = session.finish().diagnoses.map((d) => d.kind);
+    expect(kinds).toEqual(['invalid-message', 'not-json', 'unused']);
+    expect(session.diagnoses[0]!.message).toContain('params.clientInfo');
+  });
+});

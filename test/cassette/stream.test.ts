@@ -1,0 +1,86 @@
+// The player attached to a real child's extra stdio pipe (fd 3, a unix socket in Node), as the
+// grader will attach it: recorded chunks arrive as separate reads, diagnoses come out of band.
+import { spawn } from 'node:child_process';
+import type { Duplex } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { parseCassette } from '../../harness/cassette/format.ts';
+import { attachPlayer } from '../../harness/cassette/stream-face.ts';
+import type { Diagnosis } from '../../harness/cassette/diagnosis.ts';
+
+const CASSETTE = `version: 1
+transport: stdio
+provenance: {command: [node, server.js], recorded: 2026-11-30}
+frames:
+  - client: {"jsonrpc":"2.0","id":1,"method":"ping"}
+  - stderr: "a line the server logged"
+  - server: {"result":{},"jsonrpc":"2.0","id":1}
+    chunks: ["{\\"result\\":{},", "\\"jsonrpc\\":\\"2.0\\",\\"id\\":1}\\n"]
+  - client: {"jsonrpc":"2.0","id":2,"method":"tools/list"}
+  - server: {"result":{"tools":[]},"jsonrpc":"2.0","id":2}
+`;
+
+/** A client on fd 3: sends its lines one after another as answers arrive, prints every read it saw. */
+const CLIENT = `
+const net = require('node:net');
+const socket = new net.Socket({ fd: 3, readable: true, writable: true });
+const lines = JSON.parse(process.argv[1]);
+const reads = [];
+let buffered = '';
+socket.setEncoding('utf8');
+socket.on('data', (data) => {
+  reads.push(data);
+  buffered += data;
+  while (buffered.includes('\\n')) {
+    buffered = buffered.slice(buffered.indexOf('\\n') + 1);
+    const next = lines.shift();
+    if (next === undefined) socket.end(); else socket.write(next + '\\n');
+  }
+});
+socket.on('end', () => { process.stdout.write(JSON.stringify(reads)); });
+socket.write(lines.shift() + '\\n');
+`;
+
+function runClient(lines: object[]): Promise<{ reads: string[]; diagnoses: Diagnosis[]; stderr: string[]; ok: boolean }> {
+  const child = spawn(process.execPath, ['-e', CLIENT, JSON.stringify(lines.map((line) => JSON.stringify(line)))], {
+    stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
+  });
+  const stderr: string[] = [];
+  const diagnoses: Diagnosis[] = [];
+  const session = attachPlayer(parseCassette(CASSETTE, 'fd3.yaml'), child.stdio[3] as Duplex, {
+    onStderr: (line) => stderr.push(line),
+    onDiagnosis: (diagnosis) => diagnoses.push(diagnosis),
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  return new Promise((resolve) =>
+    child.on('close', async () => {
+      const report = await session.done;
+      resolve({ reads: JSON.parse(stdout || '[]') as string[], diagnoses, stderr, ok: report.ok });
+    }),
+  );
+}
+
+describe('the player on a child process pipe', () => {
+  it('delivers a recorded split frame as two reads and finishes cleanly', async () => {
+    const result = await runClient([
+      { jsonrpc: '2.0', id: 'a', method: 'ping' },
+      { jsonrpc: '2.0', id: 'b', method: 'tools/list' },
+    ]);
+    expect(result.reads.slice(0, 2)).toEqual(['{"result":{},', '"jsonrpc":"2.0","id":"a"}\n']);
+    expect(result.reads[2]).toBe('{"result":{"tools":[]},"jsonrpc":"2.0","id":"b"}\n');
+    expect(result.stderr).toEqual(['a line the server logged']);
+    expect(result.ok).toBe(true);
+    expect(result.diagnoses).toEqual([]);
+  });
+
+  it('reports a mismatch to the grader even though the client only sees an error response', async () => {
+    const result = await runClient([
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 2, method: 'prompts/list' },
+    ]);
+    expect(JSON.parse(result.reads.at(-1)!)).toMatchObject({ id: 2, error: { code: -32000 } });
+    expect(result.diagnoses.map((d) => d.kind)).toEqual(['unexpected-method', 'unused']);
+    expect(result.diagnoses[0]!.message).toBe('after the ping result, the server expected tools/list (id 2); your client sent prompts/list (id 2)');
+    expect(result.ok).toBe(false);
+  });
+});
