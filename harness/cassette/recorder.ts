@@ -7,10 +7,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
-import { saveCassette } from './format.ts';
+import { loadCassette, saveCassette } from './format.ts';
 import { LineSplitter } from './lines.ts';
 import { CASSETTE_VERSION, compactLine, isObject, kindOf, type Cassette, type Frame, type JsonObject, type Provenance } from './model.ts';
-import { Normaliser } from './normalise.ts';
+import { carryOver, markNondeterministic } from './normalise.ts';
 import { Redactor, secretsFromEnv } from './redact.ts';
 
 export interface RecordOptions {
@@ -21,7 +21,7 @@ export interface RecordOptions {
   redactEnv?: string[];
   /** Record non-JSON stdout lines as stdout frames instead of refusing the session. */
   allowNoise?: boolean;
-  /** Keep UUIDs and timestamps as they were. */
+  /** Do not mark UUIDs and timestamps free, nor carry the previous recording's values over. */
   keepNondeterministic?: boolean;
   /** Paths free in every client message (default: params.clientInfo). */
   free?: string[];
@@ -183,7 +183,11 @@ function buildCassette(frames: Frame[], options: RecordOptions, env: NodeJS.Proc
     if (copy.from === 'server' && copy.raw !== undefined) copy.raw = redactor.text(copy.raw);
     return copy;
   });
-  if (!options.keepNondeterministic) new Normaliser().frames(redacted);
+  if (!options.keepNondeterministic) {
+    markNondeterministic(redacted);
+    const previous = previousFrames(resolve(cwd, options.out));
+    if (previous) carryOver(previous, redacted);
+  }
   const provenance: Provenance = {
     command: portableCommand(options.command, cwd).map((part) => redactor.text(part)),
     ...findPackage(options.command, cwd),
@@ -191,6 +195,16 @@ function buildCassette(frames: Frame[], options: RecordOptions, env: NodeJS.Proc
     recorder: 'theinference record',
   };
   return { version: CASSETTE_VERSION, transport: 'stdio', provenance, free: options.free ?? DEFAULT_FREE, frames: redacted };
+}
+
+/** The frames of the cassette a re-recording replaces, if there is a readable one. */
+function previousFrames(target: string): Frame[] | undefined {
+  if (!existsSync(target)) return undefined;
+  try {
+    return loadCassette(target).frames;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The command as it would be typed in the project folder: `node`, relative paths, no home folder. */

@@ -39,10 +39,9 @@ export async function verifyCassette(cassette: Cassette, command: string[], opti
   const drift: Drift[] = [];
   const live: JsonObject[] = [];
   let waiting: { id: string; resolve: () => void } | undefined;
-  const liveIdOfServerRequest = new Map<string, Json>();
-  const recordedServerRequests = cassette.frames
-    .map((frame, index) => ({ frame, index }))
-    .filter(({ frame }) => frame.from === 'server' && kindOf(frame.message) === 'request') as { frame: ServerFrame; index: number }[];
+  // The client's recorded answers to server-initiated requests, sent as soon as the live server asks.
+  const answers = recordedAnswers(cassette);
+  const answered = new Set<number>();
   const splitter = new LineSplitter();
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => {
@@ -57,8 +56,11 @@ export async function verifyCassette(cassette: Cassette, command: string[], opti
       if (!isObject(message)) continue;
       live.push(message);
       if (kindOf(message) === 'request') {
-        const recorded = recordedServerRequests.find(({ frame }) => frame.message.method === message.method && !liveIdOfServerRequest.has(key(frame.message.id)));
-        if (recorded) liveIdOfServerRequest.set(key(recorded.frame.message.id), message.id ?? null);
+        const answer = answers.find(({ method, frame }) => method === message.method && !answered.has(frame));
+        if (answer) {
+          answered.add(answer.frame);
+          child.stdin.write(JSON.stringify({ ...answer.message, id: message.id ?? null }) + '\n');
+        }
       }
       if (waiting && kindOf(message) === 'response' && key(message.id) === waiting.id) waiting.resolve();
     }
@@ -68,23 +70,20 @@ export async function verifyCassette(cassette: Cassette, command: string[], opti
 
   for (const [index, frame] of cassette.frames.entries()) {
     if (frame.from !== 'client') continue;
-    let message = frame.message;
+    const message = frame.message;
     const kind = kindOf(message);
-    if (kind === 'response') {
-      const liveId = liveIdOfServerRequest.get(key(message.id));
-      if (liveId !== undefined) message = { ...message, id: liveId };
-    }
+    if (kind === 'response') continue; // sent when the live server asks
     child.stdin.write(JSON.stringify(message) + '\n');
     if (kind !== 'request') continue;
     const id = key(message.id);
     if (live.some((seen) => kindOf(seen) === 'response' && key(seen.id) === id)) continue;
-    const answered = await Promise.race([
+    const responded = await Promise.race([
       new Promise<boolean>((resolve) => (waiting = { id, resolve: () => resolve(true) })),
       exited.then(() => false),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref()),
     ]);
     waiting = undefined;
-    if (!answered) {
+    if (!responded) {
       drift.push({ frame: index, line: frame.line, message: `the server did not answer ${describeMessage(message)} within ${timeoutMs} ms` });
       break;
     }
@@ -95,6 +94,19 @@ export async function verifyCassette(cassette: Cassette, command: string[], opti
   await exited;
   clearTimeout(killer);
   return [...drift, ...compare(cassette, live)];
+}
+
+function recordedAnswers(cassette: Cassette): { method: string; frame: number; message: JsonObject }[] {
+  const methodOf = new Map<string, string>();
+  const result: { method: string; frame: number; message: JsonObject }[] = [];
+  for (const [index, frame] of cassette.frames.entries()) {
+    if (frame.from === 'server' && kindOf(frame.message) === 'request') methodOf.set(key(frame.message.id), frame.message.method as string);
+    if (frame.from === 'client' && kindOf(frame.message) === 'response') {
+      const method = methodOf.get(key(frame.message.id));
+      if (method) result.push({ method, frame: index, message: frame.message });
+    }
+  }
+  return result;
 }
 
 function compare(cassette: Cassette, live: JsonObject[]): Drift[] {

@@ -51,7 +51,7 @@ function runClient(lines: object[]): Promise<{ reads: string[]; diagnoses: Diagn
     onDiagnosis: (diagnosis) => diagnoses.push(diagnosis),
   });
   let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   return new Promise((resolve) =>
     child.on('close', async () => {
       const report = await session.done;
