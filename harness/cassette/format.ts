@@ -1,9 +1,11 @@
 // Cassette format v1: the only code that knows the YAML. Loading validates everything the player
 // relies on and names file, line and field on error; saving is atomic (a temporary file renamed
 // or linked into place), so a crash never leaves half a cassette at the target path.
-import { existsSync, linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { Document, LineCounter, parseDocument, isMap, isSeq } from 'yaml';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { parsePath } from './json-path.ts';
 import {
   CASSETTE_VERSION,
@@ -18,6 +20,11 @@ import {
   type JsonObject,
   type Provenance,
 } from './model.ts';
+
+// The YAML library is loaded on first use: a replay whose cassette is cached never needs it.
+type Yaml = typeof import('yaml');
+let yamlLibrary: Yaml | undefined;
+const yaml = (): Yaml => (yamlLibrary ??= createRequire(import.meta.url)('yaml') as Yaml);
 
 /** Bad input in a cassette file: says which file, which line and which field. */
 export class CassetteError extends Error {
@@ -40,12 +47,46 @@ export function loadCassette(file: string): Cassette {
     const code = (error as NodeJS.ErrnoException).code;
     throw new CassetteError(file, undefined, '(file)', code === 'ENOENT' ? 'no such file' : `cannot read (${code})`);
   }
-  return parseCassette(text, file);
+  const cached = readCache(text);
+  if (cached) return { ...cached, file };
+  const cassette = parseCassette(text, file);
+  writeCache(text, cassette);
+  return cassette;
+}
+
+// A validated cassette is kept as JSON, keyed by the file's text and this parser's own source, so
+// that a replay that starts for every test case does not parse the same YAML again (YAML parsing
+// is most of a replay's start-up). Any change to the file or to the parser misses the cache.
+const CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', '.cache', 'theinference', 'cassettes');
+let parserSource: string | undefined;
+
+function cachePath(text: string): string {
+  parserSource ??= ['format.ts', 'model.ts', 'json-path.ts'].map((name) => readFileSync(join(dirname(fileURLToPath(import.meta.url)), name), 'utf8')).join('\0');
+  return join(CACHE_DIR, `${createHash('sha256').update(parserSource).update('\0').update(text).digest('hex').slice(0, 32)}.json`);
+}
+
+function readCache(text: string): Cassette | undefined {
+  try {
+    return JSON.parse(readFileSync(cachePath(text), 'utf8')) as Cassette;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache(text: string, cassette: Cassette): void {
+  try {
+    mkdirSync(CACHE_DIR, { recursive: true });
+    const { file: _file, ...rest } = cassette;
+    writeAtomically(cachePath(text), JSON.stringify(rest), { overwrite: true });
+  } catch {
+    // a cache that cannot be written only costs time
+  }
 }
 
 type PathKey = string | number;
 
 export function parseCassette(text: string, file = '(cassette)'): Cassette {
+  const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, schema: 'core' });
   if (doc.errors.length > 0) {
@@ -237,6 +278,7 @@ export function serialiseCassette(cassette: Cassette): string {
     ...(cassette.free ? { free: cassette.free } : {}),
     frames,
   };
+  const { Document, isMap, isSeq } = yaml();
   const doc = new Document(root);
   // Raw byte strings keep their escapes visible on one line.
   for (const frame of (doc.get('frames') as { items: unknown[] }).items) {

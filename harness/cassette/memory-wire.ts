@@ -71,7 +71,7 @@ export function createMemoryWire(cassette: Cassette, options: FaceOptions = {}):
     close() {
       const rest = lines.flush();
       if (rest !== '') player.receiveLine(rest);
-      finish();
+      void player.validated().then(finish);
     },
   };
   player.start();

@@ -16,7 +16,7 @@ import {
   type JsonObject,
 } from './model.ts';
 import { editChunks, type Edit } from './raw-edit.ts';
-import { checkClientMessage } from './schema.ts';
+import { checkClientMessage, PENDING, schemasLoaded } from './schema.ts';
 
 /** How bytes leave the player: `then` says what separates them from the next piece. */
 export interface Piece {
@@ -100,14 +100,7 @@ export class Player {
   /** One parsed message from the client. */
   receive(message: JsonObject): void {
     if (this.finished) return;
-    if (this.options.validate !== false) {
-      const problem = checkClientMessage(message, this.version);
-      if (problem) {
-        this.diagnose('invalid-message', `${describeMessage(message)} is not valid MCP${this.version ? ` ${this.version}` : ''}: ${problem}`, {
-          received: message,
-        });
-      }
-    }
+    if (this.options.validate !== false) this.validate(message, this.version);
     const kind = kindOf(message);
     if (this.position >= this.cassette.frames.length) {
       this.diagnose('exhausted', `the recording has no more client messages; your client sent ${describeMessage(message)}`, {
@@ -146,9 +139,16 @@ export class Player {
     if (kind === 'request') this.reply(message.id ?? null, this.diagnoses[this.diagnoses.length - 1]!.message);
   }
 
+  /** Resolves once every message received so far has been checked against the schema. */
+  async validated(): Promise<void> {
+    if (this.unchecked.length > 0) await schemasLoaded;
+    this.checkBacklog();
+  }
+
   /** Ends the session: anything recorded and not consumed is reported. Safe to call twice. */
   finish(): PlayReport {
     if (this.finished) return this.finished;
+    this.checkBacklog();
     const unused: number[] = [];
     for (let i = this.position; i < this.cassette.frames.length; i++) if (this.cassette.frames[i]!.from === 'client') unused.push(i);
     if (unused.length > 0) {
@@ -168,6 +168,25 @@ export class Player {
       diagnoses: this.diagnoses,
     };
     return this.finished;
+  }
+
+  // ------------------------------------------------------------ schema
+
+  private readonly unchecked: { message: JsonObject; version: string | undefined }[] = [];
+
+  private validate(message: JsonObject, version: string | undefined): void {
+    const problem = checkClientMessage(message, version);
+    if (problem === PENDING) {
+      if (this.unchecked.length === 0) void schemasLoaded.then(() => this.checkBacklog());
+      this.unchecked.push({ message, version });
+    } else if (problem) {
+      this.diagnose('invalid-message', `${describeMessage(message)} is not valid MCP${version ? ` ${version}` : ''}: ${problem}`, { received: message });
+    }
+  }
+
+  private checkBacklog(): void {
+    if (this.finished || this.unchecked.length === 0 || checkClientMessage({}, undefined) === PENDING) return;
+    for (const { message, version } of this.unchecked.splice(0)) this.validate(message, version);
   }
 
   // ------------------------------------------------------------ matching

@@ -10,8 +10,11 @@ interface Union extends Schema {
   options: (Schema & { shape: { method: { value: string } } })[];
 }
 
-/** The SDK is a dev dependency: without it, only the JSON-RPC shape is checked. */
-const sdk = await import('@modelcontextprotocol/sdk/types.js').catch(() => undefined);
+interface Schemas {
+  requests: Map<string, Schema>;
+  notifications: Map<string, Schema>;
+  result: Schema | undefined;
+}
 
 function byMethod(union: unknown): Map<string, Schema> {
   const map = new Map<string, Schema>();
@@ -19,9 +22,22 @@ function byMethod(union: unknown): Map<string, Schema> {
   return map;
 }
 
-const requestSchemas = byMethod(sdk?.ClientRequestSchema);
-const notificationSchemas = byMethod(sdk?.ClientNotificationSchema);
-const resultSchema = sdk?.ClientResultSchema as Schema | undefined;
+let schemas: Schemas | undefined;
+/**
+ * The SDK's schemas load in the background (they take longer to import than a replay takes to
+ * answer initialize); until then `checkClientMessage` says `PENDING`. The SDK is a dev dependency:
+ * without it, only the JSON-RPC shape is checked.
+ */
+export const schemasLoaded: Promise<void> = import('@modelcontextprotocol/sdk/types.js').then(
+  (sdk) => {
+    schemas = { requests: byMethod(sdk.ClientRequestSchema), notifications: byMethod(sdk.ClientNotificationSchema), result: sdk.ClientResultSchema as Schema };
+  },
+  () => {
+    schemas = { requests: new Map(), notifications: new Map(), result: undefined };
+  },
+);
+
+export const PENDING = Symbol('schemas not loaded yet');
 
 /** Protocol versions, oldest first; the 2026 revision is newer than the SDK's table. */
 export const KNOWN_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
@@ -39,7 +55,8 @@ const INTRODUCED: Record<string, string> = {
 const EXTRA_REQUESTS = new Set(['server/discover']);
 
 /** A problem in plain words, or undefined when the message is valid for `version`. */
-export function checkClientMessage(message: JsonObject, version: string | undefined): string | undefined {
+export function checkClientMessage(message: JsonObject, version: string | undefined): string | undefined | typeof PENDING {
+  if (schemas === undefined) return PENDING;
   if (message.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
   const kind = kindOf(message);
   if (kind === undefined) return 'not a JSON-RPC request, notification or response';
@@ -49,7 +66,7 @@ export function checkClientMessage(message: JsonObject, version: string | undefi
   if ('params' in message && !isObject(message.params)) return 'params must be an object';
   if (kind === 'response') {
     if ('result' in message && 'error' in message) return 'a response has either result or error, not both';
-    if ('result' in message) return explain(resultSchema, message.result, 'result');
+    if ('result' in message) return explain(schemas.result, message.result, 'result');
     const error = message.error;
     if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string') return 'error must have an integer code and a string message';
     return undefined;
@@ -57,12 +74,12 @@ export function checkClientMessage(message: JsonObject, version: string | undefi
   const method = message.method as string;
   const since = INTRODUCED[method];
   if (since !== undefined && version !== undefined && version < since) return `${method} does not exist in protocol version ${version} (it came in ${since})`;
-  if (!sdk) return undefined;
-  const schemas = kind === 'request' ? requestSchemas : notificationSchemas;
-  const schema = schemas.get(method);
+  if (schemas.result === undefined) return undefined; // no SDK: shape only
+  const table = kind === 'request' ? schemas.requests : schemas.notifications;
+  const schema = table.get(method);
   if (schema === undefined) {
     if (kind === 'request' && EXTRA_REQUESTS.has(method)) return undefined;
-    const other = (kind === 'request' ? notificationSchemas : requestSchemas).has(method);
+    const other = (kind === 'request' ? schemas.notifications : schemas.requests).has(method);
     if (other) return `${method} is a ${kind === 'request' ? 'notification' : 'request'}: it must ${kind === 'request' ? 'not have' : 'have'} an id`;
     return `${method} is not a client ${kind} in MCP`;
   }

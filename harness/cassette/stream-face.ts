@@ -45,6 +45,18 @@ export function attachStreams(cassette: Cassette, input: Readable, output: Writa
     const rest = lines.flush();
     if (rest !== '') player.receiveLine(rest);
     report = player.finish();
+    return settle(report);
+  };
+  /** The client closed its side: the report waits for the schema check of what it sent. */
+  const closed = () => {
+    if (report) return;
+    const rest = lines.flush();
+    if (rest !== '') player.receiveLine(rest);
+    void player.validated().then(() => {
+      if (!report) settle((report = player.finish()));
+    });
+  };
+  const settle = (report: PlayReport): PlayReport => {
     input.off('data', onData);
     const finalReport = report;
     void writer.drained().then(() => {
@@ -55,9 +67,9 @@ export function attachStreams(cassette: Cassette, input: Readable, output: Writa
   };
   input.setEncoding('utf8');
   input.on('data', onData);
-  input.once('end', finish);
-  input.once('close', finish);
-  input.on('error', () => finish()); // the client vanished: what it sent so far is what it sent
+  input.once('end', closed);
+  input.once('close', closed);
+  input.on('error', closed); // the client vanished: what it sent so far is what it sent
   output.on('error', () => writer.broken());
   player.start();
   return { done, finish, diagnoses };
