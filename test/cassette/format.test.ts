@@ -113,3 +113,23 @@ describe('cassette format v1', () => {
     expect(newer.stderr).toContain('newer.yaml:1: version: this file is cassette version 3');
   });
 });
+
+describe('the annotated example in docs/cassettes.md', () => {
+  it('is a valid cassette that plays', async () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'cassettes.md'), 'utf8');
+    const example = /```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
+    const cassette = parseCassette(example, 'docs/cassettes.md');
+    const { createMemoryWire } = await import('../../harness/cassette/memory-wire.ts');
+    const { wire, session } = createMemoryWire(cassette);
+    const send = (message: object) => wire.write(JSON.stringify(message) + '\n');
+    send({ jsonrpc: '2.0', id: 'a', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'me', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi', at: 'now' } } });
+    wire.close();
+    const chunks: string[] = [];
+    for await (const chunk of wire.chunks) chunks.push(chunk);
+    expect(await session.done).toMatchObject({ ok: true });
+    expect(chunks).toHaveLength(6); // notification, result, stdout line, two chunks, two notifications in one read
+    expect(chunks.at(-1)!.split('\n')).toHaveLength(3);
+  });
+});

@@ -199,4 +199,19 @@ describe('the player, in memory', () => {
     expect(kinds).toEqual(['invalid-message', 'not-json', 'unused']);
     expect(session.diagnoses[0]!.message).toContain('params.clientInfo');
   });
+
+  it('checks each message against the negotiated protocol version', async () => {
+    const text = `${HEADER}  - client: ${INIT}
+  - server: {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}
+  - client: {"jsonrpc":"2.0","id":2,"method":"tasks/list"}
+`;
+    const { wire, session } = createMemoryWire(cassette(text));
+    wire.write(init(1));
+    wire.write(line({ jsonrpc: '2.0', id: 2, method: 'tasks/list' }));
+    wire.close();
+    const report = await session.done;
+    expect(report.diagnoses.map((d) => d.message)).toEqual([
+      'tasks/list (id 2) is not valid MCP 2025-06-18: tasks/list does not exist in protocol version 2025-06-18 (it came in 2025-11-25)',
+    ]);
+  });
 });

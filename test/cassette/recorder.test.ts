@@ -128,3 +128,20 @@ describe('theinference record', () => {
     expect(existsSync(`${target}.partial`)).toBe(false);
   });
 });
+
+describe('bad input to replay and verify', () => {
+  it('replay refuses a malformed cassette with one line naming file, line and field', async () => {
+    const file = join(dir, 'malformed.yaml');
+    writeFileSync(file, 'version: 1\ntransport: stdio\nprovenance: {command: [x], recorded: 2026-11-30}\nframes:\n  - client: {"id": 1}\n');
+    const result = await run(cassetteCommand('replay', file), request(1));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`theinference replay: ${file}:5: frames[0].client.jsonrpc: expected "2.0"\n`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('verify refuses a server command that does not exist', async () => {
+    const result = await run(cassetteCommand('verify', join(ROOT, 'cassettes', 'everything-handshake.yaml'), '--', 'no-such-mcp-server-anywhere'), '');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('theinference verify: cannot start the server command "no-such-mcp-server-anywhere": no such command\n');
+  });
+});
