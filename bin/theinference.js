@@ -3,5 +3,10 @@
 import { register } from 'tsx/esm/api';
 
 register();
+// `theinference test | head` closes the pipe early: that is the reader's choice, not a crash.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
 const { main } = await import('../harness/cli.ts');
 process.exitCode = await main(process.argv.slice(2));

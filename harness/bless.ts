@@ -78,7 +78,7 @@ async function propertyFailures(stage: Stage, root: string, env: NodeJS.ProcessE
     env,
     seed: Math.floor(Math.random() * 2 ** 31),
     runs: DEFAULT_RUNS,
-    timeoutMs: stage.timeoutMs * 3,
+    timeoutMs: stage.timeoutMs,
   });
   return verdicts.filter((verdict) => verdict.status !== 'pass').map((verdict) => `${verdict.name}: ${verdict.message}\n${indent(verdict.details ?? '')}`);
 }

@@ -10,6 +10,8 @@ const DEFAULT_TIMEOUT_SECONDS = 10;
 export interface Case {
   /** The case folder's name: what a student sees and passes to your_program.sh. */
   name: string;
+  /** The slug of the stage it belongs to. */
+  stage: string;
   command: string;
   /** What the program is given, relative to the folder it runs in: `cases/<folder>/<case>`. */
   casePath: string;
@@ -73,7 +75,7 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
         table.fail([...where, 'command'], `unknown command "${command}" (program.ts commands: ${commands.join(', ')})`);
       }
       const folder = table.scalar([...where, 'folder'], 'string');
-      return readCases(root, command, folder, options, (message) => table.fail([...where, 'folder'], message));
+      return readCases(root, slug, command, folder, options, (message) => table.fail([...where, 'folder'], message));
     });
     if (cases.length === 0) table.fail([...at, 'cases'], `stage "${slug}" has no cases`);
     stages.push({
@@ -89,7 +91,7 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
 }
 
 /** The cases of one command: every folder under cases/<folder>/, each with its expected.json. */
-function readCases(root: string, command: string, folder: string, options: LoadOptions, fail: (message: string) => never): Case[] {
+function readCases(root: string, stage: string, command: string, folder: string, options: LoadOptions, fail: (message: string) => never): Case[] {
   const casesDir = join(root, 'cases', folder);
   if (!isDirectory(casesDir)) fail(`cases/${folder} is not a folder (expected a folder of case folders)`);
   const names = readdirSync(casesDir).filter((name) => isDirectory(join(casesDir, name))).sort();
@@ -100,7 +102,7 @@ function readCases(root: string, command: string, folder: string, options: LoadO
     if (!options.allowMissingExpected && !existsSync(expectedPath)) {
       fail(`case ${folder}/${name} has no ${relative(root, expectedPath)} (run \`theinference bless\` to make it from the reference solution)`);
     }
-    return { name, command, casePath: join('cases', folder, name), fixtureDir, expectedPath };
+    return { name, stage, command, casePath: join('cases', folder, name), fixtureDir, expectedPath };
   });
 }
 

@@ -20,7 +20,7 @@ const SCENARIOS: Record<string, { says: string[]; timeout?: string }> = {
   'parse-assumes-newline': { says: ['parseFrame'] },
   'logs-to-stdout': { says: ['console.error', 'stdout'] },
   hangs: { says: ['timeout: timed out after 2 s'], timeout: '2' },
-  'floods-stdout': { says: ['printed more than 1 MiB on stdout'] },
+  'floods-stdout': { says: ['printed more than 1 MiB on stdout'], timeout: '3' },
   crashes: { says: ['crash: exited with code 1', 'TypeError'] },
   'config-no-defaults': { says: ['default'] },
   'config-accepts-invalid': { says: ['invalid'] },

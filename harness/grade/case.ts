@@ -26,7 +26,7 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
     const byHand = `run it yourself: ./${PROGRAM} ${testCase.command} ${testCase.casePath}`;
     judgement.details = judgement.details ? `${judgement.details}\n${byHand}` : byHand;
   }
-  return { name: caseName(testCase), ...judgement, ...relayed(result), durationMs: result.durationMs };
+  return { name: caseName(testCase), ...judgement, ...relayed(result, context.root), durationMs: result.durationMs };
 }
 
 export function runProgram(testCase: Case, context: CaseContext): Promise<RunResult> {
@@ -38,9 +38,10 @@ export function runProgram(testCase: Case, context: CaseContext): Promise<RunRes
   });
 }
 
-/** How a student names the case: its folder under cases/. */
+/** How a student names the case: its folder under cases/<stage>/ (the stage is in the heading). */
 export function caseName(testCase: Case): string {
-  return relative('cases', testCase.casePath);
+  const underCases = relative('cases', testCase.casePath);
+  return underCases.startsWith(`${testCase.stage}/`) ? underCases.slice(testCase.stage.length + 1) : underCases;
 }
 
 type Judgement = Pick<Verdict, 'status' | 'message' | 'details'>;
@@ -83,8 +84,9 @@ function firstErrorLine(stderr: string): string | undefined {
   return stderr.split('\n').find((line) => /^\s*([A-Za-z]*Error|Uncaught)\b.*:/.test(line))?.trim();
 }
 
-function relayed(result: RunResult): Pick<Verdict, 'stderr'> {
+/** Stderr as the student should read it: paths relative to the course (a scratch copy's name is noise). */
+function relayed(result: RunResult, root: string): Pick<Verdict, 'stderr'> {
   if (result.stderr.length === 0) return {};
-  const text = result.stderr.toString('utf8');
+  const text = result.stderr.toString('utf8').replaceAll(`file://${root}/`, '').replaceAll(`${root}/`, '');
   return { stderr: result.flooded === 'stderr' ? `${text}\n[stderr truncated]` : text };
 }

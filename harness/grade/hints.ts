@@ -415,7 +415,7 @@ function configRule(comparison: Comparison): Hint[] {
     return [
       {
         kind: 'config-rejected',
-        lines: ['parseConfig threw on a valid config; its message is on stderr above', 'a valid entry may leave out type, args, env and headers'],
+        lines: ['parseConfig threw on a valid config; its message is in the [your_program] lines below', 'a valid entry may leave out type, args, env and headers'],
       },
     ];
   }

@@ -45,7 +45,7 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
         env: options.env,
         seed: options.seed,
         runs: options.propertyRuns,
-        timeoutMs: limits.timeoutMs * 3,
+        timeoutMs: limits.timeoutMs,
       })
     : Promise.resolve([]);
   const cases = await inOrder(stage.cases.map((testCase) => () => gradeCase(testCase, context)), CORES, report);

