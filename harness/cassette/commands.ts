@@ -1,13 +1,10 @@
 // theinference record | replay | lint | verify: argv in, exit code out (0 ok, 1 drift or mismatch,
 // 2 usage or bad input). Bad input is one line on stderr naming file, line and field.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+// Each command imports what it needs when it runs: a replay starts for every test case.
 import { formatDiagnosis, type PlayReport } from './diagnosis.ts';
 import { CassetteError, loadCassette, writeAtomically } from './format.ts';
-import { lintCassette } from './lint.ts';
 import type { Cassette } from './model.ts';
-import { record as recordSession } from './recorder.ts';
-import { attachStreams } from './stream-face.ts';
-import { StartError, verifyCassette } from './verify.ts';
 
 const say = (command: string, line: string) => process.stderr.write(`theinference ${command}: ${line}\n`);
 
@@ -47,6 +44,7 @@ export async function record(args: string[]): Promise<number> {
     say('record', 'usage: theinference record --out <cassette> [--force] [--redact-env NAME]... -- <server command...>');
     return 2;
   }
+  const { record: recordSession } = await import('./recorder.ts');
   return recordSession({
     out,
     command,
@@ -68,6 +66,7 @@ export async function replay(args: string[]): Promise<number> {
   }
   const cassette = load('replay', file);
   if (!cassette) return 2;
+  const { attachStreams } = await import('./stream-face.ts');
   const session = attachStreams(cassette, process.stdin, process.stdout, {
     endOutput: false,
     validate: parsed.values['no-validate'] !== true,
@@ -98,6 +97,7 @@ export async function lint(args: string[]): Promise<number> {
     say('lint', 'usage: theinference lint <cassette>...');
     return 2;
   }
+  const { lintCassette } = await import('./lint.ts');
   let code = 0;
   for (const file of parsed.positionals) {
     const cassette = load('lint', file);
@@ -130,6 +130,7 @@ export async function verify(args: string[]): Promise<number> {
   }
   const cassette = load('verify', file);
   if (!cassette) return 2;
+  const { StartError, verifyCassette } = await import('./verify.ts');
   try {
     const drift = await verifyCassette(cassette, command, { timeoutMs });
     for (const item of drift) say('verify', `${file}${item.line ? `:${item.line}` : ''}: ${item.message}`);
