@@ -30,8 +30,10 @@ export function createMemoryWire(cassette: Cassette, options: FaceOptions = {}):
           glued += piece.bytes;
           return;
         }
-        ready.push(glued + piece.bytes);
+        const bytes = glued + piece.bytes;
         glued = '';
+        if (bytes === '') return;
+        ready.push(bytes);
         signal();
       },
       stderr: (line) => options.onStderr?.(line),

@@ -57,6 +57,8 @@ export class Player {
   private consumed = 0;
   private version: string | undefined;
   private finished: PlayReport | undefined;
+  /** The last stdout frame asked for the next one to share its read. */
+  private glued = false;
 
   constructor(
     private readonly cassette: Cassette,
@@ -294,6 +296,9 @@ export class Player {
     }
     const last = frame.flush === false ? 'glue' : chunks.length > 1 ? 'pause' : 'write';
     chunks = chunks.filter((chunk) => chunk !== '');
+    // Recorded reads start a read of their own, unless the frame before asked to share it.
+    if (chunks.length > 1 && !this.glued) this.output.write({ bytes: '', then: 'pause' });
+    this.glued = frame.flush === false;
     for (let i = 0; i < chunks.length; i++) this.output.write({ bytes: chunks[i]!, then: i === chunks.length - 1 ? last : 'pause' });
   }
 

@@ -13,6 +13,7 @@ provenance: {command: [node, server.js], recorded: 2026-11-30}
 frames:
   - client: {"jsonrpc":"2.0","id":1,"method":"ping"}
   - stderr: "a line the server logged"
+  - server: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}
   - server: {"result":{},"jsonrpc":"2.0","id":1}
     chunks: ["{\\"result\\":{},", "\\"jsonrpc\\":\\"2.0\\",\\"id\\":1}\\n"]
   - client: {"jsonrpc":"2.0","id":2,"method":"tools/list"}
@@ -31,7 +32,9 @@ socket.on('data', (data) => {
   reads.push(data);
   buffered += data;
   while (buffered.includes('\\n')) {
+    const line = buffered.slice(0, buffered.indexOf('\\n'));
     buffered = buffered.slice(buffered.indexOf('\\n') + 1);
+    if (!('id' in JSON.parse(line))) continue; // answer only responses
     const next = lines.shift();
     if (next === undefined) socket.end(); else socket.write(next + '\\n');
   }
@@ -66,8 +69,12 @@ describe('the player on a child process pipe', () => {
       { jsonrpc: '2.0', id: 'a', method: 'ping' },
       { jsonrpc: '2.0', id: 'b', method: 'tools/list' },
     ]);
-    expect(result.reads.slice(0, 2)).toEqual(['{"result":{},', '"jsonrpc":"2.0","id":"a"}\n']);
-    expect(result.reads[2]).toBe('{"result":{"tools":[]},"jsonrpc":"2.0","id":"b"}\n');
+    expect(result.reads.slice(0, 3)).toEqual([
+      '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n',
+      '{"result":{},',
+      '"jsonrpc":"2.0","id":"a"}\n',
+    ]);
+    expect(result.reads[3]).toBe('{"result":{"tools":[]},"jsonrpc":"2.0","id":"b"}\n');
     expect(result.stderr).toEqual(['a line the server logged']);
     expect(result.ok).toBe(true);
     expect(result.diagnoses).toEqual([]);

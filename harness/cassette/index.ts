@@ -1,0 +1,11 @@
+// What the rest of theinference uses of the cassette engine; everything else in this folder is detail.
+export type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
+export { formatDiagnosis } from './diagnosis.ts';
+export { CassetteError, loadCassette, parseCassette, saveCassette } from './format.ts';
+export type { MemoryWire } from './memory-wire.ts';
+export { createMemoryWire } from './memory-wire.ts';
+export type { Cassette, Frame, Json, JsonObject, Provenance } from './model.ts';
+export { MISMATCH_ERROR_CODE } from './player.ts';
+export type { FaceOptions, PlayerSession } from './session.ts';
+export type { StreamFaceOptions } from './stream-face.ts';
+export { attachPlayer, attachStreams } from './stream-face.ts';
