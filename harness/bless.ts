@@ -9,6 +9,7 @@ import { caseName, runProgram } from './grade/case.ts';
 import { explainDifference } from './grade/explain.ts';
 import { DEFAULT_RUNS, runProperties } from './props/run.ts';
 import { programEnv } from './run/env.ts';
+import { launcher } from './run/launcher.ts';
 import { CORES, inOrder } from './run/pool.ts';
 import { DEFAULT_LIMITS } from './run/spawn.ts';
 
@@ -29,6 +30,8 @@ export async function bless(args: string[]): Promise<number> {
   }
   const env = programEnv();
   const color = useColor(false);
+  // Blessing sets the standard: the reference runs through your_program.sh itself, no shortcut.
+  const start = await launcher(course.root, { bundle: false });
   const blessings: Blessing[] = [];
   const refusals: string[] = [];
 
@@ -36,7 +39,7 @@ export async function bless(args: string[]): Promise<number> {
     refusals.push(...(await propertyFailures(stage, course.root, env)));
     const limits = { ...DEFAULT_LIMITS, timeoutMs: stage.timeoutMs };
     await inOrder(
-      stage.cases.map((testCase) => () => runProgram(testCase, { root: course.root, env, limits, color })),
+      stage.cases.map((testCase) => () => runProgram(testCase, { root: course.root, launcher: start, env, limits, color })),
       CORES,
       (result, index) => {
         const testCase = stage.cases[index]!;

@@ -3,11 +3,11 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CourseError, findCourseRoot, loadCourse, type Course, type Stage } from './course.ts';
-import { PROGRAM } from './grade/case.ts';
 import { gradeStage, type StageResult } from './grade/stage.ts';
 import { DEFAULT_RUNS } from './props/run.ts';
 import { TerminalReporter } from './report/terminal.ts';
 import { programEnv } from './run/env.ts';
+import { launcher, PROGRAM } from './run/launcher.ts';
 import { scratchCopy } from './run/submission.ts';
 
 const USAGE = `usage: theinference <command> [options]
@@ -17,6 +17,7 @@ const USAGE = `usage: theinference <command> [options]
        [--timeout <seconds>]         per case, instead of the stage table's
        [--submission <dir>]          grade <dir>/src/ in a scratch copy of this course
        [--verbose] [--no-color]      relay stderr of passing cases too; plain text
+       [--no-bundle]                 start every case through your_program.sh (slower; same bytes)
   list                              the stages, and which pass
   bless [--stage <slug>]            rewrite expected.json from the reference solution (course authors)
   record --out <cassette> -- <server command...>   record a real MCP server (stdio)
@@ -76,6 +77,7 @@ const TEST_OPTIONS = {
   submission: { type: 'string' },
   verbose: { type: 'boolean' },
   'no-color': { type: 'boolean' },
+  'no-bundle': { type: 'boolean' },
 } satisfies ParseArgsConfig['options'];
 
 export interface TestSettings {
@@ -87,6 +89,7 @@ export interface TestSettings {
   timeoutMs?: number;
   color: boolean;
   verbose: boolean;
+  bundle: boolean;
 }
 
 async function test(args: string[]): Promise<number> {
@@ -105,6 +108,7 @@ async function test(args: string[]): Promise<number> {
       timeoutMs: values.timeout === undefined ? undefined : positive('--timeout', values.timeout) * 1000,
       color: useColor(values['no-color']),
       verbose: values.verbose ?? false,
+      bundle: !values['no-bundle'],
     };
     if (values.watch) {
       const { watch } = await import('./run/watch.ts');
@@ -120,11 +124,13 @@ async function test(args: string[]): Promise<number> {
 export async function gradeStages(settings: TestSettings, signal?: AbortSignal): Promise<StageResult[]> {
   const reporter = new TerminalReporter((text) => process.stdout.write(text), settings);
   const env = programEnv();
+  const start = await launcher(settings.course.root, settings);
   const results: StageResult[] = [];
   for (const stage of settings.stages) {
     reporter.stageStart(stage);
     const result = await gradeStage(stage, {
       root: settings.course.root,
+      launcher: start,
       env,
       color: settings.color,
       seed: settings.seed,
@@ -162,9 +168,10 @@ async function list(args: string[]): Promise<number> {
   const env = programEnv();
   const color = useColor(false);
   const seed = randomSeed();
+  const start = await launcher(course.root, { bundle: true });
   console.log('stages, in course order:');
   for (const [index, stage] of course.stages.entries()) {
-    const result = await gradeStage(stage, { root: course.root, env, color, seed, propertyRuns: DEFAULT_RUNS });
+    const result = await gradeStage(stage, { root: course.root, launcher: start, env, color, seed, propertyRuns: DEFAULT_RUNS });
     const passed = result.verdicts.filter((verdict) => verdict.status === 'pass').length;
     const mark = result.passed ? '✓' : '✗';
     console.log(`  ${index + 1}. ${mark} ${stage.slug.padEnd(22)} ${stage.title.padEnd(28)} ${passed}/${result.verdicts.length} checks pass`);

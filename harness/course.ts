@@ -18,6 +18,8 @@ export interface Case {
   /** Absolute: fixtures/<folder>/<case>/, holding expected.json (and a cassette, for later stages). */
   fixtureDir: string;
   expectedPath: string;
+  /** A case kept outside the course (CI's --cases): its failures show the verdict and hint, never the expected bytes. */
+  hidden?: boolean;
 }
 
 export interface Stage {

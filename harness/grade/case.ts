@@ -1,8 +1,9 @@
 // One case: run `your_program.sh <command> <case-dir>` under the stage's limits and turn what
 // happened into a verdict. Pure bookkeeping around runProcess and explainDifference.
 import { readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import type { Case } from '../course.ts';
+import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import { runProcess, type Limits, type RunResult } from '../run/spawn.ts';
 import { explainDifference } from './explain.ts';
 import type { Verdict } from './verdict.ts';
@@ -10,13 +11,12 @@ import type { Verdict } from './verdict.ts';
 export interface CaseContext {
   /** The folder holding your_program.sh (the course, or a scratch copy of a submission). */
   root: string;
+  launcher: Launcher;
   env: NodeJS.ProcessEnv;
   limits: Limits;
   color: boolean;
   signal?: AbortSignal;
 }
-
-export const PROGRAM = 'your_program.sh';
 
 export async function gradeCase(testCase: Case, context: CaseContext): Promise<Verdict> {
   const result = await runProgram(testCase, context);
@@ -30,7 +30,7 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
 }
 
 export function runProgram(testCase: Case, context: CaseContext): Promise<RunResult> {
-  return runProcess(join(context.root, PROGRAM), [testCase.command, testCase.casePath], {
+  return runProcess(context.launcher.command, [...context.launcher.args, testCase.command, testCase.casePath], {
     cwd: context.root,
     env: context.env,
     limits: context.limits,

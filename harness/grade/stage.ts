@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Stage } from '../course.ts';
 import { runProperties } from '../props/run.ts';
 import { CORES, inOrder } from '../run/pool.ts';
+import type { Launcher } from '../run/launcher.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import { gradeCase } from './case.ts';
 import type { Verdict } from './verdict.ts';
@@ -11,6 +12,7 @@ import type { Verdict } from './verdict.ts';
 export interface GradeOptions {
   /** The folder holding your_program.sh and src/ (the course, or a scratch copy of a submission). */
   root: string;
+  launcher: Launcher;
   env: NodeJS.ProcessEnv;
   color: boolean;
   /** Seeds the property tests; printed so that a failure replays. */
@@ -32,7 +34,7 @@ export interface StageResult {
 export async function gradeStage(stage: Stage, options: GradeOptions): Promise<StageResult> {
   const started = performance.now();
   const limits = { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs ?? stage.timeoutMs };
-  const context = { root: options.root, env: options.env, limits, color: options.color, signal: options.signal };
+  const context = { root: options.root, launcher: options.launcher, env: options.env, limits, color: options.color, signal: options.signal };
   const report = options.onVerdict ?? (() => {});
 
   // The property suite is one process for the whole stage: start it first, report it last.

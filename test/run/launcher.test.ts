@@ -1,0 +1,52 @@
+// The bundled lane must be indistinguishable from your_program.sh: the same bytes on stdout for
+// every case of the course, and your_program.sh itself whenever it is not the course's own.
+import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadCourse } from '../../harness/course.ts';
+import { runProgram } from '../../harness/grade/case.ts';
+import { launcher, PROGRAM } from '../../harness/run/launcher.ts';
+import { programEnv } from '../../harness/run/env.ts';
+import { DEFAULT_LIMITS } from '../../harness/run/spawn.ts';
+import { courseCopy, REPO } from '../helpers/cli.ts';
+
+const copies: string[] = [];
+afterAll(() => {
+  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+});
+
+function context(root: string, start: Awaited<ReturnType<typeof launcher>>) {
+  return { root, launcher: start, env: programEnv(), limits: DEFAULT_LIMITS, color: false };
+}
+
+describe('launcher', () => {
+  it('prints the same bytes as your_program.sh on every case of the course', async () => {
+    const course = loadCourse(REPO);
+    const bundled = await launcher(REPO, { bundle: true });
+    const script = await launcher(REPO, { bundle: false });
+    expect(bundled.command).toBe(process.execPath);
+    expect(script.command).toBe(join(REPO, PROGRAM));
+    for (const testCase of course.stages.flatMap((stage) => stage.cases)) {
+      const [fast, slow] = await Promise.all([runProgram(testCase, context(REPO, bundled)), runProgram(testCase, context(REPO, script))]);
+      expect({ case: testCase.casePath, exit: fast.exitCode, stdout: fast.stdout.toString() }).toEqual({
+        case: testCase.casePath,
+        exit: slow.exitCode,
+        stdout: slow.stdout.toString(),
+      });
+    }
+  });
+
+  it('runs your_program.sh itself when it is not the course\'s own', async () => {
+    const dir = courseCopy();
+    copies.push(dir);
+    appendFileSync(join(dir, PROGRAM), '# changed\n');
+    expect(await launcher(dir, { bundle: true })).toEqual({ command: join(dir, PROGRAM), args: [] });
+  });
+
+  it('runs your_program.sh when the solution does not even compile, so the student sees the real error', async () => {
+    const dir = courseCopy();
+    copies.push(dir);
+    writeFileSync(join(dir, 'src/mcp.ts'), 'export function frame(msg: object): string {\n  return JSON.stringify(msg\n}\n');
+    expect((await launcher(dir, { bundle: true })).command).toBe(join(dir, PROGRAM));
+  });
+});
