@@ -177,8 +177,8 @@ function readPaths(value: unknown, path: PathKey[], fail: Fail): string[] {
 
 const FRAME_KEYS = {
   client: ['client', 'free'],
-  server: ['server', 'free', 'raw', 'chunks', 'flush'],
-  stdout: ['stdout', 'chunks', 'flush'],
+  server: ['server', 'free', 'raw', 'chunks', 'cuts', 'flush'],
+  stdout: ['stdout', 'chunks', 'cuts', 'flush'],
   stderr: ['stderr'],
 } as const;
 
@@ -223,7 +223,20 @@ function readFrame(entry: unknown, index: number, fail: Fail, lineOf: (path: Pat
   return { from, text: entry.stderr, line };
 }
 
-function readChunks(entry: JsonObject, frame: { chunks?: string[]; flush?: boolean }, bytes: string, path: PathKey[], fail: Fail): void {
+function readChunks(entry: JsonObject, frame: { chunks?: string[]; cuts?: number[]; flush?: boolean }, bytes: string, path: PathKey[], fail: Fail): void {
+  if (entry.cuts !== undefined) {
+    if (entry.chunks !== undefined) fail([...path, 'cuts'], 'give chunks or cuts, not both');
+    const cuts = entry.cuts;
+    const length = Buffer.byteLength(bytes);
+    if (
+      !Array.isArray(cuts) ||
+      cuts.length === 0 ||
+      !cuts.every((cut, i) => Number.isInteger(cut) && (cut as number) > (i === 0 ? 0 : (cuts[i - 1] as number)) && (cut as number) < length)
+    ) {
+      fail([...path, 'cuts'], `expected increasing byte offsets between 1 and ${length - 1} (the frame has ${length} bytes)`);
+    }
+    frame.cuts = cuts as number[];
+  }
   if (entry.chunks !== undefined) {
     const chunks = entry.chunks;
     if (!Array.isArray(chunks) || chunks.length === 0 || !chunks.every((chunk) => typeof chunk === 'string' && chunk !== '')) {
@@ -262,10 +275,16 @@ export function serialiseCassette(cassette: Cassette): string {
           ...(frame.free ? { free: frame.free } : {}),
           ...(frame.raw !== undefined ? { raw: frame.raw } : {}),
           ...(frame.chunks ? { chunks: frame.chunks } : {}),
+          ...(frame.cuts ? { cuts: frame.cuts } : {}),
           ...(frame.flush === false ? { flush: false } : {}),
         };
       case 'stdout':
-        return { stdout: frame.text, ...(frame.chunks ? { chunks: frame.chunks } : {}), ...(frame.flush === false ? { flush: false } : {}) };
+        return {
+          stdout: frame.text,
+          ...(frame.chunks ? { chunks: frame.chunks } : {}),
+          ...(frame.cuts ? { cuts: frame.cuts } : {}),
+          ...(frame.flush === false ? { flush: false } : {}),
+        };
       case 'stderr':
         return { stderr: frame.text };
     }
@@ -292,6 +311,8 @@ export function serialiseCassette(cassette: Cassette): string {
       chunks.flow = false;
       for (const item of chunks.items) (item as { type?: string }).type = 'QUOTE_DOUBLE';
     }
+    const cuts = frame.get('cuts', true);
+    if (isSeq(cuts)) cuts.flow = true;
   }
   return doc.toString({ lineWidth: 0, minContentWidth: 0 });
 }

@@ -1,6 +1,7 @@
 // The player behind an in-memory wire, for unit tests: the same shape as the course's `Wire`
 // (write strings, read chunks), no process and no pipe. Each chunk the player emits is one item.
 import type { Diagnosis, PlayReport } from './diagnosis.ts';
+import { StringDecoder } from 'node:string_decoder';
 import { LineSplitter } from './lines.ts';
 import type { Cassette } from './model.ts';
 import { Player } from './player.ts';
@@ -22,18 +23,20 @@ export function createMemoryWire(cassette: Cassette, options: FaceOptions = {}):
     wake = undefined;
   };
   const diagnoses: Diagnosis[] = [];
+  const decoder = new StringDecoder('utf8');
   const player = new Player(
     cassette,
     {
       write(piece) {
         if (piece.then === 'glue') {
-          glued += piece.bytes;
+          glued += typeof piece.bytes === 'string' ? decoder.end() + piece.bytes : decoder.write(piece.bytes);
           return;
         }
-        const bytes = glued + piece.bytes;
+        // Bytes cut inside a character: the character is completed in the next chunk (strings cannot hold half of one).
+        const text = glued + (typeof piece.bytes === 'string' ? decoder.end() + piece.bytes : decoder.write(piece.bytes));
         glued = '';
-        if (bytes === '') return;
-        ready.push(bytes);
+        if (text === '') return;
+        ready.push(text);
         signal();
       },
       stderr: (line) => options.onStderr?.(line),

@@ -26,6 +26,8 @@ export interface ServerFrame {
   raw?: string;
   /** The bytes cut into separate reads; they concatenate to `raw` (or to the compact JSON + '\n'). */
   chunks?: string[];
+  /** Byte offsets (UTF-8) where reads split, for cuts inside a multi-byte character; instead of chunks. */
+  cuts?: number[];
   /** false: the next stdout frame's bytes travel in the same read as this one's. */
   flush?: boolean;
   line?: number;
@@ -37,6 +39,7 @@ export interface StdoutFrame {
   /** Exact bytes, terminator included. */
   text: string;
   chunks?: string[];
+  cuts?: number[];
   flush?: boolean;
   line?: number;
 }

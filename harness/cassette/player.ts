@@ -15,12 +15,13 @@ import {
   type Json,
   type JsonObject,
 } from './model.ts';
-import { editChunks, type Edit } from './raw-edit.ts';
+import { editAndCut, editChunks, type Edit } from './raw-edit.ts';
 import { checkClientMessage, PENDING, schemasLoaded } from './schema.ts';
 
 /** How bytes leave the player: `then` says what separates them from the next piece. */
 export interface Piece {
-  bytes: string;
+  /** Text, or raw bytes when a read ends inside a multi-byte character. */
+  bytes: string | Uint8Array;
   /** write: a write of its own; glue: the next piece joins this write; pause: the reader must see a separate read. */
   then: 'write' | 'glue' | 'pause';
 }
@@ -279,23 +280,25 @@ export class Player {
       this.output.stderr?.(frame.text);
       return;
     }
-    let chunks: string[];
-    if (frame.from === 'stdout') chunks = frame.chunks ?? [frame.text];
+    let chunks: (string | Uint8Array)[];
+    if (frame.from === 'stdout') chunks = frame.cuts ? editAndCut(frame.text, [], frame.cuts) : (frame.chunks ?? [frame.text]);
     else {
       const message = frame.message;
       if (message.method === undefined && isObject(message.result) && typeof message.result.protocolVersion === 'string') {
         this.version = message.result.protocolVersion; // the server's answer to initialize: the negotiated version
       }
       const edits = this.editsFor(message);
-      if (frame.raw === undefined && frame.chunks === undefined) {
+      const textEdits = () => edits.map((edit) => ({ path: edit.path, replacement: JSON.stringify(edit.value) }));
+      if (frame.cuts) chunks = editAndCut(frame.raw ?? compactLine(message), textEdits(), frame.cuts);
+      else if (frame.raw === undefined && frame.chunks === undefined) {
         chunks = [compactLine(edits.length === 0 ? message : applyEdits(message, edits))];
       } else {
         const recorded = frame.chunks ?? [frame.raw!];
-        chunks = edits.length === 0 ? recorded : editChunks(recorded, edits.map((edit) => ({ path: edit.path, replacement: JSON.stringify(edit.value) })));
+        chunks = edits.length === 0 ? recorded : editChunks(recorded, textEdits());
       }
     }
     const last = frame.flush === false ? 'glue' : chunks.length > 1 ? 'pause' : 'write';
-    chunks = chunks.filter((chunk) => chunk !== '');
+    chunks = chunks.filter((chunk) => chunk.length > 0);
     // Recorded reads start a read of their own, unless the frame before asked to share it.
     if (chunks.length > 1 && !this.glued) this.output.write({ bytes: '', then: 'pause' });
     this.glued = frame.flush === false;

@@ -94,3 +94,30 @@ export function editChunks(chunks: readonly string[], edits: readonly Edit[]): s
   }
   return result;
 }
+
+/** Applies edits to a frame's text and cuts its UTF-8 bytes at `cuts` (shifted by the edits). */
+export function editAndCut(text: string, edits: readonly Edit[], cuts: readonly number[]): Uint8Array[] {
+  let current = text;
+  const boundaries = [...cuts];
+  for (const edit of edits) {
+    const span = findValueSpan(current, edit.path);
+    if (!span) continue;
+    const start = Buffer.byteLength(current.slice(0, span[0]));
+    const end = start + Buffer.byteLength(current.slice(span[0], span[1]));
+    const replacementLength = Buffer.byteLength(edit.replacement);
+    const delta = replacementLength - (end - start);
+    current = current.slice(0, span[0]) + edit.replacement + current.slice(span[1]);
+    for (let b = 0; b < boundaries.length; b++) {
+      if (boundaries[b]! >= end) boundaries[b]! += delta;
+      else if (boundaries[b]! > start) boundaries[b] = start + replacementLength;
+    }
+  }
+  const bytes = Buffer.from(current);
+  const pieces: Uint8Array[] = [];
+  let previous = 0;
+  for (const boundary of [...boundaries, bytes.length]) {
+    if (boundary > previous) pieces.push(bytes.subarray(previous, boundary));
+    previous = Math.max(previous, boundary);
+  }
+  return pieces;
+}

@@ -77,8 +77,8 @@ export function attachStreams(cassette: Cassette, input: Readable, output: Writa
 
 /** Writes pieces in order; a `pause` piece is followed by a drain and a gap so that it is read on its own. */
 class PacedWriter {
-  private queue: { bytes: string; pause: boolean }[] = [];
-  private glued = '';
+  private queue: { bytes: string | Uint8Array; pause: boolean }[] = [];
+  private glued: string | Uint8Array = '';
   private busy = false;
   private dead = false;
   private idle: (() => void)[] = [];
@@ -90,7 +90,7 @@ class PacedWriter {
 
   push(piece: Piece): void {
     if (this.dead) return;
-    const bytes = this.glued + piece.bytes;
+    const bytes = join(this.glued, piece.bytes);
     this.glued = '';
     if (piece.then === 'glue') {
       this.glued = bytes;
@@ -111,7 +111,7 @@ class PacedWriter {
 
   /** Resolves once every piece pushed so far has been handed to the stream. */
   drained(): Promise<void> {
-    if (this.glued !== '') {
+    if (this.glued.length > 0) {
       this.push({ bytes: '', then: 'write' });
     }
     if (!this.busy) return Promise.resolve();
@@ -128,4 +128,10 @@ class PacedWriter {
     this.busy = false;
     for (const resolve of this.idle.splice(0)) resolve();
   }
+}
+
+function join(a: string | Uint8Array, b: string | Uint8Array): string | Uint8Array {
+  if (a.length === 0) return b;
+  if (typeof a === 'string' && typeof b === 'string') return a + b;
+  return Buffer.concat([Buffer.from(a), Buffer.from(b)]);
 }

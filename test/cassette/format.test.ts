@@ -40,6 +40,7 @@ describe('cassette format v1', () => {
         { from: 'client', message: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25' } }, free: ['params.capabilities'] },
         { from: 'stderr', text: 'starting: ünïcode' },
         { from: 'stdout', text: 'a log line\n', chunks: ['a log ', 'line\n'] },
+        { from: 'stdout', text: 'déjà vu\n', cuts: [2, 5] },
         {
           from: 'server',
           message: { result: { protocolVersion: '2025-11-25', n: 1.5, s: 'yes', d: '2026-11-30' }, jsonrpc: '2.0', id: 1 },
@@ -54,7 +55,7 @@ describe('cassette format v1', () => {
     expect(back.frames.map(({ line: _line, ...frame }) => frame)).toEqual(cassette.frames);
     expect(back.provenance).toEqual(cassette.provenance);
     expect(back.free).toEqual(cassette.free);
-    expect(Object.keys((back.frames[3] as { message: object }).message)).toEqual(['result', 'jsonrpc', 'id']);
+    expect(Object.keys((back.frames[4] as { message: object }).message)).toEqual(['result', 'jsonrpc', 'id']);
     expect(text).toContain('\\r\\n"');
   });
 
@@ -72,7 +73,10 @@ describe('cassette format v1', () => {
     expect(refusal(GOOD.replace('recorded: 2026-11-30', 'recorded: yesterday')).message).toBe('bad.yaml:5: provenance.recorded: expected a date, YYYY-MM-DD');
     expect(refusal(GOOD + '    chunks: ["{}", "x"]\n').message).toBe("bad.yaml:9: frames[1].chunks: the chunks do not add up to the frame's bytes");
     expect(refusal(GOOD + '    raw: "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":2,\\"result\\":{}}\\n"\n').field).toBe('frames[1].raw');
-    expect(refusal(GOOD + '    color: blue\n').message).toBe('bad.yaml:9: frames[1].color: unknown field (expected one of: server, free, raw, chunks, flush)');
+    expect(refusal(GOOD + '    color: blue\n').message).toBe('bad.yaml:9: frames[1].color: unknown field (expected one of: server, free, raw, chunks, cuts, flush)');
+    expect(refusal(GOOD + '    cuts: [5, 3]\n').message).toBe(
+      'bad.yaml:9: frames[1].cuts: expected increasing byte offsets between 1 and 36 (the frame has 37 bytes)',
+    );
     expect(refusal(GOOD.replace('frames:', 'free: ["params..x"]\nframes:')).field).toBe('free[0]');
   });
 

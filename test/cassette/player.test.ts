@@ -159,6 +159,17 @@ describe('the player, in memory', () => {
     ]);
   });
 
+  it('completes a character cut by `cuts` in the next in-memory chunk', async () => {
+    const text = `${HEADER}  - client: {"jsonrpc":"2.0","id":1,"method":"ping"}
+  - stdout: "déjà\\n"
+    cuts: [2]
+`;
+    const { wire } = createMemoryWire(cassette(text));
+    const chunks = wire.chunks[Symbol.asyncIterator]();
+    wire.write(line({ jsonrpc: '2.0', id: 1, method: 'ping' }));
+    expect(await drain(chunks, 2)).toEqual(['d', 'éjà\n']);
+  });
+
   it('remaps progress tokens and cancelled request ids both ways', async () => {
     const text = `${HEADER}  - client: {"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":5}}}
   - server: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":5,"progress":1}}
