@@ -16,7 +16,8 @@ import {
   type JsonObject,
 } from './model.ts';
 import { editAndCut, editChunks, type Edit } from './raw-edit.ts';
-import { checkClientMessage, PENDING, schemasLoaded } from './schema.ts';
+import { checkClientMessage, PENDING } from './schema.ts';
+import { inThreadChecker, type SchemaChecker } from './schema-worker.ts';
 
 /** How bytes leave the player: `then` says what separates them from the next piece. */
 export interface Piece {
@@ -37,6 +38,8 @@ export interface PlayerOutput {
 export interface PlayerOptions {
   /** Check the client's messages against the MCP schema (default true). */
   validate?: boolean;
+  /** Where the schema check runs (default: this thread, synchronously once the schemas are loaded). */
+  checker?: SchemaChecker;
 }
 
 /** JSON-RPC error code the player answers a mismatched request with (implementation-defined server error). */
@@ -144,14 +147,12 @@ export class Player {
 
   /** Resolves once every message received so far has been checked against the schema. */
   async validated(): Promise<void> {
-    if (this.unchecked.length > 0) await schemasLoaded;
-    this.checkBacklog();
+    while (this.checks.size > 0) await Promise.all([...this.checks]);
   }
 
   /** Ends the session: anything recorded and not consumed is reported. Safe to call twice. */
   finish(): PlayReport {
     if (this.finished) return this.finished;
-    this.checkBacklog();
     const unused: number[] = [];
     for (let i = this.position; i < this.cassette.frames.length; i++) if (this.cassette.frames[i]!.from === 'client') unused.push(i);
     if (unused.length > 0) {
@@ -175,21 +176,24 @@ export class Player {
 
   // ------------------------------------------------------------ schema
 
-  private readonly unchecked: { message: JsonObject; version: string | undefined }[] = [];
+  private readonly checks = new Set<Promise<void>>();
 
   private validate(message: JsonObject, version: string | undefined): void {
-    const problem = checkClientMessage(message, version);
-    if (problem === PENDING) {
-      if (this.unchecked.length === 0) void schemasLoaded.then(() => this.checkBacklog());
-      this.unchecked.push({ message, version });
-    } else if (problem) {
-      this.diagnose('invalid-message', `${describeMessage(message)} is not valid MCP${version ? ` ${version}` : ''}: ${problem}`, { received: message });
-    }
+    const problem = this.options.checker ? PENDING : checkClientMessage(message, version);
+    if (problem !== PENDING) return this.reportInvalid(message, version, problem);
+    // Not ready here (the schemas are still loading) or checked elsewhere: the answer comes later.
+    const checker = this.options.checker ?? inThreadChecker;
+    const check = checker.check(message, version).then((found) => {
+      this.checks.delete(check);
+      if (!this.finished) this.reportInvalid(message, version, found);
+    });
+    this.checks.add(check);
   }
 
-  private checkBacklog(): void {
-    if (this.finished || this.unchecked.length === 0 || checkClientMessage({}, undefined) === PENDING) return;
-    for (const { message, version } of this.unchecked.splice(0)) this.validate(message, version);
+  private reportInvalid(message: JsonObject, version: string | undefined, problem: string | undefined): void {
+    if (problem) {
+      this.diagnose('invalid-message', `${describeMessage(message)} is not valid MCP${version ? ` ${version}` : ''}: ${problem}`, { received: message });
+    }
   }
 
   // ------------------------------------------------------------ matching

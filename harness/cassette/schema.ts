@@ -23,19 +23,23 @@ function byMethod(union: unknown): Map<string, Schema> {
 }
 
 let schemas: Schemas | undefined;
+let loading: Promise<void> | undefined;
 /**
- * The SDK's schemas load in the background (they take longer to import than a replay takes to
- * answer initialize); until then `checkClientMessage` says `PENDING`. The SDK is a dev dependency:
- * without it, only the JSON-RPC shape is checked.
+ * Loads the SDK's schemas, once (they take longer to import than a replay takes to answer
+ * initialize, so nothing waits for them up front); until they are loaded `checkClientMessage`
+ * says `PENDING`. The SDK is a dev dependency: without it, only the JSON-RPC shape is checked.
  */
-export const schemasLoaded: Promise<void> = import('@modelcontextprotocol/sdk/types.js').then(
-  (sdk) => {
-    schemas = { requests: byMethod(sdk.ClientRequestSchema), notifications: byMethod(sdk.ClientNotificationSchema), result: sdk.ClientResultSchema as Schema };
-  },
-  () => {
-    schemas = { requests: new Map(), notifications: new Map(), result: undefined };
-  },
-);
+export function loadSchemas(): Promise<void> {
+  loading ??= import('@modelcontextprotocol/sdk/types.js').then(
+    (sdk) => {
+      schemas = { requests: byMethod(sdk.ClientRequestSchema), notifications: byMethod(sdk.ClientNotificationSchema), result: sdk.ClientResultSchema as Schema };
+    },
+    () => {
+      schemas = { requests: new Map(), notifications: new Map(), result: undefined };
+    },
+  );
+  return loading;
+}
 
 export const PENDING = Symbol('schemas not loaded yet');
 
@@ -56,7 +60,10 @@ const EXTRA_REQUESTS = new Set(['server/discover']);
 
 /** A problem in plain words, or undefined when the message is valid for `version`. */
 export function checkClientMessage(message: JsonObject, version: string | undefined): string | undefined | typeof PENDING {
-  if (schemas === undefined) return PENDING;
+  if (schemas === undefined) {
+    void loadSchemas();
+    return PENDING;
+  }
   if (message.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
   const kind = kindOf(message);
   if (kind === undefined) return 'not a JSON-RPC request, notification or response';

@@ -93,10 +93,16 @@ describe('the SDK client against the everything server', () => {
     const lines = [
       { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { roots: {} }, clientInfo: { name: 'raw', version: '0' } } },
       { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 5 } },
     ];
     const result = await run(cassetteCommand('replay', everythingCassette, '--report', report), lines.map((line) => JSON.stringify(line) + '\n').join(''));
     expect(result.code).toBe(1);
-    const first = readReport(report).diagnoses[0]!;
+    const diagnoses = readReport(report).diagnoses;
+    // checked against the MCP schema as it passed (in the replay's worker thread)
+    expect(diagnoses.find((d) => d.kind === 'invalid-message')?.message).toBe(
+      'tools/call (id 2) is not valid MCP 2025-11-25: params.name: Invalid input: expected string, received number',
+    );
+    const first = diagnoses[0]!;
     expect(first.message).toContain('after the initialize result, the server expected notifications/initialized; your client sent tools/list (id 1)');
     const answers = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id?: number; error?: unknown });
     expect(answers.find((answer) => answer.id === 1)).toMatchObject({ error: { code: -32000 } });
