@@ -20,6 +20,8 @@ export interface GradeOptions {
   propertyRuns: number;
   /** Overrides the stage table's per-case timeout. */
   timeoutMs?: number;
+  /** Overrides the default memory (RSS) limit per case. */
+  memoryBytes?: number;
   signal?: AbortSignal;
   onVerdict?: (verdict: Verdict) => void;
 }
@@ -33,7 +35,7 @@ export interface StageResult {
 
 export async function gradeStage(stage: Stage, options: GradeOptions): Promise<StageResult> {
   const started = performance.now();
-  const limits = { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs ?? stage.timeoutMs };
+  const limits = { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs ?? stage.timeoutMs, memoryBytes: options.memoryBytes ?? DEFAULT_LIMITS.memoryBytes };
   const context = { root: options.root, launcher: options.launcher, env: options.env, limits, color: options.color, signal: options.signal };
   const report = options.onVerdict ?? (() => {});
 

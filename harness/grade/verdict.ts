@@ -19,6 +19,8 @@ export interface Verdict {
   details?: string;
   /** What the program wrote on stderr, relayed under the case. */
   stderr?: string;
+  /** What the program wrote on stdout (up to the output cap), for machine-read reports. */
+  stdout?: Buffer;
   durationMs: number;
   /** For properties and randomised cases: the seed that replays this run. */
   seed?: number;
