@@ -15,8 +15,14 @@ const CONTEXT_LINES = 2;
 
 type Side = 'expected' | 'actual';
 
+export interface ExplainOptions {
+  color: boolean;
+  /** A hidden case: say where the output goes wrong and hint why, but show none of the expected bytes. */
+  hidden?: boolean;
+}
+
 /** Multi-line text (no trailing newline) explaining how `actual` differs from `expected`; the reporter indents it. */
-export function explainDifference(expected: Buffer, actual: Buffer, options: { color: boolean }): string {
+export function explainDifference(expected: Buffer, actual: Buffer, options: ExplainOptions): string {
   const paint = painter(options.color);
   const offset = firstDifferingByte(expected, actual);
   if (offset < 0) return 'no difference: your output matches expected.json byte for byte';
@@ -26,6 +32,7 @@ export function explainDifference(expected: Buffer, actual: Buffer, options: { c
   const column = countCharacters(expected, lineStart, characterStart(expected, offset, lineStart)) + 1;
 
   const text: string[] = [`first difference at byte offset ${offset} (line ${lineNumber}, column ${column})`];
+  if (options.hidden) return [...text, ...hiddenExplanation(actual, offset, lineStart, lineNumber, comparison, paint)].join('\n');
   const jsonNote = describeJsonDifference(comparison);
   if (jsonNote) text.push(visible(jsonNote));
   if (actual.length === 0) {
@@ -50,6 +57,42 @@ export function explainDifference(expected: Buffer, actual: Buffer, options: { c
     text.push(`${paint.hint('hint:')} ${visible(first)}`, ...rest.map((line) => `      ${visible(line)}`));
   }
   return text.join('\n');
+}
+
+/** For a hidden case: the JSON path of the difference (not what was expected there), your own
+ *  line with a caret at the spot, and the hints, which name a mistake rather than quote bytes. */
+function hiddenExplanation(actual: Buffer, offset: number, lineStart: number, lineNumber: number, comparison: Comparison, paint: Paint): string[] {
+  const text: string[] = ['this is a hidden case: its expected output is not shown'];
+  const { expectedJson, actualRawJson } = comparison;
+  if (expectedJson.ok && actualRawJson.ok) {
+    const difference = firstJsonDifference(expectedJson.value, actualRawJson.value);
+    if (difference) text.push(`in the JSON: first difference at ${difference.path === '' ? 'the top level' : difference.path} (${difference.kind})`);
+  } else if (!actualRawJson.ok && actual.length > 0) {
+    text.push(`your stdout is not valid JSON (${actualRawJson.error})`);
+  }
+  if (actual.length === 0) text.push('your output is empty');
+  else if (offset >= actual.length) text.push(`your output stops after ${actual.length} bytes`);
+  else if (lineStart < actual.length) {
+    // Your own line, from its start (the bytes before `offset` are the same on both sides), cut to the window.
+    const newline = actual.indexOf(0x0a, lineStart);
+    const lineEnd = Math.min(newline < 0 ? actual.length : newline + 1, lineStart + LINE_WIDTH * MAX_BYTES_PER_COLUMN);
+    const cells = toCells(actual, lineStart, lineEnd);
+    let width = 0;
+    let caretColumn = 0;
+    let shown = 0;
+    for (; shown < cells.length && width + cells[shown]!.width <= LINE_WIDTH; shown++) {
+      if (cells[shown]!.end <= offset) caretColumn += cells[shown]!.width;
+      width += cells[shown]!.width;
+    }
+    if (caretColumn < LINE_WIDTH) {
+      text.push(paint.heading('your stdout:'), `${lineNumber} │ ${paint.cells(cells.slice(0, shown), undefined)}`, `${' '.repeat(String(lineNumber).length)} │ ${' '.repeat(caretColumn)}${paint.caret('^', 'actual')}`);
+    }
+  }
+  for (const hint of hintsFor(comparison)) {
+    const [first = '', ...rest] = hint.lines;
+    text.push(`${paint.hint('hint:')} ${visible(first)}`, ...rest.map((line) => `      ${visible(line)}`));
+  }
+  return text;
 }
 
 /** The first byte offset where the two differ, or -1 when they are equal. */

@@ -1,15 +1,21 @@
-// Runs one program under limits: a time limit, a cap on what it may print, and a kill of its
-// whole process group (grandchildren included) however it ends. Never throws for anything the
+// Runs one program under limits: a time limit, a cap on what it may print, a memory (RSS) limit,
+// and a kill of its whole process group (grandchildren included) however it ends, plus of any
+// process it started that left the group (setsid, a daemon). Never throws for anything the
 // program does; a program that could not be started at all comes back as `startError`.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface Limits {
   timeoutMs: number;
   /** Bytes kept of stdout and of stderr each; a program that prints more is stopped. */
   outputCap: number;
+  /** Resident memory of all its processes together; past it the group is stopped (Linux: read from /proc). */
+  memoryBytes?: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, outputCap: 1024 * 1024 };
+export const DEFAULT_MEMORY_BYTES = 512 * 1024 * 1024;
+export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, outputCap: 1024 * 1024, memoryBytes: DEFAULT_MEMORY_BYTES };
 
 export interface RunOptions {
   cwd: string;
@@ -32,6 +38,8 @@ export interface RunResult {
   flooded: 'stdout' | 'stderr' | undefined;
   stdout: Buffer;
   stderr: Buffer;
+  /** Its processes together went past `limits.memoryBytes` and were stopped. */
+  outOfMemory: boolean;
   durationMs: number;
   startError?: NodeJS.ErrnoException;
 }
@@ -40,20 +48,26 @@ export interface RunResult {
 const KILL_GRACE_MS = 300;
 /** How long stdout/stderr may stay open after the program exits (a grandchild holding the pipe). */
 const DRAIN_GRACE_MS = 200;
+/** How often the memory of a program's processes is measured. */
+const MEMORY_POLL_MS = 100;
+/** Set in every program's environment, so that a process that left the group is still found by it. */
+export const RUN_MARK = 'THEINFERENCE_RUN';
 
 export function runProcess(command: string, args: string[], options: RunOptions): Promise<RunResult> {
   const started = performance.now();
   const { limits } = options;
   return new Promise((resolve) => {
+    const mark = randomBytes(8).toString('hex');
     const child = spawn(command, args, {
       cwd: options.cwd,
-      env: options.env,
+      env: { ...options.env, [RUN_MARK]: mark },
       detached: true, // its own process group, so that a kill reaches everything it started
       stdio: ['pipe', 'pipe', 'pipe', ...Array(options.extraPipes ?? 0).fill('pipe')],
     });
     const stdout = new Capture(limits.outputCap);
     const stderr = new Capture(limits.outputCap);
     let timedOut = false;
+    let outOfMemory = false;
     let flooded: RunResult['flooded'];
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let startError: NodeJS.ErrnoException | undefined;
@@ -76,8 +90,10 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       if (finished) return;
       finished = true;
       clearTimeout(timer);
+      clearInterval(memoryPoll);
       options.signal?.removeEventListener('abort', stop);
       killGroup('SIGKILL'); // leave nothing behind, even a grandchild that outlived its parent
+      if (child.pid !== undefined) killStrays(mark);
       child.stdout?.destroy();
       child.stderr?.destroy();
       resolve({
@@ -87,6 +103,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
         flooded,
         stdout: stdout.bytes(),
         stderr: stderr.bytes(),
+        outOfMemory,
         durationMs: performance.now() - started,
         startError,
       });
@@ -97,6 +114,17 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       stop();
     }, limits.timeoutMs);
     options.signal?.addEventListener('abort', stop);
+
+    // Every process seen in the group or started by one in it, for the memory sum and the final kill.
+    const tracked = new Set<number>();
+    const memoryPoll = setInterval(() => {
+      if (child.pid === undefined || outOfMemory || limits.memoryBytes === undefined) return;
+      if (groupResidentBytes(child.pid, tracked) > limits.memoryBytes) {
+        outOfMemory = true;
+        stop();
+      }
+    }, MEMORY_POLL_MS);
+    memoryPoll.unref();
 
     const watch = (stream: NodeJS.ReadableStream | null, capture: Capture, name: 'stdout' | 'stderr') => {
       stream?.on('data', (chunk: Buffer) => {
@@ -128,6 +156,72 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     if (options.stdin !== undefined) child.stdin?.end(options.stdin);
     else if (!options.onPipes) child.stdin?.end();
   });
+}
+
+interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  pgrp: number;
+}
+
+/** Every process on the machine (Linux /proc); empty where there is no /proc. */
+function processes(): ProcessInfo[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const found: ProcessInfo[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split after the last ')'
+      const [, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      found.push({ pid: Number(entry), ppid: Number(ppid), pgrp: Number(pgrp) });
+    } catch {
+      // it ended while we looked
+    }
+  }
+  return found;
+}
+
+/** The resident memory of the group led by `leader` and of what it started; adds what it finds to `tracked`. */
+function groupResidentBytes(leader: number, tracked: Set<number>): number {
+  let total = 0;
+  for (const info of processes()) {
+    if (info.pgrp !== leader && !tracked.has(info.ppid) && !tracked.has(info.pid)) continue;
+    tracked.add(info.pid);
+    try {
+      const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${info.pid}/status`, 'latin1'));
+      total += rss ? Number(rss[1]) * 1024 : 0;
+    } catch {
+      // it ended while we looked
+    }
+  }
+  return total;
+}
+
+/** Kills what outlived the group kill (a process that called setsid, a daemon): every process
+ *  whose starting environment carries this run's mark. Only the mark counts, so that a reused
+ *  pid is never killed by mistake. */
+function killStrays(mark: string): void {
+  const needle = `${RUN_MARK}=${mark}`;
+  for (const { pid } of processes()) {
+    let marked = false;
+    try {
+      marked = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(needle);
+    } catch {
+      // not ours to read, or gone
+    }
+    if (!marked) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
 }
 
 /** Keeps the first `cap` bytes of a stream; says when more arrived. */
