@@ -67,13 +67,9 @@ export async function replay(args: string[]): Promise<number> {
   const cassette = load('replay', file);
   if (!cassette) return 2;
   const { attachStreams } = await import('./stream-face.ts');
-  const { workerChecker } = await import('./schema-worker.ts');
-  const validate = parsed.values['no-validate'] !== true;
-  const checker = validate ? workerChecker() : undefined;
   const session = attachStreams(cassette, process.stdin, process.stdout, {
     endOutput: false,
-    validate,
-    checker,
+    validate: parsed.values['no-validate'] !== true,
     onStderr: (line) => process.stderr.write(line + '\n'),
     onDiagnosis: (diagnosis) => say('replay', formatDiagnosis(diagnosis)),
   });
@@ -81,7 +77,6 @@ export async function replay(args: string[]): Promise<number> {
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   const report = await session.done;
-  checker?.close();
   process.off('SIGTERM', stop);
   process.off('SIGINT', stop);
   process.stdin.destroy();

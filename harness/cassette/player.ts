@@ -16,8 +16,7 @@ import {
   type JsonObject,
 } from './model.ts';
 import { editAndCut, editChunks, type Edit } from './raw-edit.ts';
-import { checkClientMessage, PENDING } from './schema.ts';
-import { inThreadChecker, type SchemaChecker } from './schema-worker.ts';
+import { checkClientMessage, loadSchemas, PENDING } from './schema.ts';
 
 /** How bytes leave the player: `then` says what separates them from the next piece. */
 export interface Piece {
@@ -38,8 +37,6 @@ export interface PlayerOutput {
 export interface PlayerOptions {
   /** Check the client's messages against the MCP schema (default true). */
   validate?: boolean;
-  /** Where the schema check runs (default: this thread, synchronously once the schemas are loaded). */
-  checker?: SchemaChecker;
 }
 
 /** JSON-RPC error code the player answers a mismatched request with (implementation-defined server error). */
@@ -179,13 +176,12 @@ export class Player {
   private readonly checks = new Set<Promise<void>>();
 
   private validate(message: JsonObject, version: string | undefined): void {
-    const problem = this.options.checker ? PENDING : checkClientMessage(message, version);
+    const problem = checkClientMessage(message, version);
     if (problem !== PENDING) return this.reportInvalid(message, version, problem);
-    // Not ready here (the schemas are still loading) or checked elsewhere: the answer comes later.
-    const checker = this.options.checker ?? inThreadChecker;
-    const check = checker.check(message, version).then((found) => {
+    // The schemas are still loading: the message is checked when they are there.
+    const check = loadSchemas().then(() => {
       this.checks.delete(check);
-      if (!this.finished) this.reportInvalid(message, version, found);
+      if (!this.finished) this.reportInvalid(message, version, checkClientMessage(message, version) as string | undefined);
     });
     this.checks.add(check);
   }

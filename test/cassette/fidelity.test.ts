@@ -98,7 +98,7 @@ describe('the SDK client against the everything server', () => {
     const result = await run(cassetteCommand('replay', everythingCassette, '--report', report), lines.map((line) => JSON.stringify(line) + '\n').join(''));
     expect(result.code).toBe(1);
     const diagnoses = readReport(report).diagnoses;
-    // checked against the MCP schema as it passed (in the replay's worker thread)
+    // checked against the MCP schema as it passed
     expect(diagnoses.find((d) => d.kind === 'invalid-message')?.message).toBe(
       'tools/call (id 2) is not valid MCP 2025-11-25: params.name: Invalid input: expected string, received number',
     );
