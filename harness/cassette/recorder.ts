@@ -122,6 +122,7 @@ export function record(options: RecordOptions): Promise<number> {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
     child.stdin.on('error', () => {}); // a server that exits without reading is reported by its exit
+    output.on('error', () => {}); // a client that stopped reading still gets its session recorded
 
     child.stdout.on('data', (chunk: Buffer) => {
       output.write(chunk);
