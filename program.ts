@@ -2,8 +2,10 @@
 // and prints the result as JSON on stdout, which the grader compares byte for byte with the
 // case's expected.json. Everything printed here is decided by this file, never by prose or
 // free choices in the student's code; the student's messages go to stderr.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { join, relative } from 'node:path';
 import * as mcp from './src/mcp.ts';
 
 type Command = (caseDir: string) => unknown | Promise<unknown>;
@@ -29,7 +31,62 @@ const commands: Record<string, Command> = {
     }
     return { servers: servers.map(canonicalServer) };
   },
+
+  /** The handshake against the case's cassette: what initialize() returned, or how it failed. */
+  handshake: async (caseDir) => {
+    const client = new mcp.McpClient(new mcp.StdioTransport(connect(caseDir)));
+    const initialize = await outcome(client.initialize());
+    await client.close();
+    return { initialize };
+  },
+
+  /** After the handshake: every tool (all pages), then the calls in calls.json, all at once. */
+  tools: async (caseDir) => {
+    const calls = readJson(join(caseDir, 'calls.json')) as { name: string; arguments?: object }[];
+    const client = new mcp.McpClient(new mcp.StdioTransport(connect(caseDir)));
+    await client.initialize();
+    const tools = await outcome(client.listTools());
+    const results = await Promise.all(calls.map((call) => outcome(client.callTool(call.name, call.arguments))));
+    await client.close();
+    return { tools, calls: results };
+  },
 };
+
+/** A result in canonical form, an McpError by its code (the server's), any other failure as a refusal. */
+async function outcome(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    return canonical(await promise);
+  } catch (error) {
+    if (error instanceof mcp.McpError) return { error: { code: error.code } };
+    console.error(`refused: ${error instanceof Error ? error.message : String(error)}`);
+    return { refused: true };
+  }
+}
+
+/** Keys sorted at every depth: the server's data, independent of how the client copied it. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value !== 'object' || value === null) return value;
+  const record = value as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(record).sort().map((key) => [key, canonical(record[key])]));
+}
+
+/** The wire to the server. Under the grader it is fd 3, owned by the grader's cassette player.
+ *  By hand, the case's cassette is played by `theinference replay`, whose diagnoses show on stderr. */
+function connect(caseDir: string): mcp.Wire {
+  const fd = process.env.THEINFERENCE_WIRE_FD;
+  if (fd !== undefined) {
+    const socket = new Socket({ fd: Number(fd), readable: true, writable: true });
+    socket.setEncoding('utf8');
+    return { write: (data) => void socket.write(data), chunks: socket, close: () => void socket.end() };
+  }
+  const cassette = join('fixtures', relative('cases', caseDir), 'cassette.yaml');
+  const bin = ['bin/theinference.js', 'node_modules/theinference/bin/theinference.js'].find((path) => existsSync(path));
+  if (!existsSync(cassette) || bin === undefined) throw new Error(`run this from the course directory: no ${cassette} or theinference here`);
+  const player = spawn(process.execPath, [bin, 'replay', cassette], { stdio: ['pipe', 'pipe', 'inherit'] });
+  player.stdout.setEncoding('utf8');
+  return { write: (data) => void player.stdin.write(data), chunks: player.stdout, close: () => void player.stdin.end() };
+}
 
 const SERVER_FIELDS = ['name', 'type', 'command', 'args', 'env', 'url', 'headers'];
 
@@ -49,4 +106,5 @@ if (run === undefined || caseDir === undefined) {
   process.exit(2);
 }
 const result = await run(caseDir);
-process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+// Exit once printed: a connection the client left open must not keep the case running.
+process.stdout.write(JSON.stringify(result, null, 2) + '\n', () => process.exit(0));

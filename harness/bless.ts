@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname, relative } from 'node:path';
 import { checkProgram, parse, useColor } from './cli.ts';
 import { findCourseRoot, loadCourse, type Case, type Stage } from './course.ts';
-import { caseName, runProgram } from './grade/case.ts';
+import { loadCassette, formatDiagnosis } from './cassette/index.ts';
+import { caseName, runWithPlayer } from './grade/case.ts';
 import { explainDifference } from './grade/explain.ts';
 import { DEFAULT_RUNS, runProperties } from './props/run.ts';
 import { programEnv } from './run/env.ts';
@@ -39,11 +40,18 @@ export async function bless(args: string[]): Promise<number> {
     refusals.push(...(await propertyFailures(stage, course.root, env)));
     const limits = { ...DEFAULT_LIMITS, timeoutMs: stage.timeoutMs };
     await inOrder(
-      stage.cases.map((testCase) => () => runProgram(testCase, { root: course.root, launcher: start, env, limits, color })),
+      stage.cases.map((testCase) => () => {
+        const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath);
+        return runWithPlayer(testCase, { root: course.root, launcher: start, env, limits, color }, cassette);
+      }),
       CORES,
-      (result, index) => {
+      ({ result, report }, index) => {
         const testCase = stage.cases[index]!;
         const name = caseName(testCase);
+        if (report && report.diagnoses.length > 0) {
+          refusals.push(`${name}: the reference broke the protocol of its cassette\n${indent(report.diagnoses.map(formatDiagnosis).join('\n'))}`);
+          return;
+        }
         if (result.startError || result.timedOut || result.flooded || result.signal || result.exitCode !== 0) {
           const why = result.timedOut ? 'timed out' : result.flooded ? `flooded ${result.flooded}` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
           refusals.push(`${name}: the reference ${result.startError ? `could not start (${result.startError.code})` : why}\n${indent(result.stderr.toString('utf8'))}`);

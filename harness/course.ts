@@ -18,6 +18,8 @@ export interface Case {
   /** Absolute: fixtures/<folder>/<case>/, holding expected.json (and a cassette, for later stages). */
   fixtureDir: string;
   expectedPath: string;
+  /** fixtures/<folder>/<case>/cassette.yaml, for stages whose server side is played from a cassette. */
+  cassettePath?: string;
   /** A case kept outside the course (CI's --cases): its failures show the verdict and hint, never the expected bytes. */
   hidden?: boolean;
 }
@@ -28,6 +30,8 @@ export interface Stage {
   timeoutMs: number;
   /** The property suite graded with this stage, if any. */
   properties?: string;
+  /** `stdio`: each case's server side is played from its fixture's cassette.yaml over the program's fd 3. */
+  player?: 'stdio';
   cases: Case[];
 }
 
@@ -68,6 +72,8 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
     const slug = table.scalar([...at, 'slug'], 'string');
     if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug)) table.fail([...at, 'slug'], `slug "${slug}" must be lower-case words joined by "-"`);
     if (stages.some((stage) => stage.slug === slug)) table.fail([...at, 'slug'], `stage "${slug}" appears twice`);
+    const player = table.optional([...at, 'player'], 'string');
+    if (player !== undefined && player !== 'stdio') table.fail([...at, 'player'], `player must be "stdio", not "${player}"`);
     const timeout = table.optional([...at, 'timeout'], 'number') ?? DEFAULT_TIMEOUT_SECONDS;
     if (!(timeout > 0)) table.fail([...at, 'timeout'], `timeout must be a positive number of seconds`);
     const cases = table.seq([...at, 'cases']).flatMap((_, caseIndex) => {
@@ -77,7 +83,7 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
         table.fail([...where, 'command'], `unknown command "${command}" (program.ts commands: ${commands.join(', ')})`);
       }
       const folder = table.scalar([...where, 'folder'], 'string');
-      return readCases(root, slug, command, folder, options, (message) => table.fail([...where, 'folder'], message));
+      return readCases(root, { stage: slug, command, folder, player }, options, (message) => table.fail([...where, 'folder'], message));
     });
     if (cases.length === 0) table.fail([...at, 'cases'], `stage "${slug}" has no cases`);
     stages.push({
@@ -85,6 +91,7 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
       title: table.scalar([...at, 'title'], 'string'),
       timeoutMs: timeout * 1000,
       properties: table.optional([...at, 'properties'], 'string'),
+      player: player as Stage['player'],
       cases,
     });
   });
@@ -92,8 +99,15 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
   return { root, commands, stages };
 }
 
-/** The cases of one command: every folder under cases/<folder>/, each with its expected.json. */
-function readCases(root: string, stage: string, command: string, folder: string, options: LoadOptions, fail: (message: string) => never): Case[] {
+interface CaseFolder {
+  stage: string;
+  command: string;
+  folder: string;
+  player: string | undefined;
+}
+
+/** The cases of one command: every folder under cases/<folder>/, each with its expected.json (and cassette). */
+function readCases(root: string, { stage, command, folder, player }: CaseFolder, options: LoadOptions, fail: (message: string) => never): Case[] {
   const casesDir = join(root, 'cases', folder);
   if (!isDirectory(casesDir)) fail(`cases/${folder} is not a folder (expected a folder of case folders)`);
   const names = readdirSync(casesDir).filter((name) => isDirectory(join(casesDir, name))).sort();
@@ -104,7 +118,11 @@ function readCases(root: string, stage: string, command: string, folder: string,
     if (!options.allowMissingExpected && !existsSync(expectedPath)) {
       fail(`case ${folder}/${name} has no ${relative(root, expectedPath)} (run \`theinference bless\` to make it from the reference solution)`);
     }
-    return { name, stage, command, casePath: join('cases', folder, name), fixtureDir, expectedPath };
+    const cassettePath = player === undefined ? undefined : join(fixtureDir, 'cassette.yaml');
+    if (cassettePath !== undefined && !existsSync(cassettePath)) {
+      fail(`case ${folder}/${name} has no ${relative(root, cassettePath)} (its stage plays the server's side from a cassette)`);
+    }
+    return { name, stage, command, casePath: join('cases', folder, name), fixtureDir, expectedPath, cassettePath };
   });
 }
 

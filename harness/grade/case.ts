@@ -2,6 +2,8 @@
 // happened into a verdict. Pure bookkeeping around runProcess and explainDifference.
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { attachPlayer, CassetteError, formatDiagnosis, loadCassette, type Cassette, type PlayerSession, type PlayReport } from '../cassette/index.ts';
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import { runProcess, type Limits, type RunResult } from '../run/spawn.ts';
@@ -18,24 +20,60 @@ export interface CaseContext {
   signal?: AbortSignal;
 }
 
+/** The fd on which a program reaches the grader's cassette player. */
+export const WIRE_FD = 3;
+
 export async function gradeCase(testCase: Case, context: CaseContext): Promise<Verdict> {
-  const result = await runProgram(testCase, context);
+  const name = caseName(testCase);
+  let cassette: Cassette | undefined;
+  try {
+    cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath);
+  } catch (error) {
+    if (!(error instanceof CassetteError)) throw error;
+    return { name, status: 'infra', message: `the case's cassette is unusable: ${error.message}`, durationMs: 0 };
+  }
+  const { result, report } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
-  const judgement = judge(result, expected, context);
+  const judgement = withProtocol(judge(result, expected, context), report);
   if (judgement.status !== 'pass' && judgement.status !== 'infra') {
     const byHand = `run it yourself: ./${PROGRAM} ${testCase.command} ${testCase.casePath}`;
     judgement.details = judgement.details ? `${judgement.details}\n${byHand}` : byHand;
   }
-  return { name: caseName(testCase), ...judgement, ...relayed(result, context.root), durationMs: result.durationMs };
+  return { name, ...judgement, ...relayed(result, context.root), durationMs: result.durationMs };
 }
 
-export function runProgram(testCase: Case, context: CaseContext): Promise<RunResult> {
+export function runProgram(testCase: Case, context: CaseContext, player?: (wire: Duplex) => void): Promise<RunResult> {
   return runProcess(context.launcher.command, [...context.launcher.args, testCase.command, testCase.casePath], {
     cwd: context.root,
-    env: context.env,
+    env: player ? { ...context.env, THEINFERENCE_WIRE_FD: String(WIRE_FD) } : context.env,
     limits: context.limits,
     signal: context.signal,
+    ...(player && { extraPipes: 1, onPipes: ([wire]) => player(wire as unknown as Duplex) }),
   });
+}
+
+/** How long the player may take, after the program exits, to check the last messages it sent. */
+const REPORT_GRACE_MS = 1000;
+
+/** The program, with the cassette's server side played on its fd 3 when the case has one. */
+export async function runWithPlayer(testCase: Case, context: CaseContext, cassette: Cassette | undefined): Promise<{ result: RunResult; report?: PlayReport }> {
+  if (!cassette) return { result: await runProgram(testCase, context) };
+  let session: PlayerSession | undefined;
+  const result = await runProgram(testCase, context, (wire) => (session = attachPlayer(cassette, wire)));
+  if (!session) return { result };
+  const grace = new Promise<void>((resolve) => setTimeout(resolve, REPORT_GRACE_MS).unref());
+  const ended = session;
+  const report = await Promise.race([ended.done, grace.then(() => ended.finish())]);
+  return { result, report };
+}
+
+/** The cassette's verdict beside the output's: a right output from a client that broke the protocol is an error. */
+function withProtocol(judgement: Judgement, report: PlayReport | undefined): Judgement {
+  if (!report || report.diagnoses.length === 0) return judgement;
+  const said = ['the cassette player says:', ...report.diagnoses.map((diagnosis) => `  ${formatDiagnosis(diagnosis)}`)].join('\n');
+  const details = judgement.details ? `${judgement.details}\n${said}` : said;
+  if (judgement.status === 'pass') return { status: 'error', message: report.diagnoses[0]!.message, details };
+  return { ...judgement, details };
 }
 
 /** How a student names the case: its folder under cases/<stage>/ (the stage is in the heading). */
