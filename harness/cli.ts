@@ -2,6 +2,7 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CassetteError } from './cassette/format.ts';
 import { CourseError, findCourseRoot, loadCourse, type Course, type Stage } from './course.ts';
 import { gradeStage, type StageResult } from './grade/stage.ts';
 import { DEFAULT_RUNS } from './props/run.ts';
@@ -59,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {
-    if (error instanceof CourseError || error instanceof UsageError) {
+    if (error instanceof CourseError || error instanceof UsageError || error instanceof CassetteError) {
       console.error(`theinference: ${error.message}`);
       if (error instanceof UsageError) console.error(`run \`theinference help\` for the commands and options`);
       return 2;
