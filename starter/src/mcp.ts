@@ -26,3 +26,118 @@ export type ServerConfig =
 export function parseConfig(text: string): ServerConfig[] {
   throw new Error('not implemented yet: parseConfig (stage config-and-framing)');
 }
+
+// ---------------------------------------------------------------- stage 2: handshake
+
+/** A byte stream, like a child's stdin/stdout: what is written goes to the server, what the
+ *  server writes arrives in chunks cut at arbitrary points (half a line, or several lines). */
+export interface Wire {
+  write(data: string): void;
+  readonly chunks: AsyncIterable<string>;
+  close(): void;
+}
+
+/** One JSON-RPC message at a time. */
+export interface Transport {
+  send(msg: object): Promise<void>;
+  readonly messages: AsyncIterable<unknown>;
+  close(): Promise<void>;
+}
+
+/** Newline-delimited JSON over a Wire: frame() what you send; buffer the chunks, cut them into
+ *  lines, parseFrame() each line. A line that is not JSON (a server's stray log line) is skipped. */
+export class StdioTransport implements Transport {
+  readonly messages: AsyncIterable<unknown>;
+
+  constructor(wire: Wire) {
+    throw new Error('not implemented yet: StdioTransport (stage handshake)');
+  }
+
+  async send(msg: object): Promise<void> {
+    throw new Error('not implemented yet: StdioTransport.send (stage handshake)');
+  }
+
+  async close(): Promise<void> {
+    throw new Error('not implemented yet: StdioTransport.close (stage handshake)');
+  }
+}
+
+/** A JSON-RPC error response: code, message and data as the server sent them. */
+export class McpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'McpError';
+  }
+}
+
+/** The protocol versions this client speaks, newest first: initialize asks for the first. */
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+
+export interface InitializeResult {
+  protocolVersion: string;
+  capabilities: Record<string, unknown>;
+  serverInfo: { name: string; version: string; [key: string]: unknown };
+  instructions?: string;
+  [key: string]: unknown;
+}
+
+export interface Tool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface CallToolResult {
+  content: Record<string, unknown>[];
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export class McpClient {
+  constructor(transport: Transport, clientInfo = { name: 'mcp-course-client', version: '1.0.0' }) {
+    throw new Error('not implemented yet: McpClient (stage handshake)');
+  }
+
+  /** Sends a request with a fresh id and resolves with the result of the response that has the
+   *  same id (responses may come in any order, notifications in between); an error -> McpError. */
+  request(method: string, params?: object): Promise<any> {
+    throw new Error('not implemented yet: McpClient.request (stage handshake)');
+  }
+
+  notify(method: string, params?: object): Promise<void> {
+    throw new Error('not implemented yet: McpClient.notify (stage handshake)');
+  }
+
+  /** initialize, check the protocolVersion the server answers with (refuse one you don't
+   *  support), then notifications/initialized. */
+  async initialize(): Promise<InitializeResult> {
+    throw new Error('not implemented yet: McpClient.initialize (stage handshake)');
+  }
+
+  // -------------------------------------------------------------- stage 3: tools
+
+  /** Every tool: follow nextCursor until the server gives none. */
+  async listTools(): Promise<Tool[]> {
+    throw new Error('not implemented yet: McpClient.listTools (stage tools)');
+  }
+
+  /** The tool's result, isError included (a failed tool is a result, not an exception). */
+  async callTool(name: string, args: object = {}): Promise<CallToolResult> {
+    throw new Error('not implemented yet: McpClient.callTool (stage tools)');
+  }
+
+  async close(): Promise<void> {
+    throw new Error('not implemented yet: McpClient.close (stage handshake)');
+  }
+}
+
+/** A real server as a child process (node:child_process spawn): its stdin and stdout are the wire. */
+export function spawnWire(server: Extract<ServerConfig, { type: 'stdio' }>): Wire {
+  throw new Error('not implemented yet: spawnWire (stage handshake)');
+}
