@@ -34,12 +34,12 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   }
   const { result, report } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
-  const judgement = withProtocol(judge(result, expected, context), report);
+  const judgement = withProtocol(judge(result, expected, { ...context, hidden: testCase.hidden }), report);
   if (judgement.status !== 'pass' && judgement.status !== 'infra') {
     const byHand = `run it yourself: ./${PROGRAM} ${testCase.command} ${testCase.casePath}`;
     judgement.details = judgement.details ? `${judgement.details}\n${byHand}` : byHand;
   }
-  return { name, ...judgement, ...relayed(result, context.root), durationMs: result.durationMs };
+  return { name, ...judgement, ...relayed(result, context.root), stdout: result.stdout, durationMs: result.durationMs };
 }
 
 export function runProgram(testCase: Case, context: CaseContext, player?: (wire: Duplex) => void): Promise<RunResult> {
@@ -84,7 +84,7 @@ export function caseName(testCase: Case): string {
 
 type Judgement = Pick<Verdict, 'status' | 'message' | 'details'>;
 
-function judge(result: RunResult, expected: Buffer, context: CaseContext): Judgement {
+function judge(result: RunResult, expected: Buffer, context: CaseContext & { hidden?: boolean }): Judgement {
   const seconds = (context.limits.timeoutMs / 1000).toString();
   if (result.startError) {
     return { status: 'infra', message: `could not start ${PROGRAM}: ${result.startError.code ?? result.startError.message}` };
@@ -97,6 +97,9 @@ function judge(result: RunResult, expected: Buffer, context: CaseContext): Judge
         ? `before it was stopped it printed ${result.stdout.length} bytes on stdout:\n${explainDifference(expected, result.stdout, context)}`
         : 'it printed nothing on stdout: is something waiting for input that never comes, or looping forever?',
     };
+  }
+  if (result.outOfMemory) {
+    return { status: 'crash', message: `used more than ${(context.limits.memoryBytes ?? 0) / 1024 / 1024} MiB of memory and was stopped` };
   }
   if (result.flooded) {
     const cap = `${context.limits.outputCap / 1024 / 1024} MiB`;
