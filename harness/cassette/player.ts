@@ -24,6 +24,14 @@ export interface Piece {
   bytes: string | Uint8Array;
   /** write: a write of its own; glue: the next piece joins this write; pause: the reader must see a separate read. */
   then: 'write' | 'glue' | 'pause';
+  /** The answer to initialize: a face may hold it back a moment, so that a client that does not wait for it shows. */
+  initializeResult?: boolean;
+}
+
+/** When a client message arrived, as the face that carried it saw it. */
+export interface Arrival {
+  /** The initialize result had not been written yet. */
+  beforeInitializeResult?: boolean;
 }
 
 export interface PlayerOutput {
@@ -80,7 +88,7 @@ export class Player {
   }
 
   /** One line from the client, with or without its terminator. */
-  receiveLine(line: string): void {
+  receiveLine(line: string, arrival: Arrival = {}): void {
     if (this.finished) return;
     const text = line.trim();
     if (text === '') return;
@@ -97,13 +105,19 @@ export class Player {
       this.reply(null, 'Invalid Request: expected one JSON-RPC message object', -32600);
       return;
     }
-    this.receive(message);
+    this.receive(message, arrival);
   }
 
   /** One parsed message from the client. */
-  receive(message: JsonObject): void {
+  receive(message: JsonObject, arrival: Arrival = {}): void {
     if (this.finished) return;
     if (this.options.validate !== false) this.validate(message, this.version);
+    if (arrival.beforeInitializeResult && message.method !== 'ping') {
+      // The lifecycle's rule: until the initialize result arrives, a client may send nothing but ping.
+      this.diagnose('out-of-order', `your client sent ${describeMessage(message)} before the initialize result had arrived: wait for it (only ping may come earlier)`, {
+        received: message,
+      });
+    }
     const kind = kindOf(message);
     if (this.position >= this.cassette.frames.length) {
       this.diagnose('exhausted', `the recording has no more client messages; your client sent ${describeMessage(message)}`, {
@@ -281,12 +295,14 @@ export class Player {
       return;
     }
     let chunks: (string | Uint8Array)[];
+    let initializeResult = false;
     if (frame.from === 'stdout') chunks = frame.cuts ? editAndCut(frame.text, [], frame.cuts) : (frame.chunks ?? [frame.text]);
     else {
       const message = frame.message;
       if (message.method === undefined && isObject(message.result) && typeof message.result.protocolVersion === 'string') {
         this.version = message.result.protocolVersion; // the server's answer to initialize: the negotiated version
       }
+      initializeResult = message.method === undefined && this.methodOfRecordedId.get(keyOf(message.id)) === 'initialize';
       const edits = this.editsFor(message);
       const textEdits = () => edits.map((edit) => ({ path: edit.path, replacement: JSON.stringify(edit.value) }));
       if (frame.cuts) chunks = editAndCut(frame.raw ?? compactLine(message), textEdits(), frame.cuts);
@@ -302,7 +318,9 @@ export class Player {
     // Recorded reads start a read of their own, unless the frame before asked to share it.
     if (chunks.length > 1 && !this.glued) this.output.write({ bytes: '', then: 'pause' });
     this.glued = frame.flush === false;
-    for (let i = 0; i < chunks.length; i++) this.output.write({ bytes: chunks[i]!, then: i === chunks.length - 1 ? last : 'pause' });
+    for (let i = 0; i < chunks.length; i++) {
+      this.output.write({ bytes: chunks[i]!, then: i === chunks.length - 1 ? last : 'pause', ...(initializeResult && i === 0 && { initializeResult }) });
+    }
   }
 
   /** What to rewrite in a recorded server message so that it answers the live client's ids. */

@@ -8,7 +8,13 @@ import type { Cassette } from './model.ts';
 import { Player, type Piece } from './player.ts';
 import type { FaceOptions, PlayerSession } from './session.ts';
 
+/** How long the initialize result is held back: long enough that a client which sends
+ *  notifications/initialized (or anything but ping) without waiting for it is seen to. */
+export const INITIALIZE_HOLD_MS = 20;
+
 export interface StreamFaceOptions extends FaceOptions {
+  /** Milliseconds the initialize result is held back (default INITIALIZE_HOLD_MS). */
+  initializeHoldMs?: number;
   /** End the output once the session is over and everything is written (default true). */
   endOutput?: boolean;
 }
@@ -19,7 +25,7 @@ export function attachPlayer(cassette: Cassette, stream: Duplex, options: Stream
 }
 
 export function attachStreams(cassette: Cassette, input: Readable, output: Writable, options: StreamFaceOptions = {}): PlayerSession {
-  const writer = new PacedWriter(output, options.chunkGapMs ?? 10);
+  const writer = new PacedWriter(output, options.chunkGapMs ?? 10, options.initializeHoldMs ?? INITIALIZE_HOLD_MS);
   const diagnoses: Diagnosis[] = [];
   const player = new Player(
     cassette,
@@ -37,7 +43,7 @@ export function attachStreams(cassette: Cassette, input: Readable, output: Writa
   const done = new Promise<PlayReport>((resolve) => (resolveDone = resolve));
   const lines = new LineSplitter();
   const onData = (chunk: string) => {
-    for (const line of lines.push(chunk)) player.receiveLine(line);
+    for (const line of lines.push(chunk)) player.receiveLine(line, { beforeInitializeResult: writer.holding() });
   };
   let report: PlayReport | undefined;
   const finish = (): PlayReport => {
@@ -77,7 +83,9 @@ export function attachStreams(cassette: Cassette, input: Readable, output: Writa
 
 /** Writes pieces in order; a `pause` piece is followed by a drain and a gap so that it is read on its own. */
 class PacedWriter {
-  private queue: { bytes: string | Uint8Array; pause: boolean }[] = [];
+  private queue: { bytes: string | Uint8Array; pause: boolean; hold: boolean }[] = [];
+  /** Held pieces queued or waiting out their hold. */
+  private held = 0;
   private glued: string | Uint8Array = '';
   private busy = false;
   private dead = false;
@@ -86,7 +94,13 @@ class PacedWriter {
   constructor(
     private readonly output: Writable,
     private readonly gapMs: number,
+    private readonly holdMs: number,
   ) {}
+
+  /** An initialize result is still held back. */
+  holding(): boolean {
+    return this.held > 0;
+  }
 
   push(piece: Piece): void {
     if (this.dead) return;
@@ -96,11 +110,13 @@ class PacedWriter {
       this.glued = bytes;
       return;
     }
-    if (!this.busy && piece.then === 'write') {
+    const hold = piece.initializeResult === true && this.holdMs > 0;
+    if (!this.busy && piece.then === 'write' && !hold) {
       this.output.write(bytes);
       return;
     }
-    this.queue.push({ bytes, pause: piece.then === 'pause' });
+    if (hold) this.held += 1;
+    this.queue.push({ bytes, pause: piece.then === 'pause', hold });
     if (!this.busy) void this.pump();
   }
 
@@ -121,8 +137,10 @@ class PacedWriter {
   private async pump(): Promise<void> {
     this.busy = true;
     while (this.queue.length > 0 && !this.dead) {
-      const { bytes, pause } = this.queue.shift()!;
+      const { bytes, pause, hold } = this.queue.shift()!;
+      if (hold) await new Promise((resolve) => setTimeout(resolve, this.holdMs));
       await new Promise<void>((resolve) => this.output.write(bytes, () => resolve()));
+      if (hold) this.held -= 1;
       if (pause) await new Promise((resolve) => setTimeout(resolve, this.gapMs));
     }
     this.busy = false;

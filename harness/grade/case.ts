@@ -1,9 +1,9 @@
 // One case: run `your_program.sh <command> <case-dir>` under the stage's limits and turn what
 // happened into a verdict. Pure bookkeeping around runProcess and explainDifference.
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { attachPlayer, CassetteError, formatDiagnosis, loadCassette, type Cassette, type PlayerSession, type PlayReport } from '../cassette/index.ts';
+import { attachPlayer, CassetteError, loadCassette, type Cassette, type PlayerSession, type PlayReport } from '../cassette/index.ts';
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import { runProcess, type Limits, type RunResult } from '../run/spawn.ts';
@@ -34,7 +34,7 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   }
   const { result, report } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
-  const judgement = withProtocol(judge(result, expected, { ...context, hidden: testCase.hidden }), report);
+  const judgement = withProtocol(judge(result, expected, { ...context, hidden: testCase.hidden }), report, fixtureName(testCase, 'cassette.yaml'));
   if (judgement.status !== 'pass' && judgement.status !== 'infra') {
     const byHand = `run it yourself: ./${PROGRAM} ${testCase.command} ${testCase.casePath}`;
     judgement.details = judgement.details ? `${judgement.details}\n${byHand}` : byHand;
@@ -67,10 +67,18 @@ export async function runWithPlayer(testCase: Case, context: CaseContext, casset
   return { result, report };
 }
 
+/** How a student finds a fixture file of the case: fixtures/ mirrors cases/. */
+function fixtureName(testCase: Case, file: string): string {
+  return join('fixtures', relative('cases', testCase.casePath), file);
+}
+
 /** The cassette's verdict beside the output's: a right output from a client that broke the protocol is an error. */
-function withProtocol(judgement: Judgement, report: PlayReport | undefined): Judgement {
+function withProtocol(judgement: Judgement, report: PlayReport | undefined, cassette: string): Judgement {
   if (!report || report.diagnoses.length === 0) return judgement;
-  const said = ['the cassette player says:', ...report.diagnoses.map((diagnosis) => `  ${formatDiagnosis(diagnosis)}`)].join('\n');
+  const said = [
+    `the cassette player (${cassette}) says:`,
+    ...report.diagnoses.map((diagnosis) => `  ${diagnosis.kind}: ${diagnosis.message}`),
+  ].join('\n');
   const details = judgement.details ? `${judgement.details}\n${said}` : said;
   if (judgement.status === 'pass') return { status: 'error', message: report.diagnoses[0]!.message, details };
   return { ...judgement, details };
