@@ -1,0 +1,146 @@
+// A second, independent correct client for stages 2 and 3: the official SDK's Client behind a thin
+// adapter to the course API. The test suite grades it on every handshake and tools case, to prove
+// that the cases ask for what the protocol asks and nothing more (no ids, key orders or wording).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpError as SdkMcpError, ResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export interface Wire {
+  write(data: string): void;
+  readonly chunks: AsyncIterable<string>;
+  close(): void;
+}
+
+export interface Transport {
+  send(msg: object): Promise<void>;
+  readonly messages: AsyncIterable<unknown>;
+  close(): Promise<void>;
+}
+
+/** The SDK's own line buffer over the wire; a line it cannot read is dropped, as its stdio transport does. */
+export class StdioTransport implements Transport {
+  readonly messages: AsyncIterable<unknown>;
+
+  constructor(private readonly wire: Wire) {
+    this.messages = (async function* () {
+      const buffer = new ReadBuffer();
+      for await (const chunk of wire.chunks) {
+        buffer.append(Buffer.from(chunk, 'utf8'));
+        for (;;) {
+          try {
+            const message = buffer.readMessage();
+            if (message === null) break;
+            yield message;
+          } catch {
+            // not JSON-RPC: skipped
+          }
+        }
+      }
+    })();
+  }
+
+  async send(msg: object): Promise<void> {
+    this.wire.write(serializeMessage(msg as JSONRPCMessage));
+  }
+
+  async close(): Promise<void> {
+    this.wire.close();
+  }
+}
+
+export class McpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** The course Transport as the SDK wants one; it also learns the negotiated protocol version. */
+class Bridge implements SdkTransport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  protocolVersion?: string;
+
+  constructor(private readonly transport: Transport) {}
+
+  async start(): Promise<void> {
+    void (async () => {
+      for await (const message of this.transport.messages) this.onmessage?.(message as JSONRPCMessage);
+      this.onclose?.();
+    })();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.transport.send(message);
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
+}
+
+/** The SDK's McpError becomes the course's; anything else passes as it is. */
+async function courseErrors<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    throw error instanceof SdkMcpError ? new McpError(error.code, error.message, error.data) : error;
+  }
+}
+
+export class McpClient {
+  private readonly sdk: Client;
+  private readonly bridge: Bridge;
+
+  constructor(transport: Transport, clientInfo = { name: 'sdk-adapter', version: '1.0.0' }) {
+    this.sdk = new Client(clientInfo);
+    this.bridge = new Bridge(transport);
+  }
+
+  request(method: string, params?: object): Promise<any> {
+    return courseErrors(this.sdk.request({ method, params: params as Record<string, unknown> }, ResultSchema));
+  }
+
+  notify(method: string, params?: object): Promise<void> {
+    return this.sdk.notification({ method, params: params as Record<string, unknown> });
+  }
+
+  async initialize() {
+    await courseErrors(this.sdk.connect(this.bridge));
+    const instructions = this.sdk.getInstructions();
+    return {
+      protocolVersion: this.bridge.protocolVersion!,
+      capabilities: this.sdk.getServerCapabilities()!,
+      serverInfo: this.sdk.getServerVersion()!,
+      ...(instructions !== undefined && { instructions }),
+    };
+  }
+
+  async listTools() {
+    const tools = [];
+    let cursor: string | undefined;
+    do {
+      const page = await courseErrors(this.sdk.listTools(cursor === undefined ? undefined : { cursor }));
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  callTool(name: string, args: object = {}) {
+    return courseErrors(this.sdk.callTool({ name, arguments: args as Record<string, unknown> }));
+  }
+
+  close(): Promise<void> {
+    return this.sdk.close();
+  }
+}
