@@ -1,32 +1,98 @@
-// A submission is graded as src/ only: a scratch copy of the course (its program.ts, harness
-// configuration, cases and fixtures) with the submission's src/ put in, so that nothing else the
-// submission contains can change how it is graded.
-import { cpSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+// A submission is graded as src/ only: a scratch copy of the course (its program.ts,
+// your_program.sh and case inputs) with the submission's src/ put in, so that nothing else the
+// submission contains can change how it is graded. The expected outputs (fixtures/) stay in the
+// course: the grader reads them from there, and a program looking for them in its folder finds none.
+import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { CourseError } from '../course.ts';
 
 /** What the course contributes to a scratch copy; everything else comes from nowhere. */
-const COURSE_PARTS = ['course.yaml', 'program.ts', 'your_program.sh', 'package.json', 'tsconfig.json', 'cases', 'fixtures', 'cassettes'];
+const COURSE_PARTS = ['course.yaml', 'program.ts', 'your_program.sh', 'package.json', 'tsconfig.json', 'cases'];
+/** Folders of a submission that say nothing about what it changed. */
+const NOT_COMPARED = new Set(['src', 'node_modules', '.git']);
+/** A submission with more files than this outside src/ is not walked further (the list says so). */
+const MAX_FILES_COMPARED = 5000;
+
+export interface OutsideChange {
+  /** Relative to the submission's folder. */
+  path: string;
+  change: 'modified' | 'added';
+}
+
+export interface SubmissionFacts {
+  /** Files outside src/ that differ from the course's or that the course does not have: none of them was used. */
+  changedOutsideSrc: OutsideChange[];
+  /** Whether the walk stopped at MAX_FILES_COMPARED. */
+  changesCut: boolean;
+  /** Symbolic links under src/, left out of the copy (a link could reach the course's own solution). */
+  linksIgnored: string[];
+  hasEntryPoint: boolean;
+}
 
 export interface Scratch {
   root: string;
+  facts: SubmissionFacts;
   remove(): void;
 }
 
 export function scratchCopy(courseRoot: string, submission: string): Scratch {
-  const src = join(submission, 'src');
   if (!statSync(submission, { throwIfNoEntry: false })?.isDirectory()) {
     throw new CourseError(`--submission ${submission}: no such folder`);
   }
-  if (!existsSync(join(src, 'mcp.ts'))) {
-    throw new CourseError(`--submission ${submission}: no src/mcp.ts (a submission is graded by its src/ folder)`);
-  }
   const root = mkdtempSync(join(tmpdir(), 'theinference-'));
-  for (const part of COURSE_PARTS) {
-    if (existsSync(join(courseRoot, part))) cpSync(join(courseRoot, part), join(root, part), { recursive: true });
+  try {
+    for (const part of COURSE_PARTS) {
+      if (existsSync(join(courseRoot, part))) cpSync(join(courseRoot, part), join(root, part), { recursive: true });
+    }
+    const src = join(submission, 'src');
+    const linksIgnored: string[] = [];
+    if (statSync(src, { throwIfNoEntry: false })?.isDirectory()) {
+      cpSync(src, join(root, 'src'), {
+        recursive: true,
+        filter: (from) => {
+          if (!lstatSync(from).isSymbolicLink()) return true;
+          linksIgnored.push(relative(submission, from));
+          return false;
+        },
+      });
+    }
+    symlinkSync(join(courseRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
+    const facts = { ...changesOutsideSrc(courseRoot, submission), linksIgnored, hasEntryPoint: existsSync(join(root, 'src', 'mcp.ts')) };
+    return { root, facts, remove: () => rmSync(root, { recursive: true, force: true }) };
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
   }
-  cpSync(src, join(root, 'src'), { recursive: true });
-  symlinkSync(join(courseRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
-  return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** The files outside src/ that the submission has and the course has not, or has with other bytes. */
+function changesOutsideSrc(courseRoot: string, submission: string): Pick<SubmissionFacts, 'changedOutsideSrc' | 'changesCut'> {
+  const changed: OutsideChange[] = [];
+  let seen = 0;
+  const walk = (folder: string): boolean => {
+    for (const entry of readdirSync(join(submission, folder), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = folder === '' ? entry.name : join(folder, entry.name);
+      if (folder === '' && NOT_COMPARED.has(entry.name)) continue;
+      if (entry.isDirectory()) {
+        if (!walk(path)) return false;
+        continue;
+      }
+      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+      if (++seen > MAX_FILES_COMPARED) return false;
+      const change = compare(join(courseRoot, path), join(submission, path));
+      if (change) changed.push({ path, change });
+    }
+    return true;
+  };
+  const complete = walk('');
+  return { changedOutsideSrc: changed, changesCut: !complete };
+}
+
+function compare(coursePath: string, submissionPath: string): OutsideChange['change'] | undefined {
+  const course = lstatSync(coursePath, { throwIfNoEntry: false });
+  if (!course?.isFile()) return 'added';
+  const mine = lstatSync(submissionPath);
+  if (!mine.isFile() || mine.size !== course.size) return 'modified';
+  return readFileSync(coursePath).equals(readFileSync(submissionPath)) ? undefined : 'modified';
 }

@@ -1,0 +1,203 @@
+// CI grading of a submission: its src/ in a scratch copy of the course, the course's public
+// cases plus generated ones (from the seed) plus hidden ones (--cases), this shard's part of
+// them, every stage with --all; the terminal report as a student would see it, then
+// results.json and JUnit for the machine. Decides nothing about a case: verdicts in, reports out.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Case, Course, Stage } from '../course.ts';
+import { gradeStage } from '../grade/stage.ts';
+import type { Verdict } from '../grade/verdict.ts';
+import { countChecks, exitCodeOf, REPORT_VERSION, runStatus, stageReport, writeAtomically, writeResults, type GradedCheck, type GradedStage, type Origin, type ResultsReport } from '../report/json.ts';
+import { toJUnit } from '../report/junit.ts';
+import { TerminalReporter } from '../report/terminal.ts';
+import { programEnv } from '../run/env.ts';
+import { launcher, type Launcher } from '../run/launcher.ts';
+import { DEFAULT_LIMITS } from '../run/spawn.ts';
+import { scratchCopy, type SubmissionFacts } from '../run/submission.ts';
+import { copyHiddenInputs, loadHiddenCases, type HiddenCases } from './hidden.ts';
+import { withoutNetwork } from './network.ts';
+import { expectFromReference, generateCases } from './random.ts';
+import { inShard, type Shard } from './shard.ts';
+
+export interface CiSettings {
+  courseRoot: string;
+  course: Course;
+  submission: string;
+  /** In grading order. */
+  stages: Stage[];
+  /** Grade every stage, not stopping at the first that fails. */
+  all: boolean;
+  seed: number;
+  runs: number;
+  timeoutMs?: number;
+  memoryBytes: number;
+  color: boolean;
+  verbose: boolean;
+  bundle: boolean;
+  hiddenDir?: string;
+  generatedPerCommand: number;
+  shard: Shard;
+  network: boolean;
+  reportPath?: string;
+  junitPath?: string;
+  write: (text: string) => void;
+}
+
+/** One unit of work in the plan: a case, or a stage's property suite. */
+interface Unit {
+  stage: string;
+  position: number;
+  origin: Origin;
+  testCase?: Case;
+}
+
+/** Grades; writes the reports; returns the exit code (0 pass, 1 fail, 2 error). Throws CourseError on bad input. */
+export async function gradeSubmission(settings: CiSettings): Promise<number> {
+  const started = new Date();
+  const hidden = settings.hiddenDir === undefined ? undefined : loadHiddenCases(settings.hiddenDir, settings.course);
+  const scratch = scratchCopy(settings.courseRoot, settings.submission);
+  const fixturesRoot = mkdtempSync(join(tmpdir(), 'theinference-expected-'));
+  try {
+    if (hidden) copyHiddenInputs(hidden, scratch.root);
+    const generated = generateCases(settings.course, settings.seed, settings.generatedPerCommand, scratch.root, fixturesRoot);
+    const plan = planUnits(settings.stages, generated.byStage, hidden);
+    const mine = plan.filter((unit) => inShard(unit.position, settings.shard));
+
+    const env = programEnv();
+    const generatedHere = mine.filter((unit) => unit.origin === 'generated').map((unit) => unit.testCase!);
+    if (generatedHere.length > 0) {
+      const reference = await launcher(settings.courseRoot, { bundle: settings.bundle });
+      await expectFromReference(generatedHere, settings.courseRoot, scratch.root, reference, env);
+    }
+
+    const network = settings.network ? (start: Launcher) => start : withoutNetwork();
+    const start = network(await launcher(scratch.root, settings));
+    const reporter = new TerminalReporter(settings.write, settings);
+    announce(settings, scratch.facts, plan.length, mine.length);
+
+    const graded: GradedStage[] = [];
+    let stopped = false;
+    for (const stage of settings.stages) {
+      const units = plan.filter((unit) => unit.stage === stage.slug);
+      const here = mine.filter((unit) => unit.stage === stage.slug);
+      if (stopped) {
+        graded.push({ stage, graded: false, planned: units.length, durationMs: 0, checks: [] });
+        continue;
+      }
+      const cases = here.filter((unit) => unit.testCase !== undefined);
+      const properties = here.some((unit) => unit.origin === 'property');
+      const part: Stage = { ...stage, cases: cases.map((unit) => unit.testCase!), properties: properties ? stage.properties : undefined };
+      reporter.stageStart(part);
+      const result = await gradeStage(part, {
+        root: scratch.root,
+        launcher: start,
+        env,
+        color: settings.color,
+        seed: settings.seed,
+        propertyRuns: settings.runs,
+        timeoutMs: settings.timeoutMs,
+        memoryBytes: settings.memoryBytes,
+        onVerdict: (verdict) => reporter.verdict(verdict),
+      });
+      reporter.stageEnd(result);
+      const propertyUnit = here.find((unit) => unit.origin === 'property');
+      const checks = result.verdicts.map((verdict, index): GradedCheck => {
+        const unit = cases[index] ?? propertyUnit!;
+        return { verdict: withSeed(verdict, unit, settings.seed), origin: unit.origin, testCase: unit.testCase, position: unit.position };
+      });
+      graded.push({ stage, graded: true, planned: units.length, durationMs: result.durationMs, checks });
+      if (!result.passed && !settings.all) stopped = true;
+    }
+    reporter.summary(
+      graded.filter((stage) => stage.graded).map((stage) => ({ stage: stage.stage, verdicts: stage.checks.map((check) => check.verdict), passed: stage.checks.every((check) => check.verdict.status === 'pass'), durationMs: stage.durationMs })),
+      settings.seed,
+    );
+
+    const report = buildReport(settings, started, scratch.facts, graded, hidden, generatedCount(generated.byStage));
+    if (settings.reportPath) writeResults(settings.reportPath, report);
+    if (settings.junitPath) writeAtomically(settings.junitPath, toJUnit(report));
+    settings.write(`graded with --seed ${settings.seed}${settings.shard.count > 1 ? ` as shard ${settings.shard.index}/${settings.shard.count}` : ''}: ${report.status}` +
+      `${settings.reportPath ? `; results in ${settings.reportPath}` : ''}${settings.junitPath ? `, JUnit in ${settings.junitPath}` : ''}\n`);
+    return report.exitCode;
+  } finally {
+    scratch.remove();
+    rmSync(fixturesRoot, { recursive: true, force: true });
+  }
+}
+
+/** Every unit of the whole run in course order: per stage its public, generated and hidden cases, then its property suite. */
+function planUnits(stages: Stage[], generated: Map<string, Case[]>, hidden: HiddenCases | undefined): Unit[] {
+  const units: Unit[] = [];
+  const add = (stage: string, origin: Origin, testCase?: Case) => units.push({ stage, position: units.length, origin, testCase });
+  for (const stage of stages) {
+    for (const testCase of stage.cases) add(stage.slug, 'public', testCase);
+    for (const testCase of generated.get(stage.slug) ?? []) add(stage.slug, 'generated', testCase);
+    for (const testCase of hidden?.byStage.get(stage.slug) ?? []) add(stage.slug, 'hidden', testCase);
+    if (stage.properties) add(stage.slug, 'property');
+  }
+  return units;
+}
+
+function withSeed(verdict: Verdict, unit: Unit, seed: number): Verdict {
+  return unit.origin === 'generated' && verdict.seed === undefined ? { ...verdict, seed } : verdict;
+}
+
+function generatedCount(byStage: Map<string, Case[]>): number {
+  return [...byStage.values()].reduce((sum, cases) => sum + cases.length, 0);
+}
+
+/** What a person reading the CI log should know before the first case. */
+function announce(settings: CiSettings, facts: SubmissionFacts, planned: number, here: number): void {
+  const lines: string[] = [];
+  if (!facts.hasEntryPoint) lines.push(`the submission has no src/mcp.ts: every check will fail`);
+  if (facts.changedOutsideSrc.length > 0) {
+    const shown = facts.changedOutsideSrc.slice(0, 10).map((change) => `${change.path} (${change.change})`).join(', ');
+    const more = facts.changedOutsideSrc.length > 10 ? ` and ${facts.changedOutsideSrc.length - 10} more` : '';
+    lines.push(`files outside src/ that the submission changed, not used in grading: ${shown}${more}`);
+  }
+  if (facts.linksIgnored.length > 0) lines.push(`symbolic links under src/ not copied: ${facts.linksIgnored.join(', ')}`);
+  const shard = settings.shard.count > 1 ? `shard ${settings.shard.index}/${settings.shard.count}: ${here} of ${planned} checks` : `${planned} checks`;
+  lines.push(`grading ${settings.submission} with --seed ${settings.seed} (${shard})`);
+  settings.write(lines.map((line) => `${line}\n`).join('') + '\n');
+}
+
+function buildReport(settings: CiSettings, started: Date, facts: SubmissionFacts, graded: GradedStage[], hidden: HiddenCases | undefined, generated: number): ResultsReport {
+  const stages = graded.map((stage) => stageReport(stage, settings.courseRoot));
+  const problems: string[] = [];
+  const status = runStatus(stages, problems);
+  return {
+    version: REPORT_VERSION,
+    status,
+    exitCode: exitCodeOf(status),
+    seed: settings.seed,
+    shard: settings.shard.count > 1 ? settings.shard : null,
+    mergedShards: null,
+    startedAt: started.toISOString(),
+    durationMs: Date.now() - started.getTime(),
+    grader: { name: 'theinference', version: graderVersion() },
+    submission: {
+      path: resolve(settings.submission),
+      changedOutsideSrc: facts.changedOutsideSrc,
+      changesCut: facts.changesCut,
+      linksIgnored: facts.linksIgnored,
+      missing: facts.hasEntryPoint ? [] : ['src/mcp.ts'],
+    },
+    limits: {
+      timeoutMs: settings.timeoutMs ?? null,
+      memoryBytes: settings.memoryBytes,
+      outputCapBytes: DEFAULT_LIMITS.outputCap,
+      network: settings.network ? 'on' : 'off',
+    },
+    hiddenCases: hidden ? [...hidden.sources.keys()].length : 0,
+    generatedCases: generated,
+    counts: countChecks(stages),
+    problems,
+    stages,
+  };
+}
+
+function graderVersion(): string {
+  const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version?: string };
+  return manifest.version ?? 'unknown';
+}

@@ -1,0 +1,73 @@
+// Hidden cases (`--cases <dir>`): cases kept outside the course repo, laid out as the course's
+// own are: <dir>/cases/<folder>/<case>/ (what the program is given) and
+// <dir>/fixtures/<folder>/<case>/expected.json, where <folder> is a case folder of course.yaml
+// (e.g. config-and-framing/mcp-frame). Their inputs are copied into the scratch copy; their
+// expected output is read from <dir>, never from where the program runs.
+import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { CourseError, type Case, type Course } from '../course.ts';
+
+/** Where a hidden case's input goes in the scratch copy; its name in reports is `hidden-<command folder>/<case>`. */
+export function hiddenCasePath(folder: string, name: string): string {
+  return join('cases', dirname(folder), `hidden-${basename(folder)}`, name);
+}
+
+export interface HiddenCases {
+  /** Per stage slug, in casePath order. */
+  byStage: Map<string, Case[]>;
+  /** Each case's input folder under <dir>/cases/. */
+  sources: Map<Case, string>;
+}
+
+/** The hidden cases under `dir`; throws a CourseError naming the first problem. */
+export function loadHiddenCases(dir: string, course: Course): HiddenCases {
+  const folders = caseFolders(course);
+  const root = resolve(dir);
+  const fail = (message: string): never => {
+    throw new CourseError(`--cases ${dir}: ${message}`);
+  };
+  if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) fail('no such folder');
+  const casesRoot = join(root, 'cases');
+  if (!statSync(casesRoot, { throwIfNoEntry: false })?.isDirectory()) fail('no cases/ folder (expected cases/<stage>/<command>/<case>/ and fixtures/ beside it)');
+
+  const byStage = new Map<string, Case[]>();
+  const sources = new Map<Case, string>();
+  let count = 0;
+  for (const stageFolder of subfolders(casesRoot)) {
+    for (const commandFolder of subfolders(join(casesRoot, stageFolder))) {
+      const folder = `${stageFolder}/${commandFolder}`;
+      const owner = folders.get(folder) ?? fail(`cases/${folder} is not a case folder of course.yaml (known: ${[...folders.keys()].join(', ')})`);
+      for (const name of subfolders(join(casesRoot, folder))) {
+        const fixtureDir = join(root, 'fixtures', folder, name);
+        const expectedPath = join(fixtureDir, 'expected.json');
+        if (!existsSync(expectedPath)) fail(`case ${folder}/${name} has no fixtures/${folder}/${name}/expected.json`);
+        if (!/\n$/.test(readFileSync(expectedPath, 'utf8'))) fail(`fixtures/${folder}/${name}/expected.json does not end with a newline (program.ts always prints one)`);
+        const testCase: Case = { name, stage: owner.stage, command: owner.command, casePath: hiddenCasePath(folder, name), fixtureDir, expectedPath, hidden: true };
+        byStage.set(owner.stage, [...(byStage.get(owner.stage) ?? []), testCase]);
+        sources.set(testCase, join(casesRoot, folder, name));
+        count += 1;
+      }
+    }
+  }
+  if (count === 0) fail('holds no cases (expected cases/<stage>/<command>/<case>/)');
+  for (const cases of byStage.values()) cases.sort((a, b) => a.casePath.localeCompare(b.casePath));
+  return { byStage, sources };
+}
+
+/** Copies each hidden case's input folder into the scratch copy, at its casePath. */
+export function copyHiddenInputs(hidden: HiddenCases, scratchRoot: string): void {
+  for (const [testCase, source] of hidden.sources) cpSync(source, join(scratchRoot, testCase.casePath), { recursive: true });
+}
+
+/** course.yaml's case folders, each with the stage and command it belongs to. */
+export function caseFolders(course: Course): Map<string, { stage: string; command: string }> {
+  const folders = new Map<string, { stage: string; command: string }>();
+  for (const stage of course.stages) {
+    for (const testCase of stage.cases) folders.set(dirname(testCase.casePath).slice('cases/'.length), { stage: stage.slug, command: testCase.command });
+  }
+  return folders;
+}
+
+function subfolders(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+}

@@ -1,0 +1,146 @@
+// Randomised cases: for each program command that has a generator, a few cases made from the
+// run's seed, so that a solution that hard-codes the public cases' output fails. A generated
+// case's input goes into the scratch copy (where the program runs); its expected output is what
+// the course's own reference solution prints for it, made before the submission is graded and
+// kept outside the scratch copy.
+//
+// Extension point: GENERATORS is keyed by program command. A later stage adds its command's
+// generator here; one that plays a server from a cassette returns the cassette among its
+// `fixtures` (e.g. `cassette.yaml` with generated tool names and arguments), and the case
+// gets it as its cassette, played by the grader from outside the scratch copy.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import type { Case, Course } from '../course.ts';
+import { jsonRpcMessage } from '../props/arbitraries.ts';
+import type { Launcher } from '../run/launcher.ts';
+import { CORES, inOrder } from '../run/pool.ts';
+import { DEFAULT_LIMITS, runProcess } from '../run/spawn.ts';
+
+export interface GeneratedFiles {
+  /** Files of the case folder the program is given (relative names). */
+  inputs: Record<string, string>;
+  /** Files the grader keeps beside expected.json (a cassette, for the stages that play one). */
+  fixtures?: Record<string, string>;
+}
+
+/** Makes case number `index` of a run from its seed; the same seed and index give the same files. */
+export type CaseGenerator = (seed: number, index: number) => GeneratedFiles;
+
+/** A value drawn from `arbitrary`, fixed by (seed, index). */
+function draw<T>(arbitrary: fc.Arbitrary<T>, seed: number, index: number): T {
+  const [value] = fc.sample(arbitrary, { seed: (seed + index * 7919) | 0, numRuns: 1 });
+  return value!;
+}
+
+const word = fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/);
+const text = fc.string({ unit: 'grapheme', maxLength: 12 });
+const stringMap = fc.dictionary(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,9}$/), text, { maxKeys: 3, noNullPrototype: true });
+
+/** One `.mcp.json` entry: stdio or http, `type` written or left to be inferred, defaults sometimes left out. */
+const serverEntry = fc.oneof(
+  fc.record(
+    { type: fc.constant('stdio'), command: fc.oneof(word, fc.constantFrom('npx', 'node', 'uvx', '/usr/bin/env')), args: fc.array(text, { maxLength: 3 }), env: stringMap },
+    { requiredKeys: ['command'], noNullPrototype: true },
+  ),
+  fc.record(
+    { type: fc.constant('http'), url: word.map((host) => `https://${host}.example/mcp`), headers: stringMap },
+    { requiredKeys: ['url'], noNullPrototype: true },
+  ),
+);
+
+/** Entries parseConfig must refuse. */
+const invalidEntry = fc.oneof(
+  fc.record({ command: fc.integer() }, { noNullPrototype: true }),
+  fc.record({ url: fc.constant(42) }, { noNullPrototype: true }),
+  fc.record({ type: fc.constant('sse'), url: fc.constant('https://x.example/mcp') }, { noNullPrototype: true }),
+  fc.constant('not an object'),
+  fc.record({ command: word, args: fc.constant([1, 2]) }, { noNullPrototype: true }),
+);
+
+const mcpConfig = fc
+  .tuple(fc.uniqueArray(fc.tuple(word, serverEntry), { minLength: 1, maxLength: 5, selector: ([name]) => name }), fc.option(fc.tuple(word, invalidEntry), { freq: 4 }))
+  .map(([entries, invalid]) => {
+    const servers: [string, unknown][] = [...entries];
+    if (invalid && !servers.some(([name]) => name === invalid[0])) servers.splice(servers.length >> 1, 0, invalid);
+    return { mcpServers: Object.fromEntries(servers) };
+  });
+
+export const GENERATORS: Record<string, CaseGenerator> = {
+  'mcp-frame': (seed, index) => ({
+    inputs: { 'messages.json': `${JSON.stringify(draw(fc.array(jsonRpcMessage, { minLength: 2, maxLength: 6 }), seed, index), null, 2)}\n` },
+  }),
+  'mcp-config': (seed, index) => ({
+    inputs: { '.mcp.json': `${JSON.stringify(draw(mcpConfig, seed, index), null, 2)}\n` },
+  }),
+};
+
+/** Where a generated case's input goes in the scratch copy; its name in reports is `random-<command folder>/<n>`. */
+function generatedCasePath(folder: string, index: number): string {
+  const parts = folder.split('/');
+  return join('cases', ...parts.slice(0, -1), `random-${parts.at(-1)}`, String(index + 1));
+}
+
+export interface GeneratedCases {
+  /** Per stage slug. */
+  byStage: Map<string, Case[]>;
+}
+
+/**
+ * Writes each generated case's inputs under `scratchRoot` and its fixtures under `fixturesRoot`
+ * (expected.json is written later, by `expectFromReference`).
+ */
+export function generateCases(course: Course, seed: number, perCommand: number, scratchRoot: string, fixturesRoot: string): GeneratedCases {
+  const byStage = new Map<string, Case[]>();
+  for (const stage of course.stages) {
+    const seen = new Set<string>();
+    const cases: Case[] = [];
+    for (const publicCase of stage.cases) {
+      const folder = publicCase.casePath.split('/').slice(1, -1).join('/');
+      const generate = GENERATORS[publicCase.command];
+      if (!generate || seen.has(folder)) continue;
+      seen.add(folder);
+      for (let index = 0; index < perCommand; index++) {
+        const files = generate(seed, index);
+        const casePath = generatedCasePath(folder, index);
+        const fixtureDir = join(fixturesRoot, casePath);
+        writeAll(join(scratchRoot, casePath), files.inputs);
+        writeAll(fixtureDir, files.fixtures ?? {});
+        const cassette = files.fixtures?.['cassette.yaml'] === undefined ? {} : { cassettePath: join(fixtureDir, 'cassette.yaml') };
+        cases.push({ name: String(index + 1), stage: stage.slug, command: publicCase.command, casePath, fixtureDir, expectedPath: join(fixtureDir, 'expected.json'), ...cassette });
+      }
+    }
+    if (cases.length > 0) byStage.set(stage.slug, cases);
+  }
+  return { byStage };
+}
+
+function writeAll(dir: string, files: Record<string, string>): void {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+}
+
+/** Why the reference solution could not make a generated case's expected output. */
+export class ReferenceFailure extends Error {}
+
+/**
+ * Runs the course's reference solution (the course root's src/mcp.ts, through its launcher) on
+ * each generated case and writes what it prints as the case's expected.json.
+ */
+export async function expectFromReference(cases: Case[], courseRoot: string, inputsRoot: string, start: Launcher, env: NodeJS.ProcessEnv): Promise<void> {
+  await inOrder(cases.map((testCase) => async () => {
+    const result = await runProcess(start.command, [...start.args, testCase.command, join(inputsRoot, testCase.casePath)], {
+      cwd: courseRoot,
+      env,
+      limits: DEFAULT_LIMITS,
+    });
+    if (result.exitCode !== 0 || result.timedOut || result.flooded || result.outOfMemory) {
+      const said = result.stderr.toString('utf8').trim().split('\n').find((line) => /error/i.test(line)) ?? '';
+      throw new ReferenceFailure(
+        `the reference solution (${join(courseRoot, 'src', 'mcp.ts')}) failed on the generated case ${testCase.casePath}` +
+          `${said ? `: ${said}` : ''} (pass --random 0 to grade without generated cases)`,
+      );
+    }
+    writeFileSync(testCase.expectedPath, result.stdout);
+  }), CORES);
+}
