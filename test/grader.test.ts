@@ -5,50 +5,68 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectGolden, normalise, REPO, runCli } from './helpers/cli.ts';
 
-const STAGE = ['test', '--stage', 'config-and-framing', '--seed', '7'];
+const SEED = ['--seed', '7'];
 
 /** What each broken solution must make the grader say (written by hand, not recorded). */
-const SCENARIOS: Record<string, { says: string[]; timeout?: string }> = {
-  'pretty-printed': { says: ['pretty-printed', 'indent'] },
-  crlf: { says: ['\\r\\n'] },
-  'no-newline': { says: ['newline'] },
-  'two-newlines': { says: ['newline'] },
-  'whitespace-stripped': { says: ['whitespace'] },
-  'keys-sorted': { says: ['order'] },
-  'non-ascii-escaped': { says: ['\\u'] },
-  'slash-escaped': { says: ['\\/'] },
-  'parse-assumes-newline': { says: ['parseFrame'] },
-  'logs-to-stdout': { says: ['console.error', 'stdout'] },
-  hangs: { says: ['timeout: timed out after 2 s'], timeout: '2' },
-  'floods-stdout': { says: ['printed more than 1 MiB on stdout'], timeout: '3' },
-  crashes: { says: ['crash: exited with code 1', 'TypeError'] },
-  'config-no-defaults': { says: ['default'] },
-  'config-accepts-invalid': { says: ['invalid'] },
-  'config-type-not-inferred': { says: ['type'] },
-  'config-order-lost': { says: ['order'] },
+const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: string }> = {
+  // stage 1: framing
+  'pretty-printed': { stage: 'config-and-framing', says: ['pretty-printed', 'indent'] },
+  crlf: { stage: 'config-and-framing', says: ['\\r\\n'] },
+  'no-newline': { stage: 'config-and-framing', says: ['no final newline'] },
+  'two-newlines': { stage: 'config-and-framing', says: ['ends with 2 newlines'] },
+  'whitespace-stripped': { stage: 'config-and-framing', says: ['whitespace inside strings was removed'] },
+  'keys-sorted': { stage: 'config-and-framing', says: ['keys are in another order (yours are sorted)'] },
+  'non-ascii-escaped': { stage: 'config-and-framing', says: ['as \\uXXXX'] },
+  'slash-escaped': { stage: 'config-and-framing', says: ["escapes '/' as '\\/'"] },
+  'parse-assumes-newline': { stage: 'config-and-framing', says: ['parseFrame(line without its "\\n") threw'] },
+  'logs-to-stdout': { stage: 'config-and-framing', says: ['a log line on stdout', 'use console.error'] },
+  hangs: { stage: 'config-and-framing', says: ['timeout: timed out after 2 s'], timeout: '2' },
+  'floods-stdout': { stage: 'config-and-framing', says: ['printed more than 1 MiB on stdout'], timeout: '3' },
+  crashes: { stage: 'config-and-framing', says: ['crash: exited with code 1', 'TypeError'] },
+  // stage 1: config
+  'config-no-defaults': { stage: 'config-and-framing', says: ['defaults are missing'] },
+  'config-accepts-invalid': { stage: 'config-and-framing', says: ['an invalid config was accepted'] },
+  'config-type-not-inferred': { stage: 'config-and-framing', says: ['has no type, expected "stdio"'] },
+  'config-order-lost': { stage: 'config-and-framing', says: ["keep the file's order"] },
+  // stage 2: handshake
+  'initialized-missing': { stage: 'handshake', says: ['the session ended before your client sent notifications/initialized'] },
+  'initialized-before-response': { stage: 'handshake', says: ['before the initialize result had arrived'] },
+  'first-message-is-the-response': { stage: 'handshake', says: ['notification-before-result', 'fail: output differs'] },
+  'chunk-is-a-message': { stage: 'handshake', says: ['result-split-across-reads'] },
+  'version-not-checked': { stage: 'handshake', says: ['version-counter-offer-unsupported', 'the recording has no more client messages; your client sent notifications/initialized'] },
+  'version-must-match-exactly': { stage: 'handshake', says: ['version-counter-offer-supported', 'the session ended before your client sent notifications/initialized'] },
+  'error-taken-as-result': { stage: 'handshake', says: ['initialize-error', 'fail: output differs'] },
+  'non-json-line-crashes': { stage: 'handshake', says: ['non-json-line-before-result', 'SyntaxError'] },
+  // stage 3: tools
+  'pagination-not-followed': { stage: 'tools', says: ['the session ended before your client sent tools/list (id 101)'] },
+  'is-error-thrown': { stage: 'tools', says: ['is-error-results', 'fail: output differs'] },
+  'responses-matched-in-order': { stage: 'tools', says: ['responses-out-of-order', 'fail: output differs'] },
+  'text-content-only': { stage: 'tools', says: ['audio-content', 'everything-server'] },
 };
 
-describe('grading stage 1', () => {
-  it('passes the reference solution on every case and property', async () => {
-    const run = await runCli(STAGE);
+describe('the grader', () => {
+  it('passes the reference solution on every stage, case and property', async () => {
+    const run = await runCli(['test', ...SEED]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).not.toMatch(/✗|!/);
+    expect(run.stdout).toContain('all graded stages pass: config-and-framing, handshake, tools');
     expectGolden(normalise(run.stdout), join(REPO, 'test/golden/reference.txt'));
   });
 
-  it('fails the starter, with its "not implemented yet" message', async () => {
-    const run = await runCli([...STAGE, '--submission', join(REPO, 'starter')]);
-    expect(run.code).toBe(1);
-    expect(run.stdout).toContain('not implemented yet: frame (stage config-and-framing)');
-    expect(run.stdout).toContain('not implemented yet: parseConfig (stage config-and-framing)');
-    expectGolden(normalise(run.stdout), join(REPO, 'test/golden/starter.txt'));
-  });
+  for (const stage of ['config-and-framing', 'handshake', 'tools']) {
+    it(`fails the starter at ${stage}, with its "not implemented yet" message`, async () => {
+      const run = await runCli(['test', '--stage', stage, ...SEED, '--submission', join(REPO, 'starter')]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/not implemented yet: \w+(\.\w+)? \(stage [a-z-]+\)/);
+      expectGolden(normalise(run.stdout), join(REPO, `test/golden/starter-${stage}.txt`));
+    });
+  }
 
-  for (const [scenario, { says, timeout }] of Object.entries(SCENARIOS)) {
-    it(`fails the scenario ${scenario}, saying so`, async () => {
+  for (const [scenario, { stage, says, timeout }] of Object.entries(SCENARIOS)) {
+    it(`fails ${scenario} at ${stage}, saying so`, async () => {
       const dir = join(REPO, 'test/scenarios', scenario);
-      const run = await runCli([...STAGE, '--submission', dir, ...(timeout ? ['--timeout', timeout] : [])]);
+      const run = await runCli(['test', '--stage', stage, ...SEED, '--submission', dir, ...(timeout ? ['--timeout', timeout] : [])]);
       expect(run.code).toBe(1);
       expect(run.stderr).toBe('');
       for (const phrase of says) expect(run.stdout).toContain(phrase);
