@@ -1,0 +1,93 @@
+// Submissions made on the fly from the reference solution, and CI runs of the real binary each
+// with a TMPDIR of its own: every scratch copy lands there, and every process the run started
+// carries it in its environment, so that "nothing left behind" can be checked exactly.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { ResultsReport } from '../../harness/report/json.ts';
+import { REPO, runCli, type CliRun } from '../helpers/cli.ts';
+
+export const REFERENCE = readFileSync(join(REPO, 'src', 'mcp.ts'), 'utf8');
+
+const made: string[] = [];
+
+/** A folder holding `files` (paths relative to it); removed by `cleanUp`. */
+export function folder(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ci-test-'));
+  made.push(dir);
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
+
+/** A submission whose src/mcp.ts is the reference with `prelude` run first and `replace` applied. */
+export function submission(prelude: string, replace: [string, string][] = [], extra: Record<string, string> = {}): string {
+  let source = REFERENCE;
+  for (const [from, to] of replace) {
+    if (!source.includes(from)) throw new Error(`the reference has no "${from}"`);
+    source = source.replace(from, to);
+  }
+  return folder({ 'src/mcp.ts': `${prelude}\n${source}`, ...extra });
+}
+
+export function cleanUp(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+export interface CiRun extends CliRun {
+  /** The TMPDIR the run was given: empty again afterwards if the run cleaned up after itself. */
+  tmp: string;
+  report?: ResultsReport;
+}
+
+/** `theinference <args>` with a TMPDIR of its own; `--report` is added (and read) unless `report: false`. */
+export async function runCi(args: string[], options: { report?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<CiRun> {
+  const tmp = folder({});
+  const runTmp = join(tmp, 'run');
+  mkdirSync(runTmp);
+  const reportPath = join(tmp, 'results.json');
+  const withReport = options.report === false ? args : [...args, '--report', reportPath];
+  const run = await runCli(withReport, { env: { TMPDIR: runTmp, ...options.env } });
+  let report: ResultsReport | undefined;
+  try {
+    report = JSON.parse(readFileSync(reportPath, 'utf8')) as ResultsReport;
+  } catch {
+    report = undefined;
+  }
+  return { ...run, tmp: runTmp, report };
+}
+
+/** Processes still running whose environment carries this TMPDIR (zombies are gone in all but name). */
+export async function leftBehind(tmp: string): Promise<number[]> {
+  const needle = `TMPDIR=${tmp}`;
+  const find = () =>
+    readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return false;
+          return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(needle);
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+  // a SIGKILL is delivered asynchronously: give the kernel a moment before saying so
+  for (let attempt = 0; attempt < 20 && find().length > 0; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+  return find();
+}
+
+/** What the run left in its TMPDIR of its own making (scratch copies, generated expected outputs). */
+export function leftInTmp(tmp: string): string[] {
+  return readdirSync(tmp).filter((name) => name.startsWith('theinference-'));
+}
+
+export function checks(report: ResultsReport | undefined) {
+  if (!report) throw new Error('the run wrote no report');
+  return report.stages.flatMap((stage) => stage.checks);
+}
+
+/** Stage 1 only, few property runs: the limits tests need the processes, not the coverage. */
+export const QUICK = ['test', '--stage', 'config-and-framing', '--runs', '20', '--seed', '3'];

@@ -1,0 +1,93 @@
+// Submissions that misbehave, graded as CI grades them: each ends in the right verdict, the
+// run ends, and nothing it started is left running nor anything left in its TMPDIR.
+import { afterAll, describe, expect, it } from 'vitest';
+import { checks, cleanUp, leftBehind, leftInTmp, QUICK, runCi, submission } from './helpers.ts';
+
+afterAll(cleanUp);
+
+/** Only under program.ts (argv: <command> <case>), never in the property runner. */
+const UNDER_PROGRAM = `const underProgram = ['mcp-frame', 'mcp-config'].includes(process.argv[2] ?? '');`;
+
+describe('limits on a submission', () => {
+  it('a solution that hangs: timeout verdicts, the run ends, nothing left', async () => {
+    const hangs = submission('', [['export function frame(msg: object): string {', 'export function frame(msg: object): string {\n  for (;;) {}']]);
+    const run = await runCi([...QUICK, '--submission', hangs, '--timeout', '0.5', '--random', '0']);
+    expect(run.code).toBe(1);
+    const frameChecks = checks(run.report).filter((check) => check.name.startsWith('mcp-frame/'));
+    expect(frameChecks.length).toBeGreaterThan(0);
+    for (const check of frameChecks) expect(check).toMatchObject({ status: 'timeout', message: 'timed out after 0.5 s and was stopped' });
+    expect(await leftBehind(run.tmp)).toEqual([]);
+    expect(leftInTmp(run.tmp)).toEqual([]);
+  });
+
+  it('a solution whose grandchild leaves the process group and keeps the pipe open: graded on what it printed, grandchild killed', async () => {
+    const prelude = `import * as ciChild from 'node:child_process';
+${UNDER_PROGRAM}
+if (underProgram) {
+  // setsid (detached) puts it out of the program's process group; stdio inherited keeps stdout open
+  ciChild.spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] }).unref();
+}`;
+    // a third of the cases (one shard) is enough, and each of them waits out the drain grace
+    const run = await runCi([...QUICK, '--submission', submission(prelude), '--random', '0', '--timeout', '5', '--shard', '1/3']);
+    expect(run.stdout).not.toContain('timed out');
+    expect(run.code).toBe(0);
+    expect(checks(run.report).every((check) => check.status === 'pass')).toBe(true);
+    expect(await leftBehind(run.tmp)).toEqual([]);
+  });
+
+  it('a solution that writes 1 GB to stdout: stopped at the 1 MiB cap, output kept truncated and flagged', async () => {
+    const prelude = `import * as ciFs from 'node:fs';
+${UNDER_PROGRAM}
+if (underProgram) {
+  const block = Buffer.alloc(1024 * 1024, 'x');
+  for (let written = 0; written < 1024; written++) ciFs.writeSync(1, block); // synchronous: really pushes the bytes
+}`;
+    const run = await runCi([...QUICK, '--submission', submission(prelude), '--random', '0', '--timeout', '20']);
+    expect(run.code).toBe(1);
+    const cases = checks(run.report).filter((check) => check.origin === 'public');
+    expect(cases.length).toBeGreaterThan(0);
+    for (const check of cases) {
+      expect(check).toMatchObject({ status: 'fail', message: 'printed more than 1 MiB on stdout and was stopped (output truncated at 1 MiB)' });
+      expect(check.output).toMatchObject({ size: 1024 * 1024, truncated: true });
+    }
+    expect(await leftBehind(run.tmp)).toEqual([]);
+    expect(leftInTmp(run.tmp)).toEqual([]);
+  });
+
+  it('a solution that grows past the memory limit: crash, saying so', async () => {
+    const prelude = `${UNDER_PROGRAM}
+if (underProgram) {
+  const kept: Buffer[] = [];
+  for (;;) kept.push(Buffer.alloc(8 * 1024 * 1024, 1)); // filled, so the pages are really resident
+}`;
+    const run = await runCi([...QUICK, '--submission', submission(prelude), '--random', '0', '--memory', '100', '--timeout', '20', '--shard', '1/3']);
+    expect(run.code).toBe(1);
+    const cases = checks(run.report).filter((check) => check.origin === 'public');
+    for (const check of cases) expect(check).toMatchObject({ status: 'crash', message: 'used more than 100 MiB of memory and was stopped' });
+    expect(run.report?.limits.memoryBytes).toBe(100 * 1024 * 1024);
+    expect(await leftBehind(run.tmp)).toEqual([]);
+  });
+
+  it('the environment is scrubbed: a token in the grader\'s environment does not reach the program', async () => {
+    const prelude = `${UNDER_PROGRAM}
+if (underProgram && Object.keys(process.env).some((name) => /TOKEN|SECRET|KEY/.test(name))) throw new Error('a secret reached the program');`;
+    const run = await runCi([...QUICK, '--submission', submission(prelude), '--random', '0'], { env: { GITHUB_TOKEN: 'ghp_x', AWS_SECRET_ACCESS_KEY: 'y' } });
+    expect(run.stdout).not.toContain('a secret reached the program');
+    expect(run.code).toBe(0);
+  });
+
+  it('--no-network: the program sees no network interface but loopback', async () => {
+    const prelude = `import * as ciOs from 'node:os';
+${UNDER_PROGRAM}
+const interfaces = Object.keys(ciOs.networkInterfaces()).filter((name) => name !== 'lo');
+if (underProgram && interfaces.length > 0) throw new Error('network interfaces: ' + interfaces.join(', '));`;
+    const dir = submission(prelude);
+    const off = await runCi([...QUICK, '--submission', dir, '--random', '0', '--no-network']);
+    expect(off.stderr).toBe('');
+    expect(off.code).toBe(0);
+    expect(off.report?.limits.network).toBe('off');
+    const on = await runCi([...QUICK, '--submission', dir, '--random', '0']);
+    expect(on.code).toBe(1); // this machine has a network interface; the same program crashes when it sees it
+    expect(on.stdout).toContain('network interfaces: ');
+  });
+});
