@@ -1,0 +1,181 @@
+// What a submission contains cannot change how it is graded: only its src/ is used, the expected
+// outputs are nowhere it can read them, generated cases catch output learnt by heart, and hidden
+// cases fail without showing what they expect.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO } from '../helpers/cli.ts';
+import { checks, cleanUp, folder, leftBehind, leftInTmp, QUICK, REFERENCE, runCi, submission } from './helpers.ts';
+
+afterAll(cleanUp);
+
+const FRAME_CASES = join(REPO, 'cases/config-and-framing/mcp-frame');
+const FRAME_FIXTURES = join(REPO, 'fixtures/config-and-framing/mcp-frame');
+
+describe('grading only src/', () => {
+  it('the reference solution passes every stage, generated cases included, with the seed in the report', async () => {
+    const run = await runCi(['test', '--all', '--seed', '11', '--runs', '50', '--submission', REPO]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const report = run.report!;
+    expect(report).toMatchObject({ version: 1, status: 'pass', exitCode: 0, seed: 11, shard: null });
+    expect(report.stages.map((stage) => stage.status)).toEqual(report.stages.map(() => 'pass'));
+    const generated = checks(report).filter((check) => check.origin === 'generated');
+    expect(generated.map((check) => check.name)).toContain('random-mcp-frame/1');
+    expect(generated.every((check) => check.seed === 11)).toBe(true);
+    expect(run.stdout).toContain('graded with --seed 11: pass');
+    expect(leftInTmp(run.tmp)).toEqual([]);
+  });
+
+  it('a solution that reads expected.json and prints it finds none: every case fails', async () => {
+    // At import, under program.ts: print the fixture of the case being run, as a course copy would have it.
+    const prelude = `import * as ciFs from 'node:fs';
+import * as ciPath from 'node:path';
+const ciCase = process.argv[3];
+if (ciCase !== undefined) {
+  const expected = ciPath.join('fixtures', ciPath.relative('cases', ciCase), 'expected.json');
+  process.stdout.write(ciFs.readFileSync(expected));
+  process.exit(0);
+}`;
+    const cheat = submission(prelude);
+    // In a folder that has the fixtures, the cheat works: the case below passes by hand.
+    const byHand = execFileSync(join(REPO, 'your_program.sh'), ['mcp-frame', 'cases/config-and-framing/mcp-frame/numbers'], {
+      cwd: REPO,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    expect(byHand.equals(readFileSync(join(FRAME_FIXTURES, 'numbers/expected.json')))).toBe(true);
+
+    const run = await runCi([...QUICK, '--submission', cheat, '--random', '0']);
+    expect(run.code).toBe(1);
+    const cases = checks(run.report).filter((check) => check.origin === 'public');
+    expect(cases.length).toBeGreaterThan(20);
+    for (const check of cases) {
+      expect(check.status).toBe('crash');
+      expect(check.message).toContain('ENOENT');
+    }
+  });
+
+  it('a submission that edits program.ts and a fixture gains nothing, and the report lists both', async () => {
+    const dir = folder({
+      // this program.ts would print the expected output whatever src/ does
+      'program.ts': `import { readFileSync } from 'node:fs';\nprocess.stdout.write(readFileSync(process.argv[3].replace('cases', 'fixtures') + '/expected.json'));\n`,
+      'fixtures/config-and-framing/mcp-frame/numbers/expected.json': '{}\n',
+      'notes.txt': 'mine\n',
+      'src/mcp.ts': REFERENCE.replace("return JSON.stringify(msg) + '\\n';", "return JSON.stringify(msg, null, 2) + '\\n';"),
+    });
+    const run = await runCi([...QUICK, '--submission', dir, '--random', '0']);
+    expect(run.code).toBe(1);
+    const byName = new Map(checks(run.report).map((check) => [check.name, check]));
+    expect(byName.get('mcp-frame/numbers')?.status).toBe('fail'); // graded against the course's expected.json, with the course's program.ts
+    expect(byName.get('mcp-config/stdio-full')?.status).toBe('pass');
+    expect(run.report?.submission.changedOutsideSrc).toEqual([
+      { path: 'fixtures/config-and-framing/mcp-frame/numbers/expected.json', change: 'modified' },
+      { path: 'notes.txt', change: 'added' },
+      { path: 'program.ts', change: 'modified' },
+    ]);
+    expect(run.stdout).toContain('files outside src/ that the submission changed, not used in grading: fixtures/config-and-framing/mcp-frame/numbers/expected.json (modified)');
+  });
+
+  it('a submission without src/mcp.ts: every check fails, the report says what is missing', async () => {
+    const dir = folder({ 'src/client.ts': 'export {};\n', 'README.md': 'no mcp.ts here\n' });
+    const run = await runCi([...QUICK, '--submission', dir, '--random', '0', '--runs', '5']);
+    expect(run.code).toBe(1);
+    expect(run.report?.submission.missing).toEqual(['src/mcp.ts']);
+    expect(run.stdout).toContain('the submission has no src/mcp.ts: every check will fail');
+    const all = checks(run.report);
+    expect(all.length).toBeGreaterThan(20);
+    expect(all.filter((check) => check.status === 'pass')).toEqual([]);
+    expect(await leftBehind(run.tmp)).toEqual([]);
+  });
+
+  it('a solution that learnt the public cases by heart fails the generated ones', async () => {
+    // frame() answers from a table of the public cases' frames, and returns nonsense for anything else.
+    const table: Record<string, string> = {};
+    for (const name of readdirSync(FRAME_CASES)) {
+      const messages = JSON.parse(readFileSync(join(FRAME_CASES, name, 'messages.json'), 'utf8')) as object[];
+      const { frames } = JSON.parse(readFileSync(join(FRAME_FIXTURES, name, 'expected.json'), 'utf8')) as { frames: string[] };
+      messages.forEach((message, index) => (table[JSON.stringify(message)] = frames[index]!));
+    }
+    const learnt = submission(`const ciTable: Record<string, string> = ${JSON.stringify(table)};`, [
+      ["return JSON.stringify(msg) + '\\n';", "return ciTable[JSON.stringify(msg)] ?? '{}\\n';"],
+    ]);
+    const run = await runCi([...QUICK, '--submission', learnt, '--runs', '1', '--seed', '21']);
+    expect(run.code).toBe(1);
+    const frameChecks = checks(run.report).filter((check) => check.name.includes('mcp-frame/'));
+    expect(frameChecks.filter((check) => check.origin === 'public').every((check) => check.status === 'pass')).toBe(true);
+    const generated = frameChecks.filter((check) => check.origin === 'generated');
+    expect(generated.length).toBe(3);
+    expect(generated.every((check) => check.status === 'fail')).toBe(true);
+  });
+});
+
+describe('hidden cases', () => {
+  /** A hidden mcp-frame case with a string in it that appears nowhere else; its expected.json from the reference. */
+  function hiddenCases(): string {
+    const messages = `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"path":"/hidden/only-here/x"}}]\n`;
+    const dir = folder({ 'cases/config-and-framing/mcp-frame/secret/messages.json': messages });
+    const expected = execFileSync(join(REPO, 'your_program.sh'), ['mcp-frame', join(dir, 'cases/config-and-framing/mcp-frame/secret')], { cwd: REPO });
+    return folder({ 'cases/config-and-framing/mcp-frame/secret/messages.json': messages, 'fixtures/config-and-framing/mcp-frame/secret/expected.json': expected.toString() });
+  }
+
+  it('are graded, pass on the reference, and fail a broken solution without showing the expected bytes', async () => {
+    const cases = hiddenCases();
+    const good = await runCi([...QUICK, '--submission', REPO, '--cases', cases, '--random', '0']);
+    expect(good.code).toBe(0);
+    expect(good.report?.hiddenCases).toBe(1);
+    expect(checks(good.report).find((check) => check.origin === 'hidden')).toMatchObject({ name: 'hidden-mcp-frame/secret', status: 'pass' });
+
+    const slashes = submission('', [["return JSON.stringify(msg) + '\\n';", "return JSON.stringify(msg).replaceAll('/', '\\\\/') + '\\n';"]]);
+    const bad = await runCi([...QUICK, '--submission', slashes, '--cases', cases, '--random', '0', '--verbose']);
+    expect(bad.code).toBe(1);
+    const hidden = checks(bad.report).find((check) => check.origin === 'hidden')!;
+    expect(hidden.status).toBe('fail');
+    expect(hidden.details?.text).toContain('this is a hidden case: its expected output is not shown');
+    expect(hidden.details?.text).toContain('hint:');
+    // the expected bytes (the path unescaped, in a frame) are not in what the report or the terminal explains
+    expect(hidden.details?.text).not.toContain('/hidden/only-here/x');
+    expect(hidden.details?.text).not.toContain('expected.json:');
+    const terminal = bad.stdout.slice(bad.stdout.indexOf('hidden-mcp-frame/secret'));
+    expect(terminal).not.toContain('/hidden/only-here/x');
+    // while a public case's failure shows them
+    expect(checks(bad.report).find((check) => check.name === 'mcp-frame/requests')?.details?.text).toContain('expected.json:');
+  });
+});
+
+describe('bad input: one line, exit 2', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['a submission that does not exist', ['--submission', '/nonexistent/sub'], /^theinference: --submission \/nonexistent\/sub: no such folder\n$/],
+    ['a report in a folder that does not exist', ['--report', '/nonexistent/dir/results.json'], /^theinference: --report \/nonexistent\/dir\/results\.json: cannot write it, the folder \/nonexistent\/dir does not exist\n$/],
+    ['a report path that is a folder', ['--report', '/tmp'], /^theinference: --report \/tmp: cannot write it, it is a folder\n$/],
+    ['a JUnit path that cannot be written', ['--junit', '/nonexistent/junit.xml'], /^theinference: --junit .*does not exist\n$/],
+    ['hidden cases that do not exist', ['--cases', '/nonexistent/hidden'], /^theinference: --cases \/nonexistent\/hidden: no such folder\n$/],
+  ];
+  for (const [what, args, says] of cases) {
+    it(what, async () => {
+      const run = await runCi(['test', '--all', ...args], { report: false });
+      expect(run.stderr).toMatch(says);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+    });
+  }
+
+  it('a bad --shard', async () => {
+    const run = await runCi(['test', '--shard', '3/2'], { report: false });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "3/2"');
+  });
+
+  it('malformed hidden cases: a folder no stage names, a case without expected.json', async () => {
+    let dir = folder({ 'cases/config-and-framing/mcp-fram/x/messages.json': '[]\n', 'fixtures/config-and-framing/mcp-fram/x/expected.json': '{}\n' });
+    let run = await runCi(['test', '--all', '--cases', dir], { report: false });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^theinference: --cases .*: cases\/config-and-framing\/mcp-fram is not a case folder of course\.yaml \(known: config-and-framing\/mcp-frame, /);
+    expect(run.stderr.split('\n').length).toBe(2);
+    dir = folder({ 'cases/config-and-framing/mcp-frame/x/messages.json': '[]\n' });
+    run = await runCi(['test', '--all', '--cases', dir], { report: false });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/: case config-and-framing\/mcp-frame\/x has no fixtures\/config-and-framing\/mcp-frame\/x\/expected\.json\n$/);
+    expect(leftInTmp(run.tmp)).toEqual([]);
+  });
+});
