@@ -11,7 +11,7 @@ const UNDER_PROGRAM = `const underProgram = ['mcp-frame', 'mcp-config'].includes
 describe('limits on a submission', () => {
   it('a solution that hangs: timeout verdicts, the run ends, nothing left', async () => {
     const hangs = submission('', [['export function frame(msg: object): string {', 'export function frame(msg: object): string {\n  for (;;) {}']]);
-    const run = await runCi([...QUICK, '--submission', hangs, '--timeout', '0.5', '--random', '0']);
+    const run = await runCi([...QUICK, '--submission', hangs, '--timeout', '0.5', '--random', '0', '--shard', '1/2']);
     expect(run.code).toBe(1);
     const frameChecks = checks(run.report).filter((check) => check.name.startsWith('mcp-frame/'));
     expect(frameChecks.length).toBeGreaterThan(0);
