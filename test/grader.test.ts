@@ -33,15 +33,15 @@ const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: strin
   'initialized-before-response': { stage: 'handshake', says: ['before the initialize result had arrived'] },
   'first-message-is-the-response': { stage: 'handshake', says: ['notification-before-result', 'fail: output differs'] },
   'chunk-is-a-message': { stage: 'handshake', says: ['result-split-across-reads'] },
-  'version-not-checked': { stage: 'handshake', says: ['version-counter-offer-unsupported', 'the recording has no more client messages; your client sent notifications/initialized'] },
-  'version-must-match-exactly': { stage: 'handshake', says: ['version-counter-offer-supported', 'the session ended before your client sent notifications/initialized'] },
-  'error-taken-as-result': { stage: 'handshake', says: ['initialize-error', 'fail: output differs'] },
+  'version-not-checked': { stage: 'handshake', says: ['which your client does not support', 'the recording has no more client messages; your client sent notifications/initialized'] },
+  'version-must-match-exactly': { stage: 'handshake', says: ['initialize refused a result with protocol version "2025-06-18"', 'the session ended before your client sent notifications/initialized'] },
+  'error-taken-as-result': { stage: 'handshake', says: ['an error response must reject the request with McpError'] },
   'non-json-line-crashes': { stage: 'handshake', says: ['non-json-line-before-result', 'SyntaxError'] },
   // stage 3: tools
-  'pagination-not-followed': { stage: 'tools', says: ['the session ended before your client sent tools/list (id 101)'] },
-  'is-error-thrown': { stage: 'tools', says: ['is-error-results', 'fail: output differs'] },
-  'responses-matched-in-order': { stage: 'tools', says: ['responses-out-of-order', 'fail: output differs'] },
-  'text-content-only': { stage: 'tools', says: ['audio-content', 'everything-server'] },
+  'pagination-not-followed': { stage: 'tools', says: ['follow nextCursor', 'the session ended before your client sent tools/list (id 101)'] },
+  'is-error-thrown': { stage: 'tools', says: ['a tool that failed is still a result'] },
+  'responses-matched-in-order': { stage: 'tools', says: ['match each response to its request by id'] },
+  'text-content-only': { stage: 'tools', says: ['lost its audio content', 'lost its image content'] },
 };
 
 describe('the grader', () => {

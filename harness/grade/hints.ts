@@ -260,7 +260,7 @@ function fallback(comparison: Comparison): Hint[] {
 
 // --------------------------------------------------------------- stage rules: config-and-framing
 
-const STAGE_RULES: HintRule[] = [framesRule, parsedRule, configRule];
+const STAGE_RULES: HintRule[] = [framesRule, parsedRule, configRule, initializeRule, toolListRule, callsRule];
 
 /** How many differing frames are examined: enough to find every kind of mistake, bounded for huge cases. */
 const FRAMES_EXAMINED = 50;
@@ -593,4 +593,86 @@ function stripStringWhitespace(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, stripStringWhitespace(item)]));
   }
   return value;
+}
+
+// ---------------------------------------------------------------- stages 2 and 3: the client
+
+/** How program.ts prints an outcome: a result, `{ error: { code } }` for an McpError, or `{ refused: true }`. */
+function outcomeOf(value: unknown): 'result' | 'error' | 'refused' | 'missing' {
+  if (value === undefined) return 'missing';
+  const record = asRecord(value);
+  if (record.refused === true && Object.keys(record).length === 1) return 'refused';
+  if (Object.keys(record).length === 1 && typeof asRecord(record.error).code === 'number') return 'error';
+  return 'result';
+}
+
+/** The same outcome read the wrong way round, in words a student can act on. */
+function outcomeMistake(expected: unknown, actual: unknown, what: string): string[] | undefined {
+  const [want, got] = [outcomeOf(expected), outcomeOf(actual)];
+  if (want === got) return undefined;
+  if (want === 'error') {
+    return [`the server answered ${what} with a JSON-RPC error (code ${field(field(expected, 'error'), 'code')})`, 'an error response must reject the request with McpError (its code, message and data)'];
+  }
+  if (want === 'result' && got === 'refused') {
+    if (field(expected, 'isError') === true) return [`${what} is a result with isError: true: a tool that failed is still a result`, 'callTool must return it, not throw'];
+    return [`${what} threw where the server gave a result; its message is in the [your_program] lines below`];
+  }
+  if (want === 'result' && got === 'error') return [`${what} rejected with McpError where the server gave a result`];
+  if (want === 'refused') return [`${what} should have been refused, and yours went on`];
+  return undefined;
+}
+
+function initializeRule(comparison: Comparison): Hint[] {
+  const both = values(comparison);
+  if (!both || !('initialize' in asRecord(both.expected))) return [];
+  const expected = field(both.expected, 'initialize');
+  const actual = field(both.actual, 'initialize');
+  if (outcomeOf(expected) === 'refused' && outcomeOf(actual) === 'result') {
+    const offered = field(actual, 'protocolVersion');
+    return [{ kind: 'version-accepted', lines: [`the server offered protocol version ${JSON.stringify(offered)}, which your client does not support`, 'initialize must refuse it (throw, and send no notifications/initialized)'] }];
+  }
+  if (outcomeOf(expected) === 'result' && outcomeOf(actual) === 'refused') {
+    return [{ kind: 'version-refused', lines: [`initialize refused a result with protocol version ${JSON.stringify(field(expected, 'protocolVersion'))}`, 'a version the server offers in return is fine when your client supports it: go on with it'] }];
+  }
+  const lines = outcomeMistake(expected, actual, 'initialize');
+  return lines ? [{ kind: 'initialize-outcome', lines }] : [];
+}
+
+function toolListRule(comparison: Comparison): Hint[] {
+  const both = values(comparison);
+  const expected = field(both?.expected, 'tools');
+  const actual = field(both?.actual, 'tools');
+  if (!Array.isArray(expected) || !Array.isArray(actual) || actual.length >= expected.length) return [];
+  if (!actual.every((tool, index) => isDeepStrictEqual(tool, expected[index]))) return [];
+  return [{ kind: 'pagination', lines: [`your client listed ${actual.length} of the ${expected.length} tools: the rest are on further pages`, 'follow nextCursor (tools/list with { cursor }) until the server gives none'] }];
+}
+
+function callsRule(comparison: Comparison): Hint[] {
+  const both = values(comparison);
+  const expected = field(both?.expected, 'calls');
+  const actual = field(both?.actual, 'calls');
+  if (!Array.isArray(expected) || !Array.isArray(actual) || expected.length !== actual.length) return [];
+  const hints: Hint[] = [];
+  for (let index = 0; index < expected.length; index++) {
+    if (isDeepStrictEqual(expected[index], actual[index])) continue;
+    const elsewhere = expected.findIndex((candidate, other) => other !== index && isDeepStrictEqual(candidate, actual[index]));
+    if (elsewhere >= 0) {
+      hints.push({ kind: 'responses-swapped', lines: [`calls[${index}] got the answer to calls[${elsewhere}]: responses can come back in any order`, 'match each response to its request by id'] });
+      continue;
+    }
+    const lines = outcomeMistake(expected[index], actual[index], `calls[${index}]`);
+    if (lines) {
+      hints.push({ kind: `call-${outcomeOf(expected[index])}`, lines });
+      continue;
+    }
+    const wanted = contentTypes(expected[index]);
+    const missing = [...wanted].filter((type) => !contentTypes(actual[index]).has(type));
+    if (missing.length > 0) hints.push({ kind: 'content-dropped', lines: [`calls[${index}] lost its ${missing.join(', ')} content`, 'keep every content item of a result, whatever its type'] });
+  }
+  return hints;
+}
+
+function contentTypes(result: unknown): Set<string> {
+  const content = field(result, 'content');
+  return new Set(Array.isArray(content) ? content.map((item) => String(field(item, 'type'))) : []);
 }
