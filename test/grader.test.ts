@@ -31,7 +31,7 @@ const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: strin
   // stage 2: handshake
   'initialized-missing': { stage: 'handshake', says: ['the session ended before your client sent notifications/initialized'] },
   'initialized-before-response': { stage: 'handshake', says: ['before the initialize result had arrived'] },
-  'first-message-is-the-response': { stage: 'handshake', says: ['notification-before-result', 'fail: output differs'] },
+  'first-message-is-the-response': { stage: 'handshake', says: ['the response is the message with your request\'s id'] },
   'chunk-is-a-message': { stage: 'handshake', says: ['result-split-across-reads'] },
   'version-not-checked': { stage: 'handshake', says: ['which your client does not support', 'the recording has no more client messages; your client sent notifications/initialized'] },
   'version-must-match-exactly': { stage: 'handshake', says: ['initialize refused a result with protocol version "2025-06-18"', 'the session ended before your client sent notifications/initialized'] },

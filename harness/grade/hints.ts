@@ -597,6 +597,9 @@ function stripStringWhitespace(value: unknown): unknown {
 
 // ---------------------------------------------------------------- stages 2 and 3: the client
 
+/** The version a client of these stages asks for: a result with another one is a counter-offer. */
+const REQUESTED_VERSION = '2025-11-25';
+
 /** How program.ts prints an outcome: a result, `{ error: { code } }` for an McpError, or `{ refused: true }`. */
 function outcomeOf(value: unknown): 'result' | 'error' | 'refused' | 'missing' {
   if (value === undefined) return 'missing';
@@ -632,7 +635,11 @@ function initializeRule(comparison: Comparison): Hint[] {
     return [{ kind: 'version-accepted', lines: [`the server offered protocol version ${JSON.stringify(offered)}, which your client does not support`, 'initialize must refuse it (throw, and send no notifications/initialized)'] }];
   }
   if (outcomeOf(expected) === 'result' && outcomeOf(actual) === 'refused') {
-    return [{ kind: 'version-refused', lines: [`initialize refused a result with protocol version ${JSON.stringify(field(expected, 'protocolVersion'))}`, 'a version the server offers in return is fine when your client supports it: go on with it'] }];
+    const version = field(expected, 'protocolVersion');
+    if (version !== REQUESTED_VERSION) {
+      return [{ kind: 'version-refused', lines: [`initialize refused the protocol version the server offered in return, ${JSON.stringify(version)}`, 'a version your client supports is fine: go on with it'] }];
+    }
+    return [{ kind: 'initialize-threw', lines: ['initialize threw, though the server answered with a result; its message is in the [your_program] lines below', 'the response is the message with your request\'s id: notifications (no id) and other lines may come first'] }];
   }
   const lines = outcomeMistake(expected, actual, 'initialize');
   return lines ? [{ kind: 'initialize-outcome', lines }] : [];
