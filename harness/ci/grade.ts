@@ -157,7 +157,8 @@ function announce(settings: CiSettings, facts: SubmissionFacts, planned: number,
     lines.push(`files outside src/ that the submission changed, not used in grading: ${shown}${more}`);
   }
   if (facts.linksIgnored.length > 0) lines.push(`symbolic links under src/ not copied: ${facts.linksIgnored.join(', ')}`);
-  const shard = settings.shard.count > 1 ? `shard ${settings.shard.index}/${settings.shard.count}: ${here} of ${planned} checks` : `${planned} checks`;
+  const units = (count: number) => `${count} case${count === 1 ? '' : 's'} and property suites`;
+  const shard = settings.shard.count > 1 ? `shard ${settings.shard.index}/${settings.shard.count}: ${here} of the ${units(planned)}` : units(planned);
   lines.push(`grading ${settings.submission} with --seed ${settings.seed} (${shard})`);
   settings.write(lines.map((line) => `${line}\n`).join('') + '\n');
 }

@@ -3,6 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { inShard, parseShard } from '../../harness/ci/shard.ts';
 import type { ResultsReport } from '../../harness/report/json.ts';
 import { toJUnit } from '../../harness/report/junit.ts';
@@ -112,5 +113,23 @@ describe('JUnit', () => {
     expect(xml).toContain('<failure type="fail" message="differs\\u0000 😀">line red\\u0007</failure>');
     expect(xml).toContain('<error type="timeout" message="timed out"></error>');
     expect(xml).not.toMatch(/[\u0000-\u0008\u001b]/);
+  });
+});
+
+describe('the example GitHub Actions workflow', () => {
+  it('grades one shard per matrix entry with one seed for all, and merges every shard', () => {
+    type Step = { run?: string; uses?: string; with?: Record<string, unknown> };
+    const workflow = parseYaml(readFileSync(join(REPO, '.github/workflows/grade.yml'), 'utf8')) as {
+      jobs: { grade: { strategy: { matrix: { shard: number[] } }; steps: Step[] }; merge: { needs: string; steps: Step[] } };
+    };
+    const shards = workflow.jobs.grade.strategy.matrix.shard;
+    expect(shards).toEqual(Array.from({ length: shards.length }, (_, index) => index + 1));
+    const grade = workflow.jobs.grade.steps.map((step) => step.run ?? '').join('\n');
+    expect(grade).toContain(`--shard \${{ matrix.shard }}/${shards.length}`);
+    expect(grade).toContain('--all');
+    expect(grade).toMatch(/seed=\$\(\( \$\{\{ github\.run_id \}\} % \d+ \)\)/); // the same in every shard of a run
+    expect(grade).toContain('sudo unshare --net');
+    expect(workflow.jobs.merge.needs).toBe('grade');
+    expect(workflow.jobs.merge.steps.map((step) => step.run ?? '').join('\n')).toContain('theinference merge-reports --report results.json --junit junit.xml results-*.json');
   });
 });
