@@ -48,8 +48,10 @@ export interface RunResult {
 const KILL_GRACE_MS = 300;
 /** How long stdout/stderr may stay open after the program exits (a grandchild holding the pipe). */
 const DRAIN_GRACE_MS = 200;
-/** How often the memory of a program's processes is measured. */
+/** How often the memory of a program's known processes is measured, and how often all of /proc is
+ *  read to find new ones (a busy machine has hundreds of processes: not every 100 ms). */
 const MEMORY_POLL_MS = 100;
+const DISCOVERY_MS = 500;
 /** Set in every program's environment, so that a process that left the group is still found by it. */
 export const RUN_MARK = 'THEINFERENCE_RUN';
 
@@ -93,7 +95,10 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       clearInterval(memoryPoll);
       options.signal?.removeEventListener('abort', stop);
       killGroup('SIGKILL'); // leave nothing behind, even a grandchild that outlived its parent
-      if (child.pid !== undefined) killStrays(mark);
+      // Something may have left the group: a process still holds the pipes, the run was stopped,
+      // or one was seen outside the group. Only then is every process's environment read.
+      const suspicious = openStreams > 0 || timedOut || flooded !== undefined || outOfMemory || options.signal?.aborted || processes.leftGroup;
+      killStrays(mark, suspicious ? undefined : processes.tracked);
       child.stdout?.destroy();
       child.stderr?.destroy();
       resolve({
@@ -116,10 +121,13 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     options.signal?.addEventListener('abort', stop);
 
     // Every process seen in the group or started by one in it, for the memory sum and the final kill.
-    const tracked = new Set<number>();
+    const processes = new ProgramProcesses(child.pid);
+    let lastDiscovery = -Infinity;
     const memoryPoll = setInterval(() => {
-      if (child.pid === undefined || outOfMemory || limits.memoryBytes === undefined) return;
-      if (groupResidentBytes(child.pid, tracked) > limits.memoryBytes) {
+      if (outOfMemory || limits.memoryBytes === undefined) return;
+      const discover = performance.now() - lastDiscovery >= DISCOVERY_MS;
+      if (discover) lastDiscovery = performance.now();
+      if (processes.residentBytes(discover) > limits.memoryBytes) {
         outOfMemory = true;
         stop();
       }
@@ -165,7 +173,7 @@ interface ProcessInfo {
 }
 
 /** Every process on the machine (Linux /proc); empty where there is no /proc. */
-function processes(): ProcessInfo[] {
+function allProcesses(): ProcessInfo[] {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
@@ -187,28 +195,45 @@ function processes(): ProcessInfo[] {
   return found;
 }
 
-/** The resident memory of the group led by `leader` and of what it started; adds what it finds to `tracked`. */
-function groupResidentBytes(leader: number, tracked: Set<number>): number {
-  let total = 0;
-  for (const info of processes()) {
-    if (info.pgrp !== leader && !tracked.has(info.ppid) && !tracked.has(info.pid)) continue;
-    tracked.add(info.pid);
-    try {
-      const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${info.pid}/status`, 'latin1'));
-      total += rss ? Number(rss[1]) * 1024 : 0;
-    } catch {
-      // it ended while we looked
-    }
+/** The processes of one program: its group (led by the child), and whatever they started, even outside the group. */
+class ProgramProcesses {
+  readonly tracked = new Set<number>();
+  /** A process started by the program was seen outside its process group (it called setsid). */
+  leftGroup = false;
+
+  constructor(private readonly leader: number | undefined) {
+    if (leader !== undefined) this.tracked.add(leader);
   }
-  return total;
+
+  /** Resident memory of the known processes; `discover` first reads all of /proc for new ones. */
+  residentBytes(discover: boolean): number {
+    if (this.leader === undefined) return 0;
+    if (discover) {
+      for (const info of allProcesses()) {
+        if (info.pgrp !== this.leader && !this.tracked.has(info.ppid)) continue;
+        this.tracked.add(info.pid);
+        if (info.pgrp !== this.leader) this.leftGroup = true;
+      }
+    }
+    let total = 0;
+    for (const pid of this.tracked) {
+      try {
+        const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+        total += rss ? Number(rss[1]) * 1024 : 0;
+      } catch {
+        this.tracked.delete(pid); // ended; its pid may be reused by a process that is not ours
+      }
+    }
+    return total;
+  }
 }
 
-/** Kills what outlived the group kill (a process that called setsid, a daemon): every process
- *  whose starting environment carries this run's mark. Only the mark counts, so that a reused
- *  pid is never killed by mistake. */
-function killStrays(mark: string): void {
+/** Kills what outlived the group kill (a process that called setsid, a daemon): every process,
+ *  among `candidates` or else on the machine, whose starting environment carries this run's mark.
+ *  Only the mark counts, so that a reused pid is never killed by mistake. */
+function killStrays(mark: string, candidates?: Iterable<number>): void {
   const needle = `${RUN_MARK}=${mark}`;
-  for (const { pid } of processes()) {
+  for (const pid of candidates ?? allProcesses().map((info) => info.pid)) {
     let marked = false;
     try {
       marked = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(needle);

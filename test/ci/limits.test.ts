@@ -1,7 +1,8 @@
 // Submissions that misbehave, graded as CI grades them: each ends in the right verdict, the
 // run ends, and nothing it started is left running nor anything left in its TMPDIR.
 import { afterAll, describe, expect, it } from 'vitest';
-import { checks, cleanUp, leftBehind, leftInTmp, QUICK, runCi, submission } from './helpers.ts';
+import { runProcess } from '../../harness/run/spawn.ts';
+import { checks, cleanUp, folder, leftBehind, leftInTmp, QUICK, runCi, submission } from './helpers.ts';
 
 afterAll(cleanUp);
 
@@ -89,5 +90,17 @@ if (underProgram && interfaces.length > 0) throw new Error('network interfaces: 
     const on = await runCi([...QUICK, '--submission', dir, '--random', '0']);
     expect(on.code).toBe(1); // this machine has a network interface; the same program crashes when it sees it
     expect(on.stdout).toContain('network interfaces: ');
+  });
+});
+
+describe('runProcess, past the process group', () => {
+  it('kills a daemon that left the group and closed its stdio, once it has been seen', async () => {
+    const tmp = folder({});
+    const script = `const { spawn } = require('node:child_process');
+      spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' }).unref();
+      setTimeout(() => {}, 400); // long enough for the memory poll to see it`;
+    const result = await runProcess(process.execPath, ['-e', script], { cwd: tmp, env: { PATH: process.env.PATH, TMPDIR: tmp }, limits: { timeoutMs: 5000, outputCap: 1024, memoryBytes: 1024 ** 3 } });
+    expect(result.exitCode).toBe(0);
+    expect(await leftBehind(tmp)).toEqual([]);
   });
 });
