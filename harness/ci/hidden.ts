@@ -1,11 +1,11 @@
 // Hidden cases (`--cases <dir>`): cases kept outside the course repo, laid out as the course's
 // own are: <dir>/cases/<folder>/<case>/ (what the program is given) and
-// <dir>/fixtures/<folder>/<case>/expected.json, where <folder> is a case folder of course.yaml
-// (e.g. config-and-framing/mcp-frame). Their inputs are copied into the scratch copy; their
+// <dir>/fixtures/<folder>/<case>/expected.json (and cassette.yaml, for a stage that plays one),
+// where <folder> is a case folder of course.yaml (e.g. config-and-framing/mcp-frame, handshake). Their inputs are copied into the scratch copy; their
 // expected output is read from <dir>, never from where the program runs.
 import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { CourseError, type Case, type Course } from '../course.ts';
+import { CourseError, type Case, type Course, type Stage } from '../course.ts';
 
 /** Where a hidden case's input goes in the scratch copy; its name in reports is `hidden-<command folder>/<case>`. */
 export function hiddenCasePath(folder: string, name: string): string {
@@ -28,28 +28,34 @@ export function loadHiddenCases(dir: string, course: Course): HiddenCases {
   };
   if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) fail('no such folder');
   const casesRoot = join(root, 'cases');
-  if (!statSync(casesRoot, { throwIfNoEntry: false })?.isDirectory()) fail('no cases/ folder (expected cases/<stage>/<command>/<case>/ and fixtures/ beside it)');
+  if (!statSync(casesRoot, { throwIfNoEntry: false })?.isDirectory()) fail('no cases/ folder (expected cases/<case folder of course.yaml>/<case>/ and fixtures/ beside it)');
 
   const byStage = new Map<string, Case[]>();
   const sources = new Map<Case, string>();
-  let count = 0;
-  for (const stageFolder of subfolders(casesRoot)) {
-    for (const commandFolder of subfolders(join(casesRoot, stageFolder))) {
-      const folder = `${stageFolder}/${commandFolder}`;
-      const owner = folders.get(folder) ?? fail(`cases/${folder} is not a case folder of course.yaml (known: ${[...folders.keys()].join(', ')})`);
-      for (const name of subfolders(join(casesRoot, folder))) {
-        const fixtureDir = join(root, 'fixtures', folder, name);
-        const expectedPath = join(fixtureDir, 'expected.json');
-        if (!existsSync(expectedPath)) fail(`case ${folder}/${name} has no fixtures/${folder}/${name}/expected.json`);
-        if (!/\n$/.test(readFileSync(expectedPath, 'utf8'))) fail(`fixtures/${folder}/${name}/expected.json does not end with a newline (program.ts always prints one)`);
-        const testCase: Case = { name, stage: owner.stage, command: owner.command, casePath: hiddenCasePath(folder, name), fixtureDir, expectedPath, hidden: true };
-        byStage.set(owner.stage, [...(byStage.get(owner.stage) ?? []), testCase]);
-        sources.set(testCase, join(casesRoot, folder, name));
-        count += 1;
-      }
+  const known = [...folders.keys()].join(', ');
+  // Down from cases/ to the case folders course.yaml names (one level deep or more), then their cases.
+  const walk = (folder: string) => {
+    const owner = folders.get(folder);
+    if (owner === undefined) {
+      if (folder !== '' && ![...folders.keys()].some((known) => known.startsWith(`${folder}/`))) fail(`cases/${folder} is not a case folder of course.yaml (known: ${known})`);
+      for (const name of subfolders(join(casesRoot, folder))) walk(folder === '' ? name : `${folder}/${name}`);
+      return;
     }
-  }
-  if (count === 0) fail('holds no cases (expected cases/<stage>/<command>/<case>/)');
+    for (const name of subfolders(join(casesRoot, folder))) {
+      const fixtureDir = join(root, 'fixtures', folder, name);
+      const expectedPath = join(fixtureDir, 'expected.json');
+      const where = `fixtures/${folder}/${name}`;
+      if (!existsSync(expectedPath)) fail(`case ${folder}/${name} has no ${where}/expected.json`);
+      if (!readFileSync(expectedPath, 'utf8').endsWith('\n')) fail(`${where}/expected.json does not end with a newline (program.ts always prints one)`);
+      const cassettePath = owner.player === undefined ? undefined : join(fixtureDir, 'cassette.yaml');
+      if (cassettePath !== undefined && !existsSync(cassettePath)) fail(`case ${folder}/${name} has no ${where}/cassette.yaml (its stage plays the server's side from one)`);
+      const testCase: Case = { name, stage: owner.stage, command: owner.command, casePath: hiddenCasePath(folder, name), fixtureDir, expectedPath, cassettePath, hidden: true };
+      byStage.set(owner.stage, [...(byStage.get(owner.stage) ?? []), testCase]);
+      sources.set(testCase, join(casesRoot, folder, name));
+    }
+  };
+  walk('');
+  if (sources.size === 0) fail('holds no cases (expected cases/<case folder of course.yaml>/<case>/)');
   for (const cases of byStage.values()) cases.sort((a, b) => a.casePath.localeCompare(b.casePath));
   return { byStage, sources };
 }
@@ -60,12 +66,19 @@ export function copyHiddenInputs(hidden: HiddenCases, scratchRoot: string): void
 }
 
 /** course.yaml's case folders, each with the stage and command it belongs to. */
-export function caseFolders(course: Course): Map<string, { stage: string; command: string }> {
-  const folders = new Map<string, { stage: string; command: string }>();
+export function caseFolders(course: Course): Map<string, CaseFolder> {
+  const folders = new Map<string, CaseFolder>();
   for (const stage of course.stages) {
-    for (const testCase of stage.cases) folders.set(dirname(testCase.casePath).slice('cases/'.length), { stage: stage.slug, command: testCase.command });
+    for (const testCase of stage.cases) folders.set(dirname(testCase.casePath).slice('cases/'.length), { stage: stage.slug, command: testCase.command, player: stage.player });
   }
   return folders;
+}
+
+interface CaseFolder {
+  stage: string;
+  command: string;
+  /** Set when the stage plays the server's side from each case's cassette. */
+  player: Stage['player'];
 }
 
 function subfolders(dir: string): string[] {

@@ -118,20 +118,33 @@ describe('hidden cases', () => {
     const messages = `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"path":"/hidden/only-here/x"}}]\n`;
     const dir = folder({ 'cases/config-and-framing/mcp-frame/secret/messages.json': messages });
     const expected = execFileSync(join(REPO, 'your_program.sh'), ['mcp-frame', join(dir, 'cases/config-and-framing/mcp-frame/secret')], { cwd: REPO });
-    return folder({ 'cases/config-and-framing/mcp-frame/secret/messages.json': messages, 'fixtures/config-and-framing/mcp-frame/secret/expected.json': expected.toString() });
+    // and a handshake case, played from a cassette kept beside its expected.json (a public case's, renamed)
+    const handshake = (file: string) => readFileSync(join(REPO, 'fixtures/handshake/everything-server', file), 'utf8');
+    return folder({
+      'cases/config-and-framing/mcp-frame/secret/messages.json': messages,
+      'fixtures/config-and-framing/mcp-frame/secret/expected.json': expected.toString(),
+      'cases/handshake/secret-server/case.md': 'a hidden handshake\n',
+      'fixtures/handshake/secret-server/expected.json': handshake('expected.json'),
+      'fixtures/handshake/secret-server/cassette.yaml': handshake('cassette.yaml'),
+    });
   }
 
   it('are graded, pass on the reference, and fail a broken solution without showing the expected bytes', async () => {
     const cases = hiddenCases();
-    const good = await runCi([...QUICK, '--submission', REPO, '--cases', cases, '--random', '0']);
+    const good = await runCi(['test', '--stage', 'handshake', '--runs', '20', '--submission', REPO, '--cases', cases, '--random', '0']);
     expect(good.code).toBe(0);
-    expect(good.report?.hiddenCases).toBe(1);
-    expect(checks(good.report).find((check) => check.origin === 'hidden')).toMatchObject({ name: 'hidden-mcp-frame/secret', status: 'pass' });
+    expect(good.report?.hiddenCases).toBe(2);
+    const hiddenChecks = checks(good.report).filter((check) => check.origin === 'hidden');
+    expect(hiddenChecks.map(({ name, status }) => ({ name, status }))).toEqual([
+      { name: 'hidden-handshake/secret-server', status: 'pass' },
+      { name: 'hidden-mcp-frame/secret', status: 'pass' },
+    ]);
+    expect(hiddenChecks[0]!.cassette).toBe(join(cases, 'fixtures/handshake/secret-server/cassette.yaml'));
 
     const slashes = submission('', [["return JSON.stringify(msg) + '\\n';", "return JSON.stringify(msg).replaceAll('/', '\\\\/') + '\\n';"]]);
     const bad = await runCi([...QUICK, '--submission', slashes, '--cases', cases, '--random', '0', '--verbose']);
     expect(bad.code).toBe(1);
-    const hidden = checks(bad.report).find((check) => check.origin === 'hidden')!;
+    const hidden = checks(bad.report).find((check) => check.name === 'hidden-mcp-frame/secret')!;
     expect(hidden.status).toBe('fail');
     expect(hidden.details?.text).toContain('this is a hidden case: its expected output is not shown');
     expect(hidden.details?.text).toContain('hint:');
