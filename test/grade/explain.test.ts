@@ -358,7 +358,7 @@ describe('hints on configs', () => {
       return { name, ...entry };
     });
     const text = explain(expected, configOutput(CONFIG, strict));
-    expect(hints(text)).toContain('parseConfig threw on a valid config; its message is on stderr above');
+    expect(hints(text)).toContain('parseConfig threw on a valid config; its message is in the [your_program] lines below');
   });
 });
 
