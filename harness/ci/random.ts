@@ -4,18 +4,21 @@
 // the course's own reference solution prints for it, made before the submission is graded and
 // kept outside the scratch copy.
 //
-// Extension point: GENERATORS is keyed by program command. A later stage adds its command's
-// generator here; one that plays a server from a cassette returns the cassette among its
-// `fixtures` (e.g. `cassette.yaml` with generated tool names and arguments), and the case
-// gets it as its cassette, played by the grader from outside the scratch copy.
+// Extension point: GENERATORS is keyed by program command. A stage adds its command's generator
+// here; one that plays a server from a cassette returns the cassette among its `fixtures` (as
+// `tools` does: generated tool names, schemas, arguments and results), and the case gets it as
+// its cassette, played by the grader from outside the scratch copy.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { stringify } from 'yaml';
+import { loadCassette } from '../cassette/index.ts';
 import type { Case, Course } from '../course.ts';
+import { runWithPlayer } from '../grade/case.ts';
 import { jsonRpcMessage } from '../props/arbitraries.ts';
 import type { Launcher } from '../run/launcher.ts';
 import { CORES, inOrder } from '../run/pool.ts';
-import { DEFAULT_LIMITS, runProcess } from '../run/spawn.ts';
+import { DEFAULT_LIMITS } from '../run/spawn.ts';
 
 export interface GeneratedFiles {
   /** Files of the case folder the program is given (relative names). */
@@ -66,6 +69,73 @@ const mcpConfig = fc
     return { mcpServers: Object.fromEntries(servers) };
   });
 
+/** A tool as a server lists it: a generated name, description and input schema. */
+const tool = fc.record(
+  {
+    name: fc.stringMatching(/^[a-z][a-z0-9_-]{0,15}$/),
+    description: text,
+    inputSchema: fc.dictionary(fc.stringMatching(/^[a-z][a-zA-Z0-9]{0,8}$/), fc.constantFrom('string', 'number', 'boolean'), { minKeys: 0, maxKeys: 3, noNullPrototype: true }).map((properties) => ({
+      type: 'object',
+      properties: Object.fromEntries(Object.entries(properties).map(([name, type]) => [name, { type }])),
+    })),
+  },
+  { requiredKeys: ['name', 'inputSchema'], noNullPrototype: true },
+);
+
+/** The arguments of a call to `schema`'s tool: one generated value per property, of its type. */
+function argumentsFor(schema: { properties: Record<string, { type: string }> }): fc.Arbitrary<Record<string, unknown>> {
+  const values = Object.entries(schema.properties).map(([name, { type }]) =>
+    (type === 'string' ? text : type === 'number' ? fc.integer({ min: -1e6, max: 1e6 }) : fc.boolean()).map((value) => [name, value] as const),
+  );
+  return fc.tuple(...values).map((entries) => Object.fromEntries(entries));
+}
+
+/** A session with a generated server: the handshake, one page of tools, then calls of some of them, each answered. */
+const toolsSession = fc
+  .uniqueArray(tool, { minLength: 1, maxLength: 4, selector: (generated) => generated.name })
+  .chain((tools) =>
+    fc.tuple(
+      fc.constant(tools),
+      fc.array(
+        fc.nat({ max: tools.length - 1 }).chain((index) =>
+          fc.record({ name: fc.constant(tools[index]!.name), arguments: argumentsFor(tools[index]!.inputSchema), reply: text, isError: fc.boolean() }, { noNullPrototype: true }),
+        ),
+        { minLength: 1, maxLength: 2 },
+      ),
+    ),
+  );
+
+const PROTOCOL_VERSION = '2025-11-25';
+
+function toolsFiles(seed: number, index: number): GeneratedFiles {
+  const [tools, calls] = draw(toolsSession, seed, index);
+  const frames: unknown[] = [
+    { client: { method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'any', version: '0' } }, jsonrpc: '2.0', id: 0 } },
+    { server: { result: { protocolVersion: PROTOCOL_VERSION, capabilities: { tools: {} }, serverInfo: { name: 'generated', version: String(seed) } }, jsonrpc: '2.0', id: 0 } },
+    { client: { method: 'notifications/initialized', jsonrpc: '2.0' } },
+    { client: { method: 'tools/list', jsonrpc: '2.0', id: 1 } },
+    { server: { result: { tools }, jsonrpc: '2.0', id: 1 } },
+  ];
+  calls.forEach((call, at) => {
+    const id = 2 + at;
+    frames.push(
+      { client: { method: 'tools/call', params: { name: call.name, arguments: call.arguments }, jsonrpc: '2.0', id } },
+      { server: { result: { content: [{ type: 'text', text: call.reply }], ...(call.isError ? { isError: true } : {}) }, jsonrpc: '2.0', id } },
+    );
+  });
+  const cassette = {
+    version: 1,
+    transport: 'stdio',
+    provenance: { command: ['generated'], recorded: '2026-01-01', recorder: 'theinference ci', note: `generated from seed ${seed}, case ${index + 1}` },
+    free: ['params.clientInfo', 'params.capabilities'],
+    frames,
+  };
+  return {
+    inputs: { 'calls.json': `${JSON.stringify(calls.map(({ name, arguments: args }) => ({ name, arguments: args })), null, 2)}\n` },
+    fixtures: { 'cassette.yaml': stringify(cassette) },
+  };
+}
+
 export const GENERATORS: Record<string, CaseGenerator> = {
   'mcp-frame': (seed, index) => ({
     inputs: { 'messages.json': `${JSON.stringify(draw(fc.array(jsonRpcMessage, { minLength: 2, maxLength: 6 }), seed, index), null, 2)}\n` },
@@ -73,6 +143,7 @@ export const GENERATORS: Record<string, CaseGenerator> = {
   'mcp-config': (seed, index) => ({
     inputs: { '.mcp.json': `${JSON.stringify(draw(mcpConfig, seed, index), null, 2)}\n` },
   }),
+  tools: toolsFiles,
 };
 
 /** Where a generated case's input goes in the scratch copy; its name in reports is `random-<command folder>/<n>`. */
@@ -129,13 +200,13 @@ export class ReferenceFailure extends Error {}
  */
 export async function expectFromReference(cases: Case[], courseRoot: string, inputsRoot: string, start: Launcher, env: NodeJS.ProcessEnv): Promise<void> {
   await inOrder(cases.map((testCase) => async () => {
-    const result = await runProcess(start.command, [...start.args, testCase.command, join(inputsRoot, testCase.casePath)], {
-      cwd: courseRoot,
-      env,
-      limits: DEFAULT_LIMITS,
-    });
-    if (result.exitCode !== 0 || result.timedOut || result.flooded || result.outOfMemory) {
-      const said = result.stderr.toString('utf8').trim().split('\n').find((line) => /error/i.test(line)) ?? '';
+    // run from the course with the input where it was generated, and the cassette, if any, played as for the student
+    const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath);
+    const here = { ...testCase, casePath: join(inputsRoot, testCase.casePath) };
+    const { result, report } = await runWithPlayer(here, { root: courseRoot, launcher: start, env, limits: DEFAULT_LIMITS, color: false }, cassette);
+    const protocol = report?.diagnoses[0]?.message;
+    if (result.exitCode !== 0 || result.timedOut || result.flooded || result.outOfMemory || protocol !== undefined) {
+      const said = protocol ?? result.stderr.toString('utf8').trim().split('\n').find((line) => /error/i.test(line)) ?? '';
       throw new ReferenceFailure(
         `the reference solution (${join(courseRoot, 'src', 'mcp.ts')}) failed on the generated case ${testCase.casePath}` +
           `${said ? `: ${said}` : ''} (pass --random 0 to grade without generated cases)`,

@@ -35,7 +35,8 @@ export interface CheckReport {
   stderr: KeptText | null;
   durationMs: number;
   seed: number | null;
-  /** The cassette the case's server side was played from, relative to the course; null when none. */
+  /** The cassette the case's server side was played from, relative to the course (absolute for a
+   *  hidden case, `generated (--seed N)` for a generated one); null when none. */
   cassette: string | null;
   /** The unit's place in the whole run (all shards), so that merged reports keep course order. */
   position: number;
@@ -115,7 +116,7 @@ export function checkReport(stage: string, check: GradedCheck, courseRoot: strin
     stderr: verdict.stderr === undefined ? null : keepText(verdict.stderr),
     durationMs: Math.round(verdict.durationMs),
     seed: verdict.seed ?? null,
-    cassette: typeof cassette === 'string' ? relativeTo(courseRoot, cassette) : null,
+    cassette: typeof cassette !== 'string' ? null : check.origin === 'generated' ? `generated (--seed ${verdict.seed})` : relativeTo(courseRoot, cassette),
     position: check.position,
   };
 }

@@ -23,7 +23,8 @@ describe('grading only src/', () => {
     expect(report).toMatchObject({ version: 1, status: 'pass', exitCode: 0, seed: 11, shard: null });
     expect(report.stages.map((stage) => stage.status)).toEqual(report.stages.map(() => 'pass'));
     const generated = checks(report).filter((check) => check.origin === 'generated');
-    expect(generated.map((check) => check.name)).toContain('random-mcp-frame/1');
+    expect(generated.map((check) => check.name)).toEqual(expect.arrayContaining(['random-mcp-frame/1', 'random-mcp-config/3', 'random-tools/2']));
+    expect(generated.find((check) => check.name === 'random-tools/1')?.cassette).toBe('generated (--seed 11)');
     expect(generated.every((check) => check.seed === 11)).toBe(true);
     expect(run.stdout).toContain('graded with --seed 11: pass');
     expect(leftInTmp(run.tmp)).toEqual([]);

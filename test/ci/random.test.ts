@@ -1,0 +1,42 @@
+// Generated cases: the same seed gives the same files, another seed other files, and a generated
+// cassette is one the player accepts.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadCassette } from '../../harness/cassette/index.ts';
+import { GENERATORS } from '../../harness/ci/random.ts';
+import { loadCourse } from '../../harness/course.ts';
+import { REPO } from '../helpers/cli.ts';
+import { cleanUp, folder } from './helpers.ts';
+
+afterAll(cleanUp);
+
+describe('generators', () => {
+  it('exist for the commands whose inputs can be generated', () => {
+    const commands = loadCourse(REPO).commands;
+    expect(Object.keys(GENERATORS).filter((command) => !commands.includes(command))).toEqual([]);
+    expect(Object.keys(GENERATORS)).toEqual(expect.arrayContaining(['mcp-frame', 'mcp-config', 'tools']));
+  });
+
+  for (const [command, generate] of Object.entries(GENERATORS)) {
+    it(`${command}: the same seed and index give the same files; other seeds, other files`, () => {
+      expect(generate(77, 1)).toEqual(generate(77, 1));
+      const others = new Set([1, 2, 3, 4, 5].map((seed) => JSON.stringify(generate(seed, 0))));
+      expect(others.size).toBeGreaterThan(3);
+    });
+  }
+
+  it('tools: the cassette loads, names the tools it lists and answers every call in calls.json', () => {
+    const dir = folder({});
+    for (let index = 0; index < 5; index++) {
+      const files = GENERATORS.tools!(index * 31, index);
+      const path = join(dir, `cassette-${index}.yaml`);
+      writeFileSync(path, files.fixtures!['cassette.yaml']!);
+      const cassette = loadCassette(path);
+      const calls = JSON.parse(files.inputs['calls.json']!) as { name: string }[];
+      const text = JSON.stringify(cassette.frames);
+      for (const call of calls) expect(text).toContain(JSON.stringify(call.name));
+      expect(cassette.frames.length).toBe(5 + 2 * calls.length);
+    }
+  });
+});
