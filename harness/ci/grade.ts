@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Case, Course, Stage } from '../course.ts';
+import { CourseError, type Case, type Course, type Stage } from '../course.ts';
 import { gradeStage } from '../grade/stage.ts';
 import type { Verdict } from '../grade/verdict.ts';
 import { countChecks, exitCodeOf, REPORT_VERSION, runStatus, stageReport, writeAtomically, writeResults, type GradedCheck, type GradedStage, type Origin, type ResultsReport } from '../report/json.ts';
@@ -115,8 +115,12 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
     );
 
     const report = buildReport(settings, started, scratch.facts, graded, hidden, generatedCount(generated.byStage));
-    if (settings.reportPath) writeResults(settings.reportPath, report);
-    if (settings.junitPath) writeAtomically(settings.junitPath, toJUnit(report));
+    try {
+      if (settings.reportPath) writeResults(settings.reportPath, report);
+      if (settings.junitPath) writeAtomically(settings.junitPath, toJUnit(report));
+    } catch (error) {
+      throw new CourseError(`could not write the report: ${(error as Error).message}`);
+    }
     settings.write(`graded with --seed ${settings.seed}${settings.shard.count > 1 ? ` as shard ${settings.shard.index}/${settings.shard.count}` : ''}: ${report.status}` +
       `${settings.reportPath ? `; results in ${settings.reportPath}` : ''}${settings.junitPath ? `, JUnit in ${settings.junitPath}` : ''}\n`);
     return report.exitCode;
