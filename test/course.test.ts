@@ -56,7 +56,7 @@ describe('the stage table', () => {
   it('names an unknown command and the line it is on, and lists the known ones', () => {
     const dir = copy();
     editTable(dir, '      - command: mcp-config', '      - command: mcp-konfig');
-    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig" (program.ts commands: mcp-frame, mcp-config)`);
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig" (program.ts commands: mcp-frame, mcp-config, handshake, tools)`);
   });
 
   it('refuses a stage whose case folder does not exist', () => {
