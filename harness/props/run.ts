@@ -165,6 +165,13 @@ function howItEnded(session: Session, options: PropertyRunOptions): { status: Ve
       hint: 'your code never returned for some generated message: look for a loop that does not end',
     };
   }
+  if (result.outOfMemory) {
+    return {
+      status: 'crash',
+      message: 'stopped for using more memory than a case may',
+      hint: 'something grows without end: a buffer, a cache, a recursion that builds and keeps',
+    };
+  }
   if (result.flooded) {
     return {
       status: 'crash',
