@@ -6,7 +6,7 @@ import { dirname, relative } from 'node:path';
 import { checkProgram, parse, useColor } from './cli.ts';
 import { findCourseRoot, loadCourse, type Case, type Stage } from './course.ts';
 import { loadCassette, formatDiagnosis } from './cassette/index.ts';
-import { caseName, runWithPlayer } from './grade/case.ts';
+import { runWithPlayer } from './grade/case.ts';
 import { explainDifference } from './grade/explain.ts';
 import { DEFAULT_RUNS, runProperties } from './props/run.ts';
 import { programEnv } from './run/env.ts';
@@ -47,7 +47,7 @@ export async function bless(args: string[]): Promise<number> {
       CORES,
       ({ result, report }, index) => {
         const testCase = stage.cases[index]!;
-        const name = caseName(testCase);
+        const name = relative('cases', testCase.casePath);
         if (report && report.diagnoses.length > 0) {
           refusals.push(`${name}: the reference broke the protocol of its cassette\n${indent(report.diagnoses.map(formatDiagnosis).join('\n'))}`);
           return;
@@ -70,9 +70,9 @@ export async function bless(args: string[]): Promise<number> {
   }
   const changed = blessings.filter(({ output, previous }) => !previous?.equals(output));
   for (const { testCase, output, previous } of changed) {
-    const name = caseName(testCase);
+    const name = relative('cases', testCase.casePath);
     if (previous === undefined) console.log(`  new      ${name} (${output.length} bytes)`);
-    else console.log(`  changed  ${name}\n${indent(explainDifference(previous, output, { color }))}`);
+    else console.log(`  changed  ${name}\n${indent(explainDifference(previous, output, { color, hints: false }))}`);
     writeAtomically(testCase.expectedPath, output);
   }
   console.log(`bless: ${changed.length} expected.json written, ${blessings.length - changed.length} unchanged (${relative(process.cwd(), course.root) || '.'})`);

@@ -19,6 +19,8 @@ export interface ExplainOptions {
   color: boolean;
   /** A hidden case: say where the output goes wrong and hint why, but show none of the expected bytes. */
   hidden?: boolean;
+  /** Hints name a student's mistakes; bless, comparing two outputs of the reference, leaves them out. */
+  hints?: boolean;
 }
 
 /** Multi-line text (no trailing newline) explaining how `actual` differs from `expected`; the reporter indents it. */
@@ -52,7 +54,7 @@ export function explainDifference(expected: Buffer, actual: Buffer, options: Exp
   const marks = MARK_MEANINGS.filter(([used]) => used(shown)).map(([, meaning]) => meaning);
   if (marks.length > 0) text.push(paint.dim(`marks: ${marks.join(', ')}`));
 
-  for (const hint of hintsFor(comparison)) {
+  for (const hint of options.hints === false ? [] : hintsFor(comparison)) {
     const [first = '', ...rest] = hint.lines;
     text.push(`${paint.hint('hint:')} ${visible(first)}`, ...rest.map((line) => `      ${visible(line)}`));
   }

@@ -1,0 +1,127 @@
+// The course author's and the student's other commands, run as the real binary on a course copy:
+// bless writes expected.json from the reference (and nothing when the reference is unfit), watch
+// grades again on every save and stops cleanly on Ctrl-C, list shows which stages pass.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { courseCopy, REPO, runCli } from './helpers/cli.ts';
+
+const copies: string[] = [];
+afterAll(() => {
+  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+});
+function copy(): string {
+  const dir = courseCopy();
+  copies.push(dir);
+  return dir;
+}
+
+/** Every expected.json of a course, path -> bytes, to see what a command changed. */
+function expectedFiles(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (folder: string) => {
+    for (const name of readdirSync(folder)) {
+      const path = join(folder, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name === 'expected.json') files.set(path.slice(dir.length), readFileSync(path, 'utf8'));
+    }
+  };
+  walk(join(dir, 'fixtures'));
+  return files;
+}
+
+describe('bless', () => {
+  it('writes the expected.json that changed, says how, and leaves the rest alone', async () => {
+    const dir = copy();
+    const numbers = join(dir, 'cases/config-and-framing/mcp-frame/numbers/messages.json');
+    writeFileSync(numbers, readFileSync(numbers, 'utf8').replace('"negative": -42', '"negative": -43'));
+    const missing = join(dir, 'fixtures/config-and-framing/mcp-config/no-servers/expected.json');
+    rmSync(missing);
+    const before = expectedFiles(dir);
+    const run = await runCli(['bless', '--stage', 'config-and-framing'], { cwd: dir });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('changed  config-and-framing/mcp-frame/numbers');
+    expect(run.stdout).toContain('new      config-and-framing/mcp-config/no-servers');
+    expect(run.stdout).toContain('bless: 2 expected.json written, 28 unchanged');
+    const after = expectedFiles(dir);
+    const changed = [...after.keys()].filter((path) => before.get(path) !== after.get(path));
+    expect(changed.sort()).toEqual(['/fixtures/config-and-framing/mcp-config/no-servers/expected.json', '/fixtures/config-and-framing/mcp-frame/numbers/expected.json']);
+    expect(after.get('/fixtures/config-and-framing/mcp-frame/numbers/expected.json')).toContain('-43');
+    expect(after.get('/fixtures/config-and-framing/mcp-config/no-servers/expected.json')).toBe(readFileSync(join(REPO, 'fixtures/config-and-framing/mcp-config/no-servers/expected.json'), 'utf8'));
+  });
+
+  for (const [unfit, edit, says] of [
+    ['crashes', (source: string) => source.replace("  return JSON.parse(line.trim());", "  if (line.includes('-42')) process.exit(3);\n  return JSON.parse(line.trim());"), 'the reference exited with code 3'],
+    ['times out', (source: string) => source.replace("  return JSON.parse(line.trim());", "  while (line.includes('-42')) {}\n  return JSON.parse(line.trim());"), 'the reference timed out'],
+    ['fails its property tests', (source: string) => source.replace("  return JSON.stringify(msg) + '\\n';", "  return JSON.stringify(msg).replaceAll('\\u2028', '\\\\u2028') + '\\n';"), 'property: frame(m) is exactly JSON.stringify(m)'],
+    ['breaks the protocol of a cassette', (source: string) => source.replace("    await this.notify('notifications/initialized');\n", ''), 'the reference broke the protocol of its cassette'],
+  ] as const) {
+    it(`writes nothing when the reference ${unfit}`, async () => {
+      const dir = copy();
+      writeFileSync(join(dir, 'course.yaml'), readFileSync(join(dir, 'course.yaml'), 'utf8').replaceAll('timeout: 10', 'timeout: 2'));
+      const source = join(dir, 'src/mcp.ts');
+      const text = readFileSync(source, 'utf8');
+      expect(edit(text)).not.toBe(text);
+      writeFileSync(source, edit(text));
+      rmSync(join(dir, 'fixtures/config-and-framing/mcp-config/no-servers/expected.json'));
+      const before = expectedFiles(dir);
+      const run = await runCli(['bless'], { cwd: dir });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('the reference solution is not fit to bless; nothing was written');
+      expect(run.stderr).toContain(says);
+      expect(expectedFiles(dir)).toEqual(before);
+    });
+  }
+});
+
+describe('test --watch', () => {
+  it('grades at start, again on each save, and stops cleanly on Ctrl-C', async () => {
+    const dir = copy();
+    const child = spawn(process.execPath, [join(REPO, 'bin/theinference.js'), 'test', '--stage', 'config-and-framing', '--watch', '--seed', '3'], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let output = '';
+    const waiters: { text: string; resolve: () => void }[] = [];
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      for (const waiter of waiters.filter((candidate) => output.includes(candidate.text))) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    });
+    const seen = (text: string) => new Promise<void>((resolve) => (output.includes(text) ? resolve() : waiters.push({ text, resolve })));
+
+    await seen('[watch] waiting for changes');
+    expect(output).toContain('all graded stages pass: config-and-framing');
+    output = '';
+    const source = join(dir, 'src/mcp.ts');
+    const reference = readFileSync(source, 'utf8');
+    writeFileSync(source, reference.replace("  return JSON.stringify(msg) + '\\n';", "  return JSON.stringify(msg, null, 2) + '\\n';"));
+    await seen('[watch] waiting for changes');
+    expect(output).toContain('src/mcp.ts changed');
+    expect(output).toContain('is pretty-printed');
+    expect(output).toContain('stage config-and-framing fails');
+    output = '';
+    writeFileSync(source, reference);
+    await seen('[watch] waiting for changes');
+    expect(output).toContain('all graded stages pass: config-and-framing');
+
+    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGINT');
+    expect(await exit).toBe(0);
+    expect(output).toContain('[watch] stopped');
+  });
+});
+
+describe('list', () => {
+  it('shows every stage in course order and which pass', async () => {
+    const run = await runCli(['list']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/1\. ✓ config-and-framing .* 34\/34 checks pass/);
+    expect(run.stdout).toMatch(/2\. ✓ handshake .* 10\/10 checks pass/);
+    expect(run.stdout).toMatch(/3\. ✓ tools .* 7\/7 checks pass/);
+  });
+});
