@@ -6,6 +6,7 @@ import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, 
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { InputError } from '../errors.ts';
 import { parsePath } from './json-path.ts';
 import {
   CASSETTE_VERSION,
@@ -27,7 +28,7 @@ let yamlLibrary: Yaml | undefined;
 const yaml = (): Yaml => (yamlLibrary ??= createRequire(import.meta.url)('yaml') as Yaml);
 
 /** Bad input in a cassette file: says which file, which line and which field. */
-export class CassetteError extends Error {
+export class CassetteError extends InputError {
   constructor(
     readonly file: string,
     readonly line: number | undefined,

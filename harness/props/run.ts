@@ -10,8 +10,9 @@ import { parseChildMessages, type ChildMessage, type PropertyOutcome } from './p
 import type { PropertyCheck, PropertySuite } from './suite.ts';
 import { findSuite } from './suites.ts';
 
-/** fast-check runs per property unless the caller asks otherwise. */
-export const DEFAULT_RUNS = 1000;
+import { DEFAULT_RUNS } from '../defaults.ts';
+
+export { DEFAULT_RUNS };
 
 export interface PropertyRunOptions {
   /** The suite, as course.yaml's `properties:` names it, e.g. `framing`. */

@@ -2,10 +2,11 @@
 // the report of the whole run. Checks are put back in course order; a missing shard or stage
 // check makes the merged run an error rather than a pass on part of the work.
 import { readFileSync } from 'node:fs';
+import { InputError } from '../errors.ts';
 import { countChecks, exitCodeOf, REPORT_VERSION, rollUp, runStatus, type ResultsReport, type StageReport } from './json.ts';
 
 /** A report that cannot be merged: the CLI prints it on one line and exits 2. */
-export class MergeError extends Error {}
+export class MergeError extends InputError {}
 
 export function readReport(path: string): ResultsReport {
   let text: string;

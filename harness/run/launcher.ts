@@ -2,9 +2,10 @@
 // your_program.sh is the course's own (it only runs `node --import tsx program.ts`), the same
 // code is bundled once per grade with esbuild and started with plain `node`: a third of the cost
 // per case, for the same bytes on stdout. Anything else runs your_program.sh itself.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { CourseError } from '../course.ts';
 
 export const PROGRAM = 'your_program.sh';
 const CANONICAL_PROGRAM = readFileSync(join(import.meta.dirname, '..', '..', PROGRAM), 'utf8');
@@ -37,4 +38,20 @@ export async function launcher(root: string, options: { bundle: boolean }): Prom
     return script;
   }
   return { command: process.execPath, args: ['--enable-source-maps', join(root, BUNDLE)] };
+}
+
+/** your_program.sh must be there and executable before anything is graded. */
+export function checkProgram(root: string): void {
+  const path = join(root, PROGRAM);
+  try {
+    accessSync(path, constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CourseError(
+      code === 'ENOENT'
+        ? `${PROGRAM} is missing in ${root} (the grader runs \`./${PROGRAM} <command> <case-dir>\`)`
+        : `${PROGRAM} is not executable (run \`chmod +x ${PROGRAM}\`)`,
+    );
+  }
+  readFileSync(path); // readable, too
 }

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { DEFAULT_MEMORY_BYTES } from '../defaults.ts';
 
 export interface Limits {
   timeoutMs: number;
@@ -14,7 +15,8 @@ export interface Limits {
   memoryBytes?: number;
 }
 
-export const DEFAULT_MEMORY_BYTES = 512 * 1024 * 1024;
+export { DEFAULT_MEMORY_BYTES };
+
 export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, outputCap: 1024 * 1024, memoryBytes: DEFAULT_MEMORY_BYTES };
 
 export interface RunOptions {

@@ -2,7 +2,7 @@
 // fixtures. A save during a run stops that run (its programs are killed) and starts a fresh one.
 import { watch as watchFiles, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { gradeStages, type TestSettings } from '../cli.ts';
+import { gradeStages, type TestSettings } from '../commands/test.ts';
 import { CourseError, loadCourse } from '../course.ts';
 
 /** Editors save in bursts (write, rename, chmod): wait this long for the burst to end. */

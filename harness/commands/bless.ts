@@ -3,16 +3,16 @@
 // nothing is written, so a broken reference can never become the standard students meet.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
-import { checkProgram, parse, useColor } from './cli.ts';
-import { findCourseRoot, loadCourse, type Case, type Stage } from './course.ts';
-import { loadCassette, formatDiagnosis } from './cassette/index.ts';
-import { runWithPlayer } from './grade/case.ts';
-import { explainDifference } from './grade/explain.ts';
-import { DEFAULT_RUNS, runProperties } from './props/run.ts';
-import { programEnv } from './run/env.ts';
-import { launcher } from './run/launcher.ts';
-import { CORES, inOrder } from './run/pool.ts';
-import { DEFAULT_LIMITS } from './run/spawn.ts';
+import { parse, useColor } from './args.ts';
+import { findCourseRoot, loadCourse, type Case, type Stage } from '../course.ts';
+import { loadCassette, formatDiagnosis } from '../cassette/index.ts';
+import { runWithPlayer } from '../grade/case.ts';
+import { explainDifference } from '../grade/explain.ts';
+import { DEFAULT_RUNS, runProperties } from '../props/run.ts';
+import { programEnv } from '../run/env.ts';
+import { checkProgram, launcher } from '../run/launcher.ts';
+import { CORES, inOrder } from '../run/pool.ts';
+import { DEFAULT_LIMITS } from '../run/spawn.ts';
 
 interface Blessing {
   testCase: Case;

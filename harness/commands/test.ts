@@ -1,0 +1,148 @@
+// `theinference test`: grade the stages in order as a student does, or hand over to CI grading
+// when a CI option is given. Exit codes: 0 all pass, 1 the solution failed, 2 usage or infrastructure.
+import type { ParseArgsConfig } from 'node:util';
+import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
+import { findCourseRoot, loadCourse, type Course, type Stage } from '../course.ts';
+import { UsageError } from '../errors.ts';
+import { gradeStage, type StageResult } from '../grade/stage.ts';
+import { TerminalReporter } from '../report/terminal.ts';
+import { programEnv } from '../run/env.ts';
+import { checkProgram, launcher } from '../run/launcher.ts';
+import { scratchCopy } from '../run/submission.ts';
+import { checkWritable, count, integer, parse, positive, randomSeed, useColor } from './args.ts';
+
+const TEST_OPTIONS = {
+  stage: { type: 'string' },
+  watch: { type: 'boolean' },
+  seed: { type: 'string' },
+  runs: { type: 'string' },
+  timeout: { type: 'string' },
+  submission: { type: 'string' },
+  verbose: { type: 'boolean' },
+  'no-color': { type: 'boolean' },
+  'no-bundle': { type: 'boolean' },
+  memory: { type: 'string' },
+  'no-network': { type: 'boolean' },
+  all: { type: 'boolean' },
+  report: { type: 'string' },
+  junit: { type: 'string' },
+  cases: { type: 'string' },
+  shard: { type: 'string' },
+  random: { type: 'string' },
+} satisfies ParseArgsConfig['options'];
+
+/** The options that make `test` a CI run: every stage's results kept, reports written. */
+const CI_OPTIONS = ['all', 'report', 'junit', 'cases', 'shard', 'random'] as const;
+
+export interface TestSettings {
+  course: Course;
+  /** Where the program runs: the course, or a scratch copy of a submission. */
+  runRoot: string;
+  /** The stages to grade, in the order to grade them; grading stops at the first that fails. */
+  stages: Stage[];
+  seed: number;
+  runs: number;
+  timeoutMs?: number;
+  memoryBytes: number;
+  network: boolean;
+  color: boolean;
+  verbose: boolean;
+  bundle: boolean;
+}
+
+export async function test(args: string[]): Promise<number> {
+  const { values } = parse(args, TEST_OPTIONS);
+  const courseRoot = findCourseRoot(process.cwd());
+  // The stage table and the expected outputs always come from the course, never from a submission.
+  const course = loadCourse(courseRoot);
+  checkProgram(courseRoot);
+  const common = {
+    stages: stagesToGrade(course, values.stage),
+    seed: values.seed === undefined ? randomSeed() : integer('--seed', values.seed),
+    runs: values.runs === undefined ? DEFAULT_RUNS : integer('--runs', values.runs),
+    timeoutMs: values.timeout === undefined ? undefined : positive('--timeout', values.timeout) * 1000,
+    memoryBytes: values.memory === undefined ? DEFAULT_MEMORY_BYTES : positive('--memory', values.memory, 'MiB') * 1024 * 1024,
+    network: !values['no-network'],
+    color: useColor(values['no-color']),
+    verbose: values.verbose ?? false,
+    bundle: !values['no-bundle'],
+  };
+  if (CI_OPTIONS.some((option) => values[option] !== undefined)) {
+    if (values.watch) throw new UsageError(`--watch grades as you save; it does not go with ${CI_OPTIONS.map((option) => `--${option}`).join(', ')}`);
+    const { gradeSubmission } = await import('../ci/grade.ts');
+    const { parseShard, WHOLE } = await import('../ci/shard.ts');
+    const shard = values.shard === undefined ? WHOLE : parseShard(values.shard);
+    if (shard === undefined) throw new UsageError(`--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "${values.shard}"`);
+    if (values.report !== undefined) checkWritable('--report', values.report);
+    if (values.junit !== undefined) checkWritable('--junit', values.junit);
+    return await gradeSubmission({
+      ...common,
+      courseRoot,
+      course,
+      submission: values.submission ?? courseRoot,
+      all: values.all ?? false,
+      hiddenDir: values.cases,
+      generatedPerCommand: values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random),
+      shard,
+      reportPath: values.report,
+      junitPath: values.junit,
+      write: (text) => process.stdout.write(text),
+    });
+  }
+  const scratch = values.submission === undefined ? undefined : scratchCopy(courseRoot, values.submission);
+  try {
+    if (scratch && !scratch.facts.hasEntryPoint) console.log(`note: ${values.submission} has no src/mcp.ts: every check will fail\n`);
+    const settings: TestSettings = { ...common, course, runRoot: scratch?.root ?? courseRoot };
+    if (values.watch) {
+      const { watch } = await import('../run/watch.ts');
+      return await watch(settings);
+    }
+    return exitCode(await gradeStages(settings));
+  } finally {
+    scratch?.remove();
+  }
+}
+
+/** Grades stages in order, printing as it goes, and stops at the first that fails. */
+export async function gradeStages(settings: TestSettings, signal?: AbortSignal): Promise<StageResult[]> {
+  const reporter = new TerminalReporter((text) => process.stdout.write(text), settings);
+  const env = programEnv();
+  const ownLauncher = await launcher(settings.runRoot, settings);
+  const start = settings.network ? ownLauncher : (await import('../ci/network.ts')).withoutNetwork()(ownLauncher);
+  const results: StageResult[] = [];
+  for (const stage of settings.stages) {
+    reporter.stageStart(stage);
+    const result = await gradeStage(stage, {
+      root: settings.runRoot,
+      launcher: start,
+      env,
+      color: settings.color,
+      seed: settings.seed,
+      propertyRuns: settings.runs,
+      timeoutMs: settings.timeoutMs,
+      memoryBytes: settings.memoryBytes,
+      signal,
+      onVerdict: (verdict) => reporter.verdict(verdict),
+    });
+    if (signal?.aborted) return results;
+    reporter.stageEnd(result);
+    results.push(result);
+    if (!result.passed) break;
+  }
+  reporter.summary(results, settings.seed);
+  return results;
+}
+
+export function exitCode(results: StageResult[]): number {
+  if (results.some((result) => result.verdicts.some((verdict) => verdict.status === 'infra'))) return 2;
+  return results.every((result) => result.passed) ? 0 : 1;
+}
+
+/** `--stage S`: S first, then the stages before it (a regression is a failure). No flag: all, in order. */
+function stagesToGrade(course: Course, slug: string | undefined): Stage[] {
+  if (slug === undefined) return course.stages;
+  const index = course.stages.findIndex((stage) => stage.slug === slug);
+  if (index < 0) throw new UsageError(`unknown stage "${slug}" (known: ${course.stages.map((stage) => stage.slug).join(', ')})`);
+  return [course.stages[index]!, ...course.stages.slice(0, index).reverse()];
+}
+

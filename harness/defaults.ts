@@ -1,0 +1,11 @@
+// The defaults a person can override on the command line, in one light module so that the usage
+// text can name them without loading the grader.
+
+/** Runs of each property (fast-check), `--runs`. */
+export const DEFAULT_RUNS = 1000;
+
+/** Memory (RSS) a case's processes may use together, `--memory`. */
+export const DEFAULT_MEMORY_BYTES = 512 * 1024 * 1024;
+
+/** How many cases each command's generator makes per CI run, `--random`. */
+export const GENERATED_PER_COMMAND = 3;
