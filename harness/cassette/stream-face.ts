@@ -138,7 +138,12 @@ class PacedWriter {
     this.busy = true;
     while (this.queue.length > 0 && !this.dead) {
       const { bytes, pause, hold } = this.queue.shift()!;
-      if (hold) await new Promise((resolve) => setTimeout(resolve, this.holdMs));
+      if (hold) {
+        await new Promise((resolve) => setTimeout(resolve, this.holdMs));
+        // After the timers comes the poll for I/O, then setImmediate: whatever the client sent while
+        // the grader was busy is read (and judged early) before the held result goes out.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       await new Promise<void>((resolve) => this.output.write(bytes, () => resolve()));
       if (hold) this.held -= 1;
       if (pause) await new Promise((resolve) => setTimeout(resolve, this.gapMs));
