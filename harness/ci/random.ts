@@ -6,7 +6,8 @@
 //
 // Extension point: GENERATORS is keyed by program command. A stage adds its command's generator
 // here; one that plays a server from a cassette returns the cassette among its `fixtures` (as
-// `tools` does: generated tool names, schemas, arguments and results), and the case gets it as
+// `handshake` and `tools` do: generated server identities, capabilities, versions offered and
+// notifications; tool names, schemas, arguments and results), and the case gets it as
 // its cassette, played by the grader from outside the scratch copy.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -106,13 +107,59 @@ const toolsSession = fc
   );
 
 const PROTOCOL_VERSION = '2025-11-25';
+/** What a client of these stages supports: a server may offer any of them in return. */
+const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+
+/** The handshake's frames: initialize, what the server sends before its result, the result, initialized. */
+function handshakeFrames(result: Record<string, unknown>, before: unknown[] = []): unknown[] {
+  return [
+    { client: { method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'any', version: '0' } }, jsonrpc: '2.0', id: 0 } },
+    ...before,
+    { server: { result, jsonrpc: '2.0', id: 0 } },
+    { client: { method: 'notifications/initialized', jsonrpc: '2.0' } },
+  ];
+}
+
+function cassetteYaml(frames: unknown[], seed: number, index: number): string {
+  return stringify({
+    version: 1,
+    transport: 'stdio',
+    provenance: { command: ['generated'], recorded: '2026-01-01', recorder: 'theinference ci', note: `generated from seed ${seed}, case ${index + 1}` },
+    free: ['params.clientInfo', 'params.capabilities'],
+    frames,
+  });
+}
+
+/** A generated server's handshake: its name, version, capabilities, instructions, the version it
+ *  offers (any the client supports), and notifications or log messages sent before its result. */
+const handshakeSession = fc.record(
+  {
+    name: word,
+    version: fc.tuple(fc.nat(20), fc.nat(20), fc.nat(99)).map((parts) => parts.join('.')),
+    protocolVersion: fc.constantFrom(...SUPPORTED_VERSIONS),
+    capabilities: fc.subarray(['tools', 'prompts', 'resources', 'logging', 'completions']).map((names) => Object.fromEntries(names.map((name) => [name, {}]))),
+    instructions: fc.option(text, { nil: undefined }),
+    before: fc.array(
+      fc.oneof(
+        fc.constant({ server: { method: 'notifications/tools/list_changed', jsonrpc: '2.0' } }),
+        text.map((data) => ({ server: { method: 'notifications/message', params: { level: 'info', data }, jsonrpc: '2.0' } })),
+      ),
+      { maxLength: 2 },
+    ),
+  },
+  { requiredKeys: ['name', 'version', 'protocolVersion', 'capabilities', 'before'], noNullPrototype: true },
+);
+
+function handshakeFiles(seed: number, index: number): GeneratedFiles {
+  const { name, version, protocolVersion, capabilities, instructions, before } = draw(handshakeSession, seed, index);
+  const result = { protocolVersion, capabilities, serverInfo: { name, version }, ...(instructions === undefined ? {} : { instructions }) };
+  return { inputs: { 'case.md': 'A generated server: its handshake.\n' }, fixtures: { 'cassette.yaml': cassetteYaml(handshakeFrames(result, before), seed, index) } };
+}
 
 function toolsFiles(seed: number, index: number): GeneratedFiles {
   const [tools, calls] = draw(toolsSession, seed, index);
   const frames: unknown[] = [
-    { client: { method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'any', version: '0' } }, jsonrpc: '2.0', id: 0 } },
-    { server: { result: { protocolVersion: PROTOCOL_VERSION, capabilities: { tools: {} }, serverInfo: { name: 'generated', version: String(seed) } }, jsonrpc: '2.0', id: 0 } },
-    { client: { method: 'notifications/initialized', jsonrpc: '2.0' } },
+    ...handshakeFrames({ protocolVersion: PROTOCOL_VERSION, capabilities: { tools: {} }, serverInfo: { name: 'generated', version: String(seed) } }),
     { client: { method: 'tools/list', jsonrpc: '2.0', id: 1 } },
     { server: { result: { tools }, jsonrpc: '2.0', id: 1 } },
   ];
@@ -123,16 +170,9 @@ function toolsFiles(seed: number, index: number): GeneratedFiles {
       { server: { result: { content: [{ type: 'text', text: call.reply }], ...(call.isError ? { isError: true } : {}) }, jsonrpc: '2.0', id } },
     );
   });
-  const cassette = {
-    version: 1,
-    transport: 'stdio',
-    provenance: { command: ['generated'], recorded: '2026-01-01', recorder: 'theinference ci', note: `generated from seed ${seed}, case ${index + 1}` },
-    free: ['params.clientInfo', 'params.capabilities'],
-    frames,
-  };
   return {
     inputs: { 'calls.json': `${JSON.stringify(calls.map(({ name, arguments: args }) => ({ name, arguments: args })), null, 2)}\n` },
-    fixtures: { 'cassette.yaml': stringify(cassette) },
+    fixtures: { 'cassette.yaml': cassetteYaml(frames, seed, index) },
   };
 }
 
@@ -143,6 +183,7 @@ export const GENERATORS: Record<string, CaseGenerator> = {
   'mcp-config': (seed, index) => ({
     inputs: { '.mcp.json': `${JSON.stringify(draw(mcpConfig, seed, index), null, 2)}\n` },
   }),
+  handshake: handshakeFiles,
   tools: toolsFiles,
 };
 

@@ -15,7 +15,7 @@ describe('generators', () => {
   it('exist for the commands whose inputs can be generated', () => {
     const commands = loadCourse(REPO).commands;
     expect(Object.keys(GENERATORS).filter((command) => !commands.includes(command))).toEqual([]);
-    expect(Object.keys(GENERATORS)).toEqual(expect.arrayContaining(['mcp-frame', 'mcp-config', 'tools']));
+    expect(Object.keys(GENERATORS)).toEqual(expect.arrayContaining(['mcp-frame', 'mcp-config', 'handshake', 'tools']));
   });
 
   for (const [command, generate] of Object.entries(GENERATORS)) {
@@ -38,5 +38,20 @@ describe('generators', () => {
       for (const call of calls) expect(text).toContain(JSON.stringify(call.name));
       expect(cassette.frames.length).toBe(5 + 2 * calls.length);
     }
+  });
+
+  it('handshake: the cassette loads and offers, across seeds, more than one version the client supports', () => {
+    const dir = folder({});
+    const offered = new Set<unknown>();
+    for (let index = 0; index < 12; index++) {
+      const path = join(dir, `handshake-${index}.yaml`);
+      writeFileSync(path, GENERATORS.handshake!(index * 17, index).fixtures!['cassette.yaml']!);
+      const frames = loadCassette(path).frames;
+      const messages = frames.flatMap((frame): Record<string, unknown>[] => (frame.from === 'client' || frame.from === 'server' ? [{ from: frame.from, ...frame.message }] : []));
+      expect(messages.filter((message) => message.from === 'client').map((message) => message.method)).toEqual(['initialize', 'notifications/initialized']);
+      const result = messages.find((message) => message.from === 'server' && 'result' in message)?.result as { protocolVersion?: string } | undefined;
+      offered.add(result?.protocolVersion);
+    }
+    expect(offered.size).toBeGreaterThan(1);
   });
 });
