@@ -89,6 +89,9 @@ export async function test(args: string[]): Promise<number> {
       write: (text) => process.stdout.write(text),
     });
   }
+  if (values.watch && values.submission !== undefined) {
+    throw new UsageError('--watch grades this course\'s src/ as you save it; it does not go with --submission');
+  }
   const scratch = values.submission === undefined ? undefined : scratchCopy(courseRoot, values.submission);
   try {
     if (scratch && !scratch.facts.hasEntryPoint) console.log(`note: ${values.submission} has no src/mcp.ts: every check will fail\n`);

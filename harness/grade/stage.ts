@@ -50,6 +50,7 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
         seed: options.seed,
         runs: options.propertyRuns,
         timeoutMs: limits.timeoutMs,
+        signal: options.signal,
       })
     : Promise.resolve([]);
   const cases = await inOrder(stage.cases.map((testCase) => () => gradeCase(testCase, context)), CORES, report);

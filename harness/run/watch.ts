@@ -3,7 +3,8 @@
 import { watch as watchFiles, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gradeStages, type TestSettings } from '../commands/test.ts';
-import { CourseError, loadCourse } from '../course.ts';
+import { loadCourse } from '../course.ts';
+import { InputError } from '../errors.ts';
 
 /** Editors save in bursts (write, rename, chmod): wait this long for the burst to end. */
 const SETTLE_MS = 30;
@@ -33,7 +34,7 @@ export function watch(settings: TestSettings): Promise<number> {
         const stages = slugs.map((slug) => course.stages.find((stage) => stage.slug === slug)).filter((stage) => stage !== undefined);
         await gradeStages({ ...settings, course, stages }, controller.signal);
       } catch (error) {
-        if (!(error instanceof CourseError)) throw error;
+        if (!(error instanceof InputError)) throw error;
         process.stdout.write(`theinference: ${error.message}\n`);
       }
       if (!controller.signal.aborted) process.stdout.write(`\n[watch] waiting for changes in src/ (Ctrl-C to stop)\n`);
