@@ -52,6 +52,10 @@ export function runProgram(testCase: Case, context: CaseContext, player?: (wire:
   });
 }
 
+/** Between reads a case cuts a message into: long enough that a program waiting for a core on a
+ *  loaded machine still reads them apart, so a line buffer that isn't one cannot pass by luck. */
+const CHUNK_GAP_MS = 50;
+
 /** How long the player may take, after the program exits, to check the last messages it sent. */
 const REPORT_GRACE_MS = 1000;
 
@@ -59,7 +63,7 @@ const REPORT_GRACE_MS = 1000;
 export async function runWithPlayer(testCase: Case, context: CaseContext, cassette: Cassette | undefined): Promise<{ result: RunResult; report?: PlayReport }> {
   if (!cassette) return { result: await runProgram(testCase, context) };
   let session: PlayerSession | undefined;
-  const result = await runProgram(testCase, context, (wire) => (session = attachPlayer(cassette, wire)));
+  const result = await runProgram(testCase, context, (wire) => (session = attachPlayer(cassette, wire, { chunkGapMs: CHUNK_GAP_MS })));
   if (!session) return { result };
   const grace = new Promise<void>((resolve) => setTimeout(resolve, REPORT_GRACE_MS).unref());
   const ended = session;

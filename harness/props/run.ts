@@ -93,6 +93,8 @@ async function runChild(suite: PropertySuite, checks: readonly PropertyCheck[], 
     env: options.env,
     limits: { ...DEFAULT_LIMITS, timeoutMs },
     stdin: '',
+    // The student's own prints are no part of a property's verdict (that comes on fd 3).
+    stdout: 'ignore',
     extraPipes: 1,
     signal: options.signal,
     onPipes: ([pipe]) => {

@@ -30,6 +30,8 @@ export interface RunOptions {
   onPipes?: (pipes: NodeJS.ReadWriteStream[]) => void;
   /** Aborting kills the program (used by watch mode when a newer save arrives). */
   signal?: AbortSignal;
+  /** `ignore`: stdout goes to /dev/null, where Node writes synchronously: a flood costs time, never memory. */
+  stdout?: 'pipe' | 'ignore';
 }
 
 export interface RunResult {
@@ -66,7 +68,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       cwd: options.cwd,
       env: { ...options.env, [RUN_MARK]: mark },
       detached: true, // its own process group, so that a kill reaches everything it started
-      stdio: ['pipe', 'pipe', 'pipe', ...Array(options.extraPipes ?? 0).fill('pipe')],
+      stdio: ['pipe', options.stdout ?? 'pipe', 'pipe', ...Array(options.extraPipes ?? 0).fill('pipe')],
     });
     const stdout = new Capture(limits.outputCap);
     const stderr = new Capture(limits.outputCap);
@@ -76,7 +78,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let startError: NodeJS.ErrnoException | undefined;
     let finished = false;
-    let openStreams = 2;
+    let openStreams = options.stdout === 'ignore' ? 1 : 2;
 
     const killGroup = (signal: NodeJS.Signals) => {
       if (child.pid === undefined) return;
