@@ -2,14 +2,17 @@
 // your_program.sh is the course's own (it only runs `node --import tsx program.ts`), the same
 // code is bundled once per grade with esbuild and started with plain `node`: a third of the cost
 // per case, for the same bytes on stdout. Anything else runs your_program.sh itself.
-import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { CourseError } from '../course.ts';
 
 export const PROGRAM = 'your_program.sh';
 const CANONICAL_PROGRAM = readFileSync(join(import.meta.dirname, '..', '..', PROGRAM), 'utf8');
-const BUNDLE = join('.theinference', 'program.mjs');
+/** One bundle per grader process: several graders may share a course (CI shards, a test suite),
+ *  and none may run a bundle that another is still writing. */
+const BUNDLE = join('.theinference', `program-${process.pid}.mjs`);
+const written = new Set<string>();
 
 export interface Launcher {
   command: string;
@@ -20,11 +23,16 @@ export interface Launcher {
 export async function launcher(root: string, options: { bundle: boolean }): Promise<Launcher> {
   const script = { command: join(root, PROGRAM), args: [] };
   if (!options.bundle || readFileSync(join(root, PROGRAM), 'utf8') !== CANONICAL_PROGRAM) return script;
+  const bundle = join(root, BUNDLE);
   try {
     mkdirSync(join(root, '.theinference'), { recursive: true });
+    if (!written.has(bundle)) {
+      written.add(bundle);
+      process.once('exit', () => rmSync(bundle, { force: true }));
+    }
     await build({
       entryPoints: [join(root, 'program.ts')],
-      outfile: join(root, BUNDLE),
+      outfile: bundle,
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -37,7 +45,7 @@ export async function launcher(root: string, options: { bundle: boolean }): Prom
     // A syntax error, say: your_program.sh will show the student tsx's own message for it.
     return script;
   }
-  return { command: process.execPath, args: ['--enable-source-maps', join(root, BUNDLE)] };
+  return { command: process.execPath, args: ['--enable-source-maps', bundle] };
 }
 
 /** your_program.sh must be there and executable before anything is graded. */
