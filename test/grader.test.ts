@@ -1,9 +1,11 @@
 // The grader tested as testers are: its whole output on the reference solution, on the starter
-// and on each deliberately broken solution in test/scenarios/ is recorded once as a golden file
-// and compared; beside that, each run must end in the exit code and name the mistake it was built for.
+// and on each deliberately broken solution (test/scenarios/<mistake>/mistake.diff, applied to the
+// reference) is recorded once as a golden file and compared; beside that, each run must end in the
+// exit code and name the mistake it was built for.
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectGolden, normalise, REPO, runCli } from './helpers/cli.ts';
+import { expectGolden, normalise, REPO, runCli, scenarioSubmission } from './helpers/cli.ts';
 
 const SEED = ['--seed', '7'];
 
@@ -65,12 +67,20 @@ describe('the grader', () => {
 
   for (const [scenario, { stage, says, timeout }] of Object.entries(SCENARIOS)) {
     it(`fails ${scenario} at ${stage}, saying so`, async () => {
-      const dir = join(REPO, 'test/scenarios', scenario);
-      const run = await runCli(['test', '--stage', stage, ...SEED, '--submission', dir, ...(timeout ? ['--timeout', timeout] : [])]);
-      expect(run.code).toBe(1);
-      expect(run.stderr).toBe('');
-      for (const phrase of says) expect(run.stdout).toContain(phrase);
-      expectGolden(normalise(run.stdout), join(dir, 'grader-output.txt'));
+      const submission = scenarioSubmission(scenario);
+      try {
+        const run = await runCli(['test', '--stage', stage, ...SEED, '--submission', submission, ...(timeout ? ['--timeout', timeout] : [])]);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toBe('');
+        for (const phrase of says) expect(run.stdout).toContain(phrase);
+        expectGolden(normalise(run.stdout), join(REPO, 'test/scenarios', scenario, 'grader-output.txt'));
+      } finally {
+        rmSync(submission, { recursive: true, force: true });
+      }
     });
   }
+
+  it('has a test for every scenario folder', () => {
+    expect(readdirSync(join(REPO, 'test/scenarios')).sort()).toEqual(Object.keys(SCENARIOS).sort());
+  });
 });

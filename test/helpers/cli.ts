@@ -1,7 +1,7 @@
 // Runs the real `theinference` binary, as a student or CI would, and normalises what varies
 // from run to run (durations, scratch paths) so that its output can be compared with a golden file.
-import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
@@ -55,5 +55,20 @@ export function courseCopy(): string {
     cpSync(join(REPO, part), join(dir, part), { recursive: true });
   }
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return dir;
+}
+
+/** A broken solution: the reference with one mistake, test/scenarios/<name>/mistake.diff, applied
+ *  in a throwaway folder. A diff that no longer applies fails the test that asked for it. */
+export function scenarioSubmission(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `scenario-${name}-`));
+  mkdirSync(join(dir, 'src'));
+  cpSync(join(REPO, 'src/mcp.ts'), join(dir, 'src/mcp.ts'));
+  const diff = join(REPO, 'test/scenarios', name, 'mistake.diff');
+  try {
+    execFileSync('git', ['apply', diff], { cwd: dir, stdio: 'pipe' });
+  } catch (error) {
+    throw new Error(`${diff} no longer applies to src/mcp.ts (re-make it with diff -u): ${String((error as { stderr?: Buffer }).stderr ?? error)}`);
+  }
   return dir;
 }
