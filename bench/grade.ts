@@ -12,7 +12,7 @@ const stage = loadCourse(root).stages.find((candidate) => candidate.slug === 'co
 function handRolled(): number {
   const started = performance.now();
   for (const testCase of stage.cases) {
-    const output = execFileSync('npx', ['tsx', 'program.ts', testCase.command, testCase.casePath], { cwd: root });
+    const output = execFileSync('npx', ['tsx', 'program.ts', testCase.command, testCase.casePath], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] });
     const cmp = spawnSync('cmp', ['-', testCase.expectedPath], { input: output });
     if (cmp.status !== 0) throw new Error(`the hand-rolled loop failed ${testCase.casePath}`);
   }
