@@ -1,6 +1,6 @@
 // The player behind an in-memory wire, for unit tests: the same shape as the course's `Wire`
 // (write strings, read chunks), no process and no pipe. Each chunk the player emits is one item.
-import type { Diagnosis, PlayReport } from './diagnosis.ts';
+import type { PlayReport } from './diagnosis.ts';
 import { StringDecoder } from 'node:string_decoder';
 import { LineSplitter } from './lines.ts';
 import type { Cassette } from './model.ts';
@@ -22,7 +22,6 @@ export function createMemoryWire(cassette: Cassette, options: FaceOptions = {}):
     wake?.();
     wake = undefined;
   };
-  const diagnoses: Diagnosis[] = [];
   const decoder = new StringDecoder('utf8');
   const player = new Player(
     cassette,
@@ -40,10 +39,7 @@ export function createMemoryWire(cassette: Cassette, options: FaceOptions = {}):
         signal();
       },
       stderr: (line) => options.onStderr?.(line),
-      diagnose(diagnosis) {
-        diagnoses.push(diagnosis);
-        options.onDiagnosis?.(diagnosis);
-      },
+      diagnose: (diagnosis) => options.onDiagnosis?.(diagnosis),
     },
     options,
   );
@@ -80,5 +76,14 @@ export function createMemoryWire(cassette: Cassette, options: FaceOptions = {}):
     },
   };
   player.start();
-  return { wire, session: { done, finish, diagnoses } };
+  return {
+    wire,
+    session: {
+      done,
+      finish,
+      get diagnoses() {
+        return player.diagnoses;
+      },
+    },
+  };
 }

@@ -61,7 +61,7 @@ export class Player {
   private readonly recordedIdOf = new Map<string, Json>();
   private readonly liveTokenOf = new Map<string, Json>();
   private readonly methodOfRecordedId = new Map<string, string>();
-  private readonly diagnoses: Diagnosis[] = [];
+  private readonly misses: Diagnosis[] = [];
   private readonly clientFrameCount: number;
   private consumed = 0;
   private version: string | undefined;
@@ -81,6 +81,11 @@ export class Player {
   /** Plays what the server said before the client's first message. */
   start(): void {
     this.play();
+  }
+
+  /** The diagnoses so far, in the order they happened. */
+  get diagnoses(): readonly Diagnosis[] {
+    return this.misses;
   }
 
   get done(): boolean {
@@ -153,7 +158,7 @@ export class Player {
     } else {
       this.diagnose('unexpected-method', context, { received: message, waitingFor, nearest: this.nearest(message, expectedIndex) ?? waitingFor });
     }
-    if (kind === 'request') this.reply(message.id ?? null, this.diagnoses[this.diagnoses.length - 1]!.message);
+    if (kind === 'request') this.reply(message.id ?? null, this.misses[this.misses.length - 1]!.message);
   }
 
   /** Resolves once every message received so far has been checked against the schema. */
@@ -176,11 +181,11 @@ export class Player {
       });
     }
     this.finished = {
-      ok: this.diagnoses.length === 0,
+      ok: this.misses.length === 0,
       complete: unused.length === 0,
       consumed: this.consumed,
       expected: this.clientFrameCount,
-      diagnoses: this.diagnoses,
+      diagnoses: this.misses,
     };
     return this.finished;
   }
@@ -351,7 +356,7 @@ export class Player {
 
   private diagnose(kind: DiagnosisKind, message: string, fields: Omit<Diagnosis, 'kind' | 'message'>): void {
     const diagnosis: Diagnosis = { kind, message, ...(this.cassette.file ? { cassette: this.cassette.file } : {}), ...fields };
-    this.diagnoses.push(diagnosis);
+    this.misses.push(diagnosis);
     this.output.diagnose?.(diagnosis);
   }
 

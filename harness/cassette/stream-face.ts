@@ -2,7 +2,7 @@
 // pipe), or stdin/stdout for the stdio server. Chunks that must reach the reader as separate
 // reads are written one at a time, each after the previous one was flushed and a short gap.
 import type { Duplex, Readable, Writable } from 'node:stream';
-import type { Diagnosis, PlayReport } from './diagnosis.ts';
+import type { PlayReport } from './diagnosis.ts';
 import { LineSplitter } from './lines.ts';
 import type { Cassette } from './model.ts';
 import { Player, type Piece } from './player.ts';
@@ -26,16 +26,12 @@ export function attachPlayer(cassette: Cassette, stream: Duplex, options: Stream
 
 export function attachStreams(cassette: Cassette, input: Readable, output: Writable, options: StreamFaceOptions = {}): PlayerSession {
   const writer = new PacedWriter(output, options.chunkGapMs ?? 10, options.initializeHoldMs ?? INITIALIZE_HOLD_MS);
-  const diagnoses: Diagnosis[] = [];
   const player = new Player(
     cassette,
     {
       write: (piece) => writer.push(piece),
       stderr: (line) => options.onStderr?.(line),
-      diagnose(diagnosis) {
-        diagnoses.push(diagnosis);
-        options.onDiagnosis?.(diagnosis);
-      },
+      diagnose: (diagnosis) => options.onDiagnosis?.(diagnosis),
     },
     options,
   );
@@ -78,7 +74,13 @@ export function attachStreams(cassette: Cassette, input: Readable, output: Writa
   input.on('error', closed); // the client vanished: what it sent so far is what it sent
   output.on('error', () => writer.broken());
   player.start();
-  return { done, finish, diagnoses };
+  return {
+    done,
+    finish,
+    get diagnoses() {
+      return player.diagnoses;
+    },
+  };
 }
 
 /** Writes pieces in order; a `pause` piece is followed by a drain and a gap so that it is read on its own. */
