@@ -12,11 +12,10 @@ import { countChecks, exitCodeOf, REPORT_VERSION, runStatus, stageReport, writeA
 import { toJUnit } from '../report/junit.ts';
 import { TerminalReporter } from '../report/terminal.ts';
 import { programEnv } from '../run/env.ts';
-import { launcher, type Launcher } from '../run/launcher.ts';
+import { launcher } from '../run/launcher.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import { scratchCopy, type SubmissionFacts } from '../run/submission.ts';
 import { copyHiddenInputs, loadHiddenCases, type HiddenCases } from './hidden.ts';
-import { withoutNetwork } from './network.ts';
 import { expectFromReference, generateCases } from './random.ts';
 import { inShard, type Shard } from './shard.ts';
 
@@ -71,8 +70,7 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
       await expectFromReference(generatedHere, settings.courseRoot, scratch.root, reference, env);
     }
 
-    const network = settings.network ? (start: Launcher) => start : withoutNetwork();
-    const start = network(await launcher(scratch.root, settings));
+    const start = await launcher(scratch.root, settings);
     const reporter = new TerminalReporter(settings.write, settings);
     announce(settings, scratch.facts, plan.length, mine.length);
 

@@ -110,8 +110,7 @@ export async function test(args: string[]): Promise<number> {
 export async function gradeStages(settings: TestSettings, signal?: AbortSignal): Promise<StageResult[]> {
   const reporter = new TerminalReporter((text) => process.stdout.write(text), settings);
   const env = programEnv();
-  const ownLauncher = await launcher(settings.runRoot, settings);
-  const start = settings.network ? ownLauncher : (await import('../ci/network.ts')).withoutNetwork()(ownLauncher);
+  const start = await launcher(settings.runRoot, settings);
   const results: StageResult[] = [];
   for (const stage of settings.stages) {
     reporter.stageStart(stage);

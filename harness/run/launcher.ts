@@ -6,6 +6,7 @@ import { accessSync, constants, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { CourseError } from '../course.ts';
+import { withoutNetwork } from './network.ts';
 
 export const PROGRAM = 'your_program.sh';
 const CANONICAL_PROGRAM = readFileSync(join(import.meta.dirname, '..', '..', PROGRAM), 'utf8');
@@ -20,7 +21,18 @@ export interface Launcher {
   args: string[];
 }
 
-export async function launcher(root: string, options: { bundle: boolean }): Promise<Launcher> {
+export interface LaunchOptions {
+  bundle: boolean;
+  /** false: each program starts without network (see network.ts). */
+  network?: boolean;
+}
+
+export async function launcher(root: string, options: LaunchOptions): Promise<Launcher> {
+  const start = await ownLauncher(root, options);
+  return options.network === false ? withoutNetwork()(start) : start;
+}
+
+async function ownLauncher(root: string, options: LaunchOptions): Promise<Launcher> {
   const script = { command: join(root, PROGRAM), args: [] };
   if (!options.bundle || readFileSync(join(root, PROGRAM), 'utf8') !== CANONICAL_PROGRAM) return script;
   const bundle = join(root, BUNDLE);

@@ -4,7 +4,7 @@
 // restrict). Checked once before grading, so that a machine that cannot do it says so at once.
 import { spawnSync } from 'node:child_process';
 import { CourseError } from '../course.ts';
-import type { Launcher } from '../run/launcher.ts';
+import type { Launcher } from './launcher.ts';
 
 function unshareArgs(): string[] {
   const root = process.getuid?.() === 0;
