@@ -43,9 +43,6 @@ export function loadSchemas(): Promise<void> {
 
 export const PENDING = Symbol('schemas not loaded yet');
 
-/** Protocol versions, oldest first; the 2026 revision is newer than the SDK's table. */
-export const KNOWN_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'];
-
 /** Methods a client may only use from a version on. */
 const INTRODUCED: Record<string, string> = {
   'tasks/get': '2025-11-25',

@@ -8,7 +8,8 @@ import { findCourseRoot, loadCourse, type Case, type Stage } from '../course.ts'
 import { loadCassette, formatDiagnosis } from '../cassette/index.ts';
 import { runWithPlayer } from '../grade/case.ts';
 import { explainDifference } from '../grade/explain.ts';
-import { DEFAULT_RUNS, runProperties } from '../props/run.ts';
+import { DEFAULT_RUNS } from '../defaults.ts';
+import { runProperties } from '../props/run.ts';
 import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher } from '../run/launcher.ts';
 import { CORES, inOrder } from '../run/pool.ts';

@@ -1,7 +1,7 @@
 // `theinference list`: every stage in course order, graded, with how many of its checks pass.
 import { findCourseRoot, loadCourse } from '../course.ts';
 import { gradeStage } from '../grade/stage.ts';
-import { DEFAULT_RUNS } from '../props/run.ts';
+import { DEFAULT_RUNS } from '../defaults.ts';
 import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher } from '../run/launcher.ts';
 import { parse, randomSeed, useColor } from './args.ts';

@@ -12,8 +12,6 @@ import { findSuite } from './suites.ts';
 
 import { DEFAULT_RUNS } from '../defaults.ts';
 
-export { DEFAULT_RUNS };
-
 export interface PropertyRunOptions {
   /** The suite, as course.yaml's `properties:` names it, e.g. `framing`. */
   suite: string;

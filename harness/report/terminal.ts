@@ -5,7 +5,6 @@ import type { StageResult } from '../grade/stage.ts';
 import type { Status, Verdict } from '../grade/verdict.ts';
 
 const MARKS: Record<Status, string> = { pass: '✓', fail: '✗', error: '✗', timeout: '✗', crash: '✗', infra: '!' };
-const LABELS: Record<Status, string> = { pass: 'pass', fail: 'fail', error: 'error', timeout: 'timeout', crash: 'crash', infra: 'infra' };
 /** Stderr lines relayed per case before the rest is only counted. */
 const RELAYED_LINES = 40;
 /** Failures shown in full per stage; a failure that repeats one already shown gets one line. */
@@ -18,7 +17,7 @@ export interface TerminalOptions {
 }
 
 export class TerminalReporter {
-  /** The messages of the failures shown in full in this stage. */
+  /** The kinds of failure (see failureKind) shown in full in this stage. */
   private shown = new Set<string>();
 
   constructor(
@@ -35,7 +34,7 @@ export class TerminalReporter {
     const passed = verdict.status === 'pass';
     const mark = this.paint(passed ? 'green' : verdict.status === 'infra' ? 'yellow' : 'red', MARKS[verdict.status]);
     const time = this.dim(`${(verdict.durationMs / 1000).toFixed(2)} s`);
-    const what = passed ? '' : `  ${this.paint('red', LABELS[verdict.status])}: ${verdict.message}`;
+    const what = passed ? '' : `  ${this.paint('red', verdict.status)}: ${verdict.message}`;
     this.write(`  ${mark} ${verdict.name}  ${time}${what}\n`);
     if (passed && !this.options.verbose) return;
     if (!passed && !this.options.verbose) {

@@ -15,8 +15,6 @@ export interface Limits {
   memoryBytes?: number;
 }
 
-export { DEFAULT_MEMORY_BYTES };
-
 export const DEFAULT_LIMITS: Limits = { timeoutMs: 10_000, outputCap: 1024 * 1024, memoryBytes: DEFAULT_MEMORY_BYTES };
 
 export interface RunOptions {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Verdict } from '../../harness/grade/verdict.ts';
-import { DEFAULT_RUNS, runProperties } from '../../harness/props/run.ts';
+import { DEFAULT_RUNS } from '../../harness/defaults.ts';
+import { runProperties } from '../../harness/props/run.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'theinference-props-'));
