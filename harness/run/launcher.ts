@@ -1,12 +1,13 @@
 // How a case's program is started. The contract is `your_program.sh <command> <case>`; when
 // your_program.sh is the course's own (it only runs `node --import tsx program.ts`), the same
 // code is bundled once per grade with esbuild and started with plain `node`: a third of the cost
-// per case, for the same bytes on stdout. Anything else runs your_program.sh itself.
+// per case, for the same bytes on stdout. Anything else runs your_program.sh itself. Either way
+// the program starts inside the run root's sandbox (sandbox.ts), where there is one.
 import { accessSync, constants, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { CourseError } from '../course.ts';
-import { withoutNetwork } from './network.ts';
+import { jailFor, type Jail } from './sandbox.ts';
 
 export const PROGRAM = 'your_program.sh';
 const CANONICAL_PROGRAM = readFileSync(join(import.meta.dirname, '..', '..', PROGRAM), 'utf8');
@@ -19,20 +20,27 @@ export interface Launcher {
   command: string;
   /** Arguments before `<command> <case>`. */
   args: string[];
+  /** The sandbox the command starts in; other programs of the same run root (the property oracle) start in one like it. */
+  jail: Jail;
 }
 
 export interface LaunchOptions {
   bundle: boolean;
-  /** false: each program starts without network (see network.ts). */
+  /** false: each program starts without network. */
   network?: boolean;
+  /** false: no sandbox even where one can be made (`--no-sandbox`). */
+  sandbox?: boolean;
+  /** More folders the programs read, shown read-only in their sandbox (generated cases' inputs). */
+  visible?: string[];
 }
 
 export async function launcher(root: string, options: LaunchOptions): Promise<Launcher> {
   const start = await ownLauncher(root, options);
-  return options.network === false ? withoutNetwork()(start) : start;
+  const jail = jailFor(root, { sandbox: options.sandbox ?? true, network: options.network ?? true });
+  return { ...jail.wrap(start.command, start.args, options.visible), jail };
 }
 
-async function ownLauncher(root: string, options: LaunchOptions): Promise<Launcher> {
+async function ownLauncher(root: string, options: LaunchOptions): Promise<Omit<Launcher, 'jail'>> {
   const script = { command: join(root, PROGRAM), args: [] };
   if (!options.bundle || readFileSync(join(root, PROGRAM), 'utf8') !== CANONICAL_PROGRAM) return script;
   const bundle = join(root, BUNDLE);

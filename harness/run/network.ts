@@ -1,10 +1,10 @@
-// `--no-network`: each case's program starts in a network namespace of its own, with only a
+// `--no-network` without a sandbox: each case's program starts in a network namespace of its own, with only a
 // loopback that is down, so that it can reach nothing. Linux only, through util-linux's
 // `unshare`: as root directly, otherwise with a user namespace (which some distributions
 // restrict). Checked once before grading, so that a machine that cannot do it says so at once.
 import { spawnSync } from 'node:child_process';
 import { CourseError } from '../course.ts';
-import type { Launcher } from './launcher.ts';
+import type { Command } from './sandbox.ts';
 
 function unshareArgs(): string[] {
   const root = process.getuid?.() === 0;
@@ -12,7 +12,7 @@ function unshareArgs(): string[] {
 }
 
 /** A wrapper that starts a launcher's program without network; throws a CourseError when this machine cannot. */
-export function withoutNetwork(): (start: Launcher) => Launcher {
+export function withoutNetwork(): (start: Command) => Command {
   const args = unshareArgs();
   const probe = spawnSync('unshare', [...args, '--', 'true'], { encoding: 'utf8', timeout: 5000 });
   if (probe.error || probe.status !== 0) {

@@ -1,0 +1,139 @@
+// A sandbox for every program the grader starts on a student's code: bubblewrap (`bwrap`), the
+// namespace tool Flatpak is built on. Each program gets
+// - a PID namespace: it sees only its own processes, and when it ends everything it started ends;
+// - a mount namespace over an empty root: the system's programs and libraries, the parts of the
+//   run root a program needs (program.ts, your_program.sh, src/, cases/, node_modules), all
+//   read-only, and a private /tmp; never fixtures/, hidden expected files, the grader's caches,
+//   reports or /proc;
+// - a user namespace with every capability dropped, so that no read-only mount can be undone;
+// - with --no-network, a network namespace with nothing in it.
+// Where bwrap is missing or cannot make namespaces, programs run as before (process-group kill,
+// scrubbed env) and the report says `sandbox: none`.
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { withoutNetwork } from './network.ts';
+
+export type SandboxKind = 'bwrap' | 'none';
+
+/** A command line: what to start and its arguments. */
+export interface Command {
+  command: string;
+  args: string[];
+}
+
+/** Starts commands inside the sandbox of one run root. */
+export interface Jail {
+  readonly kind: SandboxKind;
+  /** `command args` as started in a fresh sandbox that also shows `extraReadOnly` (absolute paths). */
+  wrap(command: string, args: string[], extraReadOnly?: string[]): Command;
+}
+
+/** What of a run root a program may see: the driver, the student's code, the case inputs, the dependencies. */
+export const VISIBLE_PARTS = ['program.ts', 'your_program.sh', 'package.json', 'tsconfig.json', 'src', 'cases', 'node_modules', '.theinference'];
+
+/** Size of a program's private /tmp: it is memory, which the RSS limit does not see. */
+const TMP_BYTES = 64 * 1024 * 1024;
+
+/** The system folders a program's interpreter and shell need. */
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+/** The few files of /etc that name resolution, TLS and user names read; never the rest. */
+const SYSTEM_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/passwd', '/etc/group', '/etc/localtime', '/etc/ssl', '/etc/ca-certificates'];
+
+export interface JailOptions {
+  /** false: run without a sandbox even where one can be made (`--no-sandbox`). */
+  sandbox: boolean;
+  network: boolean;
+}
+
+/** Why no sandbox can be made here, or undefined when bwrap works. Probed once per process. */
+let probed: { available: boolean; reason?: string } | undefined;
+
+export function sandboxAvailability(): { available: boolean; reason?: string } {
+  if (probed) return probed;
+  if (process.platform !== 'linux') return (probed = { available: false, reason: `${process.platform} has no Linux namespaces` });
+  const probe = spawnSync('bwrap', [...systemArgs(), '--unshare-user', '--unshare-pid', '--proc', '/proc', '--', 'true'], { encoding: 'utf8', timeout: 5000 });
+  if (probe.error) {
+    const code = (probe.error as NodeJS.ErrnoException).code;
+    return (probed = { available: false, reason: code === 'ENOENT' ? 'bwrap is not installed' : `bwrap: ${code ?? probe.error.message}` });
+  }
+  if (probe.status !== 0) return (probed = { available: false, reason: `bwrap cannot make namespaces here: ${probe.stderr.trim().split('\n')[0] ?? `exit ${probe.status}`}` });
+  return (probed = { available: true });
+}
+
+/** How to make a sandbox where there is none: one line for an error message. */
+export const ENABLE_SANDBOX = 'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces (see docs/ci.md), or grade with --no-sandbox';
+
+export function jailFor(root: string, options: JailOptions): Jail {
+  if (!options.sandbox || !sandboxAvailability().available) return plainJail(options.network);
+  const rootArgs = VISIBLE_PARTS.flatMap((part) => visible(join(root, part)));
+  return {
+    kind: 'bwrap',
+    wrap(command, args, extraReadOnly = []) {
+      return {
+        command: 'bwrap',
+        args: [
+          ...tmpArgs(), // first: the run root may be under /tmp, and its parts are shown over it
+          ...systemArgs(),
+          ...nodeArgs(),
+          ...rootArgs,
+          ...extraReadOnly.flatMap(visible),
+          '--unshare-user',
+          '--unshare-pid',
+          '--unshare-ipc',
+          '--unshare-uts',
+          '--unshare-cgroup-try',
+          ...(options.network ? [] : ['--unshare-net']),
+          '--die-with-parent', // the grader's kill of bwrap ends the namespace, and so everything in it
+          '--new-session', // no controlling terminal to push keystrokes into
+          '--proc', '/proc',
+          '--dev', '/dev',
+          '--chdir', root,
+          '--',
+          command,
+          ...args,
+        ],
+      };
+    },
+  };
+}
+
+/** No sandbox: programs run as they are (network off through unshare when asked). */
+function plainJail(network: boolean): Jail {
+  const offline = network ? undefined : withoutNetwork();
+  return {
+    kind: 'none',
+    wrap: (command, args) => (offline ? offline({ command, args }) : { command, args }),
+  };
+}
+
+/** A path shown read-only at the same place, when it exists (a symbolic link: what it points to). */
+function visible(path: string): string[] {
+  if (!existsSync(path)) return [];
+  return ['--ro-bind', realpathSync(path), path];
+}
+
+function systemArgs(): string[] {
+  const args: string[] = [];
+  for (const dir of SYSTEM_DIRS) {
+    const stat = lstatSync(dir, { throwIfNoEntry: false });
+    if (stat?.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir); // merged /usr: /bin -> usr/bin
+    else if (stat?.isDirectory()) args.push('--ro-bind', dir, dir);
+  }
+  for (const file of SYSTEM_FILES) args.push('--ro-bind-try', file, file);
+  return args;
+}
+
+/** The node that runs programs, where it is not under /usr (nvm, a CI tool cache): its install folder. */
+function nodeArgs(): string[] {
+  const prefix = dirname(dirname(realpathSync(process.execPath)));
+  return prefix === '/usr' || prefix.startsWith('/usr/') ? [] : ['--ro-bind', prefix, prefix];
+}
+
+/** A private, bounded /tmp; and TMPDIR, when it names another folder, a private one there too. */
+function tmpArgs(): string[] {
+  const dirs = ['/tmp'];
+  const tmpdir = process.env.TMPDIR;
+  if (tmpdir && tmpdir !== '/tmp' && tmpdir.startsWith('/')) dirs.push(tmpdir);
+  return dirs.flatMap((dir) => ['--size', String(TMP_BYTES), '--tmpfs', dir]);
+}

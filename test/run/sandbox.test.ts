@@ -1,0 +1,138 @@
+// The sandbox every graded program runs in (bubblewrap), tried from the inside with real
+// processes: what a program can see, write and signal, and that its end is the end of all it started.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { jailFor, sandboxAvailability, VISIBLE_PARTS } from '../../harness/run/sandbox.ts';
+import { DEFAULT_LIMITS, runProcess } from '../../harness/run/spawn.ts';
+import { cleanUp, folder } from '../ci/helpers.ts';
+
+afterAll(cleanUp);
+
+/** A run root as the grader makes one, beside what a program must never see. */
+function runRoot(): string {
+  const root = folder({
+    'program.ts': '// driver\n',
+    'src/mcp.ts': '// solution\n',
+    'cases/a/input.json': '{}\n',
+    'fixtures/a/expected.json': '"secret"\n',
+    'results.json': '{"status":"fail"}\n',
+  });
+  mkdirSync(join(root, 'node_modules/some-package'), { recursive: true });
+  writeFileSync(join(root, 'node_modules/some-package/index.js'), '// dependency\n');
+  return root;
+}
+
+async function inSandbox(root: string, script: string, network = true) {
+  const jail = jailFor(root, { sandbox: true, network });
+  expect(jail.kind).toBe('bwrap');
+  const start = jail.wrap(process.execPath, ['-e', script]);
+  const result = await runProcess(start.command, start.args, { cwd: root, env: { PATH: process.env.PATH }, limits: { ...DEFAULT_LIMITS, timeoutMs: 5000 }, contained: true });
+  return { ...result, out: result.stdout.toString(), err: result.stderr.toString() };
+}
+
+describe('the sandbox', () => {
+  it('can be made on this machine (CI installs bubblewrap)', () => {
+    expect(sandboxAvailability()).toEqual({ available: true });
+  });
+
+  it('shows the run root\'s program parts read-only, and nothing else of it', async () => {
+    const root = runRoot();
+    const script = `
+      const fs = require('node:fs');
+      const tryWrite = (path) => { try { fs.writeFileSync(path, 'x'); return 'written'; } catch (error) { return error.code; } };
+      console.log(JSON.stringify({
+        listed: fs.readdirSync(${JSON.stringify(root)}).sort(),
+        fixtures: fs.existsSync(${JSON.stringify(join(root, 'fixtures'))}),
+        dependency: fs.readFileSync(${JSON.stringify(join(root, 'node_modules/some-package/index.js'))}, 'utf8'),
+        writeSrc: tryWrite(${JSON.stringify(join(root, 'src/mcp.ts'))}),
+        writeModules: tryWrite(${JSON.stringify(join(root, 'node_modules/new.js'))}),
+        writeTmp: tryWrite('/tmp/scratch'),
+      }));`;
+    const { out, exitCode, err } = await inSandbox(root, script);
+    expect(err).toBe('');
+    expect(exitCode).toBe(0);
+    expect(JSON.parse(out)).toEqual({
+      listed: VISIBLE_PARTS.filter((part) => ['program.ts', 'src', 'cases', 'node_modules'].includes(part)).sort(),
+      fixtures: false,
+      dependency: '// dependency\n',
+      writeSrc: 'EROFS',
+      writeModules: 'EROFS',
+      writeTmp: 'written',
+    });
+    expect(readFileSync(join(root, 'src/mcp.ts'), 'utf8')).toBe('// solution\n');
+  });
+
+  it('has a /proc of its own: only its processes, none of the grader\'s', async () => {
+    const { out } = await inSandbox(runRoot(), `
+      const fs = require('node:fs');
+      const pids = fs.readdirSync('/proc').filter((entry) => /^\\d+$/.test(entry));
+      console.log(JSON.stringify({ pids: pids.length, parent: process.ppid, environOfGrader: fs.existsSync('/proc/${process.pid}') }));`);
+    const seen = JSON.parse(out);
+    expect(seen.pids).toBeLessThanOrEqual(3); // its init, itself
+    expect(seen.environOfGrader).toBe(false);
+  });
+
+  it('ends everything the program started when it ends, even a double-forked process in a session of its own', async () => {
+    const root = runRoot();
+    const marker = `sandbox-stray-${process.pid}`;
+    const { exitCode } = await inSandbox(root, `
+      require('node:child_process').spawn('sh', ['-c', 'env -i setsid sleep 60 ${marker} >/dev/null 2>&1 &'], { detached: true, stdio: 'ignore' }).unref();
+      setTimeout(() => {}, 300);`);
+    expect(exitCode).toBe(0);
+    const alive = readdirSync('/proc').filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(marker) && !/\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+      } catch {
+        return false;
+      }
+    });
+    expect(alive).toEqual([]);
+  });
+
+  it('without network: no interface but a loopback of its own', async () => {
+    const script = `console.log(Object.keys(require('node:os').networkInterfaces()).join(','))`;
+    const off = await inSandbox(runRoot(), script, false);
+    expect(off.out.trim()).toBe('lo');
+    const on = await inSandbox(runRoot(), script, true);
+    expect(on.out.trim().split(',').filter((name) => name !== 'lo')).not.toEqual([]);
+  });
+
+  it('passes the grader\'s extra pipe (the cassette wire, fd 3) through', async () => {
+    const root = runRoot();
+    const jail = jailFor(root, { sandbox: true, network: true });
+    const start = jail.wrap(process.execPath, ['-e', `require('node:fs').writeSync(3, 'over the wire\\n')`]);
+    let received = '';
+    await runProcess(start.command, start.args, {
+      cwd: root,
+      env: { PATH: process.env.PATH },
+      limits: DEFAULT_LIMITS,
+      contained: true,
+      extraPipes: 1,
+      onPipes: ([wire]) => wire!.on('data', (chunk: Buffer) => (received += chunk.toString())),
+    });
+    expect(received).toBe('over the wire\n');
+  });
+});
+
+describe('time limits', () => {
+  it('a loop is stopped for its CPU time; a program that only waits, by the wall-time backstop', async () => {
+    const limits = { ...DEFAULT_LIMITS, timeoutMs: 300, wallMs: 3000 };
+    const loop = await runProcess(process.execPath, ['-e', 'for (;;) {}'], { cwd: '/', env: {}, limits });
+    expect(loop).toMatchObject({ timedOut: true, timeLimit: 'cpu' });
+    expect(loop.cpuMs).toBeGreaterThan(300);
+
+    const waits = await runProcess(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { cwd: '/', env: {}, limits: { ...limits, wallMs: 1000 } });
+    expect(waits).toMatchObject({ timedOut: true, timeLimit: 'wall' });
+    expect(waits.cpuMs).toBeLessThan(300);
+  });
+
+  it('counts the CPU time of the processes a program starts, in the sandbox too', async () => {
+    const root = runRoot();
+    const jail = jailFor(root, { sandbox: true, network: true });
+    const script = `for (let i = 0; i < 2; i++) require('node:child_process').spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }); setTimeout(() => {}, 60_000);`;
+    const start = jail.wrap(process.execPath, ['-e', script]);
+    const result = await runProcess(start.command, start.args, { cwd: root, env: { PATH: process.env.PATH }, limits: { ...DEFAULT_LIMITS, timeoutMs: 500, wallMs: 20_000 }, contained: true });
+    expect(result.timeLimit).toBe('cpu');
+  });
+});
