@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import { attachPlayer, CassetteError, loadCassette, type Cassette, type PlayerSession, type PlayReport } from '../cassette/index.ts';
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
-import { runProcess, type Limits, type RunResult } from '../run/spawn.ts';
+import { runProcess, WALL_FACTOR, type Limits, type RunResult } from '../run/spawn.ts';
 import { explainDifference } from './explain.ts';
 import type { Verdict } from './verdict.ts';
 
@@ -27,7 +27,7 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   const name = caseName(testCase);
   let cassette: Cassette | undefined;
   try {
-    cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath);
+    cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
   } catch (error) {
     if (!(error instanceof CassetteError)) throw error;
     return { name, status: 'infra', message: `the case's cassette is unusable: ${error.message}`, durationMs: 0 };
@@ -48,6 +48,7 @@ export function runProgram(testCase: Case, context: CaseContext, player?: (wire:
     env: player ? { ...context.env, THEINFERENCE_WIRE_FD: String(WIRE_FD) } : context.env,
     limits: context.limits,
     signal: context.signal,
+    contained: context.launcher.jail.kind !== 'none',
     ...(player && { extraPipes: 1, onPipes: ([wire]) => player(wire as unknown as Duplex) }),
   });
 }
@@ -97,14 +98,13 @@ export function caseName(testCase: Case): string {
 type Judgement = Pick<Verdict, 'status' | 'message' | 'details'>;
 
 function judge(result: RunResult, expected: Buffer, context: CaseContext & { hidden?: boolean }): Judgement {
-  const seconds = (context.limits.timeoutMs / 1000).toString();
   if (result.startError) {
     return { status: 'infra', message: `could not start ${PROGRAM}: ${result.startError.code ?? result.startError.message}` };
   }
   if (result.timedOut) {
     return {
       status: 'timeout',
-      message: `timed out after ${seconds} s and was stopped`,
+      message: timeoutMessage(result, context.limits),
       details: result.stdout.length > 0
         ? `before it was stopped it printed ${result.stdout.length} bytes on stdout:\n${explainDifference(expected, result.stdout, context)}`
         : 'it printed nothing on stdout: is something waiting for input that never comes, or looping forever?',
@@ -130,6 +130,15 @@ function judge(result: RunResult, expected: Buffer, context: CaseContext & { hid
   }
   if (result.stdout.equals(expected)) return { status: 'pass', message: 'passed' };
   return { status: 'fail', message: 'output differs from expected.json', details: explainDifference(expected, result.stdout, context) };
+}
+
+/** Which limit stopped it: CPU time (a loop), or the far wall-time backstop (waiting for what never comes). */
+export function timeoutMessage(result: RunResult, limits: Limits): string {
+  const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+  if (result.timeLimit === 'wall') {
+    return `was still running after ${seconds(limits.wallMs ?? limits.timeoutMs * WALL_FACTOR)} of wall time, having used ${(result.cpuMs / 1000).toFixed(2)} s of CPU, and was stopped`;
+  }
+  return `used more than ${seconds(limits.timeoutMs)} of CPU time and was stopped`;
 }
 
 /** The line of a Node stack trace that says what went wrong, e.g. `Error: not implemented yet: ...`. */

@@ -1,14 +1,20 @@
-// Runs one program under limits: a time limit, a cap on what it may print, a memory (RSS) limit,
-// and a kill of its whole process group (grandchildren included) however it ends, plus of any
-// process it started that left the group (setsid, a daemon). Never throws for anything the
-// program does; a program that could not be started at all comes back as `startError`.
+// Runs one program under limits: a limit on the CPU time its processes use together (a busy
+// machine slows a program down but does not make it use more CPU, so load cannot fail a correct
+// program), a far wall-time backstop for a program that waits forever, a cap on what it may
+// print, a memory (RSS) limit, and a kill of its whole process group (grandchildren included)
+// however it ends, plus of any process it started that left the group (setsid, a daemon). In a
+// sandbox (`contained`) the kill of the leader ends everything in its PID namespace. Never throws
+// for anything the program does; a program that could not be started comes back as `startError`.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { DEFAULT_MEMORY_BYTES } from '../defaults.ts';
 
 export interface Limits {
+  /** CPU time (user + system) of all its processes together. */
   timeoutMs: number;
+  /** Wall time, for a program that waits forever without using CPU; default WALL_FACTOR × timeoutMs. */
+  wallMs?: number;
   /** Bytes kept of stdout and of stderr each; a program that prints more is stopped. */
   outputCap: number;
   /** Resident memory of all its processes together; past it the group is stopped (Linux: read from /proc). */
@@ -30,12 +36,18 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** `ignore`: stdout goes to /dev/null, where Node writes synchronously: a flood costs time, never memory. */
   stdout?: 'pipe' | 'ignore';
+  /** The command is a sandbox (sandbox.ts) whose end ends every process in it: nothing can leave it. */
+  contained?: boolean;
 }
 
 export interface RunResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
+  /** Which limit stopped it, when one did: its CPU time, or the wall-time backstop. */
+  timeLimit?: 'cpu' | 'wall';
+  /** CPU time its processes had used at the last measurement (0 where there is no /proc). */
+  cpuMs: number;
   /** The program printed more than `outputCap` on stdout or stderr and was stopped. */
   flooded: 'stdout' | 'stderr' | undefined;
   stdout: Buffer;
@@ -50,10 +62,15 @@ export interface RunResult {
 const KILL_GRACE_MS = 300;
 /** How long stdout/stderr may stay open after the program exits (a grandchild holding the pipe). */
 const DRAIN_GRACE_MS = 200;
-/** How often the memory of a program's known processes is measured, and how often all of /proc is
- *  read to find new ones (a busy machine has hundreds of processes: not every 100 ms). */
-const MEMORY_POLL_MS = 100;
+/** How often the CPU time and memory of a program's known processes are measured, and how often all
+ *  of /proc is read to find new ones (a busy machine has hundreds of processes: not every 100 ms). */
+const POLL_MS = 100;
 const DISCOVERY_MS = 500;
+/** The wall-time backstop, as a multiple of the CPU limit: far enough that a correct program
+ *  sharing a core with a dozen others still finishes. */
+export const WALL_FACTOR = 3;
+/** Linux reports CPU time in clock ticks of 1/100 s (USER_HZ) on every architecture Node runs on. */
+const TICK_MS = 10;
 /** Set in every program's environment, so that a process that left the group is still found by it. */
 export const RUN_MARK = 'THEINFERENCE_RUN';
 
@@ -70,7 +87,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     });
     const stdout = new Capture(limits.outputCap);
     const stderr = new Capture(limits.outputCap);
-    let timedOut = false;
+    let timeLimit: RunResult['timeLimit'];
     let outOfMemory = false;
     let flooded: RunResult['flooded'];
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -93,20 +110,23 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     const finish = () => {
       if (finished) return;
       finished = true;
-      clearTimeout(timer);
-      clearInterval(memoryPoll);
+      clearTimeout(wallTimer);
+      clearInterval(poll);
       options.signal?.removeEventListener('abort', stop);
       killGroup('SIGKILL'); // leave nothing behind, even a grandchild that outlived its parent
       // Something may have left the group: a process still holds the pipes, the run was stopped,
       // or one was seen outside the group. Only then is every process's environment read.
-      const suspicious = openStreams > 0 || timedOut || flooded !== undefined || outOfMemory || options.signal?.aborted || processes.leftGroup;
-      killStrays(mark, suspicious ? undefined : processes.tracked);
+      // In a sandbox nothing can have left: its end was the end of everything in it.
+      const suspicious = openStreams > 0 || timeLimit !== undefined || flooded !== undefined || outOfMemory || options.signal?.aborted || processes.leftGroup;
+      if (!options.contained) killStrays(mark, suspicious ? undefined : processes.tracked);
       child.stdout?.destroy();
       child.stderr?.destroy();
       resolve({
         exitCode: exit?.code ?? null,
         signal: exit?.signal ?? null,
-        timedOut,
+        timedOut: timeLimit !== undefined,
+        timeLimit,
+        cpuMs: processes.cpuMs,
         flooded,
         stdout: stdout.bytes(),
         stderr: stderr.bytes(),
@@ -116,25 +136,29 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       });
     };
 
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const wallTimer = setTimeout(() => {
+      timeLimit ??= 'wall';
       stop();
-    }, limits.timeoutMs);
+    }, limits.wallMs ?? limits.timeoutMs * WALL_FACTOR);
     options.signal?.addEventListener('abort', stop);
 
-    // Every process seen in the group or started by one in it, for the memory sum and the final kill.
-    const processes = new ProgramProcesses(child.pid);
+    // Every process seen in the group or started by one in it, for the CPU and memory sums and the final kill.
+    const processes = new ProgramProcesses(child.pid, options.contained ?? false);
     let lastDiscovery = -Infinity;
-    const memoryPoll = setInterval(() => {
-      if (outOfMemory || limits.memoryBytes === undefined) return;
+    const poll = setInterval(() => {
+      if (timeLimit !== undefined || outOfMemory) return;
       const discover = performance.now() - lastDiscovery >= DISCOVERY_MS;
       if (discover) lastDiscovery = performance.now();
-      if (processes.residentBytes(discover) > limits.memoryBytes) {
+      const usage = processes.measure(discover, limits.memoryBytes !== undefined);
+      if (usage.cpuMs > limits.timeoutMs) {
+        timeLimit = 'cpu';
+        stop();
+      } else if (limits.memoryBytes !== undefined && usage.residentBytes > limits.memoryBytes) {
         outOfMemory = true;
         stop();
       }
-    }, MEMORY_POLL_MS);
-    memoryPoll.unref();
+    }, POLL_MS);
+    poll.unref();
 
     const watch = (stream: NodeJS.ReadableStream | null, capture: Capture, name: 'stdout' | 'stderr') => {
       stream?.on('data', (chunk: Buffer) => {
@@ -202,31 +226,46 @@ class ProgramProcesses {
   readonly tracked = new Set<number>();
   /** A process started by the program was seen outside its process group (it called setsid). */
   leftGroup = false;
+  /** CPU time at the last measurement; it only grows (a process that ended took its time with it). */
+  cpuMs = 0;
 
-  constructor(private readonly leader: number | undefined) {
+  constructor(
+    private readonly leader: number | undefined,
+    private readonly contained: boolean,
+  ) {
     if (leader !== undefined) this.tracked.add(leader);
   }
 
-  /** Resident memory of the known processes; `discover` first reads all of /proc for new ones. */
-  residentBytes(discover: boolean): number {
-    if (this.leader === undefined) return 0;
+  /** CPU time and resident memory of the known processes; `discover` first reads all of /proc for new ones.
+   *  CPU time counts each live process's own time plus that of the children it has waited for (Linux
+   *  moves a child's time to its parent then), so every tick is counted once. */
+  measure(discover: boolean, memory: boolean): { cpuMs: number; residentBytes: number } {
+    if (this.leader === undefined) return { cpuMs: 0, residentBytes: 0 };
     if (discover) {
       for (const info of allProcesses()) {
         if (info.pgrp !== this.leader && !this.tracked.has(info.ppid)) continue;
         this.tracked.add(info.pid);
-        if (info.pgrp !== this.leader) this.leftGroup = true;
+        if (info.pgrp !== this.leader && !this.contained) this.leftGroup = true;
       }
     }
-    let total = 0;
+    let ticks = 0;
+    let residentBytes = 0;
     for (const pid of this.tracked) {
       try {
-        const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
-        total += rss ? Number(rss[1]) * 1024 : 0;
+        const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+        // after "pid (comm) ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+        if (memory) {
+          const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+          residentBytes += rss ? Number(rss[1]) * 1024 : 0;
+        }
       } catch {
         this.tracked.delete(pid); // ended; its pid may be reused by a process that is not ours
       }
     }
-    return total;
+    this.cpuMs = Math.max(this.cpuMs, ticks * TICK_MS);
+    return { cpuMs: this.cpuMs, residentBytes };
   }
 }
 

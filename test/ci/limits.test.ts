@@ -16,7 +16,7 @@ describe('limits on a submission', () => {
     expect(run.code).toBe(1);
     const frameChecks = checks(run.report).filter((check) => check.name.startsWith('mcp-frame/'));
     expect(frameChecks.length).toBeGreaterThan(0);
-    for (const check of frameChecks) expect(check).toMatchObject({ status: 'timeout', message: 'timed out after 0.5 s and was stopped' });
+    for (const check of frameChecks) expect(check).toMatchObject({ status: 'timeout', message: 'used more than 0.5 s of CPU time and was stopped' });
     expect(await leftBehind(run.tmp)).toEqual([]);
     expect(leftInTmp(run.tmp)).toEqual([]);
   });
