@@ -40,13 +40,30 @@ export class CassetteError extends InputError {
   }
 }
 
-export function loadCassette(file: string): Cassette {
+export interface LoadOptions {
+  /** Read and write the parse cache under node_modules/.cache. Only for tools that decide no verdict
+   *  (replay, lint, verify): a graded program that runs without a sandbox could write there, so the
+   *  grader parses for itself and keeps what it parsed in memory only. */
+  diskCache?: boolean;
+}
+
+/** Parsed in this process, by the file's text: the grader and watch mode read each cassette's YAML once. */
+const parsedHere = new Map<string, Cassette>();
+
+export function loadCassette(file: string, options: LoadOptions = { diskCache: true }): Cassette {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new CassetteError(file, undefined, '(file)', code === 'ENOENT' ? 'no such file' : `cannot read (${code})`);
+  }
+  if (!options.diskCache) {
+    const known = parsedHere.get(text);
+    if (known) return { ...known, file };
+    const cassette = parseCassette(text, file);
+    parsedHere.set(text, cassette);
+    return cassette;
   }
   const cached = readCache(text);
   if (cached) return { ...cached, file };

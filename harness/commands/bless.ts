@@ -42,7 +42,7 @@ export async function bless(args: string[]): Promise<number> {
     const limits = { ...DEFAULT_LIMITS, timeoutMs: stage.timeoutMs };
     await inOrder(
       stage.cases.map((testCase) => () => {
-        const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath);
+        const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
         return runWithPlayer(testCase, { root: course.root, launcher: start, env, limits, color }, cassette);
       }),
       CORES,
