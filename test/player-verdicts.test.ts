@@ -47,6 +47,17 @@ describe('the cassette player in grading', () => {
     expect(verdict.details).toContain('not-json: your client wrote a line that is not JSON');
   });
 
+  it('a client that floods the wire with 128k lines of garbage: a bounded verdict, in bounded time', async () => {
+    const dir = courseWith((source) => source.replace('    this.wire.write(frame(msg));', "    this.wire.write('\\u001b[31mgarbage\\n'.repeat(128_000) + frame(msg));"));
+    const started = performance.now();
+    const verdict = await grade(dir, 'handshake', 'everything-server');
+    expect(performance.now() - started).toBeLessThan(15_000);
+    const said = (verdict.details ?? '').split('\n').filter((line) => line.includes('not-json:'));
+    expect(said).toHaveLength(20);
+    expect(said[0]).toBe('  not-json: your client wrote a line that is not JSON: \\x1b[31mgarbage');
+    expect(verdict.details!.length).toBeLessThan(20_000);
+  });
+
   it('a client that never reads what the server sends: timeout, and the player says what it waited for', async () => {
     const dir = courseWith((source) => source.replace('    this.messages = readLines(wire.chunks);', '    this.messages = (async function* () { await new Promise(() => {}); })();'));
     const verdict = await grade(dir, 'handshake', 'everything-server');

@@ -9,7 +9,8 @@ export type DiagnosisKind =
   | 'exhausted' // the recording has no client message left
   | 'unused' // the session ended with recorded client messages never sent
   | 'invalid-message' // the message breaks the MCP schema of the negotiated version
-  | 'not-json'; // the client wrote a line that is not a JSON object
+  | 'not-json' // the client wrote a line that is not a JSON object
+  | 'line-too-long'; // the client wrote more than the player holds without a newline; reading stopped
 
 export interface RecordedRef {
   /** Index into the cassette's frames. */
@@ -29,7 +30,8 @@ export interface Diagnosis {
   path?: string;
   expected?: Json;
   actual?: Json;
-  /** What the client sent (parsed), or the line itself when it was not JSON. */
+  /** What the client sent (parsed), or the line itself when it was not JSON or too long to keep
+   *  (then its first 4096 characters and `…`). */
   received?: Json;
   /** The recorded client message the player was waiting for. */
   waitingFor?: RecordedRef;
@@ -46,11 +48,27 @@ export interface PlayReport {
   complete: boolean;
   consumed: number;
   expected: number;
+  /** The first diagnoses (KEPT_DIAGNOSES in player.ts), in the order they happened. */
   diagnoses: Diagnosis[];
+  /** How many more there were, counted and not kept. */
+  moreDiagnoses: number;
 }
 
 /** "cassettes/x.yaml:40: params-differ: ..." */
 export function formatDiagnosis(diagnosis: Diagnosis): string {
   const where = diagnosis.cassette ? `${diagnosis.cassette}${diagnosis.nearest?.line ? `:${diagnosis.nearest.line}` : ''}: ` : '';
   return `${where}${diagnosis.kind}: ${diagnosis.message}`;
+}
+
+/** The line that follows the kept diagnoses when there were more: "… and 127,980 more". */
+export function moreDiagnosesLine(report: PlayReport): string | undefined {
+  return report.moreDiagnoses > 0 ? `… and ${report.moreDiagnoses.toLocaleString('en-US')} more` : undefined;
+}
+
+/** Every kept diagnosis formatted, then the count of the rest. */
+export function formatDiagnoses(report: PlayReport): string[] {
+  const lines = report.diagnoses.map(formatDiagnosis);
+  const more = moreDiagnosesLine(report);
+  if (more !== undefined) lines.push(more);
+  return lines;
 }

@@ -1,6 +1,6 @@
 // What the rest of theinference uses of the cassette engine; everything else in this folder is detail.
 export type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
-export { formatDiagnosis } from './diagnosis.ts';
+export { formatDiagnosis, formatDiagnoses } from './diagnosis.ts';
 export { CassetteError, loadCassette, parseCassette, saveCassette } from './format.ts';
 export type { MemoryWire } from './memory-wire.ts';
 export { createMemoryWire } from './memory-wire.ts';

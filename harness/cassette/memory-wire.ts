@@ -2,7 +2,6 @@
 // (write strings, read chunks), no process and no pipe. Each chunk the player emits is one item.
 import type { PlayReport } from './diagnosis.ts';
 import { StringDecoder } from 'node:string_decoder';
-import { LineSplitter } from './lines.ts';
 import type { Cassette } from './model.ts';
 import { Player } from './player.ts';
 import type { FaceOptions, PlayerSession } from './session.ts';
@@ -54,11 +53,10 @@ export function createMemoryWire(cassette: Cassette, options: FaceOptions = {}):
     resolveDone(report);
     return report;
   };
-  const lines = new LineSplitter();
   const wire: MemoryWire = {
     write(data) {
       if (ended) throw new Error('write after close');
-      for (const line of lines.push(data)) player.receiveLine(line);
+      player.receiveChunk(data);
     },
     chunks: {
       async *[Symbol.asyncIterator]() {
@@ -70,8 +68,7 @@ export function createMemoryWire(cassette: Cassette, options: FaceOptions = {}):
       },
     },
     close() {
-      const rest = lines.flush();
-      if (rest !== '') player.receiveLine(rest);
+      player.endOfInput();
       void player.validated().then(finish);
     },
   };

@@ -1,12 +1,15 @@
 // The player: one matching state machine that every face drives (in-memory wire, a byte stream
 // such as a socket or a child's extra pipe, the stdio server). It takes the client's lines and
 // puts the server's recorded bytes out at their recorded place. Strict: the client's next message
-// must match the next recorded one; each is consumed once; ids are remapped both ways.
+// must match the next recorded one; each is consumed once; ids are remapped both ways. Bounded
+// whatever the client writes: the first KEPT_DIAGNOSES diagnoses are kept, the rest only counted,
+// and a line longer than MAX_LINE_CHARS ends the reading.
+import { clip, cutPoint } from '../report/escape.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
 import { FreePaths, firstDifference, formatPath, countDifferences } from './json-path.ts';
 import {
   compactLine,
-  describeMessage,
+  describeMessage as describeInFull,
   isObject,
   kindOf,
   type Cassette,
@@ -17,6 +20,7 @@ import {
 } from './model.ts';
 import { editAndCut, editChunks, type Edit } from './raw-edit.ts';
 import { checkClientMessage, loadSchemas, PENDING } from './schema.ts';
+import { escapeControls } from './terminal-text.ts';
 
 /** How bytes leave the player: `then` says what separates them from the next piece. */
 export interface Piece {
@@ -38,8 +42,10 @@ export interface PlayerOutput {
   write(piece: Piece): void;
   /** A line the recorded server wrote on stderr. */
   stderr?(line: string): void;
-  /** Called as each diagnosis happens (the report has them all at the end too). */
+  /** Called as each kept diagnosis happens (the report has them at the end too, and counts the rest). */
   diagnose?(diagnosis: Diagnosis): void;
+  /** The player reads nothing more from this client (it wrote a line too long to hold): stop the input. */
+  cut?(): void;
 }
 
 export interface PlayerOptions {
@@ -49,6 +55,13 @@ export interface PlayerOptions {
 
 /** JSON-RPC error code the player answers a mismatched request with (implementation-defined server error). */
 export const MISMATCH_ERROR_CODE = -32000;
+/** Diagnoses kept in full; a client that goes on making mistakes gets them counted, not kept. */
+export const KEPT_DIAGNOSES = 20;
+/** The longest line the player holds (receiveChunk): a longer one is one diagnosis, and the end of reading. */
+export const MAX_LINE_CHARS = 16 * 1024 * 1024;
+/** Characters of a diagnosis's message, and of a client's line quoted in `received` when it is long. */
+const MESSAGE_CHARS = 2000;
+const RECEIVED_CHARS = 4096;
 
 const keyOf = (id: Json | undefined): string => (typeof id === 'number' ? `n${id}` : `s${String(id)}`);
 
@@ -62,6 +75,14 @@ export class Player {
   private readonly liveTokenOf = new Map<string, Json>();
   private readonly methodOfRecordedId = new Map<string, string>();
   private readonly misses: Diagnosis[] = [];
+  /** Diagnoses past KEPT_DIAGNOSES: counted only. */
+  private more = 0;
+  /** The start of a line not finished yet (receiveChunk), in pieces, and its length. */
+  private partial: string[] = [];
+  private partialLength = 0;
+  private cutOff = false;
+  /** While a long line is being judged: the clipped text that stands for it in a diagnosis. */
+  private longLine: string | undefined;
   private readonly clientFrameCount: number;
   private consumed = 0;
   private version: string | undefined;
@@ -92,42 +113,75 @@ export class Player {
     return this.finished !== undefined;
   }
 
+  /** Client bytes as they come, cut into lines here; `arrival` is asked as each line completes. */
+  receiveChunk(chunk: string, arrival: () => Arrival = () => ({})): void {
+    let start = 0;
+    for (let end = chunk.indexOf('\n'); end !== -1 && !this.cutOff; end = chunk.indexOf('\n', start)) {
+      if (this.partialLength + end + 1 - start > MAX_LINE_CHARS) return this.tooLong(this.partial[0] ?? chunk.slice(start, end));
+      const piece = chunk.slice(start, end + 1);
+      const line = this.partial.length === 0 ? piece : this.partial.join('') + piece;
+      this.partial = [];
+      this.partialLength = 0;
+      start = end + 1;
+      this.receiveLine(line, arrival());
+    }
+    if (this.cutOff || start === chunk.length) return;
+    this.partialLength += chunk.length - start;
+    if (this.partialLength > MAX_LINE_CHARS) return this.tooLong(this.partial[0] ?? chunk.slice(start));
+    this.partial.push(chunk.slice(start));
+  }
+
+  /** The client closed its side: a last line without its terminator is still a line. */
+  endOfInput(): void {
+    if (this.partial.length === 0 || this.cutOff) return;
+    const rest = this.partial.join('');
+    this.partial = [];
+    this.partialLength = 0;
+    this.receiveLine(rest);
+  }
+
   /** One line from the client, with or without its terminator. */
   receiveLine(line: string, arrival: Arrival = {}): void {
-    if (this.finished) return;
+    if (this.finished || this.cutOff) return;
     const text = line.trim();
     if (text === '') return;
-    let message: unknown;
+    this.longLine = text.length > RECEIVED_CHARS ? clip(text, RECEIVED_CHARS) : undefined;
     try {
-      message = JSON.parse(text);
-    } catch {
-      this.diagnose('not-json', `your client wrote a line that is not JSON: ${preview(text)}`, { received: text });
-      this.reply(null, 'Parse error: the line is not JSON', -32700);
-      return;
+      let message: unknown;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        this.diagnose('not-json', () => `your client wrote a line that is not JSON: ${preview(text)}`, { received: text });
+        this.reply(null, 'Parse error: the line is not JSON', -32700);
+        return;
+      }
+      if (!isObject(message)) {
+        this.diagnose('not-json', () => `your client wrote JSON that is not one message object: ${preview(text)}`, { received: message as Json });
+        this.reply(null, 'Invalid Request: expected one JSON-RPC message object', -32600);
+        return;
+      }
+      this.receive(message, arrival);
+    } finally {
+      this.longLine = undefined;
     }
-    if (!isObject(message)) {
-      this.diagnose('not-json', `your client wrote JSON that is not one message object: ${preview(text)}`, { received: message as Json });
-      this.reply(null, 'Invalid Request: expected one JSON-RPC message object', -32600);
-      return;
-    }
-    this.receive(message, arrival);
   }
 
   /** One parsed message from the client. */
   receive(message: JsonObject, arrival: Arrival = {}): void {
     if (this.finished) return;
-    if (this.options.validate !== false) this.validate(message, this.version);
+    // Past the kept diagnoses a schema check could only add to a count.
+    if (this.options.validate !== false && !this.full) this.validate(message, this.version);
     if (arrival.beforeInitializeResult && message.method !== 'ping') {
       // The lifecycle's rule: until the initialize result arrives, a client may send nothing but ping.
-      this.diagnose('out-of-order', `your client sent ${describeMessage(message)} before the initialize result had arrived: wait for it (only ping may come earlier)`, {
+      this.diagnose('out-of-order', () => `your client sent ${describeMessage(message)} before the initialize result had arrived: wait for it (only ping may come earlier)`, {
         received: message,
       });
     }
     const kind = kindOf(message);
     if (this.position >= this.cassette.frames.length) {
-      this.diagnose('exhausted', `the recording has no more client messages; your client sent ${describeMessage(message)}`, {
+      this.diagnose('exhausted', () => `the recording has no more client messages; your client sent ${describeMessage(message)}`, {
         received: message,
-        nearest: this.nearest(message, 0),
+        nearest: this.full ? undefined : this.nearest(message, 0),
       });
       if (kind === 'request') this.reply(message.id ?? null, 'the recording has no more messages');
       return;
@@ -140,23 +194,31 @@ export class Player {
       this.play();
       return;
     }
+    if (this.full) {
+      // Only counted: what the diagnosis would say (a scan of the whole cassette) is not worked out.
+      this.more++;
+      if (kind === 'request') this.reply(message.id ?? null, 'your client\'s message differs from the recording');
+      return;
+    }
     const waitingFor = this.ref(expectedIndex);
     const context = `${this.context(expectedIndex)}, the server expected ${this.describeExpected(expected.message)}; your client sent ${describeMessage(message)}`;
     const later = this.findLater(message, expectedIndex);
     if (later !== undefined) {
-      this.diagnose('out-of-order', `${context}, which the recording has later${lineNote(this.cassette.frames[later]!)}`, {
+      this.diagnose('out-of-order', () => `${context}, which the recording has later${lineNote(this.cassette.frames[later]!)}`, {
         received: message,
         waitingFor,
         nearest: this.ref(later),
       });
     } else if (miss.path !== undefined) {
+      // The path names the client's own keys: of any length.
+      const path = clip(miss.path, 200);
       this.diagnose(
         'params-differ',
-        `your client sent ${describeMessage(message)} with ${miss.path.split(/[.[]/)[0]} that differ from the recording at ${miss.path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`,
-        { received: message, waitingFor, nearest: waitingFor, path: miss.path, expected: miss.expected ?? null, actual: miss.actual ?? null },
+        () => `your client sent ${describeMessage(message)} with ${path.split(/[.[]/)[0]} that differ from the recording at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`,
+        { received: message, waitingFor, nearest: waitingFor, path: clip(miss.path, RECEIVED_CHARS), expected: miss.expected ?? null, actual: miss.actual ?? null },
       );
     } else {
-      this.diagnose('unexpected-method', context, { received: message, waitingFor, nearest: this.nearest(message, expectedIndex) ?? waitingFor });
+      this.diagnose('unexpected-method', () => context, { received: message, waitingFor, nearest: this.nearest(message, expectedIndex) ?? waitingFor });
     }
     if (kind === 'request') this.reply(message.id ?? null, this.misses[this.misses.length - 1]!.message);
   }
@@ -174,7 +236,7 @@ export class Player {
     if (unused.length > 0) {
       const first = this.cassette.frames[unused[0]!] as ClientFrame;
       const more = unused.length > 1 ? ` and ${unused.length - 1} more recorded client message${unused.length > 2 ? 's' : ''}` : '';
-      this.diagnose('unused', `the session ended before your client sent ${this.describeExpected(first.message)}${more}`, {
+      this.diagnose('unused', () => `the session ended before your client sent ${this.describeExpected(first.message)}${more}`, {
         waitingFor: this.ref(unused[0]!),
         nearest: this.ref(unused[0]!),
         unusedCount: unused.length,
@@ -186,6 +248,7 @@ export class Player {
       consumed: this.consumed,
       expected: this.clientFrameCount,
       diagnoses: this.misses,
+      moreDiagnoses: this.more,
     };
     return this.finished;
   }
@@ -196,18 +259,19 @@ export class Player {
 
   private validate(message: JsonObject, version: string | undefined): void {
     const problem = checkClientMessage(message, version);
-    if (problem !== PENDING) return this.reportInvalid(message, version, problem);
+    if (problem !== PENDING) return this.reportInvalid(message, version, problem, message);
     // The schemas are still loading: the message is checked when they are there.
+    const received = this.longLine ?? message;
     const check = loadSchemas().then(() => {
       this.checks.delete(check);
-      if (!this.finished) this.reportInvalid(message, version, checkClientMessage(message, version) as string | undefined);
+      if (!this.finished) this.reportInvalid(message, version, checkClientMessage(message, version) as string | undefined, received);
     });
     this.checks.add(check);
   }
 
-  private reportInvalid(message: JsonObject, version: string | undefined, problem: string | undefined): void {
+  private reportInvalid(message: JsonObject, version: string | undefined, problem: string | undefined, received: Json): void {
     if (problem) {
-      this.diagnose('invalid-message', `${describeMessage(message)} is not valid MCP${version ? ` ${version}` : ''}: ${problem}`, { received: message });
+      this.diagnose('invalid-message', () => `${describeMessage(message)} is not valid MCP${version ? ` ${version}` : ''}: ${clip(problem, 300)}`, { received });
     }
   }
 
@@ -354,10 +418,34 @@ export class Player {
 
   // ------------------------------------------------------------ words
 
-  private diagnose(kind: DiagnosisKind, message: string, fields: Omit<Diagnosis, 'kind' | 'message'>): void {
-    const diagnosis: Diagnosis = { kind, message, ...(this.cassette.file ? { cassette: this.cassette.file } : {}), ...fields };
+  private get full(): boolean {
+    return this.misses.length >= KEPT_DIAGNOSES;
+  }
+
+  /** Kept while there is room, else counted; `message` is only worked out for a kept one. Client
+   *  bytes it quotes come out escaped (no control character reaches a terminal) and clipped. */
+  private diagnose(kind: DiagnosisKind, message: () => string, fields: Omit<Diagnosis, 'kind' | 'message'>): void {
+    if (this.full) {
+      this.more++;
+      return;
+    }
+    // A long line is kept as its clipped text, not as the (large) value parsed from it.
+    const kept = this.longLine === undefined ? fields : { ...fields, received: this.longLine, ...(fields.actual !== undefined && { actual: clip(JSON.stringify(fields.actual), RECEIVED_CHARS) }) };
+    const diagnosis: Diagnosis = { kind, message: clip(escapeControls(message()), MESSAGE_CHARS), ...(this.cassette.file ? { cassette: this.cassette.file } : {}), ...kept };
     this.misses.push(diagnosis);
     this.output.diagnose?.(diagnosis);
+  }
+
+  /** A line past MAX_LINE_CHARS: said once, then nothing more is read from this client. */
+  private tooLong(start: string): void {
+    const head = start.slice(0, cutPoint(start, RECEIVED_CHARS));
+    this.partial = [];
+    this.partialLength = 0;
+    this.cutOff = true;
+    this.diagnose('line-too-long', () => `your client wrote a line longer than ${MAX_LINE_CHARS / 1024 / 1024} MiB without a newline; the player stopped reading: ${preview(head)}`, {
+      received: `${head}…`,
+    });
+    this.output.cut?.();
   }
 
   private ref(index: number): RecordedRef {
@@ -406,7 +494,12 @@ function show(value: Json | undefined): string {
 }
 
 function preview(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return text.length > 80 ? `${text.slice(0, cutPoint(text, 77))}...` : text;
+}
+
+/** A client's message in a few words; its method name is the client's and may be of any length. */
+function describeMessage(message: JsonObject): string {
+  return clip(describeInFull(message), 200);
 }
 
 function lineNote(frame: Frame): string {

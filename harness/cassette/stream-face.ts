@@ -3,7 +3,6 @@
 // reads are written one at a time, each after the previous one was flushed and a short gap.
 import type { Duplex, Readable, Writable } from 'node:stream';
 import type { PlayReport } from './diagnosis.ts';
-import { LineSplitter } from './lines.ts';
 import type { Cassette } from './model.ts';
 import { Player, type Piece } from './player.ts';
 import type { FaceOptions, PlayerSession } from './session.ts';
@@ -32,28 +31,24 @@ export function attachStreams(cassette: Cassette, input: Readable, output: Writa
       write: (piece) => writer.push(piece),
       stderr: (line) => options.onStderr?.(line),
       diagnose: (diagnosis) => options.onDiagnosis?.(diagnosis),
+      cut: () => input.destroy(),
     },
     options,
   );
   let resolveDone!: (report: PlayReport) => void;
   const done = new Promise<PlayReport>((resolve) => (resolveDone = resolve));
-  const lines = new LineSplitter();
-  const onData = (chunk: string) => {
-    for (const line of lines.push(chunk)) player.receiveLine(line, { beforeInitializeResult: writer.holding() });
-  };
+  const onData = (chunk: string) => player.receiveChunk(chunk, () => ({ beforeInitializeResult: writer.holding() }));
   let report: PlayReport | undefined;
   const finish = (): PlayReport => {
     if (report) return report;
-    const rest = lines.flush();
-    if (rest !== '') player.receiveLine(rest);
+    player.endOfInput();
     report = player.finish();
     return settle(report);
   };
   /** The client closed its side: the report waits for the schema check of what it sent. */
   const closed = () => {
     if (report) return;
-    const rest = lines.flush();
-    if (rest !== '') player.receiveLine(rest);
+    player.endOfInput();
     void player.validated().then(() => {
       if (!report) settle((report = player.finish()));
     });

@@ -1,16 +1,27 @@
 // results.json: what a machine reads after CI grading. Versioned; a consumer of verdicts that
 // decides nothing but the roll-up (a stage passes when all of its checks do). docs/ci.md
-// describes every field.
+// describes every field; `checkResultsReport` below holds a file read back to the same shape.
 import { renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Case, Stage } from '../course.ts';
 import type { Verdict } from '../grade/verdict.ts';
+import { array, boolean, integer, nullable, number, object, oneOf, refine, string, type Check, type Infer, type Same } from './check.ts';
+import { clip, cutPoint } from './escape.ts';
 
 export const REPORT_VERSION = 1;
 /** Bytes of a program's stdout, and characters of its stderr and details, kept per check. */
 export const KEPT_OUTPUT = 4096;
+/** Characters of a check's one-line message kept (a crash quotes a line of the program's stderr). */
+export const KEPT_MESSAGE = 1000;
+/** Seeds are unsigned 32-bit numbers. */
+export const MAX_SEED = 2 ** 32 - 1;
 
-export type RunStatus = 'pass' | 'fail' | 'error';
+/** How grading ended, judged from the checks. */
+export type GradedStatus = 'pass' | 'fail' | 'error';
+/** `interrupted`: the grader was stopped by SIGINT or SIGTERM before it finished. */
+export type RunStatus = GradedStatus | 'interrupted';
+/** 0 pass, 1 fail, 2 error (or a merge holding an interrupted shard), 130/143 stopped by SIGINT/SIGTERM. */
+export type ExitCode = 0 | 1 | 2 | 130 | 143;
 export type CheckStatus = 'pass' | 'fail' | 'error' | 'timeout' | 'crash';
 export type Origin = 'public' | 'hidden' | 'generated' | 'property';
 
@@ -29,6 +40,7 @@ export interface CheckReport {
   status: CheckStatus;
   /** The grader, not the program, is at fault (then status is `error`). */
   infra: boolean;
+  /** One line, at most KEPT_MESSAGE characters and `…`. */
   message: string;
   details: KeptText | null;
   output: KeptText | null;
@@ -45,8 +57,8 @@ export interface CheckReport {
 export interface StageReport {
   slug: string;
   title: string;
-  /** `skipped`: not graded, because an earlier stage failed and --all was not given. */
-  status: RunStatus | 'skipped';
+  /** `skipped`: not graded, because an earlier stage failed and --all was not given, or the run was interrupted. */
+  status: GradedStatus | 'skipped';
   durationMs: number;
   /** Units of this stage in the whole run, all shards together: each case, and the property suite as one
    *  (its properties are several checks that share one `position`). */
@@ -57,8 +69,8 @@ export interface StageReport {
 export interface ResultsReport {
   version: typeof REPORT_VERSION;
   status: RunStatus;
-  /** The exit code of the run that wrote this: 0 pass, 1 fail, 2 error. */
-  exitCode: 0 | 1 | 2;
+  /** The exit code of the run that wrote this (see ExitCode). */
+  exitCode: ExitCode;
   seed: number;
   shard: { index: number; count: number } | null;
   /** Which shards a merged report holds; null for a single run. */
@@ -66,6 +78,8 @@ export interface ResultsReport {
   startedAt: string;
   durationMs: number;
   grader: { name: string; version: string };
+  /** Which course graded it: shards of different courses are not merged (see courseDigest). */
+  course: { digest: string };
   submission: {
     path: string;
     /** Files outside src/ that differ from the course's; none of them was used. */
@@ -77,13 +91,95 @@ export interface ResultsReport {
     missing: string[];
   };
   limits: { timeoutMs: number | null; memoryBytes: number; outputCapBytes: number; network: 'on' | 'off' };
+  /** How the program was confined: bwrap, or not at all. */
+  sandbox: 'bwrap' | 'none';
   hiddenCases: number;
   generatedCases: number;
   counts: Record<CheckStatus, number> & { total: number };
-  /** Why the run is `error` beyond its checks (e.g. a shard missing from a merge). */
+  /** Why the run is `error` (or `interrupted`) beyond its checks (e.g. a shard missing from a merge). */
   problems: string[];
   stages: StageReport[];
 }
+
+// ---------------------------------------------------------------------------- read back
+
+const keptText = object({ text: string({ max: KEPT_OUTPUT }), size: integer(), truncated: boolean });
+
+const checkReportSchema = refine(
+  object({
+    id: string(),
+    name: string(),
+    origin: oneOf('public', 'hidden', 'generated', 'property'),
+    status: oneOf('pass', 'fail', 'error', 'timeout', 'crash'),
+    infra: boolean,
+    message: string({ max: KEPT_MESSAGE + 1 }),
+    details: nullable(keptText),
+    output: nullable(keptText),
+    stderr: nullable(keptText),
+    durationMs: integer(),
+    seed: nullable(integer(0, MAX_SEED)),
+    cassette: nullable(string()),
+    position: integer(),
+  }),
+  (check) => (check.infra && check.status !== 'error' ? { path: 'status', problem: `a check the grader failed (infra) is an error, not ${check.status}` } : undefined),
+);
+
+const stageReportSchema = object({
+  slug: string(),
+  title: string(),
+  status: oneOf('pass', 'fail', 'error', 'skipped'),
+  durationMs: integer(),
+  planned: integer(),
+  checks: array(checkReportSchema),
+});
+
+const EXIT_CODES: Record<RunStatus, readonly ExitCode[]> = { pass: [0], fail: [1], error: [2], interrupted: [130, 143, 2] };
+
+const resultsReportSchema = refine(
+  object({
+    version: oneOf(REPORT_VERSION),
+    status: oneOf('pass', 'fail', 'error', 'interrupted'),
+    exitCode: oneOf(0, 1, 2, 130, 143),
+    seed: integer(0, MAX_SEED),
+    shard: nullable(refine(object({ index: integer(), count: integer(1) }), (shard) => (shard.index > shard.count ? { path: 'index', problem: `shard ${shard.index} of ${shard.count} does not exist` } : undefined))),
+    mergedShards: nullable(array(integer(1))),
+    startedAt: refine(string(), (text) => (Number.isNaN(Date.parse(text)) ? { problem: `expected a date and time, got ${JSON.stringify(clip(text, 40))}` } : undefined)),
+    durationMs: integer(),
+    grader: object({ name: string(), version: string() }),
+    course: object({ digest: refine(string(), (text) => (/^[0-9a-f]{64}$/.test(text) ? undefined : { problem: 'expected a sha256 digest (64 hex digits)' })) }),
+    submission: object({
+      path: string(),
+      changedOutsideSrc: array(object({ path: string(), change: oneOf('modified', 'added') })),
+      changesCut: boolean,
+      linksIgnored: array(string()),
+      missing: array(string()),
+    }),
+    limits: object({ timeoutMs: nullable(number(0)), memoryBytes: number(0), outputCapBytes: integer(), network: oneOf('on', 'off') }),
+    sandbox: oneOf('bwrap', 'none'),
+    hiddenCases: integer(),
+    generatedCases: integer(),
+    counts: object({ pass: integer(), fail: integer(), error: integer(), timeout: integer(), crash: integer(), total: integer() }),
+    problems: array(string()),
+    stages: array(stageReportSchema, { min: 1 }),
+  }),
+  (report) => {
+    if (!EXIT_CODES[report.status].includes(report.exitCode)) return { path: 'exitCode', problem: `a ${report.status} run does not exit ${report.exitCode} (expected ${EXIT_CODES[report.status].join(' or ')})` };
+    const count = report.shard?.count ?? 1;
+    if (report.shard?.index === 0 && report.mergedShards === null) return { path: 'shard.index', problem: 'shard 0 stands for a merge, and mergedShards is null' };
+    const bad = report.mergedShards?.find((index) => index > count);
+    if (bad !== undefined) return { path: 'mergedShards', problem: `shard ${bad} of ${count} does not exist` };
+    if (report.mergedShards && new Set(report.mergedShards).size !== report.mergedShards.length) return { path: 'mergedShards', problem: 'a shard is listed twice' };
+    return undefined;
+  },
+);
+
+// The schema and the interfaces above describe the same shape: a change to one that is not made to
+// the other does not compile.
+const schemaMatchesType: Same<Infer<typeof resultsReportSchema>, ResultsReport> = true;
+void schemaMatchesType;
+
+/** `value` as a results report, or a SchemaError naming the first field that is not as docs/ci.md says. */
+export const checkResultsReport: Check<ResultsReport> = resultsReportSchema;
 
 /** One graded check, as the CI run knows it. */
 export interface GradedCheck {
@@ -110,7 +206,7 @@ export function checkReport(stage: string, check: GradedCheck, courseRoot: strin
     origin: check.origin,
     status: verdict.status === 'infra' ? 'error' : verdict.status,
     infra: verdict.status === 'infra',
-    message: verdict.message,
+    message: clip(verdict.message, KEPT_MESSAGE),
     details: verdict.details === undefined ? null : keepText(verdict.details),
     output: verdict.stdout === undefined ? null : keepBytes(verdict.stdout),
     stderr: verdict.stderr === undefined ? null : keepText(verdict.stderr),
@@ -134,17 +230,18 @@ export function stageReport(graded: GradedStage, courseRoot: string): StageRepor
 }
 
 /** error when the grader failed anywhere, fail when any check did not pass, else pass. */
-export function rollUp(checks: CheckReport[], problems: string[] = []): RunStatus {
+export function rollUp(checks: CheckReport[], problems: string[] = []): GradedStatus {
   if (problems.length > 0 || checks.some((check) => check.infra)) return 'error';
   return checks.every((check) => check.status === 'pass') ? 'pass' : 'fail';
 }
 
-export function runStatus(stages: StageReport[], problems: string[]): RunStatus {
+export function runStatus(stages: StageReport[], problems: string[]): GradedStatus {
   const checks = stages.flatMap((stage) => stage.checks);
   const status = rollUp(checks, problems);
   return status === 'pass' && stages.some((stage) => stage.status === 'skipped') ? 'fail' : status;
 }
 
+/** 2 for `interrupted`: which signal stopped a run only its caller knows, and sets exitCode itself. */
 export function exitCodeOf(status: RunStatus): 0 | 1 | 2 {
   return status === 'pass' ? 0 : status === 'fail' ? 1 : 2;
 }
@@ -170,7 +267,7 @@ export function writeResults(path: string, report: ResultsReport): void {
 }
 
 function keepText(text: string): KeptText {
-  return text.length <= KEPT_OUTPUT ? { text, size: text.length, truncated: false } : { text: text.slice(0, KEPT_OUTPUT), size: text.length, truncated: true };
+  return text.length <= KEPT_OUTPUT ? { text, size: text.length, truncated: false } : { text: text.slice(0, cutPoint(text, KEPT_OUTPUT)), size: text.length, truncated: true };
 }
 
 function keepBytes(bytes: Buffer): KeptText {

@@ -1,9 +1,12 @@
 // `theinference merge-reports`: the results.json of each shard of one grading run, made into
-// the report of the whole run. Checks are put back in course order; a missing shard or stage
-// check makes the merged run an error rather than a pass on part of the work.
+// the report of the whole run. Every file is checked against the report's schema first, and
+// shards of another course, submission or seed are refused. Checks are put back in course
+// order; a missing shard or stage check makes the merged run an error, and an interrupted
+// shard makes it interrupted, rather than a pass on part of the work.
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.ts';
-import { countChecks, exitCodeOf, REPORT_VERSION, rollUp, runStatus, type ResultsReport, type StageReport } from './json.ts';
+import { SchemaError } from './check.ts';
+import { checkResultsReport, countChecks, REPORT_VERSION, rollUp, runStatus, type ResultsReport, type RunStatus, type StageReport } from './json.ts';
 
 /** A report that cannot be merged: the CLI prints it on one line and exits 2. */
 export class MergeError extends InputError {}
@@ -21,20 +24,31 @@ export function readReport(path: string): ResultsReport {
   } catch (error) {
     throw new MergeError(`${path}: not JSON (${(error as Error).message})`);
   }
-  const candidate = report as Partial<ResultsReport> | null;
-  if (typeof candidate !== 'object' || candidate === null || !Array.isArray(candidate.stages)) throw new MergeError(`${path}: not a theinference results report`);
-  if (candidate.version !== REPORT_VERSION) throw new MergeError(`${path}: report version ${String(candidate.version)} is not supported (expected ${REPORT_VERSION})`);
-  return candidate as ResultsReport;
+  const candidate = report as { version?: unknown } | null;
+  if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate) || !('version' in candidate)) throw new MergeError(`${path}: not a theinference results report`);
+  if (candidate.version !== REPORT_VERSION) throw new MergeError(`${path}: report version ${JSON.stringify(candidate.version)} is not supported (expected ${REPORT_VERSION})`);
+  return validReport(path, report);
+}
+
+/** `report` checked field by field; a MergeError naming the file and the first field that is wrong. */
+export function validReport(path: string, report: unknown): ResultsReport {
+  try {
+    return checkResultsReport(report, '');
+  } catch (error) {
+    if (!(error instanceof SchemaError)) throw error;
+    throw new MergeError(`${path}: ${error.message}`);
+  }
 }
 
 export function mergeReports(reports: { path: string; report: ResultsReport }[]): ResultsReport {
   if (reports.length === 0) throw new MergeError('no reports to merge');
-  const [first] = reports;
-  const count = first!.report.shard?.count ?? 1;
+  for (const { path, report } of reports) validReport(path, report);
+  const first = reports[0]!;
+  const count = first.report.shard?.count ?? 1;
   const shardsSeen = new Map<number, string>();
   for (const { path, report } of reports) {
-    if (report.seed !== first!.report.seed) throw new MergeError(`${path}: seed ${report.seed} differs from ${first!.path}'s ${first!.report.seed} (every shard must be given the same --seed)`);
-    if ((report.shard?.count ?? 1) !== count) throw new MergeError(`${path}: made for ${report.shard?.count ?? 1} shards, ${first!.path} for ${count}`);
+    refuseMix(first, { path, report });
+    if ((report.shard?.count ?? 1) !== count) throw new MergeError(`${path}: made for ${report.shard?.count ?? 1} shards, ${first.path} for ${count}`);
     for (const index of report.mergedShards ?? [report.shard?.index ?? 1]) {
       const earlier = shardsSeen.get(index);
       if (earlier !== undefined) throw new MergeError(`${path}: shard ${index}/${count} is also in ${earlier}`);
@@ -42,7 +56,15 @@ export function mergeReports(reports: { path: string; report: ResultsReport }[])
     }
   }
 
-  const problems = reports.flatMap(({ report }) => report.problems);
+  const problems: string[] = [];
+  let interrupted = false;
+  for (const { path, report } of reports) {
+    for (const problem of report.problems) problems.push(problem);
+    if (report.status === 'interrupted') {
+      interrupted = true;
+      problems.push(`${path} was interrupted before it finished (exit code ${report.exitCode})`);
+    }
+  }
   for (let index = 1; index <= count; index++) {
     if (!shardsSeen.has(index)) problems.push(`shard ${index}/${count} is missing from the merge`);
   }
@@ -56,29 +78,54 @@ export function mergeReports(reports: { path: string; report: ResultsReport }[])
       }
     }
   }
-  const status = runStatus(stages, problems);
-  const changes = new Map(reports.flatMap(({ report }) => report.submission.changedOutsideSrc.map((change) => [change.path, change] as const)));
+  // A shard that was stopped graded only part of its work: never a pass, whatever its checks say.
+  const status: RunStatus = interrupted ? 'interrupted' : runStatus(stages, problems);
+  const changes = new Map<string, ResultsReport['submission']['changedOutsideSrc'][number]>();
+  for (const { report } of reports) for (const change of report.submission.changedOutsideSrc) changes.set(change.path, change);
   return {
-    ...first!.report,
+    ...first.report,
     status,
-    exitCode: exitCodeOf(status),
+    // the merge itself was not stopped by a signal: an interrupted shard is an error of the run
+    exitCode: status === 'pass' ? 0 : status === 'fail' ? 1 : 2,
     shard: count === 1 ? null : { index: 0, count },
     mergedShards: [...shardsSeen.keys()].sort((a, b) => a - b),
     startedAt: reports.map(({ report }) => report.startedAt).sort()[0]!,
-    durationMs: Math.max(...reports.map(({ report }) => report.durationMs)),
-    submission: { ...first!.report.submission, changedOutsideSrc: [...changes.values()].sort((a, b) => a.path.localeCompare(b.path)) },
-    hiddenCases: Math.max(...reports.map(({ report }) => report.hiddenCases)),
-    generatedCases: Math.max(...reports.map(({ report }) => report.generatedCases)),
+    durationMs: largest(reports.map(({ report }) => report.durationMs)),
+    submission: { ...first.report.submission, changedOutsideSrc: [...changes.values()].sort((a, b) => a.path.localeCompare(b.path)) },
+    // one shard graded without a sandbox is a run graded without one
+    sandbox: reports.every(({ report }) => report.sandbox === 'bwrap') ? 'bwrap' : 'none',
+    hiddenCases: largest(reports.map(({ report }) => report.hiddenCases)),
+    generatedCases: largest(reports.map(({ report }) => report.generatedCases)),
     counts: countChecks(stages),
     problems,
     stages,
   };
 }
 
+/** Shards of one run share the course, the submission and the seed; anything else is two runs. */
+function refuseMix(first: { path: string; report: ResultsReport }, other: { path: string; report: ResultsReport }): void {
+  const [a, b] = [first.report, other.report];
+  const differ = (what: string, mine: string, theirs: string, why: string) =>
+    new MergeError(`${other.path}: ${what} ${mine} differs from ${first.path}'s ${theirs} (${why})`);
+  if (b.seed !== a.seed) throw differ('seed', String(b.seed), String(a.seed), 'every shard must be given the same --seed');
+  if (b.course.digest !== a.course.digest) {
+    throw differ('course digest', b.course.digest.slice(0, 12), a.course.digest.slice(0, 12), 'graded with another course.yaml or other case folders');
+  }
+  if (b.submission.path !== a.submission.path) throw differ('submission', b.submission.path, a.submission.path, 'every shard must grade the same submission');
+}
+
+function largest(values: number[]): number {
+  return values.reduce((most, value) => Math.max(most, value), 0);
+}
+
 function mergeStages(perReport: StageReport[][]): StageReport[] {
   const bySlug = new Map<string, StageReport[]>();
   for (const stages of perReport) {
-    for (const stage of stages) bySlug.set(stage.slug, [...(bySlug.get(stage.slug) ?? []), stage]);
+    for (const stage of stages) {
+      const parts = bySlug.get(stage.slug);
+      if (parts) parts.push(stage);
+      else bySlug.set(stage.slug, [stage]);
+    }
   }
   return [...bySlug.values()].map((parts) => {
     const graded = parts.filter((part) => part.status !== 'skipped');
@@ -93,8 +140,8 @@ function mergeStages(perReport: StageReport[][]): StageReport[] {
       slug: first!.slug,
       title: first!.title,
       status: graded.length === 0 ? 'skipped' : rollUp(checks),
-      durationMs: Math.max(...parts.map((part) => part.durationMs)),
-      planned: Math.max(...parts.map((part) => part.planned)),
+      durationMs: largest(parts.map((part) => part.durationMs)),
+      planned: largest(parts.map((part) => part.planned)),
       checks,
     };
   });

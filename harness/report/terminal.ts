@@ -3,12 +3,17 @@
 import type { Stage } from '../course.ts';
 import type { StageResult } from '../grade/stage.ts';
 import type { Status, Verdict } from '../grade/verdict.ts';
+import { clip, escapeControls, escapeGraderText, headLines } from './escape.ts';
 
 const MARKS: Record<Status, string> = { pass: '✓', fail: '✗', error: '✗', timeout: '✗', crash: '✗', infra: '!' };
 /** Stderr lines relayed per case before the rest is only counted. */
 const RELAYED_LINES = 40;
 /** Failures shown in full per stage; a failure that repeats one already shown gets one line. */
 const DETAILED_FAILURES = 5;
+/** Lines of one verdict's details printed before the rest is only counted. */
+export const DETAIL_LINES = 200;
+/** Characters of one printed line (a message, a line of details or of stderr) before it is cut. */
+export const LINE_CHARS = 1000;
 
 export interface TerminalOptions {
   color: boolean;
@@ -34,8 +39,8 @@ export class TerminalReporter {
     const passed = verdict.status === 'pass';
     const mark = this.paint(passed ? 'green' : verdict.status === 'infra' ? 'yellow' : 'red', MARKS[verdict.status]);
     const time = this.dim(`${(verdict.durationMs / 1000).toFixed(2)} s`);
-    const what = passed ? '' : `  ${this.paint('red', verdict.status)}: ${verdict.message}`;
-    this.write(`  ${mark} ${verdict.name}  ${time}${what}\n`);
+    const what = passed ? '' : `  ${this.paint('red', verdict.status)}: ${this.line(verdict.message, false)}`;
+    this.write(`  ${mark} ${this.line(verdict.name, false)}  ${time}${what}\n`);
     if (passed && !this.options.verbose) return;
     if (!passed && !this.options.verbose) {
       const kind = failureKind(verdict);
@@ -45,10 +50,20 @@ export class TerminalReporter {
       }
       this.shown.add(kind);
     }
-    const body: string[] = [];
-    if (verdict.details) body.push(...verdict.details.split('\n'));
-    if (verdict.stderr) body.push(...relay(verdict.stderr).map((line) => this.dim(line)));
-    for (const line of body) this.write(`      ${line}\n`);
+    if (verdict.details) {
+      // The grader's own colours (the diff explainer's) survive; a program's escapes do not.
+      const { lines, more } = headLines(verdict.details, DETAIL_LINES);
+      for (const line of lines) this.write(`      ${this.line(line, this.options.color)}\n`);
+      if (more > 0) this.write(`      ${this.dim(`… ${more} more line${more === 1 ? '' : 's'}`)}\n`);
+    }
+    if (verdict.stderr) for (const line of relay(verdict.stderr)) this.write(`      ${this.dim(line)}\n`);
+  }
+
+  /** One line of grader text, cut to LINE_CHARS and with control characters made visible. */
+  private line(text: string, keepColour: boolean): string {
+    const shown = escapeGraderText(clip(text, LINE_CHARS), keepColour);
+    // A line cut inside a coloured span must not leave the terminal coloured.
+    return keepColour && text.length > LINE_CHARS && shown.includes('\x1b[') ? `${shown}\x1b[0m` : shown;
   }
 
   stageEnd(result: StageResult): void {
@@ -88,9 +103,8 @@ export class TerminalReporter {
 
 /** Two failures are the same mistake when they say the same and hint the same (wherever it shows). */
 function failureKind(verdict: Verdict): string {
-  const hints = (verdict.details ?? '')
-    .split('\n')
-    .filter((line) => line.startsWith('hint:'))
+  const hints = headLines(verdict.details ?? '', DETAIL_LINES)
+    .lines.filter((line) => line.startsWith('hint:'))
     .map((line) => line.replace(/\(and \d+ more\)|\(at [^)]*\)|\[\d+\]|\d+/g, '').replace(/\s+/g, ' '));
   return [verdict.status, verdict.message, ...hints].join('\n');
 }
@@ -98,10 +112,24 @@ function failureKind(verdict: Verdict): string {
 /** Node's own stack frames and version banner say nothing about the student's code. */
 const NODE_NOISE = /^\s+at .*\(node:internal\/|^\s+at node:internal\/|^Node\.js v\d+/;
 
+/** The program's stderr as the student reads it: its first lines, each escaped and cut; the rest counted. */
 function relay(stderr: string): string[] {
-  const lines = stderr.replace(/\n$/, '').split('\n').filter((line) => !NODE_NOISE.test(line));
-  const shown = lines.slice(0, RELAYED_LINES).map((line) => `[your_program] ${line}`);
-  if (lines.length > RELAYED_LINES) shown.push(`[your_program] … ${lines.length - RELAYED_LINES} more lines of stderr`);
+  const shown: string[] = [];
+  let more = 0;
+  const text = stderr.endsWith('\n') ? stderr.slice(0, -1) : stderr;
+  for (let start = 0; start <= text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    // Only the start of a line decides whether it is noise: a long line is not scanned whole.
+    const line = text.slice(start, Math.min(end, start + LINE_CHARS + 1));
+    if (!NODE_NOISE.test(line)) {
+      if (shown.length < RELAYED_LINES) shown.push(`[your_program] ${escapeControls(clip(line, LINE_CHARS))}`);
+      else more++;
+    }
+    if (newline === -1) break;
+    start = newline + 1;
+  }
+  if (more > 0) shown.push(`[your_program] … ${more} more lines of stderr`);
   return shown;
 }
 

@@ -1,9 +1,17 @@
 // The player's matching state machine through its in-memory face: hand-written cassettes, each
-// test one rule of the design (recorded place, id remapping, chunks, each kind of diagnosis).
+// test one rule of the design (recorded place, id remapping, chunks, each kind of diagnosis); and
+// the player flooded with garbage, through that face, directly and on a real socket.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { formatDiagnoses, moreDiagnosesLine } from '../../harness/cassette/diagnosis.ts';
 import { parseCassette } from '../../harness/cassette/format.ts';
 import { createMemoryWire } from '../../harness/cassette/memory-wire.ts';
 import type { Cassette } from '../../harness/cassette/model.ts';
+import { KEPT_DIAGNOSES, MAX_LINE_CHARS, Player } from '../../harness/cassette/player.ts';
+import { attachPlayer } from '../../harness/cassette/stream-face.ts';
 
 const HEADER = `version: 1
 transport: stdio
@@ -224,5 +232,98 @@ describe('the player, in memory', () => {
     expect(report.diagnoses.map((d) => d.message)).toEqual([
       'tasks/list (id 2) is not valid MCP 2025-06-18: tasks/list does not exist in protocol version 2025-06-18 (it came in 2025-11-25)',
     ]);
+  });
+});
+
+describe('the player, flooded', () => {
+  it('keeps the first diagnoses in full and counts the rest, and still plays a client that recovers', async () => {
+    const { wire, session } = createMemoryWire(cassette(HANDSHAKE));
+    const chunks = wire.chunks[Symbol.asyncIterator]();
+    for (let i = 0; i < 100; i++) wire.write(`garbage ${i}\n`);
+    await drain(chunks, 100); // a parse error for each
+    wire.write(init(1));
+    const [, result] = await drain(chunks, 2);
+    expect(JSON.parse(result!).id).toBe(1);
+    const report = session.finish();
+    expect(report.diagnoses).toHaveLength(KEPT_DIAGNOSES);
+    expect(report.diagnoses.at(-1)!.message).toBe('your client wrote a line that is not JSON: garbage 19');
+    expect(report.moreDiagnoses).toBe(100 - KEPT_DIAGNOSES + 1); // the rest of the garbage, and what was never sent
+    expect(report).toMatchObject({ ok: false, complete: false, consumed: 1 });
+    expect(formatDiagnoses(report).at(-1)).toBe('… and 81 more');
+    expect(moreDiagnosesLine({ ...report, moreDiagnoses: 127_980 })).toBe('… and 127,980 more');
+  });
+
+  it('quotes what the client wrote escaped and clipped, and keeps a long line as its clipped text', () => {
+    const { wire, session } = createMemoryWire(cassette(HANDSHAKE));
+    const prefix = '\x1b[31mred\x1b]0;title\x07\u009b ';
+    wire.write(`${prefix}${'x'.repeat(10_000)}\n`);
+    const method = `\x1b[2J${'m'.repeat(100_000)}`;
+    wire.write(line({ jsonrpc: '2.0', id: 1, method, params: {} }));
+    const [notJson, invalid, unexpected] = session.finish().diagnoses;
+    expect(notJson!.message).toBe(`your client wrote a line that is not JSON: \\x1b[31mred\\x1b]0;title\\x07\\x9b ${'x'.repeat(77 - prefix.length)}...`);
+    expect(notJson!.received).toBe(`${prefix}${'x'.repeat(4096 - prefix.length)}…`);
+    for (const diagnosis of [invalid!, unexpected!]) {
+      expect(diagnosis.message).toContain('\\x1b[2Jmmm');
+      expect(diagnosis.message).not.toMatch(/[\x00-\x1f\x7f-\x9f]/);
+      expect(diagnosis.message.length).toBeLessThan(1000);
+      expect(typeof diagnosis.received).toBe('string'); // the line's first 4096 characters, not the parsed message
+      expect((diagnosis.received as string).length).toBe(4097);
+    }
+  });
+
+  it('cuts client bytes into lines itself, and stops reading at a line longer than it holds', () => {
+    const written: string[] = [];
+    let cuts = 0;
+    const player = new Player(cassette(HANDSHAKE), { write: (piece) => written.push(String(piece.bytes)), cut: () => cuts++ });
+    player.start();
+    const message = init(1);
+    player.receiveChunk(message.slice(0, 10));
+    player.receiveChunk(message.slice(10) + 'not json\nhalf');
+    expect(player.diagnoses.map((d) => d.kind)).toEqual(['not-json']);
+    player.endOfInput();
+    expect(player.diagnoses.map((d) => d.message)).toEqual(['your client wrote a line that is not JSON: not json', 'your client wrote a line that is not JSON: half']);
+
+    const flooded = new Player(cassette(HANDSHAKE), { write: () => {}, cut: () => cuts++ });
+    const mebibyte = 'y'.repeat(1024 * 1024);
+    const started = performance.now();
+    for (let i = 0; i < MAX_LINE_CHARS / mebibyte.length + 4; i++) flooded.receiveChunk(mebibyte);
+    flooded.receiveChunk('\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    flooded.endOfInput();
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(cuts).toBe(1);
+    const report = flooded.finish();
+    expect(report.diagnoses.map((d) => d.kind)).toEqual(['line-too-long', 'unused']);
+    expect(report.diagnoses[0]!.message).toBe(`your client wrote a line longer than 16 MiB without a newline; the player stopped reading: ${'y'.repeat(77)}...`);
+    expect((report.diagnoses[0]!.received as string).length).toBe(4097);
+  });
+
+  it('128k lines of garbage on a real socket: done in bounded time with a bounded report', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'player-flood-'));
+    const path = join(dir, 'wire.sock');
+    const accepted = new Promise<Socket>((resolve) => {
+      const server = createServer((socket) => {
+        server.close();
+        resolve(socket);
+      });
+      server.listen(path);
+    });
+    const client = connect(path);
+    const started = performance.now();
+    const session = attachPlayer(cassette(HANDSHAKE), await accepted, { chunkGapMs: 0 });
+    let answers = 0;
+    client.on('data', (bytes: Buffer) => {
+      for (const byte of bytes) if (byte === 0x0a) answers++;
+    });
+    const LINES = 128_000;
+    client.end(Array.from({ length: LINES }, (_, index) => `\x1b[31mgarbage ${index}`).join('\n') + '\n');
+    const report = await session.done;
+    await new Promise((resolve) => client.once('close', resolve));
+    rmSync(dir, { recursive: true, force: true });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(report.diagnoses).toHaveLength(KEPT_DIAGNOSES);
+    expect(report.diagnoses[0]!.message).toBe('your client wrote a line that is not JSON: \\x1b[31mgarbage 0');
+    expect(report.moreDiagnoses).toBe(LINES - KEPT_DIAGNOSES + 1);
+    expect(JSON.stringify(report).length).toBeLessThan(50_000);
+    expect(answers).toBe(LINES); // every line still answered with a parse error
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { inShard, parseShard } from '../../harness/ci/shard.ts';
-import type { ResultsReport } from '../../harness/report/json.ts';
+import { checkResultsReport, type CheckReport, type ResultsReport } from '../../harness/report/json.ts';
 import { toJUnit } from '../../harness/report/junit.ts';
 import { mergeReports, MergeError } from '../../harness/report/merge.ts';
 import { REPO, runCli } from '../helpers/cli.ts';
@@ -64,25 +64,112 @@ describe('shards', () => {
 });
 
 describe('merge-reports refuses, in one line, exit 2', () => {
-  const report = (seed: number, index: number): ResultsReport =>
-    ({
-      version: 1, status: 'pass', exitCode: 0, seed, shard: { index, count: 2 }, mergedShards: null, startedAt: '', durationMs: 0,
-      grader: { name: 'theinference', version: '0' },
-      submission: { path: '', changedOutsideSrc: [], changesCut: false, linksIgnored: [], missing: [] },
-      limits: { timeoutMs: null, memoryBytes: 1, outputCapBytes: 1, network: 'on' }, hiddenCases: 0, generatedCases: 0,
-      counts: { pass: 0, fail: 0, error: 0, timeout: 0, crash: 0, total: 0 }, problems: [], stages: [],
-    }) as ResultsReport;
+  const DIGEST = 'a'.repeat(64);
+  const check = (position: number): CheckReport => ({
+    id: `s/c${position}`, name: `c${position}`, origin: 'public', status: 'pass', infra: false, message: 'passed',
+    details: null, output: null, stderr: null, durationMs: 1, seed: null, cassette: null, position,
+  });
+  /** Shard `index` of 2 of a stage of two cases, one case in each shard. */
+  const report = (seed: number, index: number): ResultsReport => ({
+    version: 1, status: 'pass', exitCode: 0, seed, shard: { index, count: 2 }, mergedShards: null, startedAt: '2026-11-30T00:44:09.647Z', durationMs: 0,
+    grader: { name: 'theinference', version: '0' }, course: { digest: DIGEST },
+    submission: { path: '/sub', changedOutsideSrc: [], changesCut: false, linksIgnored: [], missing: [] },
+    limits: { timeoutMs: null, memoryBytes: 1, outputCapBytes: 1, network: 'on' }, sandbox: 'bwrap', hiddenCases: 0, generatedCases: 0,
+    counts: { pass: 1, fail: 0, error: 0, timeout: 0, crash: 0, total: 1 }, problems: [],
+    stages: [{ slug: 's', title: 'S', status: 'pass', durationMs: 1, planned: 2, checks: [check(index - 1)] }],
+  });
+  /** `report(1, 1)` with the field at `path` (`stages.0.checks.0.status`) set to `value`, or removed when it is undefined. */
+  const broken = (path: string, value: unknown): unknown => {
+    const copy = JSON.parse(JSON.stringify(report(1, 1))) as Record<string, unknown>;
+    const keys = path.split('.');
+    const parent = keys.slice(0, -1).reduce<Record<string, unknown>>((at, key) => at[key] as Record<string, unknown>, copy);
+    if (value === undefined) delete parent[keys.at(-1)!];
+    else parent[keys.at(-1)!] = value;
+    return copy;
+  };
+  const merge = (...reports: [string, unknown][]) => () => mergeReports(reports.map(([path, report]) => ({ path, report: report as ResultsReport })));
 
-  it('shards of different seeds, or the same shard twice', () => {
-    expect(() => mergeReports([{ path: 'a', report: report(1, 1) }, { path: 'b', report: report(2, 2) }])).toThrow(/^b: seed 2 differs from a's 1/);
-    expect(() => mergeReports([{ path: 'a', report: report(1, 1) }, { path: 'b', report: report(1, 1) }])).toThrow(new MergeError('b: shard 1/2 is also in a'));
+  it('merges two sound shards into a report that is itself sound', () => {
+    const merged = mergeReports([{ path: 'a', report: report(1, 1) }, { path: 'b', report: { ...report(1, 2), sandbox: 'none' } }]);
+    expect(merged).toMatchObject({ status: 'pass', exitCode: 0, shard: { index: 0, count: 2 }, mergedShards: [1, 2], sandbox: 'none', problems: [] });
+    expect(checkResultsReport(merged, '')).toBe(merged);
+  });
+
+  it('shards of different seeds, courses or submissions, or the same shard twice', () => {
+    expect(merge(['a', report(1, 1)], ['b', report(2, 2)])).toThrow(new MergeError("b: seed 2 differs from a's 1 (every shard must be given the same --seed)"));
+    expect(merge(['a', report(1, 1)], ['b', { ...report(1, 2), course: { digest: 'b'.repeat(64) } }])).toThrow(
+      new MergeError("b: course digest bbbbbbbbbbbb differs from a's aaaaaaaaaaaa (graded with another course.yaml or other case folders)"),
+    );
+    expect(merge(['a', report(1, 1)], ['b', { ...report(1, 2), submission: { ...report(1, 2).submission, path: '/other' } }])).toThrow(
+      new MergeError("b: submission /other differs from a's /sub (every shard must grade the same submission)"),
+    );
+    expect(merge(['a', report(1, 1)], ['b', report(1, 1)])).toThrow(new MergeError('b: shard 1/2 is also in a'));
+  });
+
+  it('a report that is not as docs/ci.md says, naming the file and the field', () => {
+    const cases: [string, unknown, string | undefined][] = [
+      ['stages', [], 'stages: expected at least 1 item, got 0'],
+      ['submission', undefined, 'submission: missing'],
+      ['stages.0.checks.0.status', 'passed', 'stages[0].checks[0].status: expected one of pass, fail, error, timeout, crash, got "passed"'],
+      ['stages.0.checks.0.infra', 'no', 'stages[0].checks[0].infra: expected true or false, got "no"'],
+      ['stages.0.checks.0.position', 1.5, 'stages[0].checks[0].position: expected a whole number from 0 to 9007199254740991, got 1.5'],
+      ['stages.0.checks.0.details', { text: 'x'.repeat(5000), size: 5000, truncated: false }, 'stages[0].checks[0].details.text: 5000 characters, more than the 4096 a report keeps'],
+      ['stages.0.checks.0.status', 'fail', undefined], // sound: merge recomputes the statuses above a check
+      ['exitCode', '0', 'exitCode: expected one of 0, 1, 2, 130, 143, got "0"'],
+      ['exitCode', 1, 'exitCode: a pass run does not exit 1 (expected 0)'],
+      ['seed', -1, 'seed: expected a whole number from 0 to 4294967295, got -1'],
+      ['seed', 2 ** 32, 'seed: expected a whole number from 0 to 4294967295, got 4294967296'],
+      ['course', { digest: 'abc' }, 'course.digest: expected a sha256 digest (64 hex digits)'],
+      ['course', undefined, 'course: missing'],
+      ['sandbox', 'docker', 'sandbox: expected one of bwrap, none, got "docker"'],
+      ['shard', { index: 3, count: 2 }, 'shard.index: shard 3 of 2 does not exist'],
+      ['shard', { index: 0, count: 2 }, 'shard.index: shard 0 stands for a merge, and mergedShards is null'],
+      ['limits.network', true, 'limits.network: expected one of on, off, got true'],
+      ['counts', null, 'counts: expected an object, got null'],
+      ['stages.0.checks', {}, 'stages[0].checks: expected an array, got an object'],
+      ['startedAt', 'yesterday', 'startedAt: expected a date and time, got "yesterday"'],
+      ['verdict', 'pass', 'verdict: a field a version 1 report does not have'],
+    ];
+    for (const [path, value, problem] of cases) {
+      const run = merge(['r.json', broken(path, value)], ['b', report(1, 2)]);
+      if (problem === undefined) expect(run, path).not.toThrow();
+      else expect(run, path).toThrow(new MergeError(`r.json: ${problem}`));
+    }
+    expect(merge(['r.json', broken('stages.0.checks.0.infra', true)])).toThrow(
+      new MergeError('r.json: stages[0].checks[0].status: a check the grader failed (infra) is an error, not pass'),
+    );
+  });
+
+  it('an interrupted shard makes the merged run interrupted, exit 2, never a pass', () => {
+    const second = report(1, 2);
+    const stopped: ResultsReport = {
+      ...second,
+      status: 'interrupted',
+      exitCode: 143,
+      counts: { ...second.counts, pass: 0, total: 0 },
+      stages: [{ ...second.stages[0]!, status: 'skipped', checks: [] }],
+    };
+    const merged = mergeReports([{ path: 'a', report: report(1, 1) }, { path: 'b', report: stopped }]);
+    expect(merged).toMatchObject({ status: 'interrupted', exitCode: 2, problems: ['b was interrupted before it finished (exit code 143)'] });
+    expect(checkResultsReport(merged, '')).toBe(merged);
+    expect(mergeReports([{ path: 'm', report: merged }])).toMatchObject({ status: 'interrupted', exitCode: 2 });
   });
 
   it('a file that is not a report', async () => {
-    const dir = folder({ 'bad.json': '{"version": 9, "stages": []}', 'text.json': 'nope' });
+    const dir = folder({
+      'bad.json': '{"version": 9, "stages": []}',
+      'text.json': 'nope',
+      'empty.json': JSON.stringify({ ...report(1, 1), stages: [] }),
+      'array.json': '[1]',
+    });
     let run = await runCli(['merge-reports', '--report', join(dir, 'm.json'), join(dir, 'bad.json')]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(`theinference: ${join(dir, 'bad.json')}: report version 9 is not supported (expected 1)\n`);
+    run = await runCli(['merge-reports', '--report', join(dir, 'm.json'), join(dir, 'empty.json')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`theinference: ${join(dir, 'empty.json')}: stages: expected at least 1 item, got 0\n`);
+    run = await runCli(['merge-reports', '--report', join(dir, 'm.json'), join(dir, 'array.json')]);
+    expect(run.stderr).toBe(`theinference: ${join(dir, 'array.json')}: not a theinference results report\n`);
     run = await runCli(['merge-reports', '--report', join(dir, 'm.json'), join(dir, 'text.json')]);
     expect(run.stderr).toMatch(/^theinference: .*text\.json: not JSON/);
     run = await runCli(['merge-reports', join(dir, 'text.json')], { cwd: REPO });
@@ -102,7 +189,7 @@ describe('JUnit', () => {
           slug: 's<1>', title: '', status: 'fail', durationMs: 10, planned: 3,
           checks: [
             { ...base, id: 'a', name: 'ok', status: 'pass', message: 'passed', details: null },
-            { ...base, id: 'b', name: 'b "q" & <x>', status: 'fail', message: 'differs\u0000 😀', details: { text: 'line\u001b[31m red\u001b[39m\u0007', size: 1, truncated: false } },
+            { ...base, id: 'b', name: 'b "q" & <x>', status: 'fail', message: 'differs\u0000 😀 \ud800 \uffff', details: { text: 'line\u001b[31m red\u001b[39m\u0007\u001b]0;t', size: 1, truncated: false } },
             { ...base, id: 'c', name: 'c', status: 'timeout', message: 'timed out', details: null },
           ],
         },
@@ -110,9 +197,9 @@ describe('JUnit', () => {
     } as unknown as ResultsReport);
     expect(xml).toContain('<testsuite name="s&lt;1&gt;" tests="3" failures="1" errors="1" time="0.010">');
     expect(xml).toContain('<testcase classname="s&lt;1&gt;" name="b &quot;q&quot; &amp; &lt;x&gt;" time="0.005">');
-    expect(xml).toContain('<failure type="fail" message="differs\\u0000 😀">line red\\u0007</failure>');
+    expect(xml).toContain('<failure type="fail" message="differs\\u0000 😀 \\ud800 \\uffff">line red\\u0007\\u001b]0;t</failure>');
     expect(xml).toContain('<error type="timeout" message="timed out"></error>');
-    expect(xml).not.toMatch(/[\u0000-\u0008\u001b]/);
+    expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|\p{Surrogate}/u);
   });
 });
 
@@ -128,7 +215,8 @@ describe('the example GitHub Actions workflow', () => {
     expect(grade).toContain(`--shard \${{ matrix.shard }}/${shards.length}`);
     expect(grade).toContain('--all');
     expect(grade).toMatch(/seed=\$\(\( \$\{\{ github\.run_id \}\} % \d+ \)\)/); // the same in every shard of a run
-    expect(grade).toContain('sudo unshare --net');
+    expect(grade).toContain('--no-network');
+    expect(grade).toContain('apt-get install -y bubblewrap'); // the sandbox, required with --submission
     expect(workflow.jobs.merge.needs).toBe('grade');
     expect(workflow.jobs.merge.steps.map((step) => step.run ?? '').join('\n')).toContain('theinference merge-reports --report results.json --junit junit.xml results-*.json');
   });

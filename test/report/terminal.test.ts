@@ -1,0 +1,80 @@
+// What the terminal reporter prints under a verdict stays bounded whatever the verdict holds, and
+// shows a program's control characters as text, while the grader's own colours and the diff
+// explainer's output pass through unchanged.
+import { describe, expect, it } from 'vitest';
+import { explainDifference } from '../../harness/grade/explain.ts';
+import type { Verdict } from '../../harness/grade/verdict.ts';
+import { clip, escapeControls, escapeGraderText, headLines } from '../../harness/report/escape.ts';
+import { DETAIL_LINES, LINE_CHARS, TerminalReporter } from '../../harness/report/terminal.ts';
+
+function printed(verdict: Partial<Verdict>, color = false): string[] {
+  let out = '';
+  const reporter = new TerminalReporter((text) => (out += text), { color, verbose: true });
+  reporter.verdict({ name: 'case', status: 'fail', message: 'output differs from expected.json', durationMs: 10, ...verdict });
+  return out.split('\n').slice(1, -1);
+}
+
+describe('escaping', () => {
+  it('shows control characters as \\xNN (\\r, \\n) and keeps tab; C1 and DEL too for program bytes', () => {
+    expect(escapeControls('\x1b[31mred\x1b[39m\ttab\r\n\x00\x7f\u0085\u009b2J é')).toBe('\\x1b[31mred\\x1b[39m\ttab\\r\\n\\x00\\x7f\\x85\\x9b2J é');
+    expect(escapeControls(escapeControls('\x1b]0;title\x07'))).toBe('\\x1b]0;title\\x07'); // twice is once
+  });
+
+  it('in grader text, keeps colour sequences only when asked, and C1 (the property explainer quotes U+0080)', () => {
+    const text = '\x1b[31mred\x1b[0m \x1b[2J\x1b]8;;x\x07 \u0080';
+    expect(escapeGraderText(text, true)).toBe('\x1b[31mred\x1b[0m \\x1b[2J\\x1b]8;;x\\x07 \u0080');
+    expect(escapeGraderText(text, false)).toBe('\\x1b[31mred\\x1b[0m \\x1b[2J\\x1b]8;;x\\x07 \u0080');
+  });
+
+  it('clips without splitting a surrogate pair, and counts the lines it leaves out', () => {
+    expect(clip('abc', 3)).toBe('abc');
+    expect(clip('ab😀', 3)).toBe('ab…');
+    expect(headLines('a\nb\nc\n', 2)).toEqual({ lines: ['a', 'b'], more: 2 });
+    expect(headLines('a\nb', 5)).toEqual({ lines: ['a', 'b'], more: 0 });
+    expect(headLines('a\n', 1)).toEqual({ lines: ['a'], more: 1 });
+  });
+});
+
+describe('the terminal reporter', () => {
+  it('prints 128k lines of details as its first lines and a count, without a RangeError', () => {
+    const details = Array.from({ length: 128_000 }, (_, index) => `line ${index}`).join('\n');
+    const lines = printed({ details });
+    expect(lines).toHaveLength(DETAIL_LINES + 1);
+    expect(lines[0]).toBe('      line 0');
+    expect(lines.at(-1)).toBe(`      … ${128_000 - DETAIL_LINES} more lines`);
+  });
+
+  it('cuts long lines of details, of the message and of stderr', () => {
+    const lines = printed({ message: 'm'.repeat(5000), details: 'd'.repeat(1_000_000), stderr: `${'e'.repeat(1_000_000)}\n` });
+    expect(lines[0]).toBe(`      ${'d'.repeat(LINE_CHARS)}…`);
+    expect(lines[1]).toBe(`      [your_program] ${'e'.repeat(LINE_CHARS)}…`);
+    let out = '';
+    new TerminalReporter((text) => (out += text), { color: false, verbose: false }).verdict({ name: 'c', status: 'crash', message: 'x'.repeat(5000), durationMs: 1 });
+    expect(out.split('\n')[0]!.length).toBeLessThan(LINE_CHARS + 40);
+  });
+
+  it('relays 40 lines of stderr and counts the rest', () => {
+    const lines = printed({ stderr: Array.from({ length: 1000 }, (_, index) => `e${index}`).join('\n') });
+    expect(lines).toHaveLength(41);
+    expect(lines.at(-1)).toBe('      [your_program] … 960 more lines of stderr');
+  });
+
+  it('shows the escapes a program writes as text, on stderr, in the message and in details; its own colours still work', () => {
+    const evil = '\x1b[31mred\x1b[2J\x1b]0;pwned\x07\r\u009b1A';
+    const plain = printed({ message: `exited with code 1: Error: ${evil}`, details: `  not-json: ${evil}`, stderr: evil }, false);
+    expect(plain.join('\n')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+    expect(plain).toContain('      [your_program] \\x1b[31mred\\x1b[2J\\x1b]0;pwned\\x07\\r\\x9b1A');
+    const coloured = printed({ stderr: evil }, true);
+    expect(coloured).toEqual(['      \x1b[2m[your_program] \\x1b[31mred\\x1b[2J\\x1b]0;pwned\\x07\\r\\x9b1A\x1b[22m']);
+  });
+
+  it('prints the diff explainer\'s output exactly as it made it, with colours or without', () => {
+    const expected = Buffer.from('{"a":"x\\u001b","b":[1,2]}\n');
+    const actual = Buffer.from('{"a":"x\x1b","b":[1,2]}\r\n\x00\x7f\xff');
+    for (const color of [false, true]) {
+      const details = explainDifference(expected, actual, { color });
+      if (color) expect(details).toContain('\x1b[');
+      expect(printed({ details }, color)).toEqual(details.split('\n').map((line) => `      ${line}`));
+    }
+  });
+});
