@@ -1,12 +1,15 @@
 // theinference record | replay | lint | verify: argv in, exit code out (0 ok, 1 drift or mismatch,
 // 2 usage or bad input). Bad input is one line on stderr naming file, line and field.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { InputError } from '../errors.ts';
 // Each command imports what it needs when it runs: a replay starts for every test case.
-import { formatDiagnosis, type PlayReport } from './diagnosis.ts';
+import { formatDiagnosis, moreDiagnosesLine, type PlayReport } from './diagnosis.ts';
 import { CassetteError, loadCassette, writeAtomically } from './format.ts';
 import type { Cassette } from './model.ts';
+import { escapeControls } from './terminal-text.ts';
 
-const say = (command: string, line: string) => process.stderr.write(`theinference ${command}: ${line}\n`);
+/** One line each; what it quotes (a client's line, a cassette's text) cannot drive the terminal. */
+const say = (command: string, line: string) => process.stderr.write(`theinference ${command}: ${escapeControls(line)}\n`);
 
 function parse(command: string, args: string[], options: NonNullable<ParseArgsConfig['options']>) {
   try {
@@ -64,13 +67,24 @@ export async function replay(args: string[]): Promise<number> {
     say('replay', 'usage: theinference replay <cassette> [--report <file>] [--no-validate]');
     return 2;
   }
+  const reportFile = parsed.values.report as string | undefined;
+  if (reportFile !== undefined) {
+    const { checkWritable } = await import('../commands/args.ts');
+    try {
+      checkWritable('--report', reportFile); // before playing: a client cannot be asked to run again
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      say('replay', error.message);
+      return 2;
+    }
+  }
   const cassette = load('replay', file);
   if (!cassette) return 2;
   const { attachStreams } = await import('./stream-face.ts');
   const session = attachStreams(cassette, process.stdin, process.stdout, {
     endOutput: false,
     validate: parsed.values['no-validate'] !== true,
-    onStderr: (line) => process.stderr.write(line + '\n'),
+    onStderr: (line) => process.stderr.write(escapeControls(line) + '\n'), // the recorded server's stderr
     onDiagnosis: (diagnosis) => say('replay', formatDiagnosis(diagnosis)),
   });
   const stop = () => session.finish();
@@ -80,7 +94,8 @@ export async function replay(args: string[]): Promise<number> {
   process.off('SIGTERM', stop);
   process.off('SIGINT', stop);
   process.stdin.destroy();
-  const reportFile = parsed.values.report as string | undefined;
+  const more = moreDiagnosesLine(report);
+  if (more) say('replay', more);
   if (reportFile !== undefined) writeAtomically(reportFile, JSON.stringify(report, null, 2) + '\n', { overwrite: true });
   return exitCodeOf(report);
 }

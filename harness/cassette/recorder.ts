@@ -1,17 +1,32 @@
 // The recorder: a transparent stdio proxy. A client spawns it in place of a server; it spawns the
-// real server, forwards bytes both ways unchanged, taps both directions into frames, and writes the
-// cassette (redacted, normalised, atomically) when the session ends. A server that dies mid-session
-// leaves only `<out>.partial`; a server that cannot start or writes non-JSON leaves nothing.
+// real server, forwards stdin and stdout unchanged, relays stderr line by line (redacted, control
+// characters escaped), taps both directions into frames, and writes the cassette (redacted,
+// normalised, atomically) when the session ends. A session that is not clean (the server died, cut
+// a line, or left a request unanswered) leaves only `<out>.partial`; a server that cannot start or
+// writes non-JSON leaves nothing.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
 import { loadCassette, saveCassette } from './format.ts';
 import { LineSplitter } from './lines.ts';
-import { CASSETTE_VERSION, compactLine, isObject, kindOf, type Cassette, type Frame, type JsonObject, type Provenance } from './model.ts';
+import {
+  CASSETTE_VERSION,
+  compactLine,
+  describeMessage,
+  isObject,
+  kindOf,
+  type Cassette,
+  type Frame,
+  type Json,
+  type JsonObject,
+  type Provenance,
+} from './model.ts';
 import { carryOver, markNondeterministic } from './normalise.ts';
-import { Redactor, secretsFromEnv } from './redact.ts';
+import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv } from './redact.ts';
+import { escapeControls } from './terminal-text.ts';
 
 export interface RecordOptions {
   out: string;
@@ -25,8 +40,10 @@ export interface RecordOptions {
   keepNondeterministic?: boolean;
   /** Paths free in every client message (default: params.clientInfo). */
   free?: string[];
-  /** How long the server may take to exit after its stdin closes before it is stopped. */
+  /** How long the server may take to exit after its stdin closes before it gets SIGTERM. */
   exitGraceMs?: number;
+  /** How long the server may take to exit after SIGTERM before it gets SIGKILL. */
+  killGraceMs?: number;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   input?: Readable;
@@ -35,12 +52,24 @@ export interface RecordOptions {
 }
 
 const DEFAULT_FREE = ['params.clientInfo'];
+/** The MCP stdio shutdown: close stdin, wait, SIGTERM, wait, SIGKILL. */
+const EXIT_GRACE_MS = 2000;
+/** Shorter than the 2 s an SDK client gives the recorder itself between its SIGTERM and its SIGKILL,
+ *  so that the server is stopped and the cassette written before the recorder is killed. */
+const KILL_GRACE_MS = 1000;
+/** After the server process exits, how long its pipes may stay open (held by a process it left behind). */
+const PIPE_GRACE_MS = 1000;
 
-/** Resolves to the exit code: 0 written, 1 the server died mid-session (.partial written), 2 bad input. */
+/**
+ * Resolves to the exit code: 0 written; 1 not a clean session (`.partial` written); 2 bad input or a
+ * noisy server (nothing written); 128 + the signal's number when a second SIGINT or SIGTERM cut the
+ * recording short (`.partial` written).
+ */
 export function record(options: RecordOptions): Promise<number> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
-  const log = options.log ?? ((line: string) => process.stderr.write(`theinference record: ${line}\n`));
+  const sink = options.log ?? ((line: string) => process.stderr.write(`theinference record: ${line}\n`));
+  const log = (line: string) => sink(escapeControls(line));
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const target = resolve(cwd, options.out);
@@ -56,14 +85,37 @@ export function record(options: RecordOptions): Promise<number> {
     log(`${options.out}: the folder ${dirname(options.out)} does not exist`);
     return Promise.resolve(2);
   }
+  const redactor = new Redactor([...secretsFromEnv(env, options.redactEnv ?? []), ...secretsFromCommand(options.command)]);
+  const exitGraceMs = options.exitGraceMs ?? EXIT_GRACE_MS;
+  const killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
 
   return new Promise((resolvePromise) => {
     const frames: Frame[] = [];
+    /** Client requests the server has not answered yet, by JSON id. */
+    const pending = new Map<string, JsonObject>();
     let problem: string | undefined;
     let sessionEnded = false;
     let finished = false;
     let stdoutLine = 0;
-    const child = spawn(options.command[0]!, options.command.slice(1), { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let firstSignal: NodeJS.Signals | undefined;
+    let interruptedBy: NodeJS.Signals | undefined;
+    let terminated = false;
+    let killed = false;
+    const timers: NodeJS.Timeout[] = [];
+    // unref: the server's pipes keep us alive while it runs, and nothing is left to stop once it has gone
+    const later = (ms: number, action: () => void) => timers.push(setTimeout(action, ms).unref());
+    // Its own process group, so that a signal reaches whatever the command started (npx, a shell).
+    const group = process.platform !== 'win32';
+    const child = spawn(options.command[0]!, options.command.slice(1), { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: group });
+    const running = () => child.exitCode === null && child.signalCode === null;
+    const signalServer = (signal: NodeJS.Signals) => {
+      try {
+        if (group && child.pid !== undefined) process.kill(-child.pid, signal);
+        else child.kill(signal);
+      } catch {
+        // already gone
+      }
+    };
 
     const clientLines = new LineSplitter();
     const serverLines = new LineSplitter();
@@ -71,17 +123,24 @@ export function record(options: RecordOptions): Promise<number> {
     const clientText = new StringDecoder('utf8');
     const serverText = new StringDecoder('utf8');
     const stderrText = new StringDecoder('utf8');
+    const preview = (text: string, length: number) => redactor.text(text).slice(0, length);
 
     const tapClient = (line: string) => {
       const text = line.trim();
       if (text === '') return;
+      let message: unknown;
       try {
-        const message = JSON.parse(text) as unknown;
-        if (isObject(message) && kindOf(message) !== undefined) frames.push({ from: 'client', message });
-        else log(`the client sent something that is not a JSON-RPC message; not recorded: ${text.slice(0, 80)}`);
+        message = JSON.parse(text) as unknown;
       } catch {
-        log(`the client sent a line that is not JSON; not recorded: ${text.slice(0, 80)}`);
+        return log(`the client sent a line that is not JSON; not recorded: ${preview(text, 80)}`);
       }
+      if (!isObject(message) || kindOf(message) === undefined) {
+        return log(`the client sent something that is not a JSON-RPC message; not recorded: ${preview(text, 80)}`);
+      }
+      frames.push({ from: 'client', message });
+      if (kindOf(message) === 'request') pending.set(JSON.stringify(message.id), message);
+      // a cancelled request needs no answer
+      else if (message.method === 'notifications/cancelled' && isObject(message.params)) pending.delete(JSON.stringify(message.params.requestId));
     };
     const tapServer = (line: string) => {
       stdoutLine++;
@@ -93,32 +152,63 @@ export function record(options: RecordOptions): Promise<number> {
       }
       if (isObject(message) && kindOf(message) !== undefined) {
         const frame: Frame = { from: 'server', message: message as JsonObject };
-        if (line !== compactLine(message)) frame.raw = line.endsWith('\n') ? line : line + '\n';
+        if (line !== compactLine(message)) frame.raw = line;
         frames.push(frame);
+        if (kindOf(message) === 'response') pending.delete(JSON.stringify(message.id));
         return;
       }
       if (!options.allowNoise && line.trim() !== '' && problem === undefined) {
-        problem = `the server wrote non-JSON to stdout (line ${stdoutLine} of its output): ${JSON.stringify(line.slice(0, 120))}; no cassette written (--allow-noise records such lines)`;
+        problem = `the server wrote non-JSON to stdout (line ${stdoutLine} of its output): ${JSON.stringify(preview(line, 120))}; no cassette written (--allow-noise records such lines)`;
         log(problem);
       }
       frames.push({ from: 'stdout', text: line });
+    };
+    const tapStderr = (line: string) => {
+      const text = line.replace(/\r?\n$/, '');
+      frames.push({ from: 'stderr', text });
+      process.stderr.write(escapeControls(redactor.text(text)) + '\n');
     };
 
     input.on('data', (chunk: Buffer) => {
       if (child.stdin.writable) child.stdin.write(chunk);
       for (const line of clientLines.push(clientText.write(chunk))) tapClient(line);
     });
+    const terminate = () => {
+      if (terminated || !running()) return;
+      terminated = true;
+      signalServer('SIGTERM');
+      later(killGraceMs, () => {
+        if (!running() || killed) return;
+        log(`the server did not exit within ${killGraceMs / 1000} s of SIGTERM; stopped it with SIGKILL`);
+        kill();
+      });
+    };
+    const kill = () => {
+      if (killed) return;
+      killed = true;
+      signalServer('SIGKILL');
+    };
     const endSession = () => {
-      if (sessionEnded) return;
+      if (sessionEnded || finished) return;
       sessionEnded = true;
       const rest = clientLines.push(clientText.end()).concat(clientLines.flush());
       for (const line of rest) tapClient(line);
       child.stdin.end();
-      setTimeout(() => child.kill('SIGTERM'), options.exitGraceMs ?? 2000).unref();
+      later(exitGraceMs, terminate);
     };
     input.on('end', endSession);
     input.on('close', endSession);
-    const onSignal = () => endSession();
+    // The first SIGINT or SIGTERM ends the session now; a second stops everything at once.
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (firstSignal === undefined) {
+        firstSignal = signal;
+        endSession();
+        terminate();
+        return;
+      }
+      interruptedBy = signal;
+      kill();
+    };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
     child.stdin.on('error', () => {}); // a server that exits without reading is reported by its exit
@@ -129,13 +219,13 @@ export function record(options: RecordOptions): Promise<number> {
       for (const line of serverLines.push(serverText.write(chunk))) tapServer(line);
     });
     child.stderr.on('data', (chunk: Buffer) => {
-      process.stderr.write(chunk);
-      for (const line of stderrLines.push(stderrText.write(chunk))) frames.push({ from: 'stderr', text: line.replace(/\r?\n$/, '') });
+      for (const line of stderrLines.push(stderrText.write(chunk))) tapStderr(line);
     });
 
     const done = (code: number) => {
       if (finished) return;
       finished = true;
+      for (const timer of timers) clearTimeout(timer);
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
       input.pause();
@@ -149,20 +239,46 @@ export function record(options: RecordOptions): Promise<number> {
       log(`cannot start the server command ${JSON.stringify(options.command[0])}: ${why}; no cassette written`);
       done(2);
     });
-    child.on('close', (code, signal) => {
+    child.on('exit', () => {
+      later(PIPE_GRACE_MS, () => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(child.exitCode, child.signalCode);
+      });
+    });
+    child.on('close', (code, signal) => finish(code, signal));
+
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
       if (finished) return;
-      for (const line of serverLines.push(serverText.end()).concat(serverLines.flush())) if (line !== '') tapServer(line);
-      for (const line of stderrLines.push(stderrText.end()).concat(stderrLines.flush())) if (line !== '') frames.push({ from: 'stderr', text: line });
+      for (const line of serverLines.push(serverText.end())) tapServer(line);
+      // An unterminated JSON line is a message the server never finished; other bytes are noise.
+      const fragment = serverLines.flush();
+      const cut = fragment.trimStart().startsWith('{') ? fragment : '';
+      if (fragment !== '' && cut === '') tapServer(fragment);
+      for (const line of stderrLines.push(stderrText.end()).concat(stderrLines.flush())) if (line !== '') tapStderr(line);
       if (!output.destroyed && output !== process.stdout) output.end();
       if (problem !== undefined) return done(2);
-      const cassette = buildCassette(frames, options, env, cwd);
-      if (!sessionEnded) {
-        const partial = `${target}.partial`;
-        saveCassette(cassette, partial, { overwrite: true });
-        log(
-          `the server exited mid-session (${signal ? `signal ${signal}` : `exit code ${code}`}); ${options.out} not written, what was recorded is in ${options.out}.partial`,
-        );
-        return done(1);
+
+      const unanswered = [...pending.values()].map(describeMessage);
+      const flaws: string[] = [];
+      if (interruptedBy !== undefined) flaws.push(`interrupted by a second ${interruptedBy}: the server was stopped with SIGKILL`);
+      else if (!sessionEnded || cut !== '' || unanswered.length > 0) {
+        flaws.push(`the server exited${sessionEnded ? '' : ' mid-session'} (${signal ? `signal ${signal}` : `exit code ${code}`})`);
+      }
+      if (cut !== '') flaws.push(`in the middle of a line (${Buffer.byteLength(cut)} bytes after its last complete line)`);
+      if (unanswered.length > 0) flaws[flaws.length - 1] += `, leaving ${unanswered.join(', ')} unanswered`;
+
+      const cassette = buildCassette(frames, options, cwd, redactor);
+      const counts = `${frames.filter((frame) => frame.from === 'client').length} client and ${frames.filter((frame) => frame.from === 'server').length} server messages`;
+      if (flaws.length > 0) {
+        try {
+          saveCassette(cassette, `${target}.partial`, { overwrite: true });
+        } catch (error) {
+          log(`${flaws.join(' ')}; and cannot write ${options.out}.partial: ${(error as Error).message}`);
+          return done(2);
+        }
+        log(`${flaws.join(' ')}; ${options.out} not written, what was recorded (${counts}) is in ${options.out}.partial`);
+        return done(interruptedBy === undefined ? 1 : 128 + constants.signals[interruptedBy]);
       }
       try {
         saveCassette(cassette, target, { overwrite: options.force === true });
@@ -170,18 +286,22 @@ export function record(options: RecordOptions): Promise<number> {
         log(`cannot write ${options.out}: ${(error as Error).message}`);
         return done(2);
       }
-      log(`wrote ${options.out}: ${frames.filter((frame) => frame.from === 'client').length} client and ${frames.filter((frame) => frame.from === 'server').length} server messages`);
+      log(`wrote ${options.out}: ${counts}`);
       done(0);
-    });
+    };
   });
 }
 
-function buildCassette(frames: Frame[], options: RecordOptions, env: NodeJS.ProcessEnv, cwd: string): Cassette {
-  const redactor = new Redactor(secretsFromEnv(env, options.redactEnv ?? []));
+function buildCassette(frames: Frame[], options: RecordOptions, cwd: string, redactor: Redactor): Cassette {
   const redacted: Frame[] = frames.map((frame) => {
     if (frame.from === 'stderr' || frame.from === 'stdout') return { ...frame, text: redactor.text(frame.text) };
     const copy = { ...frame, message: redactor.json(frame.message) };
-    if (copy.from === 'server' && copy.raw !== undefined) copy.raw = redactor.text(copy.raw);
+    if (copy.from === 'server' && copy.raw !== undefined) {
+      const raw = redactor.text(copy.raw);
+      // The bytes are kept only while they still say the same as the redacted message.
+      if (raw !== compactLine(copy.message) && parsesTo(raw, copy.message)) copy.raw = raw;
+      else delete copy.raw;
+    }
     return copy;
   });
   if (!options.keepNondeterministic) {
@@ -190,12 +310,20 @@ function buildCassette(frames: Frame[], options: RecordOptions, env: NodeJS.Proc
     if (previous) carryOver(previous, redacted);
   }
   const provenance: Provenance = {
-    command: portableCommand(options.command, cwd).map((part) => redactor.text(part)),
+    command: redactCommand(portableCommand(options.command, cwd), redactor),
     ...findPackage(options.command, cwd),
     recorded: new Date().toISOString().slice(0, 10),
     recorder: 'theinference record',
   };
   return { version: CASSETTE_VERSION, transport: 'stdio', provenance, free: options.free ?? DEFAULT_FREE, frames: redacted };
+}
+
+function parsesTo(raw: string, message: Json): boolean {
+  try {
+    return JSON.stringify(JSON.parse(raw)) === JSON.stringify(message);
+  } catch {
+    return false;
+  }
 }
 
 /** The frames of the cassette a re-recording replaces, if there is a readable one. */

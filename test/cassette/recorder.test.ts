@@ -3,46 +3,115 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import type { ServerFrame } from '../../harness/cassette/model.ts';
+import { argumentSecrets, redactCommand, Redactor, secretsFromCommand } from '../../harness/cassette/redact.ts';
 import { cassetteCommand, EVERYTHING, NODE, ROOT, runSession } from './sdk-session.ts';
 
-/** A small real server whose misbehaviour is chosen by argv: noise, random, bytes, die. */
+/** A small real server whose misbehaviour is chosen by argv: noise, random, bytes, die, cut, silent, stubborn. */
 const SERVER = `
 const mode = process.argv[2];
+if (mode === 'cut' || mode === 'silent' || mode === 'stubborn') process.stderr.write('pid ' + process.pid + '\\n');
+if (mode === 'stubborn') {
+  // ignores stdin closing and SIGTERM, and so does a process it started
+  process.on('SIGTERM', () => {});
+  setInterval(() => {}, 1000);
+  const helper = require('node:child_process').spawn(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  process.stderr.write('pid ' + helper.pid + '\\n');
+}
 require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
   const message = JSON.parse(line);
   if (message.id === undefined) return;
   if (mode === 'noise') process.stdout.write('debug: got ' + message.method + '\\n');
   if (mode === 'bytes') return process.stdout.write('{"result":{"text":"caf\\\\u00e9"},"jsonrpc":"2.0","id":' + JSON.stringify(message.id) + '}\\r\\n');
+  if (mode === 'silent' && message.id !== 1) return;
+  if (mode === 'cut' && message.id === 2) {
+    process.stdout.write('{"jsonrpc":"2.0","id":2,"result":{"con');
+    process.exit(1);
+  }
   const text = mode === 'random' ? 'task ' + require('node:crypto').randomUUID() + ' at ' + new Date(Date.now() - Math.random() * 1e9).toISOString() : 'ok';
   process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text }] } }) + '\\n');
   if (mode === 'die') process.exit(3);
 });
 `;
 
+/** A server that repeats its secrets everywhere it can: its arguments and its token in results, an
+ *  error's data, a notification, a stdout log line and stderr (with colour codes and a CR). */
+const LEAKY = `
+const args = process.argv.slice(2);
+const token = process.env.LEAKY_SERVICE_TOKEN;
+process.stderr.write('starting with ' + args.join(' ') + ' token=' + token + ' \\x1b[31mred\\x1b[0m 50%\\r100%\\r\\n');
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\\r\\n');
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const message = JSON.parse(line);
+  if (message.id === undefined) return;
+  if (message.method === 'exit') process.exit(4);
+  process.stdout.write('debug: key=' + args[0] + '\\n');
+  send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: { args, password: args[2] } } });
+  if (message.method === 'resources/read') send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: 'bad key ' + args[0], data: { args, token } } });
+  else send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'token ' + token + ' args ' + JSON.stringify(args) }] } });
+});
+`;
+
 const dir = mkdtempSync(join(tmpdir(), 'cassette-recorder-'));
 const serverFile = join(dir, 'server.cjs');
 writeFileSync(serverFile, SERVER);
+const leakyFile = join(dir, 'leaky.cjs');
+writeFileSync(leakyFile, LEAKY);
+/** The real command line, as a client would start it. */
+const CLI = [NODE, join(ROOT, 'bin', 'theinference.js')];
 
 const request = (id: number, method = 'tools/call', params: object = { name: 'x' }) => JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
 
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
 /** Runs a command with `stdin` written; `keepOpen` leaves stdin open (a client still connected). */
-function run(command: string[], stdin: string, keepOpen = false): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT });
+function run(command: string[], stdin: string, options: { keepOpen?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Ran> {
+  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env: { ...process.env, ...options.env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('latin1')));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  if (keepOpen) child.stdin.write(stdin);
+  if (options.keepOpen) child.stdin.write(stdin);
   else child.stdin.end(stdin);
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
 function freshDir(name: string): string {
   return mkdtempSync(join(dir, name));
+}
+
+/** The processes a test server said it was (`pid <n>` lines on its stderr), none of which may outlive the recorder. */
+function serverPids(stderr: string): number[] {
+  return [...stderr.matchAll(/^pid (\d+)$/gm)].map((match) => Number(match[1]));
+}
+
+/** Running: signalled processes take a moment to go, and a zombie (state Z) is gone already. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
+  return !/^\d+ \(.*\) Z/s.test(stat);
+}
+
+/** The pids still running a second after the recorder exited. */
+async function survivors(pids: number[]): Promise<number[]> {
+  for (let waited = 0; waited < 1000 && pids.some(alive); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  return pids.filter(alive);
+}
+
+/** The recorder's own lines on stderr (the server's are relayed without the prefix). */
+function recorderLines(stderr: string): string[] {
+  return stderr.split('\n').filter((line) => line.startsWith('theinference record: '));
 }
 
 describe('theinference record', () => {
@@ -108,7 +177,7 @@ describe('theinference record', () => {
   it('leaves only a .partial beside the target when the server dies mid-session', async () => {
     const folder = freshDir('die-');
     const target = join(folder, 'c.yaml');
-    const result = await run(cassetteCommand('record', '--out', target, '--', NODE, serverFile, 'die'), request(1), true);
+    const result = await run(cassetteCommand('record', '--out', target, '--', NODE, serverFile, 'die'), request(1), { keepOpen: true });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('the server exited mid-session (exit code 3)');
     expect(readdirSync(folder)).toEqual(['c.yaml.partial']);
@@ -129,6 +198,154 @@ describe('theinference record', () => {
   });
 });
 
+describe('secrets in a recording', () => {
+  const SECRETS = ['sk-secret123', 'hunter22', 'tok-env-5ecret', 'u:pw@'];
+  const ARGS = ['--api-key=sk-secret123', '--password', 'hunter22', 'postgres://u:pw@localhost/db'];
+  const REDACTED_ARGS = ['--api-key=<redacted:--api-key>', '--password', '<redacted:--password>', 'postgres://u:<redacted:url-password>@localhost/db'];
+
+  it('are replaced wherever the server repeats them: arguments, environment, URL passwords, in every frame and on stderr', async () => {
+    const out = join(freshDir('leaky-'), 'leaky.yaml');
+    const input = request(1, 'tools/call', { name: 'x', arguments: { key: 'sk-secret123' } }) + request(2, 'resources/read', { uri: 'secret://x' });
+    const result = await run([...CLI, 'record', '--out', out, '--allow-noise', '--', NODE, leakyFile, ...ARGS], input, {
+      env: { LEAKY_SERVICE_TOKEN: 'tok-env-5ecret' },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('sk-secret123'); // the client still gets what the server said
+    const bytes = readFileSync(out);
+    for (const secret of SECRETS) expect(bytes.includes(secret), secret).toBe(false);
+    for (const secret of SECRETS) expect(result.stderr.includes(secret), secret).toBe(false);
+
+    const cassette = loadCassette(out);
+    expect(cassette.provenance.command.slice(2)).toEqual(REDACTED_ARGS);
+    const frames = cassette.frames.map(({ line: _line, ...frame }) => frame);
+    const started = `starting with ${REDACTED_ARGS.join(' ')} token=<redacted:LEAKY_SERVICE_TOKEN> \x1b[31mred\x1b[0m 50%\r100%`;
+    expect(frames).toContainEqual({ from: 'stderr', text: started });
+    expect(frames).toContainEqual({ from: 'client', message: JSON.parse(request(1, 'tools/call', { name: 'x', arguments: { key: '<redacted:--api-key>' } })) });
+    expect(frames).toContainEqual({ from: 'stdout', text: 'debug: key=--api-key=<redacted:--api-key>\n' });
+    const result1 = { content: [{ type: 'text', text: `token <redacted:LEAKY_SERVICE_TOKEN> args ${JSON.stringify(REDACTED_ARGS)}` }] };
+    const answer = { jsonrpc: '2.0', id: 1, result: result1 };
+    // the exact bytes (CRLF) are kept, redacted like the message
+    expect(frames).toContainEqual({ from: 'server', message: answer, raw: JSON.stringify(answer) + '\r\n' });
+    const notice = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: { args: REDACTED_ARGS, password: '<redacted:--password>' } } };
+    expect(frames).toContainEqual({ from: 'server', message: notice, raw: JSON.stringify(notice) + '\r\n' });
+    const error = { code: -32000, message: 'bad key --api-key=<redacted:--api-key>', data: { args: REDACTED_ARGS, token: '<redacted:LEAKY_SERVICE_TOKEN>' } };
+    expect(frames).toContainEqual({ from: 'server', message: { jsonrpc: '2.0', id: 2, error }, raw: JSON.stringify({ jsonrpc: '2.0', id: 2, error }) + '\r\n' });
+
+    // what the server wrote on stderr reaches the terminal redacted and with its control characters escaped
+    const shown = started.replaceAll('\x1b', '\\x1b').replace('\r', '\\r');
+    expect(result.stderr).toContain(shown + '\n');
+    expect(result.stderr).not.toMatch(/[\x1b\r]/);
+    const replayed = await run([...CLI, 'replay', out, '--no-validate'], input.replace('sk-secret123', '<redacted:--api-key>'));
+    expect(replayed.code).toBe(0);
+    expect(replayed.stderr).toBe(shown + '\n');
+  });
+
+  it('are replaced in a .partial too', async () => {
+    const folder = freshDir('leaky-partial-');
+    const target = join(folder, 'c.yaml');
+    const input = request(1, 'tools/call', { name: 'x', arguments: { key: 'sk-secret123' } }) + request(2, 'exit', {});
+    const result = await run([...CLI, 'record', '--out', target, '--allow-noise', '--', NODE, leakyFile, ...ARGS], input, {
+      keepOpen: true,
+      env: { LEAKY_SERVICE_TOKEN: 'tok-env-5ecret' },
+    });
+    expect(result.code).toBe(1);
+    expect(recorderLines(result.stderr)).toEqual([
+      `theinference record: the server exited mid-session (exit code 4), leaving exit (id 2) unanswered; ${target} not written, what was recorded (2 client and 2 server messages) is in ${target}.partial`,
+    ]);
+    expect(readdirSync(folder)).toEqual(['c.yaml.partial']);
+    const bytes = readFileSync(`${target}.partial`);
+    expect(bytes.includes('<redacted:LEAKY_SERVICE_TOKEN>')).toBe(true);
+    for (const secret of SECRETS) expect(bytes.includes(secret), secret).toBe(false);
+  });
+
+  it('come from credential-looking flags and headers; short ones are replaced where they stand, not searched for', () => {
+    const args = ['--api-key=sk-1', '--password', 'hunter22', '--apiKey', 'k1234', '--client_secret=abcd', '--auth', '--port', '80'];
+    args.push('Authorization: Bearer tok-1234', '--header=X-API-Key: xyz12', '--key-file', 'key.pem', '--session-timeout', '3000', '--no-auth', 'stdio', '--token', '--next');
+    expect(argumentSecrets(args).map(({ name, value }) => [name, value])).toEqual([
+      ['--api-key', 'sk-1'],
+      ['--password', 'hunter22'],
+      ['--apiKey', 'k1234'],
+      ['--client_secret', 'abcd'],
+      ['Authorization', 'tok-1234'],
+      ['X-API-Key', 'xyz12'],
+    ]);
+    const command = ['server', '--token', 'abc', 'mysql://root:p%40ss@db/x'];
+    const redactor = new Redactor(secretsFromCommand(command));
+    expect(redactCommand(command, redactor)).toEqual(['server', '--token', '<redacted:--token>', 'mysql://root:<redacted:url-password>@db/x']);
+    // "abc" is too short to search for: "cabbage" stays; the URL password is known, decoded too, and any URL's is replaced
+    expect(redactor.text('abc cabbage p@ss p%40ss https://me:other@example.com')).toBe(
+      'abc cabbage <redacted:url-password> <redacted:url-password> https://me:<redacted:url-password>@example.com',
+    );
+  });
+});
+
+describe('a session that is not clean', () => {
+  it('keeps every complete message in .partial when the server dies in the middle of a line', async () => {
+    const folder = freshDir('cut-');
+    const target = join(folder, 'c.yaml');
+    const result = await run([...CLI, 'record', '--out', target, '--', NODE, serverFile, 'cut'], request(1) + request(2), { keepOpen: true });
+    expect(result.code).toBe(1);
+    expect(recorderLines(result.stderr)).toEqual([
+      `theinference record: the server exited mid-session (exit code 1) in the middle of a line (38 bytes after its last complete line), leaving tools/call "x" (id 2) unanswered; ${target} not written, what was recorded (2 client and 1 server messages) is in ${target}.partial`,
+    ]);
+    expect(readdirSync(folder)).toEqual(['c.yaml.partial']);
+    const frames = loadCassette(`${target}.partial`).frames.filter((frame) => frame.from !== 'stderr');
+    expect(frames.map((frame) => frame.from)).toEqual(['client', 'client', 'server']); // both requests were sent at once
+    expect(await survivors(serverPids(result.stderr))).toEqual([]);
+  });
+
+  it('names the requests a server exited without answering, not counting one the client cancelled', async () => {
+    const folder = freshDir('silent-');
+    const target = join(folder, 'c.yaml');
+    const cancel = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } }) + '\n';
+    const result = await run([...CLI, 'record', '--out', target, '--', NODE, serverFile, 'silent'], request(1) + request(2) + request(3, 'ping', {}) + cancel);
+    expect(result.code).toBe(1);
+    expect(recorderLines(result.stderr)).toEqual([
+      `theinference record: the server exited (exit code 0), leaving tools/call "x" (id 2) unanswered; ${target} not written, what was recorded (4 client and 1 server messages) is in ${target}.partial`,
+    ]);
+    expect(readdirSync(folder)).toEqual(['c.yaml.partial']);
+    expect(await survivors(serverPids(result.stderr))).toEqual([]);
+  });
+
+  it('stops a server that ignores SIGTERM with SIGKILL, with whatever it started, and keeps the clean recording', async () => {
+    const target = join(freshDir('stubborn-'), 'c.yaml');
+    const started = Date.now();
+    const result = await run([...CLI, 'record', '--out', target, '--', NODE, serverFile, 'stubborn'], request(1));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3000); // 2 s for stdin, 1 s for SIGTERM
+    expect(result.code).toBe(0);
+    expect(recorderLines(result.stderr)).toEqual([
+      'theinference record: the server did not exit within 1 s of SIGTERM; stopped it with SIGKILL',
+      `theinference record: wrote ${target}: 1 client and 1 server messages`,
+    ]);
+    const pids = serverPids(result.stderr);
+    expect(pids).toHaveLength(2);
+    expect(await survivors(pids)).toEqual([]);
+  });
+
+  it('stops at once at a second Ctrl-C: the server is killed, .partial written, exit 130', async () => {
+    const folder = freshDir('interrupt-');
+    const target = join(folder, 'c.yaml');
+    const child = spawn(CLI[0]!, [...CLI.slice(1), 'record', '--out', target, '--', NODE, serverFile, 'stubborn'], { cwd: ROOT });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    child.stdin.write(request(1));
+    await new Promise((resolve) => child.stdout.once('data', resolve)); // the answer: the session is under way
+    child.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    child.kill('SIGINT');
+    expect(await closed).toBe(130);
+    expect(recorderLines(stderr)).toEqual([
+      `theinference record: interrupted by a second SIGINT: the server was stopped with SIGKILL; ${target} not written, what was recorded (1 client and 1 server messages) is in ${target}.partial`,
+    ]);
+    expect(readdirSync(folder)).toEqual(['c.yaml.partial']);
+    expect(loadCassette(`${target}.partial`).frames.filter((frame) => frame.from !== 'stderr')).toHaveLength(2);
+    const pids = serverPids(stderr);
+    expect(pids).toHaveLength(2);
+    expect(await survivors(pids)).toEqual([]);
+  });
+});
+
 describe('bad input to replay and verify', () => {
   it('replay refuses a malformed cassette with one line naming file, line and field', async () => {
     const file = join(dir, 'malformed.yaml');
@@ -136,6 +353,14 @@ describe('bad input to replay and verify', () => {
     const result = await run(cassetteCommand('replay', file), request(1));
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`theinference replay: ${file}:5: frames[0].client.jsonrpc: expected "2.0"\n`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('replay refuses a --report in a folder that does not exist, in one line, before playing anything', async () => {
+    const report = join(dir, 'no-such-folder', 'report.json');
+    const result = await run([...CLI, 'replay', join(ROOT, 'cassettes', 'everything-handshake.yaml'), '--report', report], request(1, 'ping', {}));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`theinference replay: --report ${report}: cannot write it, the folder ${dirname(report)} does not exist\n`);
     expect(result.stdout).toBe('');
   });
 
