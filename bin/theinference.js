@@ -8,5 +8,9 @@ process.stdout.on('error', (error) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw error;
 });
-const { main } = await import('../harness/cli.ts');
+const { main, internalError } = await import('../harness/cli.ts');
+// A failure outside main's own await (a stream's event handler, a timer) is the grader's too: exit 2, never 1.
+const fail = (error) => process.exit(internalError(error));
+process.on('uncaughtException', fail);
+process.on('unhandledRejection', fail);
 process.exitCode = await main(process.argv.slice(2));

@@ -7,10 +7,12 @@ const USAGE = `usage: theinference <command> [options]
 
   test [--stage <slug>] [--watch]   grade src/mcp.ts: the stage and every stage before it
        [--seed <n>] [--runs <n>]     property tests: replay a seed, number of runs (default ${DEFAULT_RUNS})
-       [--timeout <seconds>]         per case, instead of the stage table's
+       [--timeout <seconds>]         CPU time per case, instead of the stage table's (wall time: 3x)
        [--submission <dir>]          grade <dir>/src/ in a scratch copy of this course
        [--memory <MiB>]              memory (RSS) limit per case (default ${DEFAULT_MEMORY_BYTES / 1024 / 1024})
-       [--no-network]                start each case without network (Linux, unshare)
+       [--no-network]                start each case without network
+       [--no-sandbox]                run cases without the bubblewrap sandbox (weaker: see docs/ci.md)
+       [--require-sandbox]           refuse to grade where no sandbox can be made (default with --submission)
        [--verbose] [--no-color]      relay stderr of passing cases too; plain text
        [--no-bundle]                 start every case through your_program.sh (slower; same bytes)
      CI grading (any of these; see docs/ci.md):
@@ -57,9 +59,21 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {
-    if (!(error instanceof InputError)) throw error;
-    console.error(`theinference: ${error.message}`);
+    if (!(error instanceof InputError)) return internalError(error);
+    console.error(`theinference: ${oneLine(error.message)}`);
     if (error instanceof UsageError) console.error('run `theinference help` for the commands and options');
     return 2;
   }
+}
+
+/** The grader's own failure is never a verdict on the solution: one line, exit 2 (1 means "the solution failed"). */
+export function internalError(error: unknown): 2 {
+  const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const where = error instanceof Error ? error.stack?.split('\n').find((line) => line.trim().startsWith('at '))?.trim() : undefined;
+  console.error(`theinference: internal error, nothing was graded to the end: ${oneLine(what)}${where ? ` (${where})` : ''}`);
+  return 2;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ');
 }

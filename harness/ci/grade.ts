@@ -9,12 +9,15 @@ import { CourseError, type Case, type Course, type Stage } from '../course.ts';
 import { gradeStage } from '../grade/stage.ts';
 import type { Verdict } from '../grade/verdict.ts';
 import { countChecks, exitCodeOf, REPORT_VERSION, runStatus, stageReport, writeAtomically, writeResults, type GradedCheck, type GradedStage, type Origin, type ResultsReport } from '../report/json.ts';
+import { courseDigest } from '../report/course-digest.ts';
 import { toJUnit } from '../report/junit.ts';
 import { TerminalReporter } from '../report/terminal.ts';
 import { programEnv } from '../run/env.ts';
 import { launcher } from '../run/launcher.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
-import { scratchCopy, type SubmissionFacts } from '../run/submission.ts';
+import type { Interruption } from '../run/interrupt.ts';
+import { sandboxAvailability, type SandboxKind } from '../run/sandbox.ts';
+import { scratchCopy, type Scratch, type SubmissionFacts } from '../run/submission.ts';
 import { copyHiddenInputs, loadHiddenCases, type HiddenCases } from './hidden.ts';
 import { expectFromReference, generateCases } from './random.ts';
 import { inShard, type Shard } from './shard.ts';
@@ -38,9 +41,12 @@ export interface CiSettings {
   generatedPerCommand: number;
   shard: Shard;
   network: boolean;
+  sandbox: boolean;
   reportPath?: string;
   junitPath?: string;
   write: (text: string) => void;
+  /** SIGINT/SIGTERM: stops the cases; the report says `interrupted`. */
+  interruption?: Interruption;
 }
 
 /** One unit of work in the plan: a case, or a stage's property suite. */
@@ -57,75 +63,119 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
   const hidden = settings.hiddenDir === undefined ? undefined : loadHiddenCases(settings.hiddenDir, settings.course);
   const scratch = scratchCopy(settings.courseRoot, settings.submission);
   const fixturesRoot = mkdtempSync(join(tmpdir(), 'theinference-expected-'));
+  const run: Progress = { graded: [], generated: 0, sandbox: 'none' };
+  const report = (problems: string[] = []) => buildReport(settings, started, scratch.facts, run, hidden, problems);
   try {
-    if (hidden) copyHiddenInputs(hidden, scratch.root);
-    const generated = generateCases(settings.course, settings.seed, settings.generatedPerCommand, scratch.root, fixturesRoot);
-    const plan = planUnits(settings.stages, generated.byStage, hidden);
-    const mine = plan.filter((unit) => inShard(unit.position, settings.shard));
-
-    const env = programEnv();
-    const generatedHere = mine.filter((unit) => unit.origin === 'generated').map((unit) => unit.testCase!);
-    if (generatedHere.length > 0) {
-      const reference = await launcher(settings.courseRoot, { bundle: settings.bundle });
-      await expectFromReference(generatedHere, settings.courseRoot, scratch.root, reference, env);
-    }
-
-    const start = await launcher(scratch.root, settings);
-    const reporter = new TerminalReporter(settings.write, settings);
-    announce(settings, scratch.facts, plan.length, mine.length);
-
-    const graded: GradedStage[] = [];
-    let stopped = false;
-    for (const stage of settings.stages) {
-      const units = plan.filter((unit) => unit.stage === stage.slug);
-      const here = mine.filter((unit) => unit.stage === stage.slug);
-      if (stopped) {
-        graded.push({ stage, graded: false, planned: units.length, durationMs: 0, checks: [] });
-        continue;
+    return await grade(settings, scratch, fixturesRoot, hidden, run, report);
+  } catch (error) {
+    // The grader failed, not the solution: the report (if any) says so, and the CLI prints one line, exit 2.
+    if (settings.reportPath && !(error instanceof ReportWriteError)) {
+      try {
+        writeResults(settings.reportPath, report([`the grader failed: ${error instanceof Error ? error.message : String(error)}`]));
+      } catch {
+        // the one-line error below says what matters
       }
-      const cases = here.filter((unit) => unit.testCase !== undefined);
-      const properties = here.some((unit) => unit.origin === 'property');
-      const part: Stage = { ...stage, cases: cases.map((unit) => unit.testCase!), properties: properties ? stage.properties : undefined };
-      reporter.stageStart(part);
-      const result = await gradeStage(part, {
-        root: scratch.root,
-        launcher: start,
-        env,
-        color: settings.color,
-        seed: settings.seed,
-        propertyRuns: settings.runs,
-        timeoutMs: settings.timeoutMs,
-        memoryBytes: settings.memoryBytes,
-        onVerdict: (verdict) => reporter.verdict(verdict),
-      });
-      reporter.stageEnd(result);
-      const propertyUnit = here.find((unit) => unit.origin === 'property');
-      const checks = result.verdicts.map((verdict, index): GradedCheck => {
-        const unit = cases[index] ?? propertyUnit!;
-        return { verdict: withSeed(verdict, unit, settings.seed), origin: unit.origin, testCase: unit.testCase, position: unit.position };
-      });
-      graded.push({ stage, graded: true, planned: units.length, durationMs: result.durationMs, checks });
-      if (!result.passed && !settings.all) stopped = true;
     }
-    reporter.summary(
-      graded.filter((stage) => stage.graded).map((stage) => ({ stage: stage.stage, verdicts: stage.checks.map((check) => check.verdict), passed: stage.checks.every((check) => check.verdict.status === 'pass'), durationMs: stage.durationMs })),
-      settings.seed,
-    );
-
-    const report = buildReport(settings, started, scratch.facts, graded, hidden, generatedCount(generated.byStage));
-    try {
-      if (settings.reportPath) writeResults(settings.reportPath, report);
-      if (settings.junitPath) writeAtomically(settings.junitPath, toJUnit(report));
-    } catch (error) {
-      throw new CourseError(`could not write the report: ${(error as Error).message}`);
-    }
-    settings.write(`graded with --seed ${settings.seed}${settings.shard.count > 1 ? ` as shard ${settings.shard.index}/${settings.shard.count}` : ''}: ${report.status}` +
-      `${settings.reportPath ? `; results in ${settings.reportPath}` : ''}${settings.junitPath ? `, JUnit in ${settings.junitPath}` : ''}\n`);
-    return report.exitCode;
+    throw error;
   } finally {
     scratch.remove();
     rmSync(fixturesRoot, { recursive: true, force: true });
   }
+}
+
+class ReportWriteError extends CourseError {}
+
+/** What the run has done so far: all a report needs, should it end early. */
+interface Progress {
+  graded: GradedStage[];
+  generated: number;
+  sandbox: SandboxKind;
+}
+
+async function grade(
+  settings: CiSettings,
+  scratch: Scratch,
+  fixturesRoot: string,
+  hidden: HiddenCases | undefined,
+  run: Progress,
+  report: (problems?: string[]) => ResultsReport,
+): Promise<number> {
+  const { graded } = run;
+  if (hidden) copyHiddenInputs(hidden, scratch.root);
+  const generated = generateCases(settings.course, settings.seed, settings.generatedPerCommand, scratch.root, fixturesRoot);
+  run.generated = generatedCount(generated.byStage);
+  const plan = planUnits(settings.stages, generated.byStage, hidden);
+  const mine = plan.filter((unit) => inShard(unit.position, settings.shard));
+
+  const env = programEnv();
+  const generatedHere = mine.filter((unit) => unit.origin === 'generated').map((unit) => unit.testCase!);
+  if (generatedHere.length > 0) {
+    const reference = await launcher(settings.courseRoot, { bundle: settings.bundle, sandbox: settings.sandbox, visible: [join(scratch.root, 'cases')] });
+    await expectFromReference(generatedHere, settings.courseRoot, scratch.root, reference, env);
+  }
+
+  const start = await launcher(scratch.root, settings);
+  run.sandbox = start.jail.kind;
+  const reporter = new TerminalReporter(settings.write, settings);
+  announce(settings, scratch.facts, run.sandbox, plan.length, mine.length);
+
+  const signal = settings.interruption?.signal;
+  let stopped = false;
+  for (const stage of settings.stages) {
+    const units = plan.filter((unit) => unit.stage === stage.slug);
+    const here = mine.filter((unit) => unit.stage === stage.slug);
+    if (stopped || signal?.aborted) {
+      graded.push({ stage, graded: false, planned: units.length, durationMs: 0, checks: [] });
+      continue;
+    }
+    const cases = here.filter((unit) => unit.testCase !== undefined);
+    const properties = here.some((unit) => unit.origin === 'property');
+    const part: Stage = { ...stage, cases: cases.map((unit) => unit.testCase!), properties: properties ? stage.properties : undefined };
+    reporter.stageStart(part);
+    const result = await gradeStage(part, {
+      root: scratch.root,
+      launcher: start,
+      env,
+      color: settings.color,
+      seed: settings.seed,
+      propertyRuns: settings.runs,
+      timeoutMs: settings.timeoutMs,
+      memoryBytes: settings.memoryBytes,
+      signal,
+      onVerdict: (verdict) => reporter.verdict(verdict),
+    });
+    if (signal?.aborted) {
+      // what a stopped case said is no verdict: the stage counts as not graded
+      graded.push({ stage, graded: false, planned: units.length, durationMs: 0, checks: [] });
+      continue;
+    }
+    reporter.stageEnd(result);
+    const propertyUnit = here.find((unit) => unit.origin === 'property');
+    const checks = result.verdicts.map((verdict, index): GradedCheck => {
+      const unit = cases[index] ?? propertyUnit!;
+      return { verdict: withSeed(verdict, unit, settings.seed), origin: unit.origin, testCase: unit.testCase, position: unit.position };
+    });
+    graded.push({ stage, graded: true, planned: units.length, durationMs: result.durationMs, checks });
+    if (!result.passed && !settings.all) stopped = true;
+  }
+  const interrupted = settings.interruption?.exitCode;
+  if (interrupted === undefined) {
+    reporter.summary(
+      graded.filter((stage) => stage.graded).map((stage) => ({ stage: stage.stage, verdicts: stage.checks.map((check) => check.verdict), passed: stage.checks.every((check) => check.verdict.status === 'pass'), durationMs: stage.durationMs })),
+      settings.seed,
+    );
+  }
+
+  const results = interrupted === undefined ? report() : { ...report(), status: 'interrupted' as const, exitCode: interrupted };
+  try {
+    if (settings.reportPath) writeResults(settings.reportPath, results);
+    if (settings.junitPath) writeAtomically(settings.junitPath, toJUnit(results));
+  } catch (error) {
+    throw new ReportWriteError(`could not write the report: ${(error as Error).message}`);
+  }
+  settings.write(`${interrupted === undefined ? '' : '\n'}graded with --seed ${settings.seed}${settings.shard.count > 1 ? ` as shard ${settings.shard.index}/${settings.shard.count}` : ''}: ${results.status}` +
+    `${settings.reportPath ? `; results in ${settings.reportPath}` : ''}${settings.junitPath ? `, JUnit in ${settings.junitPath}` : ''}\n`);
+  return results.exitCode;
 }
 
 /** Every unit of the whole run in course order: per stage its public, generated and hidden cases, then its property suite. */
@@ -150,8 +200,9 @@ function generatedCount(byStage: Map<string, Case[]>): number {
 }
 
 /** What a person reading the CI log should know before the first case. */
-function announce(settings: CiSettings, facts: SubmissionFacts, planned: number, here: number): void {
+function announce(settings: CiSettings, facts: SubmissionFacts, sandbox: SandboxKind, planned: number, here: number): void {
   const lines: string[] = [];
+  if (sandbox === 'none') lines.push(`no sandbox: ${settings.sandbox ? sandboxAvailability().reason : '--no-sandbox'}; the submission's programs run as the grader's user (docs/ci.md)`);
   if (!facts.hasEntryPoint) lines.push(`the submission has no src/mcp.ts: every check will fail`);
   if (facts.changedOutsideSrc.length > 0) {
     const shown = facts.changedOutsideSrc.slice(0, 10).map((change) => `${change.path} (${change.change})`).join(', ');
@@ -165,9 +216,8 @@ function announce(settings: CiSettings, facts: SubmissionFacts, planned: number,
   settings.write(lines.map((line) => `${line}\n`).join('') + '\n');
 }
 
-function buildReport(settings: CiSettings, started: Date, facts: SubmissionFacts, graded: GradedStage[], hidden: HiddenCases | undefined, generated: number): ResultsReport {
-  const stages = graded.map((stage) => stageReport(stage, settings.courseRoot));
-  const problems: string[] = [];
+function buildReport(settings: CiSettings, started: Date, facts: SubmissionFacts, run: Progress, hidden: HiddenCases | undefined, problems: string[]): ResultsReport {
+  const stages = run.graded.map((stage) => stageReport(stage, settings.courseRoot));
   const status = runStatus(stages, problems);
   return {
     version: REPORT_VERSION,
@@ -179,6 +229,7 @@ function buildReport(settings: CiSettings, started: Date, facts: SubmissionFacts
     startedAt: started.toISOString(),
     durationMs: Date.now() - started.getTime(),
     grader: { name: 'theinference', version: graderVersion() },
+    course: { digest: courseDigest(settings.courseRoot) },
     submission: {
       path: resolve(settings.submission),
       changedOutsideSrc: facts.changedOutsideSrc,
@@ -192,8 +243,9 @@ function buildReport(settings: CiSettings, started: Date, facts: SubmissionFacts
       outputCapBytes: DEFAULT_LIMITS.outputCap,
       network: settings.network ? 'on' : 'off',
     },
+    sandbox: run.sandbox,
     hiddenCases: hidden ? [...hidden.sources.keys()].length : 0,
-    generatedCases: generated,
+    generatedCases: run.generated,
     counts: countChecks(stages),
     problems,
     stages,

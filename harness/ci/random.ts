@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { loadCassette } from '../cassette/index.ts';
-import type { Case, Course } from '../course.ts';
+import { CourseError, type Case, type Course } from '../course.ts';
 import { runWithPlayer } from '../grade/case.ts';
 import { jsonRpcMessage } from '../props/arbitraries.ts';
 import type { Launcher } from '../run/launcher.ts';
@@ -233,7 +233,7 @@ function writeAll(dir: string, files: Record<string, string>): void {
 }
 
 /** Why the reference solution could not make a generated case's expected output. */
-export class ReferenceFailure extends Error {}
+export class ReferenceFailure extends CourseError {}
 
 /**
  * Runs the course's reference solution (the course root's src/mcp.ts, through its launcher) on
@@ -242,7 +242,7 @@ export class ReferenceFailure extends Error {}
 export async function expectFromReference(cases: Case[], courseRoot: string, inputsRoot: string, start: Launcher, env: NodeJS.ProcessEnv): Promise<void> {
   await inOrder(cases.map((testCase) => async () => {
     // run from the course with the input where it was generated, and the cassette, if any, played as for the student
-    const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath);
+    const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
     const here = { ...testCase, casePath: join(inputsRoot, testCase.casePath) };
     const { result, report } = await runWithPlayer(here, { root: courseRoot, launcher: start, env, limits: DEFAULT_LIMITS, color: false }, cassette);
     const protocol = report?.diagnoses[0]?.message;

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname, relative } from 'node:path';
 import { parse, useColor } from './args.ts';
 import { findCourseRoot, loadCourse, type Case, type Stage } from '../course.ts';
-import { loadCassette, formatDiagnosis } from '../cassette/index.ts';
+import { loadCassette, formatDiagnoses } from '../cassette/index.ts';
 import { runWithPlayer } from '../grade/case.ts';
 import { explainDifference } from '../grade/explain.ts';
 import { DEFAULT_RUNS } from '../defaults.ts';
@@ -50,7 +50,7 @@ export async function bless(args: string[]): Promise<number> {
         const testCase = stage.cases[index]!;
         const name = relative('cases', testCase.casePath);
         if (report && report.diagnoses.length > 0) {
-          refusals.push(`${name}: the reference broke the protocol of its cassette\n${indent(report.diagnoses.map(formatDiagnosis).join('\n'))}`);
+          refusals.push(`${name}: the reference broke the protocol of its cassette\n${indent(formatDiagnoses(report).join("\n"))}`);
           return;
         }
         if (result.startError || result.timedOut || result.flooded || result.signal || result.exitCode !== 0) {

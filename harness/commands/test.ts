@@ -3,13 +3,15 @@
 import type { ParseArgsConfig } from 'node:util';
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
 import { findCourseRoot, loadCourse, type Course, type Stage } from '../course.ts';
-import { UsageError } from '../errors.ts';
+import { InputError, UsageError } from '../errors.ts';
 import { gradeStage, type StageResult } from '../grade/stage.ts';
 import { TerminalReporter } from '../report/terminal.ts';
 import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher } from '../run/launcher.ts';
+import { onInterrupt } from '../run/interrupt.ts';
+import { ENABLE_SANDBOX, sandboxAvailability } from '../run/sandbox.ts';
 import { scratchCopy } from '../run/submission.ts';
-import { checkWritable, count, integer, parse, positive, randomSeed, useColor } from './args.ts';
+import { checkWritable, count, parse, positive, randomSeed, runs, seconds, seed, useColor } from './args.ts';
 
 const TEST_OPTIONS = {
   stage: { type: 'string' },
@@ -23,6 +25,8 @@ const TEST_OPTIONS = {
   'no-bundle': { type: 'boolean' },
   memory: { type: 'string' },
   'no-network': { type: 'boolean' },
+  'no-sandbox': { type: 'boolean' },
+  'require-sandbox': { type: 'boolean' },
   all: { type: 'boolean' },
   report: { type: 'string' },
   junit: { type: 'string' },
@@ -45,6 +49,8 @@ export interface TestSettings {
   timeoutMs?: number;
   memoryBytes: number;
   network: boolean;
+  /** false: no sandbox even where one can be made. */
+  sandbox: boolean;
   color: boolean;
   verbose: boolean;
   bundle: boolean;
@@ -58,11 +64,12 @@ export async function test(args: string[]): Promise<number> {
   checkProgram(courseRoot);
   const common = {
     stages: stagesToGrade(course, values.stage),
-    seed: values.seed === undefined ? randomSeed() : integer('--seed', values.seed),
-    runs: values.runs === undefined ? DEFAULT_RUNS : integer('--runs', values.runs),
-    timeoutMs: values.timeout === undefined ? undefined : positive('--timeout', values.timeout) * 1000,
+    seed: values.seed === undefined ? randomSeed() : seed('--seed', values.seed),
+    runs: values.runs === undefined ? DEFAULT_RUNS : runs('--runs', values.runs),
+    timeoutMs: values.timeout === undefined ? undefined : seconds('--timeout', values.timeout) * 1000,
     memoryBytes: values.memory === undefined ? DEFAULT_MEMORY_BYTES : positive('--memory', values.memory, 'MiB') * 1024 * 1024,
     network: !values['no-network'],
+    sandbox: sandboxToUse(values),
     color: useColor(values['no-color']),
     verbose: values.verbose ?? false,
     bundle: !values['no-bundle'],
@@ -75,35 +82,64 @@ export async function test(args: string[]): Promise<number> {
     if (shard === undefined) throw new UsageError(`--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "${values.shard}"`);
     if (values.report !== undefined) checkWritable('--report', values.report);
     if (values.junit !== undefined) checkWritable('--junit', values.junit);
-    return await gradeSubmission({
+    const interruption = onInterrupt();
+    try {
+      return await gradeSubmission({
       ...common,
       courseRoot,
       course,
       submission: values.submission ?? courseRoot,
       all: values.all ?? false,
       hiddenDir: values.cases,
-      generatedPerCommand: values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random),
+      generatedPerCommand: values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random, 1000),
       shard,
       reportPath: values.report,
       junitPath: values.junit,
       write: (text) => process.stdout.write(text),
+      interruption,
     });
+    } finally {
+      interruption.dispose();
+    }
   }
   if (values.watch && values.submission !== undefined) {
     throw new UsageError('--watch grades this course\'s src/ as you save it; it does not go with --submission');
   }
+  const interruption = values.watch ? undefined : onInterrupt();
   const scratch = values.submission === undefined ? undefined : scratchCopy(courseRoot, values.submission);
   try {
     if (scratch && !scratch.facts.hasEntryPoint) console.log(`note: ${values.submission} has no src/mcp.ts: every check will fail\n`);
+    if (common.sandbox && !sandboxAvailability().available) console.log(`note: grading without a sandbox (${sandboxAvailability().reason}): ${ENABLE_SANDBOX}\n`);
     const settings: TestSettings = { ...common, course, runRoot: scratch?.root ?? courseRoot };
     if (values.watch) {
       const { watch } = await import('../run/watch.ts');
       return await watch(settings);
     }
-    return exitCode(await gradeStages(settings));
+    const results = await gradeStages(settings, interruption?.signal);
+    if (interruption?.exitCode !== undefined) {
+      console.log('\ninterrupted: grading stopped');
+      return interruption.exitCode;
+    }
+    return exitCode(results);
   } finally {
     scratch?.remove();
+    interruption?.dispose();
   }
+}
+
+/** Whether to grade in a sandbox; refuses (exit 2) when one is required and none can be made here.
+ *  Required by default when grading a submission: a verdict a submission could forge is worth nothing. */
+function sandboxToUse(values: { submission?: string; 'no-sandbox'?: boolean; 'require-sandbox'?: boolean }): boolean {
+  if (values['no-sandbox']) {
+    if (values['require-sandbox']) throw new UsageError('--no-sandbox and --require-sandbox contradict each other');
+    return false;
+  }
+  const required = values['require-sandbox'] ?? values.submission !== undefined;
+  const availability = sandboxAvailability();
+  if (required && !availability.available) {
+    throw new InputError(`no sandbox can be made here (${availability.reason}): ${ENABLE_SANDBOX}`);
+  }
+  return true;
 }
 
 /** Grades stages in order, printing as it goes, and stops at the first that fails. */

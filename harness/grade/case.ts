@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { moreDiagnosesLine } from '../cassette/diagnosis.ts';
 import { attachPlayer, CassetteError, loadCassette, type Cassette, type PlayerSession, type PlayReport } from '../cassette/index.ts';
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
@@ -83,6 +84,7 @@ function withProtocol(judgement: Judgement, report: PlayReport | undefined, cass
   const said = [
     `the cassette player (${cassette}) says:`,
     ...report.diagnoses.map((diagnosis) => `  ${diagnosis.kind}: ${diagnosis.message}`),
+    ...(report.moreDiagnoses > 0 ? [`  ${moreDiagnosesLine(report)}`] : []),
   ].join('\n');
   const details = judgement.details ? `${judgement.details}\n${said}` : said;
   if (judgement.status === 'pass') return { status: 'error', message: report.diagnoses[0]!.message, details };
