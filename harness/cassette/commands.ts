@@ -6,7 +6,7 @@ import { InputError } from '../errors.ts';
 import { formatDiagnosis, moreDiagnosesLine, type PlayReport } from './diagnosis.ts';
 import { CassetteError, loadCassette, writeAtomically } from './format.ts';
 import type { Cassette } from './model.ts';
-import { escapeControls } from './terminal-text.ts';
+import { escapeControls } from '../terminal-text.ts';
 
 /** One line each; what it quotes (a client's line, a cassette's text) cannot drive the terminal. */
 const say = (command: string, line: string) => process.stderr.write(`theinference ${command}: ${escapeControls(line)}\n`);

@@ -4,7 +4,7 @@
 // must match the next recorded one; each is consumed once; ids are remapped both ways. Bounded
 // whatever the client writes: the first KEPT_DIAGNOSES diagnoses are kept, the rest only counted,
 // and a line longer than MAX_LINE_CHARS ends the reading.
-import { clip, cutPoint } from '../report/escape.ts';
+import { clip, cutPoint, escapeControls } from '../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
 import { FreePaths, firstDifference, formatPath, countDifferences } from './json-path.ts';
 import {
@@ -20,7 +20,6 @@ import {
 } from './model.ts';
 import { editAndCut, editChunks, type Edit } from './raw-edit.ts';
 import { checkClientMessage, loadSchemas, PENDING } from './schema.ts';
-import { escapeControls } from './terminal-text.ts';
 
 /** How bytes leave the player: `then` says what separates them from the next piece. */
 export interface Piece {

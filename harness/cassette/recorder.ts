@@ -26,7 +26,7 @@ import {
 } from './model.ts';
 import { carryOver, markNondeterministic } from './normalise.ts';
 import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv } from './redact.ts';
-import { escapeControls } from './terminal-text.ts';
+import { escapeControls } from '../terminal-text.ts';
 
 export interface RecordOptions {
   out: string;

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import type { Case, Stage } from '../course.ts';
 import type { Verdict } from '../grade/verdict.ts';
 import { array, boolean, integer, nullable, number, object, oneOf, refine, string, type Check, type Infer, type Same } from './check.ts';
-import { clip, cutPoint } from './escape.ts';
+import { clip, cutPoint } from '../terminal-text.ts';
 
 export const REPORT_VERSION = 1;
 /** Bytes of a program's stdout, and characters of its stderr and details, kept per check. */

@@ -3,7 +3,7 @@
 import type { Stage } from '../course.ts';
 import type { StageResult } from '../grade/stage.ts';
 import type { Status, Verdict } from '../grade/verdict.ts';
-import { clip, escapeControls, escapeGraderText, headLines } from './escape.ts';
+import { clip, escapeControls, escapeGraderText, headLines } from '../terminal-text.ts';
 
 const MARKS: Record<Status, string> = { pass: '✓', fail: '✗', error: '✗', timeout: '✗', crash: '✗', infra: '!' };
 /** Stderr lines relayed per case before the rest is only counted. */

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { explainDifference } from '../../harness/grade/explain.ts';
 import type { Verdict } from '../../harness/grade/verdict.ts';
-import { clip, escapeControls, escapeGraderText, headLines } from '../../harness/report/escape.ts';
+import { clip, escapeControls, escapeGraderText, headLines } from '../../harness/terminal-text.ts';
 import { DETAIL_LINES, LINE_CHARS, TerminalReporter } from '../../harness/report/terminal.ts';
 
 function printed(verdict: Partial<Verdict>, color = false): string[] {

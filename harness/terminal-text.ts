@@ -1,7 +1,19 @@
-// Text on its way to a terminal, kept safe and short. A program's or a client's bytes are escaped
-// whole (escapeControls, shared with the cassette commands); text the grader composed keeps its own
-// colours (escapeGraderText); a line is cut at a length rather than printed whole.
-export { escapeControls } from '../cassette/terminal-text.ts';
+// Text on its way to a terminal, kept safe and short. Another program's words (a server's stderr,
+// a client's line, a student's stderr) are escaped whole: control characters and escape sequences
+// appear as `\x1b`, `\r`, ... so that they can neither move the cursor, recolour or retitle the
+// screen, nor split one line of ours into two. Text the grader composed keeps its own colours
+// (escapeGraderText). A line is cut at a length rather than printed whole.
+
+/** C0 controls but tab, DEL, C1 controls, the Unicode line breaks and the bidi overrides. */
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r' };
+
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL, (char) => {
+    const code = char.charCodeAt(0);
+    return NAMED[char] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+  });
+}
 
 /** C0 controls but tab and newline, and DEL (see escapeGraderText). */
 const C0_AND_DEL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
