@@ -104,6 +104,9 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       }
     };
     const stop = () => {
+      // A sandbox ends with its init process (PID 1 of its namespace), which is killed directly: the
+      // kill of bwrap alone could come before bwrap has tied the init's life to its own.
+      if (options.contained) processes.killAll();
       killGroup('SIGTERM');
       setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
     };
@@ -115,10 +118,12 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       options.signal?.removeEventListener('abort', stop);
       killGroup('SIGKILL'); // leave nothing behind, even a grandchild that outlived its parent
       // Something may have left the group: a process still holds the pipes, the run was stopped,
-      // or one was seen outside the group. Only then is every process's environment read.
-      // In a sandbox nothing can have left: its end was the end of everything in it.
+      // or one was seen outside the group. Only then is every process's environment read. (A
+      // sandbox that ended by itself took everything with it; one stopped early may have had its
+      // init started just as bwrap was killed, and the init carries the mark too.)
       const suspicious = openStreams > 0 || timeLimit !== undefined || flooded !== undefined || outOfMemory || options.signal?.aborted || processes.leftGroup;
-      if (!options.contained) killStrays(mark, suspicious ? undefined : processes.tracked);
+      if (suspicious) killStrays(mark);
+      else if (!options.contained) killStrays(mark, processes.tracked);
       child.stdout?.destroy();
       child.stderr?.destroy();
       resolve({
@@ -159,6 +164,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       }
     }, POLL_MS);
     poll.unref();
+    if (options.signal?.aborted) stop(); // aborted before it started: the listener would never fire
 
     const watch = (stream: NodeJS.ReadableStream | null, capture: Capture, name: 'stdout' | 'stderr') => {
       stream?.on('data', (chunk: Buffer) => {
@@ -236,18 +242,34 @@ class ProgramProcesses {
     if (leader !== undefined) this.tracked.add(leader);
   }
 
+  /** Reads all of /proc for processes of the group or started by a known one. */
+  discover(): void {
+    if (this.leader === undefined) return;
+    for (const info of allProcesses()) {
+      if (info.pgrp !== this.leader && !this.tracked.has(info.ppid)) continue;
+      this.tracked.add(info.pid);
+      if (info.pgrp !== this.leader && !this.contained) this.leftGroup = true;
+    }
+  }
+
+  /** SIGKILL to every process of the program, as found now. */
+  killAll(): void {
+    this.discover();
+    for (const pid of this.tracked) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+  }
+
   /** CPU time and resident memory of the known processes; `discover` first reads all of /proc for new ones.
    *  CPU time counts each live process's own time plus that of the children it has waited for (Linux
    *  moves a child's time to its parent then), so every tick is counted once. */
   measure(discover: boolean, memory: boolean): { cpuMs: number; residentBytes: number } {
     if (this.leader === undefined) return { cpuMs: 0, residentBytes: 0 };
-    if (discover) {
-      for (const info of allProcesses()) {
-        if (info.pgrp !== this.leader && !this.tracked.has(info.ppid)) continue;
-        this.tracked.add(info.pid);
-        if (info.pgrp !== this.leader && !this.contained) this.leftGroup = true;
-      }
-    }
+    if (discover) this.discover();
     let ticks = 0;
     let residentBytes = 0;
     for (const pid of this.tracked) {

@@ -1,0 +1,173 @@
+// Hostile submissions, graded as CI grades them (sandbox required, the default under --submission).
+// Each is the starter with one import added: `test/attacks/<name>/src/attack.ts`, run when the
+// module loads, in every case program and in the property oracle. For each: the verdict is the
+// honest one (the starter's: nothing passes), nothing the submission started is alive afterwards,
+// the report file is the one the grader wrote, and the grader exits as documented.
+import { spawn } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ResultsReport } from '../../harness/report/json.ts';
+import { REPO } from '../helpers/cli.ts';
+import { checks, cleanUp, folder, leftBehind, leftInTmp, runCi } from '../ci/helpers.ts';
+
+afterAll(cleanUp);
+
+const STARTER = readFileSync(join(REPO, 'starter/src/mcp.ts'), 'utf8');
+const BIN = join(REPO, 'bin/theinference.js');
+/** Stage 1, few property runs, no generated cases: what the attacks need is the processes. */
+const STAGE_1 = ['test', '--stage', 'config-and-framing', '--runs', '20', '--seed', '5', '--random', '0'];
+
+/** The starter, importing the attack first. */
+function attack(name: string): string {
+  const dir = folder({ 'src/mcp.ts': `import './attack.ts';\n${STARTER}` });
+  cpSync(join(REPO, 'test/attacks', name, 'src'), join(dir, 'src'), { recursive: true });
+  return dir;
+}
+
+/** Processes anywhere on the machine whose command line carries `marker`. */
+async function running(marker: string): Promise<number[]> {
+  const find = () =>
+    readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return false;
+          return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(marker);
+        } catch {
+          return false;
+        }
+      });
+  for (let attempt = 0; attempt < 20 && find().length > 0; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+  return find().map(Number);
+}
+
+/** What the starter itself passes in stage 1, as its recorded grader output says: throwing on invalid
+ *  configuration is right. An attack that passes anything more has forged it. */
+const STARTER_PASSES = readFileSync(join(REPO, 'test/golden/starter-config-and-framing.txt'), 'utf8')
+  .split('\n')
+  .flatMap((line) => /^\s+✓ (\S+)/.exec(line)?.[1] ?? []);
+
+function expectHonest(report: ResultsReport | undefined): void {
+  const all = checks(report);
+  expect(all.length).toBeGreaterThan(30);
+  expect(STARTER_PASSES.length).toBeGreaterThan(0);
+  const passed = all.filter((check) => check.status === 'pass').map((check) => check.name);
+  expect(passed.filter((name) => !STARTER_PASSES.includes(name))).toEqual([]);
+  expect(report).toMatchObject({ status: 'fail', exitCode: 1, sandbox: 'bwrap' });
+}
+
+describe('attacks on the verdict', () => {
+  it('forge-properties: "passed" lines written on fd 3..9 decide nothing', async () => {
+    const run = await runCi([...STAGE_1, '--submission', attack('forge-properties')]);
+    expect(run.code).toBe(1);
+    expectHonest(run.report);
+    const properties = checks(run.report).filter((check) => check.origin === 'property');
+    expect(properties).toHaveLength(4);
+    for (const property of properties) expect(property.status).not.toBe('pass');
+    expect(await leftBehind(run.tmp)).toEqual([]);
+  });
+
+  it('stray-outlives-grader: a double-forked, setsid, env-less process ends with its case and never reaches the report', async () => {
+    const run = await runCi([...STAGE_1, '--submission', attack('stray-outlives-grader')]);
+    expect(run.code).toBe(1);
+    expectHonest(run.report);
+    expect(await running('theinference-attack-stray')).toEqual([]);
+    // a stray would rewrite the report every 100 ms: give it the time to, had it survived
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const reportPath = join(run.tmp, '..', 'results.json');
+    expect(JSON.parse(readFileSync(reportPath, 'utf8'))).toEqual(run.report);
+    expect(leftInTmp(run.tmp)).toEqual([]);
+  });
+
+  it('cache-poison: the parse cache is out of the program\'s reach, and the grader does not trust it anyway', async () => {
+    const cache = join(REPO, 'node_modules/.cache/theinference/cassettes');
+    const before = snapshot(cache);
+    const run = await runCi(['test', '--stage', 'handshake', '--runs', '20', '--seed', '5', '--random', '0', '--submission', attack('cache-poison'), '--verbose']);
+    expect(run.code).toBe(1);
+    const handshake = checks(run.report).filter((check) => check.id.startsWith('handshake/'));
+    expect(handshake.length).toBeGreaterThan(5);
+    for (const check of handshake) expect(check.status).not.toBe('pass');
+    expect(run.stdout).not.toContain('poisoned');
+    // other tests may add entries meanwhile (replay writes the cache); none that was there changed
+    const after = snapshot(cache);
+    for (const [entry, bytes] of Object.entries(before)) expect(after[entry], entry).toBe(bytes);
+  });
+
+  it('reads-secrets: no fixtures, no generated or hidden expected outputs, no grader command line or environment', async () => {
+    const hidden = folder({
+      'cases/config-and-framing/mcp-frame/secret/messages.json': readFileSync(join(REPO, 'cases/config-and-framing/mcp-frame/numbers/messages.json'), 'utf8'),
+      'fixtures/config-and-framing/mcp-frame/secret/expected.json': readFileSync(join(REPO, 'fixtures/config-and-framing/mcp-frame/numbers/expected.json'), 'utf8'),
+    });
+    const token = 'tok-attack-7c1d2e';
+    const run = await runCi(['test', '--all', '--runs', '20', '--seed', '5', '--random', '1', '--submission', attack('reads-secrets'), '--cases', hidden, '--verbose'], {
+      env: { GRADER_TOKEN: token },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).not.toContain('found:');
+    expect(run.stdout).not.toContain(token);
+    expect(readFileSync(join(run.tmp, '..', 'results.json'), 'utf8')).not.toContain(token);
+    const frameCases = checks(run.report).filter((check) => check.name.startsWith('mcp-frame/') || check.name.includes('mcp-frame/'));
+    expect(frameCases.length).toBeGreaterThan(5);
+    for (const check of frameCases) expect(check.status).toBe('fail');
+  });
+});
+
+describe('attacks on the grader', () => {
+  it('floods-the-wire: 130,000 lines on fd 3 and on stderr make one bounded verdict per case', async () => {
+    const run = await runCi(['test', '--stage', 'handshake', '--runs', '20', '--seed', '5', '--random', '0', '--submission', attack('floods-the-wire')]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(1);
+    expect(run.stdout.length).toBeLessThan(512 * 1024);
+    const handshake = checks(run.report).filter((check) => check.id.startsWith('handshake/'));
+    expect(handshake.length).toBeGreaterThan(5);
+    for (const check of handshake) expect(check.status).not.toBe('pass');
+    expect(statSync(join(run.tmp, '..', 'results.json')).size).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  it('stops-the-grader: SIGSTOP to its parent and to every process it sees freezes nothing outside its sandbox', async () => {
+    const run = await runCi([...STAGE_1, '--timeout', '2', '--submission', attack('stops-the-grader')]);
+    expect(run.code).toBe(1);
+    expectHonest(run.report);
+    expect(await leftBehind(run.tmp)).toEqual([]);
+  });
+
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    it(`slow-for-interrupt: ${signal} stops every case, removes the scratch folders, writes an interrupted report, exits ${code}`, async () => {
+      const tmp = folder({});
+      const report = join(tmp, 'results.json');
+      const child = spawn(process.execPath, [BIN, ...STAGE_1, '--submission', attack('slow-for-interrupt'), '--report', report], {
+        cwd: REPO,
+        env: { ...process.env, NO_COLOR: '1', TMPDIR: tmp },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exit = new Promise<number | null>((resolve) => child.on('exit', (status) => resolve(status)));
+      let exited = false;
+      void exit.then(() => (exited = true));
+      // wait until the cases are running: the first has started once the stage's heading is printed
+      while (!output.includes('config-and-framing') && !exited) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(exited ? output : 'still grading').toBe('still grading');
+      child.kill(signal);
+      expect(await exit).toBe(code);
+      const written = JSON.parse(readFileSync(report, 'utf8')) as ResultsReport;
+      expect(written).toMatchObject({ status: 'interrupted', exitCode: code });
+      expect(await running('theinference-attack-slow')).toEqual([]);
+      expect(await leftBehind(tmp)).toEqual([]);
+      expect(leftInTmp(tmp)).toEqual([]);
+    });
+  }
+});
+
+/** Every file of a folder with its bytes (none: an empty map). */
+function snapshot(dir: string): Record<string, string> {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return {};
+  }
+  return Object.fromEntries(entries.map((entry) => [entry, readFileSync(join(dir, entry), 'latin1')]));
+}
