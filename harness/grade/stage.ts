@@ -37,7 +37,10 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
   const started = performance.now();
   const limits = { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs ?? stage.timeoutMs, memoryBytes: options.memoryBytes ?? DEFAULT_LIMITS.memoryBytes };
   const context = { root: options.root, launcher: options.launcher, env: options.env, limits, color: options.color, signal: options.signal };
-  const report = options.onVerdict ?? (() => {});
+  // A case stopped because grading was (a newer save in watch mode, Ctrl-C) is no verdict: not reported.
+  const report = (verdict: Verdict) => {
+    if (!options.signal?.aborted) options.onVerdict?.(verdict);
+  };
 
   // The property suite is one process for the whole stage: start it first, report it last.
   const properties = stage.properties
@@ -51,6 +54,7 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
         runs: options.propertyRuns,
         timeoutMs: limits.timeoutMs,
         signal: options.signal,
+        jail: options.launcher.jail,
       })
     : Promise.resolve([]);
   const cases = await inOrder(stage.cases.map((testCase) => () => gradeCase(testCase, context)), CORES, report);

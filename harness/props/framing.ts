@@ -10,6 +10,7 @@ import {
   callStudent,
   describeThrown,
   property,
+  rethrowRunnerSignal,
   type PropertySuite,
   type StudentModule,
 } from './suite.ts';
@@ -45,6 +46,7 @@ function explainFrame(student: StudentModule, message: JsonRpcMessage): string[]
     const framed: unknown = (student.frame as (m: object) => unknown)(message);
     produced = show(framed);
   } catch (error) {
+    rethrowRunnerSignal(error);
     produced = `(threw ${describeThrown(error)})`;
   }
   return [`your frame(m): ${produced}`, `expected:      ${show(expectedFrame(message))}`];
@@ -104,6 +106,7 @@ export const framingSuite: PropertySuite = {
           try {
             parsed = callStudent<unknown>(student, 'parseFrame', line);
           } catch (error) {
+            rethrowRunnerSignal(error);
             const thrown = error instanceof StudentThrew ? error.thrown : error;
             throw new Broken(`parseFrame(line ${label}) threw ${describeThrown(thrown)}`);
           }

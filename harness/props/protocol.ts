@@ -1,50 +1,32 @@
-// What child.ts tells run.ts, one JSON object per line on a pipe of its own (fd 3), apart
-// from the student's stdout and stderr.
+// The oracle's wire, one JSON object per line on fd 3 (a socket of its own, apart from the
+// student's stdout and stderr). The grader asks for calls of the student's exported functions;
+// the oracle answers each one, in the order asked, and decides nothing. Values are written as
+// values.ts encodes them. No harness imports: oracle.ts loads this beside the student's module.
 
-/** The child's fd for protocol lines; run.ts opens it as the first extra pipe. */
+/** The oracle's fd for the wire; the grader opens it as the first extra pipe. */
 export const PROTOCOL_FD = 3;
 
-export type ChildMessage =
-  /** The runner itself loaded (fast-check, the suite); the student's module comes next. */
+/** Grader → oracle: call `fn(...args)`; `args` is the encoding of the argument array. */
+export interface CallRequest {
+  id: number;
+  fn: string;
+  args: unknown;
+}
+
+/** Oracle → grader, in this order: ready, then loaded or unusable, then one answer per call. */
+export type OracleMessage =
+  /** The oracle itself runs; the student's module loads next. */
   | { type: 'ready' }
-  /** The student's module could not be used: it failed to load or lacks an export. */
-  | { type: 'unusable'; message: string }
-  /** About to check a property: if the process dies now, this property is the one. */
-  | { type: 'start'; property: string }
-  | PropertyOutcome
-  /** Every asked property has an outcome. */
-  | { type: 'done' };
+  /** The module loaded and exports every function asked for. */
+  | { type: 'loaded' }
+  /** The module threw while loading (`thrown` as values.ts's encodeThrown writes it)... */
+  | { type: 'unusable'; thrown: unknown }
+  /** ...or lacks some of the functions asked for. */
+  | { type: 'unusable'; missing: string[] }
+  | CallAnswer;
 
-export interface PropertyOutcome {
-  type: 'outcome';
-  property: string;
-  passed: boolean;
-  /** Runs fast-check made (up to and including the failing one). */
-  numRuns: number;
-  numShrinks: number;
-  seed: number;
-  durationMs: number;
-  /** When failed: the shrunk counterexample, as fast-check prints it. */
-  counterexample?: string;
-  /** When failed: one line, what the check said about the counterexample. */
-  problem?: string;
-  /** When failed: more lines, what the student's code made of the counterexample. */
-  explanation?: string[];
-  /** fast-check gave up without a verdict (e.g. its own time limit); never expected. */
-  interrupted?: boolean;
-}
+/** The function returned `value` (encoded), or threw `threw` (encoded by encodeThrown). */
+export type CallAnswer = { id: number; value: unknown } | { id: number; threw: unknown };
 
-/** Protocol lines out of the bytes received; a torn or foreign line is skipped. */
-export function parseChildMessages(text: string): ChildMessage[] {
-  const messages: ChildMessage[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const message: unknown = JSON.parse(line);
-      if (typeof message === 'object' && message !== null && 'type' in message) messages.push(message as ChildMessage);
-    } catch {
-      // a line cut off by a kill: whatever it said, the process ending says more
-    }
-  }
-  return messages;
-}
+/** A longer line is not something an oracle sends: an answer is at most values.ts's budget. */
+export const MAX_LINE_BYTES = 8 * 1024 * 1024;

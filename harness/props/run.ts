@@ -1,16 +1,20 @@
-// The grader's side of the property tests: runs a suite against a student's module in a child
-// process (child.ts) under a time limit, and turns what the child said, or how it ended, into
-// one Verdict per property. A property that was running when the child hung or died gets the
-// timeout or crash verdict; the properties after it get a fresh child while time remains.
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import type { Verdict } from '../grade/verdict.ts';
-import { DEFAULT_LIMITS, runProcess, type RunResult } from '../run/spawn.ts';
-import { parseChildMessages, type ChildMessage, type PropertyOutcome } from './protocol.ts';
-import type { PropertyCheck, PropertySuite } from './suite.ts';
-import { findSuite } from './suites.ts';
-
+// The grader's side of the property tests. fast-check generates, shrinks and decides in this
+// process (judge.ts); the student's module runs in an oracle process (oracle.ts, session.ts)
+// that only answers calls, so nothing the student's code does there can forge a verdict. This
+// file keeps an oracle going across the suite (a fresh one after one dies, while time remains)
+// and turns each property's outcome, or what stopped it, into one Verdict. A property whose
+// calls ended an oracle gets the crash or timeout verdict; the properties after it go on.
+import type fc from 'fast-check';
 import { DEFAULT_RUNS } from '../defaults.ts';
+import type { Verdict } from '../grade/verdict.ts';
+import type { Jail } from '../run/sandbox.ts';
+import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
+import { Answers } from './answers.ts';
+import { judge, valuesTried, type Halt, type Oracle, type Outcome } from './judge.ts';
+import { OracleSession, type Call, type TroubleAt } from './session.ts';
+import { clip } from './show.ts';
+import { describeThrown, type PropertyCheck } from './suite.ts';
+import { findSuite } from './suites.ts';
 
 export interface PropertyRunOptions {
   /** The suite, as course.yaml's `properties:` names it, e.g. `framing`. */
@@ -23,28 +27,32 @@ export interface PropertyRunOptions {
   env: NodeJS.ProcessEnv;
   seed: number;
   runs: number;
-  /** For the whole suite, however many child processes it takes. */
+  /** For the whole suite, however many oracle processes it takes. */
   timeoutMs: number;
-  /** Aborting stops the child; the properties not yet checked come back as `infra`. */
+  /** Aborting stops the oracle; the properties not yet decided come back as `infra`. */
   signal?: AbortSignal;
+  /** The run root's sandbox: the oracle starts in it, seeing the run root's parts and its own files. */
+  jail?: Jail;
 }
 
-const CHILD_SCRIPT = fileURLToPath(new URL('./child.ts', import.meta.url));
-/** Less time than this left is not worth starting a child for. */
+/** Less time than this left is not worth starting an oracle for. */
 const MIN_CHILD_MS = 1000;
-/** How long fd 3 may stay open after the child is gone (its lines are already in the pipe). */
-const PIPE_GRACE_MS = 500;
+/** Asking ahead gives up when no answer comes for this long: the real run then asks call by call,
+ *  in fast-check's order, so that a call it never makes cannot hang or crash the property. */
+const PATIENCE_MS = 2000;
+/** The grader's own work on a suite (checks, shrinking) stops at this multiple of its time limit. */
+const BACKSTOP_FACTOR = 3;
 /** The tail of stderr kept on a verdict. */
 const STDERR_KEPT = 8 * 1024;
 
-/** tsx's ESM loader, found from this package so that it works from a course's node_modules. */
-function tsxLoader(): string {
-  try {
-    return import.meta.resolve('tsx');
-  } catch {
-    // a host without import.meta.resolve (some test runners): the same entry through require
-    return createRequire(import.meta.url).resolve('tsx');
-  }
+/** Why a property stopped, worded; `everyProperty`: the properties after it stop the same way. */
+interface Stop extends Halt {
+  status: Verdict['status'];
+  message: string;
+  details?: string;
+  everyProperty: boolean;
+  /** The oracles whose stderr goes with the verdict. */
+  sessions: readonly OracleSession[];
 }
 
 export async function runProperties(options: PropertyRunOptions): Promise<Verdict[]> {
@@ -52,119 +60,246 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
   if (suite === undefined) {
     return [{ name: `property: ${options.suite}`, status: 'infra', message: `no property suite named "${options.suite}"`, durationMs: 0 }];
   }
-  const deadline = performance.now() + options.timeoutMs;
-  const verdicts = new Map<string, Verdict>();
-  let pending = suite.properties;
+  const answers = new Answers();
+  const pool = new OraclePool(options, suite.requiredExports, answers);
+  pool.warm(); // the oracle loads while the values are generated
+  const tried = new Map<fc.Arbitrary<unknown>, unknown[]>();
 
-  while (pending.length > 0) {
-    const timeLeft = deadline - performance.now();
-    if (timeLeft < MIN_CHILD_MS) {
-      for (const check of pending) verdicts.set(check.id, notChecked(check, options, 'timeout', 'the time limit ran out before this property was checked'));
-      break;
+  const decided: Array<{ verdict: Verdict; sessions: readonly OracleSession[] }> = [];
+  for (const check of suite.properties) {
+    const started = performance.now();
+    pool.beginProperty();
+    const stopped = pool.moduleStop;
+    if (stopped) {
+      decided.push({ verdict: stopVerdict(check, stopped, options, 0), sessions: stopped.sessions });
+      continue;
     }
-    const session = await runChild(suite, pending, options, timeLeft);
-    pending = settle(session, pending, options, verdicts);
+    let values = tried.get(check.arbitrary);
+    if (values === undefined) tried.set(check.arbitrary, (values = valuesTried(check.arbitrary, options)));
+    const result = await judge(check, values, answers, suite.requiredExports, pool, options);
+    const durationMs = performance.now() - started;
+    decided.push(
+      'halt' in result
+        ? { verdict: stopVerdict(check, result as Stop, options, durationMs), sessions: (result as Stop).sessions }
+        : { verdict: outcomeVerdict(check, result, durationMs, options), sessions: pool.served() },
+    );
   }
-  return suite.properties.map((check) => verdicts.get(check.id) ?? notChecked(check, options, 'infra', 'the runner lost track of this property'));
+
+  // The student's stderr is known once each oracle has ended; it goes with every verdict but a pass.
+  await pool.close();
+  return Promise.all(
+    decided.map(async ({ verdict, sessions }) => {
+      if (verdict.status === 'pass') return verdict;
+      const stderr = tail((await Promise.all(sessions.map((session) => session.ended))).map((result) => result.stderr.toString('utf8')).join(''));
+      return stderr === '' ? verdict : { ...verdict, stderr };
+    }),
+  );
 }
 
-interface Session {
-  messages: ChildMessage[];
-  result: RunResult;
-  aborted: boolean;
-}
+/** The oracle for judge.ts: one process at a time, a fresh one when the last died, while time remains. */
+class OraclePool implements Oracle<Stop> {
+  /** Set once a stop ends every property (the module cannot be used, the run was cancelled). */
+  moduleStop: Stop | undefined;
+  private readonly sessions: OracleSession[] = [];
+  private session: OracleSession | undefined;
+  private starting: Promise<OracleSession | Stop> | undefined;
+  private readonly deadlyCalls = new Map<string, Stop>();
+  /** Calls an oracle was still answering when patience ran out: never asked ahead again. */
+  private readonly slowCalls = new Set<string>();
+  private servedNow = new Set<OracleSession>();
+  private readonly deadline: number;
+  private readonly backstop: number;
 
-async function runChild(suite: PropertySuite, checks: readonly PropertyCheck[], options: PropertyRunOptions, timeoutMs: number): Promise<Session> {
-  const args = [
-    '--import',
-    tsxLoader(),
-    CHILD_SCRIPT,
-    ...['--suite', suite.name, '--module', options.modulePath],
-    ...['--seed', String(options.seed), '--runs', String(options.runs)],
-    ...['--properties', checks.map((check) => check.id).join(',')],
-  ];
-  const received: Buffer[] = [];
-  let pipeClosed: Promise<void> = Promise.resolve();
-  let protocolPipe: NodeJS.ReadWriteStream | undefined;
-  const result = await runProcess(process.execPath, args, {
-    cwd: options.cwd,
-    env: options.env,
-    limits: { ...DEFAULT_LIMITS, timeoutMs },
-    stdin: '',
-    // The student's own prints are no part of a property's verdict (that comes on fd 3).
-    stdout: 'ignore',
-    extraPipes: 1,
-    signal: options.signal,
-    onPipes: ([pipe]) => {
-      if (pipe === undefined) return;
-      protocolPipe = pipe;
-      pipe.on('data', (chunk: Buffer) => received.push(chunk));
-      pipe.on('error', () => {});
-      pipeClosed = new Promise((resolve) => pipe.on('close', () => resolve()));
-    },
-  });
-  await Promise.race([pipeClosed, new Promise((resolve) => setTimeout(resolve, PIPE_GRACE_MS).unref())]);
-  (protocolPipe as { destroy?: () => void } | undefined)?.destroy?.();
-  const messages = parseChildMessages(Buffer.concat(received).toString('utf8'));
-  return { messages, result, aborted: options.signal?.aborted ?? false };
-}
+  constructor(
+    private readonly options: PropertyRunOptions,
+    private readonly exports: readonly string[],
+    private readonly answers: Answers,
+  ) {
+    const now = performance.now();
+    this.deadline = now + options.timeoutMs;
+    this.backstop = now + options.timeoutMs * BACKSTOP_FACTOR;
+  }
 
-/** Records the verdicts a child's session decided; returns the properties still to check. */
-function settle(session: Session, pending: readonly PropertyCheck[], options: PropertyRunOptions, verdicts: Map<string, Verdict>): PropertyCheck[] {
-  const { messages, result } = session;
-  const stderr = tail(result.stderr.toString('utf8'));
-  const byId = new Map(pending.map((check) => [check.id, check]));
-  const decide = (check: PropertyCheck, verdict: Verdict) => {
-    verdicts.set(check.id, verdict.status === 'pass' || stderr === '' ? verdict : { ...verdict, stderr });
-  };
+  warm(): void {
+    void this.live();
+  }
 
-  let started: PropertyCheck | undefined;
-  let ready = false;
-  for (const message of messages) {
-    if (message.type === 'ready') ready = true;
-    if (message.type === 'start') started = byId.get(message.property);
-    if (message.type === 'outcome') {
-      const check = byId.get(message.property);
-      if (check !== undefined) decide(check, outcomeVerdict(check, message, options));
-      started = undefined;
+  beginProperty(): void {
+    this.servedNow = new Set();
+  }
+
+  served(): OracleSession[] {
+    return [...this.servedNow];
+  }
+
+  due(): Stop | undefined {
+    if (this.moduleStop) return this.moduleStop;
+    if (this.options.signal?.aborted) return (this.moduleStop = this.cancelled([]));
+    if (performance.now() > this.backstop) return this.outOfTime();
+    return undefined;
+  }
+
+  deadly(key: string): Stop | undefined {
+    return this.deadlyCalls.get(key);
+  }
+
+  async prefetch(calls: Call[]): Promise<Stop | 'abandon' | undefined> {
+    const ahead = calls.filter((call) => !this.slowCalls.has(call.key));
+    if (ahead.length === 0) return 'abandon';
+    const asked = await this.ask(ahead, PATIENCE_MS);
+    // a call that ended the oracle is not yet a verdict: the real run may never make it
+    if (asked === undefined || asked === 'abandon') return asked;
+    return asked.attributed ? undefined : asked.stop;
+  }
+
+  async demand(call: Call): Promise<Stop | undefined> {
+    const asked = await this.ask([call]);
+    return asked === undefined || asked === 'abandon' ? undefined : asked.stop;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.sessions.map((session) => session.close()));
+  }
+
+  private async ask(calls: Call[], patienceMs?: number): Promise<undefined | 'abandon' | { stop: Stop; attributed: boolean }> {
+    const due = this.due();
+    if (due) return { stop: due, attributed: false };
+    const needed = calls.filter((call) => !this.answers.has(call.key));
+    if (needed.length === 0) return undefined;
+    const session = await this.live();
+    if (!(session instanceof OracleSession)) return { stop: session, attributed: false };
+    this.servedNow.add(session);
+    const evictions = this.answers.evictions;
+    const trouble = await session.ask(needed, (call, answer, bytes) => this.answers.add(call, answer, bytes), patienceMs);
+    // answers that no longer fit are not worth asking ahead: the real run asks as it goes
+    if (trouble === undefined) return patienceMs !== undefined && this.answers.evictions > evictions ? 'abandon' : undefined;
+    if (this.session === session) this.session = undefined;
+    if (trouble.trouble.kind === 'stalled') {
+      if (trouble.call) this.slowCalls.add(trouble.call.key);
+      return 'abandon';
     }
-    if (message.type === 'unusable') {
-      for (const check of pending) decide(check, notChecked(check, options, 'fail', message.message));
-      return [];
-    }
+    const stop = this.stopFor(trouble, session);
+    // an oracle that exited or was killed on a call will do so again on it: remember, ask no more
+    const attributed = trouble.call !== undefined && trouble.trouble.kind === 'ended' && stop.status === 'crash';
+    if (attributed) this.deadlyCalls.set(trouble.call!.key, stop);
+    return { stop, attributed };
   }
-  const left = pending.filter((check) => !verdicts.has(check.id));
-  if (left.length === 0) return [];
 
-  const end = howItEnded(session, options);
-  if (end.status === 'infra' || !ready || messages.some((message) => message.type === 'done')) {
-    const why = ready ? end.message : `the property runner did not start: ${end.message}${lastLine(stderr)}`;
-    for (const check of left) decide(check, notChecked(check, options, 'infra', why));
-    return [];
+  private live(): Promise<OracleSession | Stop> {
+    if (this.session?.alive) return Promise.resolve(this.session);
+    this.starting ??= this.start().finally(() => (this.starting = undefined));
+    return this.starting;
   }
-  if (started === undefined) {
-    // it ended after the runner was ready and before any property: the module's loading did it
-    for (const check of left) decide(check, notChecked(check, options, end.status, `${end.message} while loading ${options.modulePath}`));
-    return [];
+
+  private async start(): Promise<OracleSession | Stop> {
+    const timeoutMs = this.deadline - performance.now();
+    if (timeoutMs < MIN_CHILD_MS) return this.outOfTime();
+    const session = new OracleSession({
+      modulePath: this.options.modulePath,
+      exports: this.exports,
+      cwd: this.options.cwd,
+      env: this.options.env,
+      timeoutMs,
+      jail: this.options.jail,
+      signal: this.options.signal,
+    });
+    this.sessions.push(session);
+    const trouble = await session.loaded;
+    if (trouble) return this.stopFor(trouble, session);
+    this.session = session;
+    return session;
   }
-  decide(started, {
-    ...notChecked(started, options, end.status, `${end.message} while checking this property`),
-    details: [end.hint, ...replayLines(options)].join('\n'),
-    durationMs: result.durationMs,
-  });
-  return left.filter((check) => check !== started);
+
+  /** Time is up: before this property asked anything, it was never checked; after, it timed out while checked. */
+  private outOfTime(): Stop {
+    const { options } = this;
+    if (this.servedNow.size === 0) {
+      return { halt: true, status: 'timeout', message: 'the time limit ran out before this property was checked', everyProperty: false, sessions: [] };
+    }
+    return {
+      halt: true,
+      status: 'timeout',
+      message: `timed out after ${(options.timeoutMs / 1000).toFixed(1)} s while checking this property`,
+      details: [LOOP_HINT, ...replayLines(options)].join('\n'),
+      everyProperty: false,
+      sessions: this.served(),
+    };
+  }
+
+  private cancelled(sessions: readonly OracleSession[]): Stop {
+    return { halt: true, status: 'infra', message: 'cancelled', everyProperty: true, sessions };
+  }
+
+  /** What a session's trouble means for the property being judged (and, before the module loaded, for all). */
+  private stopFor({ trouble, phase }: TroubleAt, session: OracleSession): Stop {
+    const { options } = this;
+    const sessions = [session];
+    let stop: Stop;
+    switch (trouble.kind) {
+      case 'cancelled':
+        stop = this.cancelled(sessions);
+        break;
+      case 'stalled': // only ever asked for while asking ahead, and handled there
+        stop = { halt: true, status: 'infra', message: 'the property runner stopped answering', everyProperty: true, sessions };
+        break;
+      case 'unusable':
+        stop = { halt: true, status: 'fail', message: this.unusable(trouble), everyProperty: true, sessions };
+        break;
+      case 'garbled': {
+        const checking = phase === 'calls';
+        stop = {
+          halt: true,
+          status: 'fail',
+          message: `the grader's channel to your functions (fd 3) carried ${trouble.what} ${checking ? 'while checking this property' : `while loading ${options.modulePath}`}`,
+          details: [GARBLED_HINT, ...(checking ? replayLines(options) : [])].join('\n'),
+          everyProperty: !checking,
+          sessions,
+        };
+        break;
+      }
+      case 'ended': {
+        const end = howItEnded(trouble.result, options);
+        if (end.status === 'infra') stop = { halt: true, status: 'infra', message: end.message, everyProperty: true, sessions };
+        else if (phase === 'start') {
+          const why = `the property runner did not start: ${end.message}${lastLine(trouble.result.stderr.toString('utf8'))}`;
+          stop = { halt: true, status: 'infra', message: why, everyProperty: true, sessions };
+        } else if (phase === 'load') {
+          stop = { halt: true, status: end.status, message: `${end.message} while loading ${options.modulePath}`, everyProperty: true, sessions };
+        } else {
+          stop = {
+            halt: true,
+            status: end.status,
+            message: `${end.message} while checking this property`,
+            details: [end.hint, ...replayLines(options)].join('\n'),
+            everyProperty: false,
+            sessions,
+          };
+        }
+        break;
+      }
+    }
+    if (stop.everyProperty) this.moduleStop ??= stop;
+    return stop;
+  }
+
+  private unusable(trouble: Extract<TroubleAt['trouble'], { kind: 'unusable' }>): string {
+    const path = this.options.modulePath;
+    if (trouble.missing) return `${path} does not export ${trouble.missing.map((name) => `\`${name}\``).join(' and ')} as a function`;
+    if (trouble.unexaminable) return `${path} could not be loaded: it threw a value too big to examine`;
+    return `${path} could not be loaded: ${clip(describeThrown(trouble.thrown), 400)}`;
+  }
 }
 
-function howItEnded(session: Session, options: PropertyRunOptions): { status: Verdict['status']; message: string; hint: string } {
-  const { result } = session;
-  if (session.aborted) return { status: 'infra', message: 'cancelled', hint: '' };
+const LOOP_HINT = 'your code never returned for some generated message: look for a loop that does not end';
+const GARBLED_HINT = 'the grader asks the process running your functions for their results on fd 3; something in your code wrote there: leave fd 3 alone (print with console.log or console.error)';
+
+function howItEnded(result: RunResult, options: PropertyRunOptions): { status: Verdict['status']; message: string; hint: string } {
+  if (options.signal?.aborted) return { status: 'infra', message: 'cancelled', hint: '' };
   if (result.startError) return { status: 'infra', message: `could not start node: ${result.startError.message}`, hint: '' };
   if (result.timedOut) {
-    return {
-      status: 'timeout',
-      message: `timed out after ${(options.timeoutMs / 1000).toFixed(1)} s`,
-      hint: 'your code never returned for some generated message: look for a loop that does not end',
-    };
+    const seconds = (options.timeoutMs / 1000).toFixed(1);
+    const message = result.timeLimit === 'wall' ? `was still running after ${(options.timeoutMs * WALL_FACTOR / 1000).toFixed(1)} s of wall time` : `used more than ${seconds} s of CPU time`;
+    return { status: 'timeout', message, hint: LOOP_HINT };
   }
   if (result.outOfMemory) {
     return {
@@ -188,8 +323,8 @@ function howItEnded(session: Session, options: PropertyRunOptions): { status: Ve
   };
 }
 
-function outcomeVerdict(check: PropertyCheck, outcome: PropertyOutcome, options: PropertyRunOptions): Verdict {
-  const base = { name: verdictName(check), seed: options.seed, durationMs: outcome.durationMs };
+function outcomeVerdict(check: PropertyCheck, outcome: Outcome, durationMs: number, options: PropertyRunOptions): Verdict {
+  const base = { name: verdictName(check), seed: options.seed, durationMs };
   if (outcome.passed && outcome.numRuns >= options.runs) {
     return { ...base, status: 'pass', message: `held for ${outcome.numRuns} runs` };
   }
@@ -210,8 +345,9 @@ function outcomeVerdict(check: PropertyCheck, outcome: PropertyOutcome, options:
   };
 }
 
-function notChecked(check: PropertyCheck, options: PropertyRunOptions, status: Verdict['status'], message: string): Verdict {
-  return { name: verdictName(check), status, message, seed: options.seed, durationMs: 0 };
+function stopVerdict(check: PropertyCheck, stop: Stop, options: PropertyRunOptions, durationMs: number): Verdict {
+  const verdict: Verdict = { name: verdictName(check), status: stop.status, message: stop.message, seed: options.seed, durationMs };
+  return stop.details === undefined ? verdict : { ...verdict, details: stop.details };
 }
 
 function verdictName(check: PropertyCheck): string {

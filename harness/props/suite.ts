@@ -7,7 +7,7 @@ import type fc from 'fast-check';
 export type StudentModule = Readonly<Record<string, unknown>>;
 
 export interface PropertyCheck<T = unknown> {
-  /** Stable and short; what the runner's processes call the property on the wire. */
+  /** Stable and short; how the runner names the property in its bookkeeping. */
   id: string;
   /** What holds, for the student: the verdict is named `property: <description>`. */
   description: string;
@@ -46,12 +46,22 @@ export class StudentThrew extends Broken {
   }
 }
 
+/** Marks what the runner's stand-in for the student's module throws through a check (an answer
+ *  not known yet, say), never the student's code: every catch in a check rethrows it untouched. */
+export const RUNNER_SIGNAL: unique symbol = Symbol('runner signal');
+
+/** The first line of every catch block in a check or an explanation. */
+export function rethrowRunnerSignal(error: unknown): void {
+  if (typeof error === 'object' && error !== null && RUNNER_SIGNAL in error) throw error;
+}
+
 /** Calls into the student's code, turning whatever it throws into a `StudentThrew`. */
 export function callStudent<R>(student: StudentModule, functionName: string, ...args: unknown[]): R {
   const fn = student[functionName] as (...args: unknown[]) => R;
   try {
     return fn(...args);
   } catch (error) {
+    rethrowRunnerSignal(error);
     throw new StudentThrew(functionName, error);
   }
 }

@@ -1,6 +1,7 @@
-// runProperties against real child processes: the reference passes, each classic framing
+// runProperties against real oracle processes: the reference passes, each classic framing
 // mistake fails the property that names it, and a hang or an exit never takes the grader down.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -127,7 +128,7 @@ describe('runProperties on the framing suite', () => {
   test('a frame that loops forever gets a timeout verdict on the property that was running', async () => {
     const verdicts = await grade(studentModule(`export function frame(msg: object): string { for (;;) {} }\n${REFERENCE_PARSE}`), { timeoutMs: 6000 });
     const { oneLine } = byProperty(verdicts);
-    expect(oneLine).toMatchObject({ status: 'timeout', message: 'timed out after 6.0 s while checking this property' });
+    expect(oneLine).toMatchObject({ status: 'timeout', message: 'used more than 6.0 s of CPU time while checking this property' });
     expect(oneLine.details).toContain('replay: npx theinference test --stage config-and-framing --seed 1234');
     expect(verdicts.filter((verdict) => verdict.status === 'pass')).toEqual([]); // nothing passes unchecked
     for (const verdict of verdicts) expect(verdict.status).toBe('timeout');
@@ -139,6 +140,20 @@ describe('runProperties on the framing suite', () => {
     const { oneLine } = byProperty(verdicts);
     expect(oneLine.message).toBe('the process exited with code 3 while checking this property');
     expect(oneLine.stderr).toContain('bye');
+  });
+
+  test('an abort stops the oracle at once: every property not yet decided is infra "cancelled", even when aborted before the start', async () => {
+    const hanging = studentModule(`export function frame(msg: object): string { for (;;) {} }\n${REFERENCE_PARSE}`);
+    const slowToLoad = studentModule(`Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);\n${REFERENCE_FRAME}\n${REFERENCE_PARSE}`);
+    for (const [modulePath, abort] of [[hanging, 'while checking'], [slowToLoad, 'while loading'], [slowToLoad, 'before the start']] as const) {
+      const controller = new AbortController();
+      if (abort === 'before the start') controller.abort();
+      else setTimeout(() => controller.abort(), 1000);
+      const started = performance.now();
+      const verdicts = await runProperties({ suite: 'framing', stage: 'config-and-framing', modulePath, cwd: REPO, env: process.env, seed: 1, runs: 100, timeoutMs: 60_000, signal: controller.signal });
+      expect(performance.now() - started, abort).toBeLessThan(5000);
+      for (const verdict of verdicts) expect(verdict).toMatchObject({ status: 'infra', message: 'cancelled' });
+    }
   });
 
   test('a frame that recurses forever fails with the RangeError quoted', async () => {
@@ -184,6 +199,29 @@ describe('runProperties on the framing suite', () => {
     expect(second.message).toBe(first.message);
     expect(second.details).toBe(first.details);
     expect(first.details).toContain('replay: npx theinference test --stage config-and-framing --seed 99 --runs 300');
+  });
+
+  test("a seed's counterexample is the one the runner found before the oracle (the pretty-printed scenario's golden)", async () => {
+    const copy = join(scratch, 'pretty-printed');
+    mkdirSync(join(copy, 'src'), { recursive: true });
+    writeFileSync(join(copy, 'src', 'mcp.ts'), readFileSync(join(REPO, 'src', 'mcp.ts')));
+    execFileSync('git', ['apply', join(REPO, 'test/scenarios/pretty-printed/mistake.diff')], { cwd: copy, stdio: 'pipe' });
+    const { oneLine, compact } = byProperty(await grade(join(copy, 'src', 'mcp.ts'), { seed: 7 }));
+    // as test/scenarios/pretty-printed/grader-output.txt has it
+    expect(oneLine.message).toBe('frame(m) contains 4 "\\n"; a message must stay on one line (compact JSON, no pretty-printing)');
+    expect(compact.message).toBe('frame(m) differs from JSON.stringify(m) + "\\n" at character 1: "\\n  \\"jsonrpc\\"" where "\\"jsonrpc\\":\\"2" was expected');
+    for (const verdict of [oneLine, compact]) {
+      expect(verdict.details).toBe(
+        [
+          'counterexample (found after 1 run, shrunk 6 times):',
+          '  {"jsonrpc":"2.0","method":""}',
+          'your frame(m): "{\\n  \\"jsonrpc\\": \\"2.0\\",\\n  \\"method\\": \\"\\"\\n}\\n"',
+          'expected:      "{\\"jsonrpc\\":\\"2.0\\",\\"method\\":\\"\\"}\\n"',
+          'seed: 7',
+          'replay: npx theinference test --stage config-and-framing --seed 7',
+        ].join('\n'),
+      );
+    }
   });
 
   test('an unknown suite is an infra verdict, not an exception', async () => {

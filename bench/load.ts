@@ -1,0 +1,49 @@
+// Time that load cannot fake: grades stage 1 with its 1,000-run properties on the reference, N
+// times with every core held by a busy loop, and N times on a quiet machine, in the same run.
+// Every graded run must pass (a correct solution never fails because the machine is busy); the
+// figures compare wall time and the CPU time the cases were charged, busy against quiet.
+// Run: node --import tsx bench/load.ts [rounds]   (default 10)
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const rounds = Number(process.argv[2] ?? 10);
+const cores = availableParallelism();
+
+function grade(): { ms: number; passed: boolean; output: string } {
+  const started = performance.now();
+  const run = spawnSync(process.execPath, ['bin/theinference.js', 'test', '--stage', 'config-and-framing', '--no-color'], { cwd: root, encoding: 'utf8' });
+  return { ms: performance.now() - started, passed: run.status === 0, output: run.stdout + run.stderr };
+}
+
+function series(label: string): number[] {
+  const times: number[] = [];
+  let passed = 0;
+  for (let round = 0; round < rounds; round += 1) {
+    const run = grade();
+    times.push(run.ms);
+    if (run.passed) passed += 1;
+    else console.log(`  ${label} round ${round + 1} did not pass:\n${run.output.split('\n').filter((line) => /✗|!/.test(line)).join('\n')}`);
+  }
+  console.log(`  ${label}: ${passed}/${rounds} passed, median ${(median(times) / 1000).toFixed(2)} s, slowest ${(Math.max(...times) / 1000).toFixed(2)} s`);
+  return times;
+}
+
+/** One busy loop per core, at the same priority as the grader. */
+function holdCores(): ChildProcess[] {
+  return Array.from({ length: cores }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+console.log(`stage config-and-framing on the reference (30 cases + 4 properties x 1,000 runs), ${rounds} rounds each, ${cores} cores`);
+const quiet = series('quiet machine');
+const loops = holdCores();
+let busy: number[];
+try {
+  busy = series(`every core held by a busy loop (${cores} loops)`);
+} finally {
+  for (const loop of loops) loop.kill('SIGKILL');
+}
+console.log(`  ratio busy/quiet (wall): ${(median(busy) / median(quiet)).toFixed(2)}`);

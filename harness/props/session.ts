@@ -1,0 +1,324 @@
+// One oracle process (oracle.ts) seen from the grader: started under the run's limits, in the run
+// root's sandbox when there is one, and asked batches of calls on fd 3. Every byte it sends is
+// treated as hostile (the student's code shares its process): lines are bounded, every message
+// is checked against what is due next, and anything else ends the session with a Trouble that
+// says what came. Never throws, never waits past the process's own limits.
+import { createRequire } from 'node:module';
+import { dirname, join, sep } from 'node:path';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Jail } from '../run/sandbox.ts';
+import { DEFAULT_LIMITS, runProcess, type RunResult } from '../run/spawn.ts';
+import { MAX_LINE_BYTES } from './protocol.ts';
+import { decodeAnswer, decodeThrown, DecodeError, type Unexaminable } from './values.ts';
+
+export interface SessionOptions {
+  modulePath: string;
+  /** The functions the module must export. */
+  exports: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  jail?: Jail;
+  signal?: AbortSignal;
+}
+
+/** One call of a student function; `key` is the same for the same function and encoded arguments. */
+export interface Call {
+  fn: string;
+  /** values.ts's encoding of the argument array, as JSON. */
+  args: string;
+  key: string;
+}
+
+/** What a call came to: a value, a throw, or something too big to examine. */
+export type Answer = { value: unknown } | { threw: unknown } | { unexaminable: Unexaminable; thrown?: boolean };
+
+/** Why a session stopped answering. */
+export type Trouble =
+  /** The process ended: a crash, a limit, or a stop of ours. */
+  | { kind: 'ended'; result: RunResult }
+  /** It sent something that is not the protocol; `what` says what, for a student's eyes. */
+  | { kind: 'garbled'; what: string }
+  /** The module could not be loaded (`thrown`), or lacks functions (`missing`). */
+  | { kind: 'unusable'; thrown?: unknown; missing?: string[]; unexaminable?: Unexaminable }
+  /** Nothing came for longer than the patience asked for. */
+  | { kind: 'stalled' }
+  | { kind: 'cancelled' };
+
+/** Where the session was when its trouble came: starting, loading the module, or answering calls. */
+export type Phase = 'start' | 'load' | 'calls';
+
+export interface TroubleAt {
+  trouble: Trouble;
+  phase: Phase;
+  /** In the calls phase: the call the oracle was answering (the first one unanswered). */
+  call?: Call;
+}
+
+const ORACLE_SCRIPT = fileURLToPath(new URL('./oracle.ts', import.meta.url));
+/** How long fd 3 may stay open after the process is gone (its last lines are already in the pipe). */
+const PIPE_GRACE_MS = 500;
+/** How long a closed session may take to exit before it is stopped. */
+const CLOSE_GRACE_MS = 1000;
+
+/** tsx's ESM loader, found from this package so that it works from a course's node_modules. */
+export function tsxLoader(): string {
+  try {
+    return import.meta.resolve('tsx');
+  } catch {
+    // a host without import.meta.resolve (some test runners): the same entry through require
+    return createRequire(import.meta.url).resolve('tsx');
+  }
+}
+
+/** What the oracle reads besides the run root: its own folder, the package.json that makes it ESM, tsx's node_modules. */
+function oracleFiles(): string[] {
+  const loader = tsxLoader();
+  const loaderPath = loader.startsWith('file:') ? fileURLToPath(loader) : loader;
+  const files = [dirname(ORACLE_SCRIPT)];
+  const modules = loaderPath.lastIndexOf(`${sep}node_modules${sep}`);
+  if (modules !== -1) files.push(loaderPath.slice(0, modules + `${sep}node_modules`.length));
+  for (let dir = dirname(ORACLE_SCRIPT); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) {
+      files.push(join(dir, 'package.json'));
+      break;
+    }
+  }
+  return files;
+}
+
+export class OracleSession {
+  /** Resolves when the module has loaded (undefined) or with what stopped it first. */
+  readonly loaded: Promise<TroubleAt | undefined>;
+  /** The process's end, once its pipe has drained. */
+  readonly ended: Promise<RunResult>;
+  private phase: Phase = 'start';
+  private troubleAt: TroubleAt | undefined;
+  private readonly stopper = new AbortController();
+  private wire: NodeJS.ReadWriteStream | undefined;
+  private readonly lines = new LineReader(MAX_LINE_BYTES);
+  private nextId = 1;
+  private readonly due: Array<{ id: number; call: Call }> = [];
+  private batch: { onAnswer: (call: Call, answer: Answer, bytes: number) => void; done: (trouble?: TroubleAt) => void; patience?: number } | undefined;
+  private patienceTimer: NodeJS.Timeout | undefined;
+  private settleLoaded!: (trouble?: TroubleAt) => void;
+  private closing = false;
+  private readonly exportNames: readonly string[];
+
+  constructor(options: SessionOptions) {
+    this.loaded = new Promise((resolve) => (this.settleLoaded = resolve));
+    this.exportNames = options.exports;
+    const args = ['--import', tsxLoader(), ORACLE_SCRIPT, '--module', options.modulePath, '--exports', options.exports.join(',')];
+    const start = options.jail ? options.jail.wrap(process.execPath, args, oracleFiles()) : { command: process.execPath, args };
+    let pipeClosed: Promise<void> = Promise.resolve();
+    const run = runProcess(start.command, start.args, {
+      cwd: options.cwd,
+      env: options.env,
+      limits: { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs },
+      stdin: '',
+      // The student's own prints are no part of a verdict (answers come on fd 3).
+      stdout: 'ignore',
+      extraPipes: 1, // fd 3, PROTOCOL_FD
+      signal: this.stopper.signal,
+      // in a sandbox, its end is the end of everything in it
+      contained: options.jail !== undefined && options.jail.kind !== 'none',
+      onPipes: ([pipe]) => {
+        if (pipe === undefined) return;
+        this.wire = pipe;
+        pipe.on('data', (chunk: Buffer) => this.receive(chunk));
+        pipe.on('error', () => {});
+        pipeClosed = new Promise((resolve) => pipe.on('close', () => resolve()));
+      },
+    });
+    // after runProcess listens to the stopper: an abort before it would never reach the process
+    const userSignal = options.signal;
+    const cancel = () => this.fail({ kind: 'cancelled' });
+    userSignal?.addEventListener('abort', cancel, { once: true });
+    if (userSignal?.aborted) cancel();
+    this.ended = run.then(async (result) => {
+      await Promise.race([pipeClosed, new Promise((resolve) => setTimeout(resolve, PIPE_GRACE_MS).unref())]);
+      (this.wire as { destroy?: () => void } | undefined)?.destroy?.();
+      userSignal?.removeEventListener('abort', cancel);
+      this.fail({ kind: 'ended', result });
+      return result;
+    });
+  }
+
+  /** Asks for `calls` in one batch; `onAnswer` gets each answer as it comes. Resolves when all are
+   *  answered (undefined) or with the trouble that stopped the session. `patienceMs`: give up
+   *  (trouble `stalled`) when no answer comes for that long. */
+  ask(calls: readonly Call[], onAnswer: (call: Call, answer: Answer, bytes: number) => void, patienceMs?: number): Promise<TroubleAt | undefined> {
+    if (this.troubleAt) return Promise.resolve(this.troubleAt);
+    if (this.phase !== 'calls' || this.batch) throw new Error('OracleSession.ask: not loaded, or a batch is already out');
+    if (calls.length === 0) return Promise.resolve(undefined);
+    return new Promise((done) => {
+      this.batch = { onAnswer, done, patience: patienceMs };
+      const lines: string[] = [];
+      for (const call of calls) {
+        const id = this.nextId++;
+        this.due.push({ id, call });
+        lines.push(`{"id":${id},"fn":${JSON.stringify(call.fn)},"args":${call.args}}`);
+      }
+      this.wire?.write(`${lines.join('\n')}\n`);
+      this.waitPatiently();
+    });
+  }
+
+  /** Ends the session: the oracle reads the end of its input and exits (or is stopped soon after). */
+  async close(): Promise<RunResult> {
+    if (!this.closing) {
+      this.closing = true;
+      this.wire?.end();
+      const timer = setTimeout(() => this.stopper.abort(), CLOSE_GRACE_MS);
+      timer.unref();
+      void this.ended.then(() => clearTimeout(timer));
+    }
+    return this.ended;
+  }
+
+  /** Whether it can still answer. */
+  get alive(): boolean {
+    return this.troubleAt === undefined && !this.closing;
+  }
+
+  private waitPatiently(): void {
+    clearTimeout(this.patienceTimer);
+    const patience = this.batch?.patience;
+    if (patience === undefined) return;
+    this.patienceTimer = setTimeout(() => this.fail({ kind: 'stalled' }), patience);
+    this.patienceTimer.unref();
+  }
+
+  private receive(chunk: Buffer): void {
+    if (this.troubleAt) return;
+    const { lines, overlong } = this.lines.push(chunk);
+    for (const line of lines) {
+      try {
+        this.message(line);
+      } catch (error) {
+        // decoding refuses with DecodeError; anything else thrown here is still the line's doing, never the grader's end
+        const why = error instanceof DecodeError ? error.message : `it broke the reader: ${error instanceof Error ? error.message : String(error)}`;
+        this.fail({ kind: 'garbled', what: `a message that cannot be read (${why}): ${excerpt(line.toString('utf8'))}` });
+      }
+      if (this.troubleAt) return;
+    }
+    if (overlong) this.fail({ kind: 'garbled', what: `a line of more than ${MAX_LINE_BYTES / 1024 / 1024} MiB` });
+  }
+
+  private message(line: Buffer): void {
+    const text = line.toString('utf8');
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return this.fail({ kind: 'garbled', what: `a line that is not JSON: ${excerpt(text)}` });
+    }
+    const record = isRecord(message) ? message : undefined;
+    const unexpected = () => this.fail({ kind: 'garbled', what: `a message it did not expect: ${excerpt(text)}` });
+    if (this.phase === 'start') {
+      if (record?.type !== 'ready' || Object.keys(record).length !== 1) return unexpected();
+      this.phase = 'load';
+      return;
+    }
+    if (this.phase === 'load') {
+      if (record?.type === 'loaded' && Object.keys(record).length === 1) {
+        this.phase = 'calls';
+        this.settleLoaded(undefined);
+        return;
+      }
+      if (record?.type === 'unusable') return this.unusable(record, text);
+      return unexpected();
+    }
+    if (record === undefined || typeof record.id !== 'number' || Object.keys(record).length !== 2) return unexpected();
+    const head = this.due[0];
+    if (head === undefined || record.id !== head.id) {
+      const id = Number.isSafeInteger(record.id) ? String(record.id) : excerpt(String(record.id));
+      const asked = Number.isSafeInteger(record.id) && record.id >= 1 && record.id < this.nextId;
+      return this.fail({
+        kind: 'garbled',
+        what: head === undefined || !asked ? `an answer to call ${id}, which was never asked or is answered already` : `an answer to call ${id} while call ${head.id} was due`,
+      });
+    }
+    let answer: Answer;
+    try {
+      if (Object.hasOwn(record, 'value')) answer = decodeAnswer(record.value);
+      else if (Object.hasOwn(record, 'threw')) {
+        const thrown = decodeThrown(record.threw);
+        answer = 'thrown' in thrown ? { threw: thrown.thrown } : { ...thrown, thrown: true };
+      } else return unexpected();
+    } catch (error) {
+      if (!(error instanceof DecodeError)) throw error;
+      return this.fail({ kind: 'garbled', what: `an answer that cannot be read (${error.message}): ${excerpt(text)}` });
+    }
+    this.due.shift();
+    this.batch?.onAnswer(head.call, answer, line.length);
+    if (this.due.length > 0) return this.waitPatiently();
+    clearTimeout(this.patienceTimer);
+    const batch = this.batch;
+    this.batch = undefined;
+    batch?.done(undefined);
+  }
+
+  /** An unusable module, as the oracle words it: the error it threw loading, or the functions it lacks. */
+  private unusable(record: Record<string, unknown>, text: string): void {
+    const keys = Object.keys(record).sort().join(',');
+    if (keys === 'missing,type') {
+      const missing = record.missing;
+      const known = Array.isArray(missing) && missing.length > 0 && missing.every((name) => typeof name === 'string' && this.exportNames.includes(name));
+      if (!known) return this.fail({ kind: 'garbled', what: `a message it did not expect: ${excerpt(text)}` });
+      return this.fail({ kind: 'unusable', missing: missing as string[] });
+    }
+    if (keys !== 'thrown,type') return this.fail({ kind: 'garbled', what: `a message it did not expect: ${excerpt(text)}` });
+    const thrown = decodeThrown(record.thrown);
+    return this.fail({ kind: 'unusable', ...('thrown' in thrown ? { thrown: thrown.thrown } : { unexaminable: thrown.unexaminable }) });
+  }
+
+  /** The first trouble wins; it stops the process and answers whoever waits. */
+  private fail(trouble: Trouble): void {
+    if (this.troubleAt) return;
+    const call = this.phase === 'calls' ? this.due[0]?.call : undefined;
+    this.troubleAt = { trouble, phase: this.phase, ...(call && { call }) };
+    clearTimeout(this.patienceTimer);
+    if (trouble.kind !== 'ended') this.stopper.abort();
+    this.settleLoaded(this.troubleAt);
+    const batch = this.batch;
+    this.batch = undefined;
+    batch?.done(this.troubleAt);
+  }
+}
+
+/** Splits a byte stream into lines, keeping at most `max` bytes of an unfinished one. */
+class LineReader {
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+
+  constructor(private readonly max: number) {}
+
+  push(chunk: Buffer): { lines: Buffer[]; overlong: boolean } {
+    const lines: Buffer[] = [];
+    let start = 0;
+    for (let newline = chunk.indexOf(0x0a); newline !== -1; newline = chunk.indexOf(0x0a, start)) {
+      if (this.partialBytes + newline - start > this.max) return { lines, overlong: true };
+      lines.push(this.partial.length === 0 ? chunk.subarray(start, newline) : Buffer.concat([...this.partial, chunk.subarray(start, newline)]));
+      this.partial = [];
+      this.partialBytes = 0;
+      start = newline + 1;
+    }
+    const rest = chunk.subarray(start);
+    this.partialBytes += rest.length;
+    if (this.partialBytes > this.max) return { lines, overlong: true };
+    if (rest.length > 0) this.partial.push(rest);
+    return { lines, overlong: false };
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The start of a line, quoted, for a message. */
+function excerpt(text: string): string {
+  const cut = text.length > 60 ? `${text.slice(0, 60)}…` : text;
+  return JSON.stringify(cut);
+}
