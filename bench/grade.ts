@@ -19,9 +19,9 @@ function handRolled(): number {
   return performance.now() - started;
 }
 
-function grader(): number {
+function grader(extra: string[] = []): number {
   const started = performance.now();
-  const run = spawnSync(process.execPath, ['bin/theinference.js', 'test', '--stage', stage.slug, '--no-color'], { cwd: root });
+  const run = spawnSync(process.execPath, ['bin/theinference.js', 'test', '--stage', stage.slug, '--no-color', ...extra], { cwd: root });
   if (run.status !== 0) throw new Error(`the grader failed:\n${run.stdout}${run.stderr}`);
   return performance.now() - started;
 }
@@ -29,11 +29,14 @@ function grader(): number {
 const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const loop: number[] = [];
 const ours: number[] = [];
+const unsandboxed: number[] = [];
 for (let round = 0; round < rounds; round += 1) {
   loop.push(handRolled());
   ours.push(grader());
+  unsandboxed.push(grader(['--no-sandbox']));
 }
 console.log(`stage ${stage.slug}: ${stage.cases.length} cases${stage.properties ? ` + the ${stage.properties} property suite` : ''}, median of ${rounds} rounds`);
 console.log(`  hand-rolled loop (npx tsx | cmp): ${(median(loop) / 1000).toFixed(2)} s`);
 console.log(`  theinference test:                ${(median(ours) / 1000).toFixed(2)} s`);
-console.log(`  ratio: ${(median(ours) / median(loop)).toFixed(3)} (target <= 0.3)`);
+console.log(`  theinference test --no-sandbox:   ${(median(unsandboxed) / 1000).toFixed(2)} s`);
+console.log(`  ratio: ${(median(ours) / median(loop)).toFixed(3)} (target <= 0.3); the sandbox costs ${(median(ours) / median(unsandboxed)).toFixed(2)}x`);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ResultsReport } from '../../harness/report/json.ts';
 import { REPO } from '../helpers/cli.ts';
-import { checks, cleanUp, folder, leftBehind, leftInTmp, runCi } from '../ci/helpers.ts';
+import { checks, cleanUp, folder, leftBehind, leftInTmp, runCi, stillRunning } from '../ci/helpers.ts';
 
 afterAll(cleanUp);
 
@@ -26,20 +26,8 @@ function attack(name: string): string {
 }
 
 /** Processes anywhere on the machine whose command line carries `marker`. */
-async function running(marker: string): Promise<number[]> {
-  const find = () =>
-    readdirSync('/proc')
-      .filter((entry) => /^\d+$/.test(entry))
-      .filter((pid) => {
-        try {
-          if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return false;
-          return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(marker);
-        } catch {
-          return false;
-        }
-      });
-  for (let attempt = 0; attempt < 20 && find().length > 0; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
-  return find().map(Number);
+function running(marker: string): Promise<number[]> {
+  return stillRunning((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(marker));
 }
 
 /** What the starter itself passes in stage 1, as its recorded grader output says: throwing on invalid

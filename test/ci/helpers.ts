@@ -43,13 +43,13 @@ export interface CiRun extends CliRun {
 }
 
 /** `theinference <args>` with a TMPDIR of its own; `--report` is added (and read) unless `report: false`. */
-export async function runCi(args: string[], options: { report?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<CiRun> {
+export async function runCi(args: string[], options: { report?: boolean; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CiRun> {
   const tmp = folder({});
   const runTmp = join(tmp, 'run');
   mkdirSync(runTmp);
   const reportPath = join(tmp, 'results.json');
   const withReport = options.report === false ? args : [...args, '--report', reportPath];
-  const run = await runCli(withReport, { env: { TMPDIR: runTmp, ...options.env } });
+  const run = await runCli(withReport, { cwd: options.cwd, env: { TMPDIR: runTmp, ...options.env } });
   let report: ResultsReport | undefined;
   try {
     report = JSON.parse(readFileSync(reportPath, 'utf8')) as ResultsReport;
@@ -59,16 +59,20 @@ export async function runCi(args: string[], options: { report?: boolean; env?: N
   return { ...run, tmp: runTmp, report };
 }
 
-/** Processes still running whose environment carries this TMPDIR (zombies are gone in all but name). */
-export async function leftBehind(tmp: string): Promise<number[]> {
+/** Processes still running whose environment carries this TMPDIR. */
+export function leftBehind(tmp: string): Promise<number[]> {
   const needle = `TMPDIR=${tmp}`;
+  return stillRunning((pid) => readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(needle));
+}
+
+/** Processes still running (zombies are gone in all but name) for which `matches` holds. */
+export async function stillRunning(matches: (pid: string) => boolean): Promise<number[]> {
   const find = () =>
     readdirSync('/proc')
       .filter((entry) => /^\d+$/.test(entry))
       .filter((pid) => {
         try {
-          if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return false;
-          return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(needle);
+          return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')) && matches(pid);
         } catch {
           return false;
         }

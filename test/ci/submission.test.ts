@@ -2,14 +2,18 @@
 // outputs are nowhere it can read them, generated cases catch output learnt by heart, and hidden
 // cases fail without showing what they expect.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../harness/cli.ts';
-import { REPO } from '../helpers/cli.ts';
+import { courseCopy, REPO } from '../helpers/cli.ts';
 import { checks, cleanUp, folder, leftBehind, leftInTmp, QUICK, REFERENCE, runCi, submission } from './helpers.ts';
 
-afterAll(cleanUp);
+const made: string[] = [];
+afterAll(() => {
+  cleanUp();
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 const FRAME_CASES = join(REPO, 'cases/config-and-framing/mcp-frame');
 const FRAME_FIXTURES = join(REPO, 'fixtures/config-and-framing/mcp-frame');
@@ -205,5 +209,21 @@ describe('bad input: one line, exit 2', () => {
     run = await cli(['test', '--all', '--cases', dir]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/: case config-and-framing\/mcp-frame\/x has no fixtures\/config-and-framing\/mcp-frame\/x\/expected\.json\n$/);
+  });
+});
+
+describe('the grader\'s own failures: one line, exit 2, an error report', () => {
+  it('a course whose reference fails on a generated case', async () => {
+    const course = courseCopy();
+    made.push(course);
+    const reference = readFileSync(join(course, 'src/mcp.ts'), 'utf8');
+    writeFileSync(join(course, 'src/mcp.ts'), reference.replace('export function frame(msg: object): string {', 'export function frame(msg: object): string {\n  throw new Error("the reference is broken");'));
+    const run = await runCi(['test', '--stage', 'config-and-framing', '--runs', '20', '--seed', '3', '--random', '1', '--submission', REPO], { cwd: course });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/^theinference: the reference solution \(.*src\/mcp\.ts\) failed on the generated case .*random-mcp-frame.*--random 0/);
+    expect(run.report).toMatchObject({ status: 'error', exitCode: 2 });
+    expect(run.report!.problems.join('\n')).toContain('the reference solution');
+    expect(leftInTmp(run.tmp)).toEqual([]);
   });
 });
