@@ -85,19 +85,19 @@ export async function test(args: string[]): Promise<number> {
     const interruption = onInterrupt();
     try {
       return await gradeSubmission({
-      ...common,
-      courseRoot,
-      course,
-      submission: values.submission ?? courseRoot,
-      all: values.all ?? false,
-      hiddenDir: values.cases,
-      generatedPerCommand: values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random, 1000),
-      shard,
-      reportPath: values.report,
-      junitPath: values.junit,
-      write: (text) => process.stdout.write(text),
-      interruption,
-    });
+        ...common,
+        courseRoot,
+        course,
+        submission: values.submission ?? courseRoot,
+        all: values.all ?? false,
+        hiddenDir: values.cases,
+        generatedPerCommand: values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random, 1000),
+        shard,
+        reportPath: values.report,
+        junitPath: values.junit,
+        write: (text) => process.stdout.write(text),
+        interruption,
+      });
     } finally {
       interruption.dispose();
     }

@@ -37,7 +37,7 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
   const started = performance.now();
   const limits = { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs ?? stage.timeoutMs, memoryBytes: options.memoryBytes ?? DEFAULT_LIMITS.memoryBytes };
   const context = { root: options.root, launcher: options.launcher, env: options.env, limits, color: options.color, signal: options.signal };
-  // A case stopped because grading was (a newer save in watch mode, Ctrl-C) is no verdict: not reported.
+  // Once grading is stopped (a newer save in watch mode, Ctrl-C), what a killed case said is no verdict.
   const report = (verdict: Verdict) => {
     if (!options.signal?.aborted) options.onVerdict?.(verdict);
   };

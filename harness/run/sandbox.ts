@@ -46,13 +46,14 @@ export interface JailOptions {
   network: boolean;
 }
 
-/** Why no sandbox can be made here, or undefined when bwrap works. Probed once per process. */
+/** Whether bwrap can make a sandbox here, and why not when it cannot. Probed once per process. */
 let probed: { available: boolean; reason?: string } | undefined;
 
 export function sandboxAvailability(): { available: boolean; reason?: string } {
   if (probed) return probed;
   if (process.platform !== 'linux') return (probed = { available: false, reason: `${process.platform} has no Linux namespaces` });
-  const probe = spawnSync('bwrap', [...systemArgs(), '--unshare-user', '--unshare-pid', '--proc', '/proc', '--', 'true'], { encoding: 'utf8', timeout: 5000 });
+  // the options every sandbox uses (--size needs bubblewrap 0.7 or later)
+  const probe = spawnSync('bwrap', [...tmpArgs(), ...systemArgs(), '--unshare-user', '--unshare-pid', '--proc', '/proc', '--', 'true'], { encoding: 'utf8', timeout: 5000 });
   if (probe.error) {
     const code = (probe.error as NodeJS.ErrnoException).code;
     return (probed = { available: false, reason: code === 'ENOENT' ? 'bwrap is not installed' : `bwrap: ${code ?? probe.error.message}` });

@@ -1,11 +1,12 @@
 // The sandbox every graded program runs in (bubblewrap), tried from the inside with real
 // processes: what a program can see, write and signal, and that its end is the end of all it started.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jailFor, sandboxAvailability, VISIBLE_PARTS } from '../../harness/run/sandbox.ts';
 import { DEFAULT_LIMITS, runProcess } from '../../harness/run/spawn.ts';
-import { cleanUp, folder } from '../ci/helpers.ts';
+import { cleanUp, folder, QUICK, runCi } from '../ci/helpers.ts';
+import { REPO, runCli } from '../helpers/cli.ts';
 
 afterAll(cleanUp);
 
@@ -134,5 +135,34 @@ describe('time limits', () => {
     const start = jail.wrap(process.execPath, ['-e', script]);
     const result = await runProcess(start.command, start.args, { cwd: root, env: { PATH: process.env.PATH }, limits: { ...DEFAULT_LIMITS, timeoutMs: 500, wallMs: 20_000 }, contained: true });
     expect(result.timeLimit).toBe('cpu');
+  });
+});
+
+describe('where no sandbox can be made', () => {
+  /** A PATH whose bwrap fails as it does where user namespaces are not allowed. */
+  function withoutNamespaces(): NodeJS.ProcessEnv {
+    const bin = folder({ bwrap: '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n' });
+    chmodSync(join(bin, 'bwrap'), 0o755);
+    return { PATH: `${bin}:${process.env.PATH}` };
+  }
+
+  it('grading a submission refuses, exit 2, with one line saying how to enable it', async () => {
+    const run = await runCi([...QUICK, '--random', '0', '--submission', REPO], { env: withoutNamespaces() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('theinference: no sandbox can be made here (bwrap cannot make namespaces here: bwrap: No permissions to create new namespace): install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces (see docs/ci.md), or grade with --no-sandbox\n');
+    expect(run.report).toBeUndefined();
+  });
+
+  it('--no-sandbox grades anyway, and the report says so', async () => {
+    const run = await runCi([...QUICK, '--random', '0', '--submission', REPO, '--no-sandbox'], { env: withoutNamespaces() });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('no sandbox: --no-sandbox');
+    expect(run.report).toMatchObject({ status: 'pass', sandbox: 'none' });
+  });
+
+  it('a student\'s run grades, with a note', async () => {
+    const run = await runCli(['test', '--stage', 'config-and-framing', '--runs', '20'], { env: withoutNamespaces() });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^note: grading without a sandbox \(bwrap cannot make namespaces here/);
   });
 });
