@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CourseError, type Case, type Course, type Stage } from '../course.ts';
-import { gradeStage } from '../grade/stage.ts';
+import { gradeStages } from '../grade/stages.ts';
 import type { Verdict } from '../grade/verdict.ts';
 import { countChecks, exitCodeOf, REPORT_VERSION, runStatus, stageReport, writeAtomically, writeResults, type GradedCheck, type GradedStage, type Origin, type ResultsReport } from '../report/json.ts';
 import { courseDigest } from '../report/course-digest.ts';
@@ -119,20 +119,17 @@ async function grade(
   const reporter = new TerminalReporter(settings.write, settings);
   announce(settings, scratch.facts, run.sandbox, plan.length, mine.length);
 
-  const signal = settings.interruption?.signal;
-  let stopped = false;
-  for (const stage of settings.stages) {
-    const units = plan.filter((unit) => unit.stage === stage.slug);
+  // Each stage's part in this shard: its cases, and its property suite when the shard holds it.
+  const parts = settings.stages.map((stage) => {
     const here = mine.filter((unit) => unit.stage === stage.slug);
-    if (stopped || signal?.aborted) {
-      graded.push({ stage, graded: false, planned: units.length, durationMs: 0, checks: [] });
-      continue;
-    }
     const cases = here.filter((unit) => unit.testCase !== undefined);
-    const properties = here.some((unit) => unit.origin === 'property');
-    const part: Stage = { ...stage, cases: cases.map((unit) => unit.testCase!), properties: properties ? stage.properties : undefined };
-    reporter.stageStart(part);
-    const result = await gradeStage(part, {
+    const propertyUnit = here.find((unit) => unit.origin === 'property');
+    const part: Stage = { ...stage, cases: cases.map((unit) => unit.testCase!), properties: propertyUnit ? stage.properties : undefined };
+    return { stage, part, cases, propertyUnit, planned: plan.filter((unit) => unit.stage === stage.slug).length };
+  });
+  const results = await gradeStages(
+    parts.map(({ part }) => part),
+    {
       root: scratch.root,
       launcher: start,
       env,
@@ -141,41 +138,37 @@ async function grade(
       propertyRuns: settings.runs,
       timeoutMs: settings.timeoutMs,
       memoryBytes: settings.memoryBytes,
-      signal,
-      onVerdict: (verdict) => reporter.verdict(verdict),
-    });
-    if (signal?.aborted) {
-      // what a stopped case said is no verdict: the stage counts as not graded
-      graded.push({ stage, graded: false, planned: units.length, durationMs: 0, checks: [] });
-      continue;
+      signal: settings.interruption?.signal,
+      continueAfterFailure: settings.all,
+    },
+    reporter,
+  );
+  parts.forEach(({ stage, cases, propertyUnit, planned }, index) => {
+    const result = results[index];
+    if (!result) {
+      // after a failure without --all, or stopped: not graded
+      graded.push({ stage, graded: false, planned, durationMs: 0, checks: [] });
+      return;
     }
-    reporter.stageEnd(result);
-    const propertyUnit = here.find((unit) => unit.origin === 'property');
-    const checks = result.verdicts.map((verdict, index): GradedCheck => {
-      const unit = cases[index] ?? propertyUnit!;
+    const checks = result.verdicts.map((verdict, at): GradedCheck => {
+      const unit = cases[at] ?? propertyUnit!;
       return { verdict: withSeed(verdict, unit, settings.seed), origin: unit.origin, testCase: unit.testCase, position: unit.position };
     });
-    graded.push({ stage, graded: true, planned: units.length, durationMs: result.durationMs, checks });
-    if (!result.passed && !settings.all) stopped = true;
-  }
+    graded.push({ stage, graded: true, planned, durationMs: result.durationMs, checks });
+  });
   const interrupted = settings.interruption?.exitCode;
-  if (interrupted === undefined) {
-    reporter.summary(
-      graded.filter((stage) => stage.graded).map((stage) => ({ stage: stage.stage, verdicts: stage.checks.map((check) => check.verdict), passed: stage.checks.every((check) => check.verdict.status === 'pass'), durationMs: stage.durationMs })),
-      settings.seed,
-    );
-  }
+  if (interrupted === undefined) reporter.summary(results, settings.seed);
 
-  const results = interrupted === undefined ? report() : { ...report(), status: 'interrupted' as const, exitCode: interrupted };
+  const written = interrupted === undefined ? report() : { ...report(), status: 'interrupted' as const, exitCode: interrupted };
   try {
-    if (settings.reportPath) writeResults(settings.reportPath, results);
-    if (settings.junitPath) writeAtomically(settings.junitPath, toJUnit(results));
+    if (settings.reportPath) writeResults(settings.reportPath, written);
+    if (settings.junitPath) writeAtomically(settings.junitPath, toJUnit(written));
   } catch (error) {
     throw new ReportWriteError(`could not write the report: ${(error as Error).message}`);
   }
-  settings.write(`${interrupted === undefined ? '' : '\n'}graded with --seed ${settings.seed}${settings.shard.count > 1 ? ` as shard ${settings.shard.index}/${settings.shard.count}` : ''}: ${results.status}` +
+  settings.write(`${interrupted === undefined ? '' : '\n'}graded with --seed ${settings.seed}${settings.shard.count > 1 ? ` as shard ${settings.shard.index}/${settings.shard.count}` : ''}: ${written.status}` +
     `${settings.reportPath ? `; results in ${settings.reportPath}` : ''}${settings.junitPath ? `, JUnit in ${settings.junitPath}` : ''}\n`);
-  return results.exitCode;
+  return written.exitCode;
 }
 
 /** Every unit of the whole run in course order: per stage its public, generated and hidden cases, then its property suite. */

@@ -4,7 +4,8 @@ import type { ParseArgsConfig } from 'node:util';
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
 import { findCourseRoot, loadCourse, type Course, type Stage } from '../course.ts';
 import { InputError, UsageError } from '../errors.ts';
-import { gradeStage, type StageResult } from '../grade/stage.ts';
+import type { StageResult } from '../grade/stage.ts';
+import { gradeStages } from '../grade/stages.ts';
 import { TerminalReporter } from '../report/terminal.ts';
 import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher } from '../run/launcher.ts';
@@ -113,9 +114,9 @@ export async function test(args: string[]): Promise<number> {
     const settings: TestSettings = { ...common, course, runRoot: scratch?.root ?? courseRoot };
     if (values.watch) {
       const { watch } = await import('../run/watch.ts');
-      return await watch(settings);
+      return await watch(settings, (course, stages, signal) => gradeAndReport({ ...settings, course, stages }, signal));
     }
-    const results = await gradeStages(settings, interruption?.signal);
+    const results = await gradeAndReport(settings, interruption?.signal);
     if (interruption?.exitCode !== undefined) {
       console.log('\ninterrupted: grading stopped');
       return interruption.exitCode;
@@ -142,32 +143,25 @@ function sandboxToUse(values: { submission?: string; 'no-sandbox'?: boolean; 're
   return true;
 }
 
-/** Grades stages in order, printing as it goes, and stops at the first that fails. */
-export async function gradeStages(settings: TestSettings, signal?: AbortSignal): Promise<StageResult[]> {
+/** Grades the stages as a student sees them, printing as it goes; stops at the first that fails. */
+export async function gradeAndReport(settings: TestSettings, signal?: AbortSignal): Promise<StageResult[]> {
   const reporter = new TerminalReporter((text) => process.stdout.write(text), settings);
-  const env = programEnv();
-  const start = await launcher(settings.runRoot, settings);
-  const results: StageResult[] = [];
-  for (const stage of settings.stages) {
-    reporter.stageStart(stage);
-    const result = await gradeStage(stage, {
+  const results = await gradeStages(
+    settings.stages,
+    {
       root: settings.runRoot,
-      launcher: start,
-      env,
+      launcher: await launcher(settings.runRoot, settings),
+      env: programEnv(),
       color: settings.color,
       seed: settings.seed,
       propertyRuns: settings.runs,
       timeoutMs: settings.timeoutMs,
       memoryBytes: settings.memoryBytes,
       signal,
-      onVerdict: (verdict) => reporter.verdict(verdict),
-    });
-    if (signal?.aborted) return results;
-    reporter.stageEnd(result);
-    results.push(result);
-    if (!result.passed) break;
-  }
-  reporter.summary(results, settings.seed);
+    },
+    reporter,
+  );
+  if (!signal?.aborted) reporter.summary(results, settings.seed);
   return results;
 }
 

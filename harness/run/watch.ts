@@ -2,15 +2,23 @@
 // fixtures. A save during a run stops that run (its programs are killed) and starts a fresh one.
 import { watch as watchFiles, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { gradeStages, type TestSettings } from '../commands/test.ts';
-import { loadCourse } from '../course.ts';
+import { loadCourse, type Course, type Stage } from '../course.ts';
 import { InputError } from '../errors.ts';
 
 /** Editors save in bursts (write, rename, chmod): wait this long for the burst to end. */
 const SETTLE_MS = 30;
 const CLEAR_SCREEN = '\x1b[2J\x1b[3J\x1b[H';
 
-export function watch(settings: TestSettings): Promise<number> {
+export interface WatchSettings {
+  course: Course;
+  /** The stages graded each round, in grading order. */
+  stages: Stage[];
+}
+
+/** Grades one round with the course and stages as they are on disk now; stops when `signal` aborts. */
+export type Round = (course: Course, stages: Stage[], signal: AbortSignal) => Promise<unknown>;
+
+export function watch(settings: WatchSettings, round: Round): Promise<number> {
   const { root } = settings.course;
   const slugs = settings.stages.map((stage) => stage.slug);
   const caseFolders = settings.stages.flatMap((stage) => stage.cases.flatMap((testCase) => [join(root, testCase.casePath), testCase.fixtureDir]));
@@ -32,7 +40,7 @@ export function watch(settings: TestSettings): Promise<number> {
         // Cases and fixtures may have changed on disk: read the stage table again.
         const course = loadCourse(root);
         const stages = slugs.map((slug) => course.stages.find((stage) => stage.slug === slug)).filter((stage) => stage !== undefined);
-        await gradeStages({ ...settings, course, stages }, controller.signal);
+        await round(course, stages, controller.signal);
       } catch (error) {
         if (!(error instanceof InputError)) throw error;
         process.stdout.write(`theinference: ${error.message}\n`);
