@@ -246,7 +246,7 @@ export async function expectFromReference(cases: Case[], courseRoot: string, inp
     const here = { ...testCase, casePath: join(inputsRoot, testCase.casePath) };
     const { result, report } = await runWithPlayer(here, { root: courseRoot, launcher: start, env, limits: DEFAULT_LIMITS, color: false }, cassette);
     const protocol = report?.diagnoses[0]?.message;
-    if (result.exitCode !== 0 || result.timedOut || result.flooded || result.outOfMemory || protocol !== undefined) {
+    if (result.exitCode !== 0 || result.timeLimit || result.flooded || result.outOfMemory || protocol !== undefined) {
       const said = protocol ?? result.stderr.toString('utf8').trim().split('\n').find((line) => /error/i.test(line)) ?? '';
       throw new ReferenceFailure(
         `the reference solution (${join(courseRoot, 'src', 'mcp.ts')}) failed on the generated case ${testCase.casePath}` +

@@ -53,8 +53,8 @@ export async function bless(args: string[]): Promise<number> {
           refusals.push(`${name}: the reference broke the protocol of its cassette\n${indent(formatDiagnoses(report).join("\n"))}`);
           return;
         }
-        if (result.startError || result.timedOut || result.flooded || result.signal || result.exitCode !== 0) {
-          const why = result.timedOut ? 'timed out' : result.flooded ? `flooded ${result.flooded}` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
+        if (result.startError || result.timeLimit || result.flooded || result.signal || result.exitCode !== 0) {
+          const why = result.timeLimit ? 'timed out' : result.flooded ? `flooded ${result.flooded}` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
           refusals.push(`${name}: the reference ${result.startError ? `could not start (${result.startError.code})` : why}\n${indent(result.stderr.toString('utf8'))}`);
           return;
         }

@@ -103,7 +103,7 @@ function judge(result: RunResult, expected: Buffer, context: CaseContext & { hid
   if (result.startError) {
     return { status: 'infra', message: `could not start ${PROGRAM}: ${result.startError.code ?? result.startError.message}` };
   }
-  if (result.timedOut) {
+  if (result.timeLimit) {
     return {
       status: 'timeout',
       message: timeoutMessage(result, context.limits),

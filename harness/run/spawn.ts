@@ -43,8 +43,7 @@ export interface RunOptions {
 export interface RunResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  /** Which limit stopped it, when one did: its CPU time, or the wall-time backstop. */
+  /** Which time limit stopped it, when one did: its CPU time, or the wall-time backstop. */
   timeLimit?: 'cpu' | 'wall';
   /** CPU time its processes had used at the last measurement (0 where there is no /proc). */
   cpuMs: number;
@@ -129,7 +128,6 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       resolve({
         exitCode: exit?.code ?? null,
         signal: exit?.signal ?? null,
-        timedOut: timeLimit !== undefined,
         timeLimit,
         cpuMs: processes.cpuMs,
         flooded,

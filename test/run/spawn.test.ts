@@ -44,35 +44,35 @@ function grandchildPid(result: RunResult): number {
 describe('runProcess', () => {
   it('captures stdout, stderr and the exit code', async () => {
     const result = await node(`process.stdout.write('out'); process.stderr.write('err'); process.exitCode = 3`);
-    expect(result).toMatchObject({ exitCode: 3, signal: null, timedOut: false, flooded: undefined });
+    expect(result).toMatchObject({ exitCode: 3, signal: null, timeLimit: undefined, flooded: undefined });
     expect(result.stdout.toString()).toBe('out');
     expect(result.stderr.toString()).toBe('err');
   });
 
   it('stops a program that runs past its time, and its whole process group', async () => {
     const result = await node(withGrandchild(`for (;;) {}`));
-    expect(result.timedOut).toBe(true);
+    expect(result.timeLimit).toBe('cpu');
     expect(result.signal).toMatch(/SIGTERM|SIGKILL/);
     expect(await alive(grandchildPid(result))).toBe(false);
   });
 
   it('stops a program that ignores SIGTERM, with SIGKILL', async () => {
     const result = await node(`process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)`, { timeoutMs: 300 });
-    expect(result.timedOut).toBe(true);
+    expect(result.timeLimit).toBe('wall');
     expect(result.signal).toBe('SIGKILL');
   });
 
   it('stops a program that floods stdout at the cap, keeping exactly the cap', async () => {
     const result = await node(`const line = 'x'.repeat(1000) + '\\n'; for (;;) process.stdout.write(line)`);
     expect(result.flooded).toBe('stdout');
-    expect(result.timedOut).toBe(false);
+    expect(result.timeLimit).toBeUndefined();
     expect(result.stdout.length).toBe(limits.outputCap);
   });
 
   it('returns when the program exits even if a grandchild holds its stdout open, and kills the grandchild', async () => {
     const result = await node(withGrandchild(`process.exit(0)`), { timeoutMs: 30_000 });
     expect(result.exitCode).toBe(0);
-    expect(result.timedOut).toBe(false);
+    expect(result.timeLimit).toBeUndefined();
     expect(result.durationMs).toBeLessThan(30_000);
     expect(await alive(grandchildPid(result))).toBe(false);
   });
@@ -95,7 +95,7 @@ describe('runProcess', () => {
     });
     setTimeout(() => controller.abort(), 100);
     const result = await running;
-    expect(result.timedOut).toBe(false);
+    expect(result.timeLimit).toBeUndefined();
     expect(result.signal).toBe('SIGTERM');
   });
 });
