@@ -67,35 +67,32 @@ export const ENABLE_SANDBOX = 'install bubblewrap (Debian/Ubuntu: apt-get instal
 
 export function jailFor(root: string, options: JailOptions): Jail {
   if (!options.sandbox || !sandboxAvailability().available) return plainJail(options.network);
-  const rootArgs = VISIBLE_PARTS.flatMap((part) => visible(join(root, part)));
+  // The same for every program of this run root: worked out once.
+  const shown = [
+    ...tmpArgs(), // first: the run root may be under /tmp, and its parts are shown over it
+    ...systemArgs(),
+    ...nodeArgs(),
+    ...VISIBLE_PARTS.flatMap((part) => visible(join(root, part))),
+  ];
+  const namespaces = [
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    ...(options.network ? [] : ['--unshare-net']),
+    '--die-with-parent', // the grader's kill of bwrap ends the namespace, and so everything in it
+    '--new-session', // no controlling terminal to push keystrokes into
+    '--proc', '/proc',
+    '--dev', '/dev',
+    '--chdir', root,
+  ];
   return {
     kind: 'bwrap',
-    wrap(command, args, extraReadOnly = []) {
-      return {
-        command: 'bwrap',
-        args: [
-          ...tmpArgs(), // first: the run root may be under /tmp, and its parts are shown over it
-          ...systemArgs(),
-          ...nodeArgs(),
-          ...rootArgs,
-          ...extraReadOnly.flatMap(visible),
-          '--unshare-user',
-          '--unshare-pid',
-          '--unshare-ipc',
-          '--unshare-uts',
-          '--unshare-cgroup-try',
-          ...(options.network ? [] : ['--unshare-net']),
-          '--die-with-parent', // the grader's kill of bwrap ends the namespace, and so everything in it
-          '--new-session', // no controlling terminal to push keystrokes into
-          '--proc', '/proc',
-          '--dev', '/dev',
-          '--chdir', root,
-          '--',
-          command,
-          ...args,
-        ],
-      };
-    },
+    wrap: (command, args, extraReadOnly = []) => ({
+      command: 'bwrap',
+      args: [...shown, ...extraReadOnly.flatMap(visible), ...namespaces, '--', command, ...args],
+    }),
   };
 }
 

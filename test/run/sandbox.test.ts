@@ -3,7 +3,7 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jailFor, sandboxAvailability, VISIBLE_PARTS } from '../../harness/run/sandbox.ts';
+import { jailFor, sandboxAvailability } from '../../harness/run/sandbox.ts';
 import { DEFAULT_LIMITS, runProcess } from '../../harness/run/spawn.ts';
 import { cleanUp, folder, QUICK, runCi } from '../ci/helpers.ts';
 import { REPO, runCli } from '../helpers/cli.ts';
@@ -54,7 +54,7 @@ describe('the sandbox', () => {
     expect(err).toBe('');
     expect(exitCode).toBe(0);
     expect(JSON.parse(out)).toEqual({
-      listed: VISIBLE_PARTS.filter((part) => ['program.ts', 'src', 'cases', 'node_modules'].includes(part)).sort(),
+      listed: ['cases', 'node_modules', 'program.ts', 'src'], // of the run root: not fixtures/, not results.json
       fixtures: false,
       dependency: '// dependency\n',
       writeSrc: 'EROFS',
@@ -120,11 +120,11 @@ describe('time limits', () => {
   it('a loop is stopped for its CPU time; a program that only waits, by the wall-time backstop', async () => {
     const limits = { ...DEFAULT_LIMITS, timeoutMs: 300, wallMs: 3000 };
     const loop = await runProcess(process.execPath, ['-e', 'for (;;) {}'], { cwd: '/', env: {}, limits });
-    expect(loop).toMatchObject({ timedOut: true, timeLimit: 'cpu' });
+    expect(loop.timeLimit).toBe('cpu');
     expect(loop.cpuMs).toBeGreaterThan(300);
 
     const waits = await runProcess(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { cwd: '/', env: {}, limits: { ...limits, wallMs: 1000 } });
-    expect(waits).toMatchObject({ timedOut: true, timeLimit: 'wall' });
+    expect(waits.timeLimit).toBe('wall');
     expect(waits.cpuMs).toBeLessThan(300);
   });
 
