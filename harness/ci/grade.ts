@@ -222,7 +222,7 @@ function buildReport(settings: CiSettings, started: Date, facts: SubmissionFacts
     startedAt: started.toISOString(),
     durationMs: Date.now() - started.getTime(),
     grader: { name: 'theinference', version: graderVersion() },
-    course: { digest: courseDigest(settings.courseRoot) },
+    course: { digest: courseDigest(settings.course) },
     submission: {
       path: resolve(settings.submission),
       changedOutsideSrc: facts.changedOutsideSrc,
