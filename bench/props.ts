@@ -12,6 +12,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_RUNS } from '../harness/defaults.ts';
+import type { Outcome } from '../harness/props/judge.ts';
 import { runProperties } from '../harness/props/run.ts';
 import { tsxLoader } from '../harness/props/session.ts';
 import { jailFor, sandboxAvailability } from '../harness/run/sandbox.ts';
@@ -83,14 +84,9 @@ function safely(lines) {
 }
 `;
 
-interface OldOutcome {
+/** What the old child said of a property: the judge's outcome, named. */
+interface OldOutcome extends Outcome {
   property: string;
-  passed: boolean;
-  numRuns: number;
-  numShrinks: number;
-  counterexample?: string;
-  problem?: string;
-  explanation?: string[];
 }
 
 // The old child lives beside the launcher's bundle, where its imports resolve.

@@ -52,20 +52,11 @@ const WELL_KNOWN_SYMBOLS = new Map<symbol, string>(
     .filter((name) => typeof (Symbol as unknown as Record<string, unknown>)[name] === 'symbol')
     .map((name) => [(Symbol as unknown as Record<string, symbol>)[name]!, name]),
 );
-const TYPED_ARRAYS: Readonly<Record<string, (values: unknown[]) => unknown>> = {
-  Buffer: (values) => Buffer.from(values as number[]),
-  Int8Array: (values) => Int8Array.from(values as number[]),
-  Uint8Array: (values) => Uint8Array.from(values as number[]),
-  Uint8ClampedArray: (values) => Uint8ClampedArray.from(values as number[]),
-  Int16Array: (values) => Int16Array.from(values as number[]),
-  Uint16Array: (values) => Uint16Array.from(values as number[]),
-  Int32Array: (values) => Int32Array.from(values as number[]),
-  Uint32Array: (values) => Uint32Array.from(values as number[]),
-  Float32Array: (values) => Float32Array.from(values as number[]),
-  Float64Array: (values) => Float64Array.from(values as number[]),
-  BigInt64Array: (values) => BigInt64Array.from(values as bigint[]),
-  BigUint64Array: (values) => BigUint64Array.from(values as bigint[]),
-};
+const TYPED_ARRAYS: Readonly<Record<string, (values: unknown[]) => unknown>> = Object.fromEntries(
+  [Buffer, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array].map(
+    (kind) => [kind.name, (values: unknown[]) => (kind as unknown as { from(items: unknown[]): unknown }).from(values)],
+  ),
+);
 
 class OverBudget {
   constructor(readonly marker: Unexaminable) {}

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.ts';
 import { SchemaError } from './check.ts';
-import { checkResultsReport, countChecks, REPORT_VERSION, rollUp, runStatus, type ResultsReport, type RunStatus, type StageReport } from './json.ts';
+import { checkResultsReport, countChecks, exitCodeOf, REPORT_VERSION, rollUp, runStatus, type ResultsReport, type RunStatus, type StageReport } from './json.ts';
 
 /** A report that cannot be merged: the CLI prints it on one line and exits 2. */
 export class MergeError extends InputError {}
@@ -85,8 +85,8 @@ export function mergeReports(reports: { path: string; report: ResultsReport }[])
   return {
     ...first.report,
     status,
-    // the merge itself was not stopped by a signal: an interrupted shard is an error of the run
-    exitCode: status === 'pass' ? 0 : status === 'fail' ? 1 : 2,
+    // the merge itself was not stopped by a signal: an interrupted shard is an error of the run (2)
+    exitCode: exitCodeOf(status),
     shard: count === 1 ? null : { index: 0, count },
     mergedShards: [...shardsSeen.keys()].sort((a, b) => a - b),
     startedAt: reports.map(({ report }) => report.startedAt).sort()[0]!,
