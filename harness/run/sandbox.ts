@@ -11,7 +11,7 @@
 // scrubbed env) and the report says `sandbox: none`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { withoutNetwork } from './network.ts';
 
 export type SandboxKind = 'bwrap' | 'none';
@@ -34,6 +34,8 @@ export const VISIBLE_PARTS = ['program.ts', 'your_program.sh', 'package.json', '
 
 /** Size of a program's private /tmp: it is memory, which the RSS limit does not see. */
 const TMP_BYTES = 64 * 1024 * 1024;
+/** Size of the empty folder shown over node_modules/.cache. */
+const CACHE_BYTES = 1024 * 1024;
 
 /** The system folders a program's interpreter and shell need. */
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -108,7 +110,11 @@ function plainJail(network: boolean): Jail {
 /** A path shown read-only at the same place, when it exists (a symbolic link: what it points to). */
 function visible(path: string): string[] {
   if (!existsSync(path)) return [];
-  return ['--ro-bind', realpathSync(path), path];
+  const args = ['--ro-bind', realpathSync(path), path];
+  // Tools keep caches in node_modules/.cache (theinference: parsed cassettes): an empty folder there.
+  const cache = join(path, '.cache');
+  if (basename(path) === 'node_modules' && existsSync(cache)) args.push('--size', String(CACHE_BYTES), '--tmpfs', cache);
+  return args;
 }
 
 function systemArgs(): string[] {

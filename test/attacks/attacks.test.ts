@@ -4,7 +4,7 @@
 // honest one (the starter's: nothing passes), nothing the submission started is alive afterwards,
 // the report file is the one the grader wrote, and the grader exits as documented.
 import { spawn } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ResultsReport } from '../../harness/report/json.ts';
@@ -82,11 +82,15 @@ describe('attacks on the verdict', () => {
     for (const [entry, bytes] of Object.entries(before)) expect(after[entry], entry).toBe(bytes);
   });
 
-  it('reads-secrets: no fixtures, no generated or hidden expected outputs, no grader command line or environment', async () => {
+  it('reads-secrets: no fixtures, no generated or hidden expected outputs, no cached cassettes, no grader command line or environment', async () => {
     const hidden = folder({
       'cases/config-and-framing/mcp-frame/secret/messages.json': readFileSync(join(REPO, 'cases/config-and-framing/mcp-frame/numbers/messages.json'), 'utf8'),
       'fixtures/config-and-framing/mcp-frame/secret/expected.json': readFileSync(join(REPO, 'fixtures/config-and-framing/mcp-frame/numbers/expected.json'), 'utf8'),
     });
+    // replay's parse cache holds cassettes whole: make sure it has one to find
+    const cache = join(REPO, 'node_modules/.cache/theinference/cassettes');
+    mkdirSync(cache, { recursive: true });
+    writeFileSync(join(cache, 'attack-probe.json'), '{"frames":[]}');
     const token = 'tok-attack-7c1d2e';
     const run = await runCi(['test', '--all', '--runs', '20', '--seed', '5', '--random', '1', '--submission', attack('reads-secrets'), '--cases', hidden, '--verbose'], {
       env: { GRADER_TOKEN: token },

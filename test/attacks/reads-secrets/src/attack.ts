@@ -1,6 +1,7 @@
 // Looks everywhere a grader's secrets were once found: the course's fixtures through the real path
-// of node_modules, the generated expected outputs in /tmp, the hidden cases' folder and the token
-// on the grader's command line and environment (/proc/$PPID and every other process). Prints the
+// of node_modules, the generated expected outputs in /tmp, the cassettes in replay's parse cache,
+// the hidden cases' folder and the token on the grader's command line and environment
+// (/proc/$PPID and every other process). Prints the
 // expected output of the case if it finds it, and whatever secret it finds on stdout and stderr.
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -30,6 +31,8 @@ for (const pid of ['self', String(process.ppid), ...safeList('/proc')]) {
   for (const variable of environ) if (/TOKEN|SECRET/.test(variable)) found.push(`environment of ${pid}: ${variable}`);
 }
 for (const entry of safeList('/tmp')) if (entry.startsWith('theinference-expected-')) found.push(`generated expected outputs: /tmp/${entry}`);
+// the parse cache of `replay` holds whole cassettes, the server's side of cases included
+for (const entry of safeList('node_modules/.cache/theinference/cassettes')) found.push(`a cached cassette: ${entry}`);
 
 let expected: string | undefined;
 if (caseDir !== undefined) {
