@@ -6,6 +6,7 @@
 // and a line longer than MAX_LINE_CHARS ends the reading.
 import { clip, cutPoint, escapeControls } from '../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
+import { LineSplitter } from './lines.ts';
 import { FreePaths, firstDifference, formatPath, countDifferences } from './json-path.ts';
 import {
   compactLine,
@@ -76,9 +77,8 @@ export class Player {
   private readonly misses: Diagnosis[] = [];
   /** Diagnoses past KEPT_DIAGNOSES: counted only. */
   private more = 0;
-  /** The start of a line not finished yet (receiveChunk), in pieces, and its length. */
-  private partial: string[] = [];
-  private partialLength = 0;
+  /** The client's bytes cut into lines, none longer than MAX_LINE_CHARS (receiveChunk). */
+  private readonly lines = new LineSplitter(MAX_LINE_CHARS);
   private cutOff = false;
   /** While a long line is being judged: the clipped text that stands for it in a diagnosis. */
   private longLine: string | undefined;
@@ -114,29 +114,14 @@ export class Player {
 
   /** Client bytes as they come, cut into lines here; `arrival` is asked as each line completes. */
   receiveChunk(chunk: string, arrival: () => Arrival = () => ({})): void {
-    let start = 0;
-    for (let end = chunk.indexOf('\n'); end !== -1 && !this.cutOff; end = chunk.indexOf('\n', start)) {
-      if (this.partialLength + end + 1 - start > MAX_LINE_CHARS) return this.tooLong(this.partial[0] ?? chunk.slice(start, end));
-      const piece = chunk.slice(start, end + 1);
-      const line = this.partial.length === 0 ? piece : this.partial.join('') + piece;
-      this.partial = [];
-      this.partialLength = 0;
-      start = end + 1;
-      this.receiveLine(line, arrival());
-    }
-    if (this.cutOff || start === chunk.length) return;
-    this.partialLength += chunk.length - start;
-    if (this.partialLength > MAX_LINE_CHARS) return this.tooLong(this.partial[0] ?? chunk.slice(start));
-    this.partial.push(chunk.slice(start));
+    for (const line of this.lines.push(chunk)) this.receiveLine(line, arrival());
+    if (this.lines.overflow !== undefined && !this.cutOff) this.tooLong(this.lines.overflow);
   }
 
   /** The client closed its side: a last line without its terminator is still a line. */
   endOfInput(): void {
-    if (this.partial.length === 0 || this.cutOff) return;
-    const rest = this.partial.join('');
-    this.partial = [];
-    this.partialLength = 0;
-    this.receiveLine(rest);
+    const rest = this.lines.flush();
+    if (rest !== '') this.receiveLine(rest);
   }
 
   /** One line from the client, with or without its terminator. */
@@ -438,8 +423,6 @@ export class Player {
   /** A line past MAX_LINE_CHARS: said once, then nothing more is read from this client. */
   private tooLong(start: string): void {
     const head = start.slice(0, cutPoint(start, RECEIVED_CHARS));
-    this.partial = [];
-    this.partialLength = 0;
     this.cutOff = true;
     this.diagnose('line-too-long', () => `your client wrote a line longer than ${MAX_LINE_CHARS / 1024 / 1024} MiB without a newline; the player stopped reading: ${preview(head)}`, {
       received: `${head}…`,
