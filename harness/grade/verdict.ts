@@ -1,5 +1,8 @@
 // What grading one case (or one property) comes to. Everything the reporters print or write
-// is read off these values; nothing downstream looks at processes or bytes again.
+// is read off these values; nothing downstream looks at processes or bytes again. Kept as data
+// (kinds, positions, styled spans): each reporter turns it into its own text.
+import type { Diagnosis } from '../cassette/diagnosis.ts';
+import type { Exchange } from '../cassette/exchange.ts';
 
 export type Status =
   | 'pass'
@@ -15,8 +18,18 @@ export interface Verdict {
   status: Status;
   /** One line: what happened. */
   message: string;
-  /** Several lines a student reads: the byte diff and hints, the counterexample, the diagnosis. */
+  /** Plain lines from the grader that come first: a property's counterexample, what a stopped program had done. */
   details?: string;
+  /** Where and how stdout differs from expected.json. */
+  difference?: Difference;
+  /** The mistakes the difference shows, each named once. */
+  hints?: Hint[];
+  /** What the cassette player objected to, for a case played from a cassette. */
+  protocol?: ProtocolReport;
+  /** The played session message by message, for a case played from a cassette. */
+  exchange?: Exchange;
+  /** The command that runs the case by hand. */
+  rerun?: string;
   /** What the program wrote on stderr, relayed under the case. */
   stderr?: string;
   /** What the program wrote on stdout (up to the output cap), for machine-read reports. */
@@ -24,4 +37,39 @@ export interface Verdict {
   durationMs: number;
   /** For properties and randomised cases: the seed that replays this run. */
   seed?: number;
+}
+
+/** One mistake and its fix, in words. */
+export interface Hint {
+  /** Which mistake, so one mistake is hinted once however many places show it. */
+  kind: string;
+  /** One or two short lines: the mistake, then the fix. */
+  lines: string[];
+}
+
+/** How a reporter may show a span: colours on a terminal, classes in HTML, nothing in plain text. */
+export type SpanStyle = 'heading' | 'dim' | 'expected' | 'actual' | 'expected-mark' | 'actual-mark' | 'mark' | 'caret-expected' | 'caret-actual';
+export interface Span {
+  text: string;
+  style?: SpanStyle;
+}
+/** A line of text made of spans. */
+export type StyledLine = Span[];
+
+/** Where stdout first differs from expected.json, and the explainer's account of it. */
+export interface Difference {
+  offset: number;
+  /** 1-based, in expected.json. */
+  line: number;
+  column: number;
+  /** What differs (the JSON path, an empty or short output), both sides around the spot with a caret, the marks used. */
+  lines: StyledLine[];
+}
+
+export interface ProtocolReport {
+  /** The cassette, as a student finds it (fixtures/...). */
+  cassette: string;
+  diagnoses: Diagnosis[];
+  /** Diagnoses counted and not kept. */
+  more: number;
 }

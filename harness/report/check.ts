@@ -1,6 +1,7 @@
 // Small composable checks for JSON read back from a file: each one either returns the value, typed,
 // or throws a SchemaError naming the field path (`stages[0].checks[3].status`) and what was wrong.
 // A check's type is inferred from it, so a schema can be held against the interface it describes.
+import type { Json, JsonObject } from '../cassette/model.ts';
 
 export class SchemaError extends Error {
   constructor(
@@ -70,19 +71,48 @@ export function array<T>(item: Check<T>, options: { min?: number } = {}): Check<
   };
 }
 
-type Shape = Record<string, Check<unknown>>;
+/** Any JSON value (what a program or a server sent). */
+export const json: Check<Json> = (value, path) => {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : fail(path, 'a JSON value', value);
+  if (Array.isArray(value)) return value.map((item, index) => json(item, `${path}[${index}]`));
+  if (typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) json(item, path === '' ? key : `${path}.${key}`);
+    return value as Json;
+  }
+  return fail(path, 'a JSON value', value);
+};
 
-/** An object with exactly these fields: a missing one or one it does not know is refused. */
-export function object<S extends Shape>(shape: S): Check<{ [K in keyof S]: Infer<S[K]> }> {
+/** A JSON object (a whole message). */
+export const jsonObject: Check<JsonObject> = (value, path) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (json(value, path) as JsonObject) : fail(path, 'a JSON object', value);
+
+const OPTIONAL: unique symbol = Symbol('optional');
+type Optional<T> = Check<T> & { [OPTIONAL]: true };
+
+/** A field that may be left out of its object (present, it must pass `check`). */
+export function optional<T>(check: Check<T>): Optional<T> {
+  return Object.assign((value: unknown, path: string) => check(value, path), { [OPTIONAL]: true as const });
+}
+
+type Shape = Record<string, Check<unknown>>;
+type OptionalKeys<S extends Shape> = { [K in keyof S]: S[K] extends Optional<unknown> ? K : never }[keyof S];
+type ObjectOf<S extends Shape> = { [K in Exclude<keyof S, OptionalKeys<S>>]: Infer<S[K]> } & { [K in OptionalKeys<S>]?: Infer<S[K]> };
+
+/** An object with exactly these fields: a missing one (unless optional) or one it does not know is refused. */
+export function object<S extends Shape>(shape: S): Check<ObjectOf<S>> {
   return (value, path) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(path, 'an object', value);
     const at = (key: string) => (path === '' ? key : `${path}.${key}`);
     for (const [key, check] of Object.entries(shape)) {
-      if (!Object.hasOwn(value, key)) throw new SchemaError(at(key), 'missing');
+      if (!Object.hasOwn(value, key)) {
+        if (OPTIONAL in check) continue;
+        throw new SchemaError(at(key), 'missing');
+      }
       check((value as Record<string, unknown>)[key], at(key));
     }
     for (const key of Object.keys(value)) if (!Object.hasOwn(shape, key)) throw new SchemaError(at(key), 'a field a version 1 report does not have');
-    return value as { [K in keyof S]: Infer<S[K]> };
+    return value as ObjectOf<S>;
   };
 }
 

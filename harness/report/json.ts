@@ -4,8 +4,9 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Case, Stage } from '../course.ts';
-import type { Verdict } from '../grade/verdict.ts';
-import { array, boolean, integer, nullable, number, object, oneOf, refine, string, type Check, type Infer, type Same } from './check.ts';
+import type { Difference, Hint, ProtocolReport, Verdict } from '../grade/verdict.ts';
+import type { Exchange } from '../cassette/exchange.ts';
+import { array, boolean, integer, json, jsonObject, nullable, number, object, oneOf, optional, refine, string, type Check, type Infer, type Same } from './check.ts';
 import { clip, cutPoint } from '../terminal-text.ts';
 
 export const REPORT_VERSION = 1;
@@ -42,7 +43,16 @@ export interface CheckReport {
   infra: boolean;
   /** One line, at most KEPT_MESSAGE characters and `…`. */
   message: string;
+  /** Everything a student reads under the case, as plain text (what the terminal shows without colour). */
   details: KeptText | null;
+  /** The mistakes named, each once. */
+  hints: Hint[];
+  /** Where stdout first differs from expected.json, and the explainer's styled account of it. */
+  difference: Difference | null;
+  /** What the cassette player objected to. */
+  protocol: ProtocolReport | null;
+  /** The played session, message by message (the HTML report draws it). */
+  exchange: Exchange | null;
   output: KeptText | null;
   stderr: KeptText | null;
   durationMs: number;
@@ -105,6 +115,44 @@ export interface ResultsReport {
 
 const keptText = object({ text: string({ max: KEPT_OUTPUT }), size: integer(), truncated: boolean });
 
+const hintSchema = object({ kind: string(), lines: array(string()) });
+const SPAN_STYLES = ['heading', 'dim', 'expected', 'actual', 'expected-mark', 'actual-mark', 'mark', 'caret-expected', 'caret-actual'] as const;
+const differenceSchema = object({
+  offset: integer(),
+  line: integer(1),
+  column: integer(1),
+  lines: array(array(object({ text: string(), style: optional(oneOf(...SPAN_STYLES)) }))),
+});
+const DIAGNOSIS_KINDS = ['unexpected-method', 'params-differ', 'out-of-order', 'exhausted', 'unused', 'invalid-message', 'not-json', 'line-too-long'] as const;
+const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject });
+const diagnosisSchema = object({
+  kind: oneOf(...DIAGNOSIS_KINDS),
+  message: string(),
+  cassette: optional(string()),
+  path: optional(string()),
+  expected: optional(json),
+  actual: optional(json),
+  received: optional(json),
+  waitingFor: optional(recordedRef),
+  nearest: optional(recordedRef),
+  unusedCount: optional(integer()),
+});
+const protocolSchema = object({ cassette: string(), diagnoses: array(diagnosisSchema), more: integer() });
+const exchangeSchema = object({
+  steps: array(
+    object({
+      from: oneOf('client', 'server'),
+      kind: oneOf('request', 'notification', 'response', 'line'),
+      method: optional(string()),
+      id: optional(json),
+      message: json,
+      recorded: optional(json),
+      diagnosis: optional(object({ kind: oneOf(...DIAGNOSIS_KINDS), message: string() })),
+    }),
+  ),
+  more: integer(),
+});
+
 const checkReportSchema = refine(
   object({
     id: string(),
@@ -114,6 +162,10 @@ const checkReportSchema = refine(
     infra: boolean,
     message: string({ max: KEPT_MESSAGE + 1 }),
     details: nullable(keptText),
+    hints: array(hintSchema),
+    difference: nullable(differenceSchema),
+    protocol: nullable(protocolSchema),
+    exchange: nullable(exchangeSchema),
     output: nullable(keptText),
     stderr: nullable(keptText),
     durationMs: integer(),
@@ -208,6 +260,10 @@ export function checkReport(stage: string, check: GradedCheck, courseRoot: strin
     infra: verdict.status === 'infra',
     message: clip(verdict.message, KEPT_MESSAGE),
     details: verdict.details === undefined ? null : keepText(verdict.details),
+    hints: verdict.hints ?? [],
+    difference: verdict.difference ?? null,
+    protocol: verdict.protocol ?? null,
+    exchange: verdict.exchange ?? null,
     output: verdict.stdout === undefined ? null : keepBytes(verdict.stdout),
     stderr: verdict.stderr === undefined ? null : keepText(verdict.stderr),
     durationMs: Math.round(verdict.durationMs),

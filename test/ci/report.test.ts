@@ -67,7 +67,7 @@ describe('merge-reports refuses, in one line, exit 2', () => {
   const DIGEST = 'a'.repeat(64);
   const check = (position: number): CheckReport => ({
     id: `s/c${position}`, name: `c${position}`, origin: 'public', status: 'pass', infra: false, message: 'passed',
-    details: null, output: null, stderr: null, durationMs: 1, seed: null, cassette: null, position,
+    details: null, hints: [], difference: null, protocol: null, exchange: null, output: null, stderr: null, durationMs: 1, seed: null, cassette: null, position,
   });
   /** Shard `index` of 2 of a stage of two cases, one case in each shard. */
   const report = (seed: number, index: number): ResultsReport => ({
