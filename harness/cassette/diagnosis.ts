@@ -1,5 +1,6 @@
 // What the player tells the grader when a client strays from the recording. Plain data, so that it
 // crosses a process boundary or lands in a JSON report unchanged; `message` is one line a student reads.
+import type { Exchange } from './exchange.ts';
 import type { Json, JsonObject } from './model.ts';
 
 export type DiagnosisKind =
@@ -52,6 +53,8 @@ export interface PlayReport {
   diagnoses: Diagnosis[];
   /** How many more there were, counted and not kept. */
   moreDiagnoses: number;
+  /** The session message by message, each diagnosis on the client message that caused it. */
+  exchange: Exchange;
 }
 
 /** "cassettes/x.yaml:40: params-differ: ..." */
@@ -61,7 +64,7 @@ export function formatDiagnosis(diagnosis: Diagnosis): string {
 }
 
 /** The line that follows the kept diagnoses when there were more: "… and 127,980 more". */
-export function moreDiagnosesLine(report: PlayReport): string | undefined {
+export function moreDiagnosesLine(report: Pick<PlayReport, 'moreDiagnoses'>): string | undefined {
   return report.moreDiagnoses > 0 ? `… and ${report.moreDiagnoses.toLocaleString('en-US')} more` : undefined;
 }
 

@@ -1,20 +1,36 @@
 // The exchange of one played session, message by message, as a sequence diagram draws it: who
 // sent what, in order, what the recording expected where the client spoke, and where the client
-// first strayed. Plain data (it crosses into results.json and the HTML report); bounded.
+// first strayed. Plain data (it crosses into results.json and the HTML report); bounded: the first
+// KEPT_STEPS steps are kept, each message at most KEPT_MESSAGE_CHARS long, the rest only counted.
+import { clip } from '../terminal-text.ts';
 import type { DiagnosisKind } from './diagnosis.ts';
-import type { Json } from './model.ts';
+import { isObject, kindOf, type Json } from './model.ts';
+
+/** Steps kept; a session of the course has a few dozen, past this the client is flooding the wire
+ *  (and the report of a flooded wire stays a few tens of KB). */
+export const KEPT_STEPS = 200;
+/** Characters of a message's JSON text kept as the message; a bigger one is kept as that text, clipped. */
+export const KEPT_MESSAGE_CHARS = 4096;
+/** Characters of a method name or a string id kept (both are the client's, of any length). */
+const KEPT_NAME_CHARS = 200;
 
 export interface ExchangeStep {
   from: 'client' | 'server';
   /** A JSON-RPC request, notification or response; `line`: a line that is not a JSON-RPC message. */
   kind: 'request' | 'notification' | 'response' | 'line';
+  /** As on the wire (clipped); for requests and notifications. */
   method?: string;
+  /** As on the wire, after the player mapped recorded ids to the live ones (a string id clipped,
+   *  an id that is neither string, number nor null as its JSON text); for requests and responses. */
   id?: Json;
-  /** What went over the wire: the parsed message, or the text (clipped) when it is not JSON or too big to keep. */
+  /** What went over the wire: the parsed message, or the text (clipped, `…` at the cut) when it is
+   *  not JSON or its JSON text is longer than KEPT_MESSAGE_CHARS. */
   message: Json;
-  /** For a client message: the recorded client message the player expected at this point. */
+  /** For a client message: the recorded client message it was matched against, or that the player
+   *  was waiting for when it came (absent once the recording had no client message left). Clipped alike. */
   recorded?: Json;
-  /** For a client message the player objected to: the diagnosis it caused. */
+  /** For a client message the player objected to: the first diagnosis it caused, when that one was
+   *  kept (the player keeps its first diagnoses in full and only counts the rest). */
   diagnosis?: { kind: DiagnosisKind; message: string };
 }
 
@@ -23,4 +39,69 @@ export interface Exchange {
   steps: ExchangeStep[];
   /** How many more steps there were, counted and not kept. */
   more: number;
+}
+
+/** The exchange as it is played: steps are made only while there is room for them. */
+export class ExchangeLog {
+  private readonly steps: ExchangeStep[] = [];
+  private more = 0;
+
+  get exchange(): Exchange {
+    return { steps: this.steps, more: this.more };
+  }
+
+  /** Adds the step `make` builds (called only when it is kept), at the end or just before `before`
+   *  (a message that went over the wire ahead of one already logged); the step, or undefined when counted. */
+  add(make: () => ExchangeStep, before?: ExchangeStep): ExchangeStep | undefined {
+    const at = before === undefined ? -1 : this.steps.indexOf(before);
+    if (this.steps.length >= KEPT_STEPS && at === -1) {
+      this.more++;
+      return undefined;
+    }
+    const step = make();
+    if (at === -1) this.steps.push(step);
+    else this.steps.splice(at, 0, step);
+    if (this.steps.length > KEPT_STEPS) {
+      this.steps.pop();
+      this.more++;
+    }
+    return step;
+  }
+}
+
+/** The step for a message (or a line, as text) that went over the wire. `text`, when given, is what
+ *  stands for the message if it is too big to keep (the line it came from, already clipped). */
+export function exchangeStep(from: ExchangeStep['from'], message: Json, text?: string): ExchangeStep {
+  const kept = text ?? keptMessage(message);
+  const kind = isObject(message) ? kindOf(message) : undefined;
+  if (!isObject(message) || kind === undefined) return { from, kind: 'line', message: kept };
+  return {
+    from,
+    kind,
+    ...(typeof message.method === 'string' && { method: clip(message.method, KEPT_NAME_CHARS) }),
+    ...('id' in message && { id: keptId(message.id!) }),
+    message: kept,
+  };
+}
+
+/** The message itself, or its JSON text clipped when that is longer than KEPT_MESSAGE_CHARS. */
+export function keptMessage(message: Json): Json {
+  if (typeof message === 'string') return clip(message, KEPT_MESSAGE_CHARS);
+  const text = JSON.stringify(message);
+  return text.length <= KEPT_MESSAGE_CHARS ? message : clip(text, KEPT_MESSAGE_CHARS);
+}
+
+function keptId(id: Json): Json {
+  if (typeof id === 'string') return clip(id, KEPT_NAME_CHARS);
+  return typeof id === 'number' || id === null ? id : clip(JSON.stringify(id), KEPT_NAME_CHARS);
+}
+
+/** Whether a response step carries a result or an error, also when its message was kept as clipped
+ *  text (JSON.stringify's: `{"jsonrpc":"2.0","id":3,"result":…` or `{"result":…`). */
+export function responseOutcome(step: ExchangeStep): 'result' | 'error' | undefined {
+  if (step.kind !== 'response') return undefined;
+  if (isObject(step.message)) return 'error' in step.message ? 'error' : 'result' in step.message ? 'result' : undefined;
+  if (typeof step.message !== 'string') return undefined;
+  const outcome = /^\{(?:"(?:jsonrpc|id)":(?:"(?:[^"\\]|\\.)*"|[-+.\deE]+|null),)*"(result|error)":/.exec(step.message);
+  return outcome?.[1] as 'result' | 'error' | undefined;
 }

@@ -1,11 +1,12 @@
 // The player: one matching state machine that every face drives (in-memory wire, a byte stream
 // such as a socket or a child's extra pipe, the stdio server). It takes the client's lines and
 // puts the server's recorded bytes out at their recorded place. Strict: the client's next message
-// must match the next recorded one; each is consumed once; ids are remapped both ways. Bounded
-// whatever the client writes: the first KEPT_DIAGNOSES diagnoses are kept, the rest only counted,
-// and a line longer than MAX_LINE_CHARS ends the reading.
+// must match the next recorded one; each is consumed once; ids are remapped both ways. It logs the
+// exchange as it goes (exchange.ts). Bounded whatever the client writes: the first KEPT_DIAGNOSES
+// diagnoses are kept, the rest only counted, and a line longer than MAX_LINE_CHARS ends the reading.
 import { clip, cutPoint, escapeControls } from '../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
+import { ExchangeLog, exchangeStep, KEPT_MESSAGE_CHARS, keptMessage, type ExchangeStep } from './exchange.ts';
 import { LineSplitter } from './lines.ts';
 import { FreePaths, firstDifference, formatPath, countDifferences } from './json-path.ts';
 import {
@@ -88,6 +89,12 @@ export class Player {
   private finished: PlayReport | undefined;
   /** The last stdout frame asked for the next one to share its read. */
   private glued = false;
+  private readonly log = new ExchangeLog();
+  /** The step of the client message being judged: the diagnosis it causes is noted on it. */
+  private step: ExchangeStep | undefined;
+  /** The initialize result's step: a client message that arrives while a face holds the result
+   *  back went over the wire before it. */
+  private initializeResultStep: ExchangeStep | undefined;
 
   constructor(
     private readonly cassette: Cassette,
@@ -135,11 +142,13 @@ export class Player {
       try {
         message = JSON.parse(text);
       } catch {
+        this.step = this.logClient(text, arrival);
         this.diagnose('not-json', () => `your client wrote a line that is not JSON: ${preview(text)}`, { received: text });
         this.reply(null, 'Parse error: the line is not JSON', -32700);
         return;
       }
       if (!isObject(message)) {
+        this.step = this.logClient(message as Json, arrival);
         this.diagnose('not-json', () => `your client wrote JSON that is not one message object: ${preview(text)}`, { received: message as Json });
         this.reply(null, 'Invalid Request: expected one JSON-RPC message object', -32600);
         return;
@@ -147,12 +156,22 @@ export class Player {
       this.receive(message, arrival);
     } finally {
       this.longLine = undefined;
+      this.step = undefined;
     }
   }
 
   /** One parsed message from the client. */
   receive(message: JsonObject, arrival: Arrival = {}): void {
     if (this.finished) return;
+    this.step = this.logClient(message, arrival, this.longLine);
+    try {
+      this.judge(message, arrival);
+    } finally {
+      this.step = undefined;
+    }
+  }
+
+  private judge(message: JsonObject, arrival: Arrival): void {
     // Past the kept diagnoses a schema check could only add to a count.
     if (this.options.validate !== false && !this.full) this.validate(message, this.version);
     if (arrival.beforeInitializeResult && message.method !== 'ping') {
@@ -233,6 +252,7 @@ export class Player {
       expected: this.clientFrameCount,
       diagnoses: this.misses,
       moreDiagnoses: this.more,
+      exchange: this.log.exchange,
     };
     return this.finished;
   }
@@ -246,16 +266,17 @@ export class Player {
     if (problem !== PENDING) return this.reportInvalid(message, version, problem, message);
     // The schemas are still loading: the message is checked when they are there.
     const received = this.longLine ?? message;
+    const step = this.step;
     const check = loadSchemas().then(() => {
       this.checks.delete(check);
-      if (!this.finished) this.reportInvalid(message, version, checkClientMessage(message, version) as string | undefined, received);
+      if (!this.finished) this.reportInvalid(message, version, checkClientMessage(message, version) as string | undefined, received, step);
     });
     this.checks.add(check);
   }
 
-  private reportInvalid(message: JsonObject, version: string | undefined, problem: string | undefined, received: Json): void {
+  private reportInvalid(message: JsonObject, version: string | undefined, problem: string | undefined, received: Json, step = this.step): void {
     if (problem) {
-      this.diagnose('invalid-message', () => `${describeMessage(message)} is not valid MCP${version ? ` ${version}` : ''}: ${clip(problem, 300)}`, { received });
+      this.diagnose('invalid-message', () => `${describeMessage(message)} is not valid MCP${version ? ` ${version}` : ''}: ${clip(problem, 300)}`, { received }, step);
     }
   }
 
@@ -349,14 +370,18 @@ export class Player {
     }
     let chunks: (string | Uint8Array)[];
     let initializeResult = false;
-    if (frame.from === 'stdout') chunks = frame.cuts ? editAndCut(frame.text, [], frame.cuts) : (frame.chunks ?? [frame.text]);
-    else {
+    if (frame.from === 'stdout') {
+      chunks = frame.cuts ? editAndCut(frame.text, [], frame.cuts) : (frame.chunks ?? [frame.text]);
+      this.log.add(() => exchangeStep('server', parseLine(frame.text) ?? frame.text));
+    } else {
       const message = frame.message;
       if (message.method === undefined && isObject(message.result) && typeof message.result.protocolVersion === 'string') {
         this.version = message.result.protocolVersion; // the server's answer to initialize: the negotiated version
       }
       initializeResult = message.method === undefined && this.methodOfRecordedId.get(keyOf(message.id)) === 'initialize';
       const edits = this.editsFor(message);
+      const step = this.log.add(() => exchangeStep('server', edits.length === 0 ? message : applyEdits(message, edits)));
+      if (initializeResult) this.initializeResultStep = step;
       const textEdits = () => edits.map((edit) => ({ path: edit.path, replacement: JSON.stringify(edit.value) }));
       if (frame.cuts) chunks = editAndCut(frame.raw ?? compactLine(message), textEdits(), frame.cuts);
       else if (frame.raw === undefined && frame.chunks === undefined) {
@@ -396,8 +421,19 @@ export class Player {
   }
 
   private reply(id: Json, text: string, code = MISMATCH_ERROR_CODE): void {
-    const error = { code, message: `theinference: ${text}` };
-    this.output.write({ bytes: compactLine({ jsonrpc: '2.0', id, error }), then: 'write' });
+    const answer = { jsonrpc: '2.0', id, error: { code, message: `theinference: ${text}` } };
+    this.log.add(() => exchangeStep('server', answer));
+    this.output.write({ bytes: compactLine(answer), then: 'write' });
+  }
+
+  /** Logs a client message (or line) at its place on the wire; `text` stands for it when it is too long to keep. */
+  private logClient(message: Json, arrival: Arrival, text?: string): ExchangeStep | undefined {
+    const recorded = this.cassette.frames[this.position];
+    const before = arrival.beforeInitializeResult ? this.initializeResultStep : undefined;
+    return this.log.add(() => {
+      const step = exchangeStep('client', message, text === undefined ? undefined : clip(text, KEPT_MESSAGE_CHARS));
+      return recorded?.from === 'client' ? { ...step, recorded: keptMessage(recorded.message) } : step;
+    }, before);
   }
 
   // ------------------------------------------------------------ words
@@ -408,7 +444,7 @@ export class Player {
 
   /** Kept while there is room, else counted; `message` is only worked out for a kept one. Client
    *  bytes it quotes come out escaped (no control character reaches a terminal) and clipped. */
-  private diagnose(kind: DiagnosisKind, message: () => string, fields: Omit<Diagnosis, 'kind' | 'message'>): void {
+  private diagnose(kind: DiagnosisKind, message: () => string, fields: Omit<Diagnosis, 'kind' | 'message'>, step = this.step): void {
     if (this.full) {
       this.more++;
       return;
@@ -417,6 +453,7 @@ export class Player {
     const kept = this.longLine === undefined ? fields : { ...fields, received: this.longLine, ...(fields.actual !== undefined && { actual: clip(JSON.stringify(fields.actual), RECEIVED_CHARS) }) };
     const diagnosis: Diagnosis = { kind, message: clip(escapeControls(message()), MESSAGE_CHARS), ...(this.cassette.file ? { cassette: this.cassette.file } : {}), ...kept };
     this.misses.push(diagnosis);
+    if (step && !step.diagnosis) step.diagnosis = { kind, message: diagnosis.message };
     this.output.diagnose?.(diagnosis);
   }
 
@@ -424,9 +461,10 @@ export class Player {
   private tooLong(start: string): void {
     const head = start.slice(0, cutPoint(start, RECEIVED_CHARS));
     this.cutOff = true;
+    const step = this.logClient(`${head}…`, {});
     this.diagnose('line-too-long', () => `your client wrote a line longer than ${MAX_LINE_CHARS / 1024 / 1024} MiB without a newline; the player stopped reading: ${preview(head)}`, {
       received: `${head}…`,
-    });
+    }, step);
     this.output.cut?.();
   }
 
@@ -463,6 +501,16 @@ function applyEdits(message: JsonObject, edits: (Edit & { value: Json })[]): Jso
     else result = { ...result, params: { ...(result.params as JsonObject), [edit.path[1]!]: edit.value } };
   }
   return result;
+}
+
+/** A stdout frame's text as the message it holds, when it is one JSON object (else it is a line). */
+function parseLine(text: string): JsonObject | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function progressToken(message: JsonObject): Json | undefined {
