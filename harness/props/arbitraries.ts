@@ -10,6 +10,7 @@
 //   Object.fromEntries so that a "__proto__" key is an own property, as JSON.parse makes it;
 //   fc.record is told `noNullPrototype`, since by default it also makes null-prototype ones.
 import fc from 'fast-check';
+import { JSON_RPC_ERROR } from '../protocol.ts';
 
 export type Json = null | boolean | number | string | Json[] | JsonObject;
 export interface JsonObject {
@@ -183,8 +184,9 @@ export const resultResponse: fc.Arbitrary<JsonRpcResult> = fc.record({
   result: jsonObject,
 }, { noNullPrototype: true });
 
+/** JSON-RPC's own codes, some of the server-error range (-32000 to -32099), then any integer. */
 export const errorCode: fc.Arbitrary<number> = fc.oneof(
-  fc.constantFrom(-32700, -32600, -32601, -32602, -32603, -32000, -32002, -32022, -32099),
+  fc.constantFrom(...Object.values(JSON_RPC_ERROR), -32000, -32002, -32022, -32099),
   fc.integer(),
 );
 
