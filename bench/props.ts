@@ -31,7 +31,7 @@ import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { show, clip } from '../harness/props/show.ts';
 import { describeThrown } from '../harness/props/suite.ts';
-import { findSuite } from '../harness/props/suites.ts';
+import { suiteNamed } from '../harness/stages/index.ts';
 const PROTOCOL_FD = 3;
 const stringify = JSON.stringify;
 const now = performance.now.bind(performance);
@@ -52,7 +52,7 @@ function integerOption(value, name) {
   return number;
 }
 const { values } = parseArgs({ options: { suite: { type: 'string' }, module: { type: 'string' }, seed: { type: 'string' }, runs: { type: 'string' }, properties: { type: 'string' } } });
-const suite = findSuite(values.suite ?? '') ?? usage('unknown --suite ' + String(values.suite));
+const suite = suiteNamed(values.suite ?? '') ?? usage('unknown --suite ' + String(values.suite));
 const modulePath = values.module ?? usage('--module is required');
 const seed = integerOption(values.seed, 'seed');
 const runs = integerOption(values.runs, 'runs');

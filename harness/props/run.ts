@@ -9,12 +9,12 @@ import { DEFAULT_RUNS } from '../defaults.ts';
 import type { Verdict } from '../grade/verdict.ts';
 import type { Jail } from '../run/sandbox.ts';
 import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
+import { suiteNamed } from '../stages/index.ts';
 import { Answers } from './answers.ts';
 import { judge, valuesTried, type Halt, type Oracle, type Outcome } from './judge.ts';
 import { OracleSession, type Call, type TroubleAt } from './session.ts';
 import { clip } from './show.ts';
 import { describeThrown, type PropertyCheck } from './suite.ts';
-import { findSuite } from './suites.ts';
 
 export interface PropertyRunOptions {
   /** The suite, as course.yaml's `properties:` names it, e.g. `framing`. */
@@ -54,7 +54,7 @@ interface Stop extends Halt {
 }
 
 export async function runProperties(options: PropertyRunOptions): Promise<Verdict[]> {
-  const suite = findSuite(options.suite);
+  const suite = suiteNamed(options.suite);
   if (suite === undefined) {
     return [{ name: `property: ${options.suite}`, status: 'infra', message: `no property suite named "${options.suite}"`, durationMs: 0 }];
   }

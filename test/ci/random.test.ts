@@ -4,21 +4,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/index.ts';
-import { GENERATORS } from '../../harness/ci/random.ts';
-import { loadCourse } from '../../harness/course.ts';
-import { REPO } from '../helpers/cli.ts';
+import { generatorFor, STAGES } from '../../harness/stages/index.ts';
 import { cleanUp, folder } from './helpers.ts';
 
 afterAll(cleanUp);
 
 describe('generators', () => {
   it('exist for the commands whose inputs can be generated', () => {
-    const commands = loadCourse(REPO).commands;
-    expect(Object.keys(GENERATORS).filter((command) => !commands.includes(command))).toEqual([]);
-    expect(Object.keys(GENERATORS)).toEqual(expect.arrayContaining(['mcp-frame', 'mcp-config', 'handshake', 'tools']));
+    expect(STAGES.flatMap((stage) => Object.keys(stage.generators))).toEqual(['mcp-frame', 'mcp-config', 'handshake', 'tools']);
   });
 
-  for (const [command, generate] of Object.entries(GENERATORS)) {
+  for (const [command, generate] of STAGES.flatMap((stage) => Object.entries(stage.generators))) {
     it(`${command}: the same seed and index give the same files; other seeds, other files`, () => {
       expect(generate(77, 1)).toEqual(generate(77, 1));
       const others = new Set([1, 2, 3, 4, 5].map((seed) => JSON.stringify(generate(seed, 0))));
@@ -29,7 +25,7 @@ describe('generators', () => {
   it('tools: the cassette loads, names the tools it lists and answers every call in calls.json', () => {
     const dir = folder({});
     for (let index = 0; index < 5; index++) {
-      const files = GENERATORS.tools!(index * 31, index);
+      const files = generatorFor('tools')!(index * 31, index);
       const path = join(dir, `cassette-${index}.yaml`);
       writeFileSync(path, files.fixtures!['cassette.yaml']!);
       const cassette = loadCassette(path);
@@ -45,7 +41,7 @@ describe('generators', () => {
     const offered = new Set<unknown>();
     for (let index = 0; index < 12; index++) {
       const path = join(dir, `handshake-${index}.yaml`);
-      writeFileSync(path, GENERATORS.handshake!(index * 17, index).fixtures!['cassette.yaml']!);
+      writeFileSync(path, generatorFor('handshake')!(index * 17, index).fixtures!['cassette.yaml']!);
       const frames = loadCassette(path).frames;
       const messages = frames.flatMap((frame): Record<string, unknown>[] => (frame.from === 'client' || frame.from === 'server' ? [{ from: frame.from, ...frame.message }] : []));
       expect(messages.filter((message) => message.from === 'client').map((message) => message.method)).toEqual(['initialize', 'notifications/initialized']);

@@ -16,8 +16,8 @@ import type { Call } from '../../harness/props/session.ts';
 import { runProperties } from '../../harness/props/run.ts';
 import { show, clip } from '../../harness/props/show.ts';
 import { Broken, describeThrown, property, type StudentModule } from '../../harness/props/suite.ts';
-import { framingSuite } from '../../harness/props/framing.ts';
 import { decode, encode } from '../../harness/props/values.ts';
+import { suiteNamed } from '../../harness/stages/index.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'theinference-judge-'));
@@ -104,7 +104,7 @@ function exoticModule(which: 'frame' | 'parseFrame', returns: Record<string, str
 /** The verdict lines the runner gave before the oracle: fast-check and the checks beside the module. */
 async function inProcess(modulePath: string, seed: number, runs: number): Promise<Array<{ status: string; message: string; details?: string }>> {
   const student = (await import(pathToFileURL(modulePath).href)) as StudentModule;
-  return framingSuite.properties.map((check) => {
+  return suiteNamed('framing')!.properties.map((check) => {
     const details = fc.check(fc.property(check.arbitrary, (value) => void check.check(student, value)), { seed, numRuns: runs });
     if (!details.failed) return { status: 'pass', message: `held for ${details.numRuns} runs` };
     const [value] = details.counterexample!;

@@ -1,0 +1,491 @@
+// Stage 1, `config-and-framing`: frame, parseFrame and parseConfig, each a pure function. Its
+// hints read the `frames`, `parsed` and `servers` (or `rejected`) program.ts prints; its generators
+// write messages.json and .mcp.json; its property suite, `framing`, checks frame and parseFrame
+// against JSON.stringify itself, which is what the byte-compare expects a frame to be.
+import { isDeepStrictEqual } from 'node:util';
+import fc from 'fast-check';
+import { asRecord, bothValues, describePath, describeValue, field, firstJsonDifference, keysAreSorted, parseJson, valueAt, type Comparison, type Hint } from '../grade/hints.ts';
+import { jsonRpcMessage, type JsonRpcMessage } from '../props/arbitraries.ts';
+import { equalsJson } from '../props/equality.ts';
+import { show } from '../props/show.ts';
+import { Broken, StudentThrew, callStudent, describeThrown, property, rethrowRunnerSignal, type PropertySuite, type StudentModule } from '../props/suite.ts';
+import type { StageContent } from './content.ts';
+import { draw, text, word } from './generated.ts';
+
+// ------------------------------------------------------------------------------------ hints
+
+/** How many differing frames are examined: enough to find every kind of mistake, bounded for huge cases. */
+const FRAMES_EXAMINED = 50;
+
+function framesRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  const expectedFrames = field(both?.expected, 'frames');
+  const actualFrames = field(both?.actual, 'frames');
+  if (!Array.isArray(expectedFrames) || !Array.isArray(actualFrames)) return [];
+  const found = new Map<string, { hint: Hint; count: number }>();
+  let examined = 0;
+  for (let index = 0; index < Math.min(expectedFrames.length, actualFrames.length) && examined < FRAMES_EXAMINED; index++) {
+    const expected = expectedFrames[index];
+    const actual = actualFrames[index];
+    if (typeof expected !== 'string' || expected === actual) continue;
+    examined++;
+    for (const hint of frameMistakes(expected, actual, `frames[${index}]`)) {
+      const known = found.get(hint.kind);
+      if (known) known.count++;
+      else found.set(hint.kind, { hint, count: 1 });
+    }
+  }
+  return [...found.values()].map(({ hint, count }) => {
+    if (count === 1) return hint;
+    // "frames[0] (and 2 more) is pretty-printed": the count sits with the place it counts.
+    const [first = '', ...rest] = hint.lines;
+    return { ...hint, lines: [first.replace(/^frames\[\d+\]/, (at) => `${at} (and ${count - 1} more)`), ...rest] };
+  });
+}
+
+/** Everything wrong with one frame, compared with the reference `JSON.stringify(msg) + '\n'`. */
+function frameMistakes(expected: string, actual: unknown, at: string): Hint[] {
+  if (typeof actual !== 'string') {
+    return [{ kind: 'frame-not-string', lines: [`${at}: frame() returned ${describeValue(actual)}, not a string`, "return JSON.stringify(msg) + '\\n'"] }];
+  }
+  const hints: Hint[] = [];
+  const ending = /(\r?\n)*$/.exec(actual)![0];
+  if (ending.includes('\r')) {
+    hints.push({ kind: 'frame-crlf', lines: [`${at} ends with \\r\\n: a frame ends with \\n alone, never \\r\\n`] });
+  } else if (ending === '') {
+    hints.push({ kind: 'frame-no-newline', lines: [`${at} has no final newline: frame() must append exactly one '\\n'`] });
+  } else if (ending.length > 1) {
+    hints.push({ kind: 'frame-two-newlines', lines: [`${at} ends with ${ending.length} newlines: frame() must append exactly one '\\n'`] });
+  }
+  const expectedBody = expected.replace(/\n$/, '');
+  const actualBody = actual.slice(0, actual.length - ending.length);
+  if (actualBody === expectedBody) return hints;
+
+  const parsedActual = parseJson(actualBody);
+  if (!parsedActual.ok) {
+    hints.push({ kind: 'frame-not-json', lines: [`${at} is not valid JSON (${parsedActual.error})`, "build it with JSON.stringify(msg) + '\\n'"] });
+    return hints;
+  }
+  const expectedParsed = parseJson(expectedBody);
+  if (!expectedParsed.ok) return hints;
+  const expectedMessage = expectedParsed.value;
+  const compact = removeWhitespaceBetweenTokens(actualBody);
+  if (compact !== actualBody) {
+    hints.push(
+      actualBody.includes('\n')
+        ? { kind: 'frame-pretty', lines: [`${at} is pretty-printed: never use JSON.stringify's indent argument`, "a frame is one compact line: JSON.stringify(msg) + '\\n'"] }
+        : { kind: 'frame-spaces', lines: [`${at} has spaces between tokens: a frame is compact JSON, JSON.stringify(msg) with no other arguments`] },
+    );
+  }
+  let normalised = compact;
+  const unescapedUnicode = unescapeNonAscii(normalised);
+  if (unescapedUnicode !== normalised && /[^\x00-\x7f]/.test(expectedBody)) {
+    const example = /\\u[0-9a-fA-F]{4}/.exec(normalised)![0];
+    hints.push({
+      kind: 'frame-unicode-escaped',
+      lines: [`${at} writes non-ASCII characters as \\uXXXX (${example}); JSON.stringify writes them as they are`, 'do not escape them: the bytes must match'],
+    });
+    normalised = unescapedUnicode;
+  }
+  const unescapedSlash = normalised.replace(/(?<!\\)((?:\\\\)*)\\\//g, '$1/');
+  if (unescapedSlash !== normalised) {
+    hints.push({ kind: 'frame-slash-escaped', lines: [`${at} escapes '/' as '\\/'; JSON.stringify does not, and the bytes must match`] });
+    normalised = unescapedSlash;
+  }
+  if (normalised === expectedBody) return hints;
+
+  const normalisedMessage = JSON.parse(normalised) as unknown;
+  const difference = firstJsonDifference(expectedMessage, normalisedMessage);
+  if (difference?.kind === 'order') {
+    const sorted = keysAreSorted(valueAt(normalisedMessage, difference.path));
+    hints.push({
+      kind: 'frame-key-order',
+      lines: [
+        `${at}: the message's keys are in another order${sorted ? ' (yours are sorted)' : ''} at ${describePath(difference.path)}`,
+        "frame() must keep the message's key order: JSON.stringify(msg), without sorting or rebuilding it",
+      ],
+    });
+  } else if (difference !== undefined && isDeepStrictEqual(stripStringWhitespace(expectedMessage), stripStringWhitespace(normalisedMessage))) {
+    const whitespace = (value: unknown) => JSON.stringify(value).replace(/\S/g, '').length;
+    const what = whitespace(normalisedMessage) < whitespace(expectedMessage) ? 'removed' : 'changed';
+    hints.push({
+      kind: 'frame-string-whitespace',
+      lines: [
+        `${at}: whitespace inside strings was ${what} (at ${describePath(difference.path)})`,
+        "JSON.stringify(msg) is already compact: leave the strings alone (no .replace(/\\s/g, ''))",
+      ],
+    });
+  } else if (difference !== undefined && hints.length === 0) {
+    hints.push({
+      kind: 'frame-other',
+      lines: [`${at} is not JSON.stringify(msg) + '\\n': the message differs at ${describePath(difference.path)} (${difference.note})`],
+    });
+  }
+  return hints;
+}
+
+/** Parsed values where the frame was right: parseFrame's own mistakes. */
+function parsedRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  const expectedFrames = field(both?.expected, 'frames');
+  const actualFrames = field(both?.actual, 'frames');
+  const expectedParsed = field(both?.expected, 'parsed');
+  const actualParsed = field(both?.actual, 'parsed');
+  if (![expectedFrames, actualFrames, expectedParsed, actualParsed].every(Array.isArray)) return [];
+  const [framesE, framesA, parsedE, parsedA] = [expectedFrames, actualFrames, expectedParsed, actualParsed] as unknown[][];
+  for (let index = 0; index < Math.min(parsedE!.length, parsedA!.length); index++) {
+    if (framesE![index] !== framesA![index]) continue;
+    const difference = firstJsonDifference(parsedE![index], parsedA![index], `parsed[${index}]`);
+    if (difference === undefined) continue;
+    const got = parsedA![index];
+    const fix = 'parseFrame(line) is JSON.parse(line.trim())';
+    if (typeof got === 'string') {
+      return [{ kind: 'parse-frame', lines: [`parsed[${index}] is a string: parseFrame must JSON.parse the line, not return it`, fix] }];
+    }
+    if (got === null && parsedE![index] !== null) {
+      return [{ kind: 'parse-frame', lines: [`parsed[${index}] is null: parseFrame returned nothing (undefined prints as null)`, fix] }];
+    }
+    return [
+      {
+        kind: 'parse-frame',
+        lines: [`frames[${index}] is right but parsed[${index}] differs at ${describePath(difference.path)} (${difference.note}): parseFrame's fault`, fix],
+      },
+    ];
+  }
+  return [];
+}
+
+function configRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  if (both === undefined) return [];
+  const expectedServers = field(both.expected, 'servers');
+  const actualServers = field(both.actual, 'servers');
+  if (field(both.expected, 'rejected') === true && Array.isArray(actualServers)) {
+    return [{ kind: 'config-accepted', lines: [`an invalid config was accepted: parseConfig must throw on ${whyInvalid(actualServers)}`] }];
+  }
+  if (Array.isArray(expectedServers) && field(both.actual, 'rejected') === true) {
+    return [
+      {
+        kind: 'config-rejected',
+        lines: ['parseConfig threw on a valid config; its message is in the [your_program] lines below', 'a valid entry may leave out type, args, env and headers'],
+      },
+    ];
+  }
+  if (!Array.isArray(expectedServers) || !Array.isArray(actualServers)) return [];
+  return serverMistakes(expectedServers as unknown[], actualServers as unknown[]);
+}
+
+const DEFAULTED_FIELDS = ['args', 'env', 'headers'];
+const FIELDS_OF_TYPE: Record<string, string[]> = { stdio: ['command', 'args', 'env'], http: ['url', 'headers'] };
+
+function serverMistakes(expected: unknown[], actual: unknown[]): Hint[] {
+  const hints: Hint[] = [];
+  const nameOf = (server: unknown) => String(field(server, 'name'));
+  const expectedNames = expected.map(nameOf);
+  const actualNames = actual.map(nameOf);
+  if (!isDeepStrictEqual(expectedNames, actualNames)) {
+    if (isDeepStrictEqual([...expectedNames].sort(), [...actualNames].sort())) {
+      const sorted = isDeepStrictEqual(actualNames, [...actualNames].sort());
+      hints.push({
+        kind: 'config-order',
+        lines: [`the servers are in another order${sorted ? ' (yours are sorted by name)' : ''}: keep the file's order`, 'Object.entries(mcpServers) gives them in file order'],
+      });
+    } else {
+      const missing = expectedNames.filter((name) => !actualNames.includes(name));
+      if (missing.length > 0) {
+        hints.push({ kind: 'config-missing', lines: [`parseConfig left out ${missing.map((name) => JSON.stringify(name)).join(', ')}: return every server in mcpServers`] });
+      }
+    }
+  }
+  const missingDefaults: string[] = [];
+  expected.forEach((expectedServer, index) => {
+    const actualIndex = actualNames.indexOf(expectedNames[index]!);
+    if (actualIndex < 0) return;
+    const actualServer = actual[actualIndex];
+    const at = `servers[${actualIndex}]`;
+    const expectedType = field(expectedServer, 'type');
+    const actualType = field(actualServer, 'type');
+    if (expectedType !== undefined && actualType !== expectedType) {
+      const what = actualType === undefined ? 'has no type' : `has type ${JSON.stringify(actualType)}`;
+      hints.push({
+        kind: 'config-type',
+        lines: [`${at} ${what}, expected ${JSON.stringify(expectedType)}: infer the type when it is left out`, '"command" means stdio, "url" means http'],
+      });
+    }
+    const withoutDefault = DEFAULTED_FIELDS.filter((key) => {
+      const actualValue = field(actualServer, key);
+      return isEmptyContainer(field(expectedServer, key)) && (actualValue === undefined || actualValue === null);
+    });
+    if (withoutDefault.length > 0) missingDefaults.push(`${at} has no ${withoutDefault.join(' or ')}`);
+    const foreign = Object.keys(asRecord(actualServer)).filter((key) => fieldsOnlyOtherTypesHave(String(expectedType)).includes(key));
+    if (foreign.length > 0) {
+      hints.push({
+        kind: 'config-foreign-fields',
+        lines: [`${at} is ${expectedType} but has ${foreign.join(', ')}: a stdio server has command, args, env; an http one url, headers`],
+      });
+    }
+  });
+  if (missingDefaults.length > 0) {
+    const more = missingDefaults.length > 2 ? `; and ${missingDefaults.length - 2} more` : '';
+    hints.push({
+      kind: 'config-defaults',
+      lines: [`defaults are missing: ${missingDefaults.slice(0, 2).join('; ')}${more}`, 'args defaults to [], env and headers to {}'],
+    });
+  }
+  return hints;
+}
+
+/** The fields a server of `type` must not carry: those of the other type (none for an unknown type). */
+function fieldsOnlyOtherTypesHave(type: string): string[] {
+  const own = FIELDS_OF_TYPE[type];
+  if (own === undefined) return [];
+  return Object.values(FIELDS_OF_TYPE).flat().filter((name) => !own.includes(name));
+}
+
+/** Reads the contract off the servers a config that should have been refused produced. */
+function whyInvalid(servers: unknown[]): string {
+  const names = servers.map((server) => String(field(server, 'name')));
+  if (names.length > 0 && names.every((name, index) => name === String(index))) {
+    return 'an "mcpServers" that is a list (it must be an object)';
+  }
+  if (servers.length === 0) return 'invalid JSON or a missing "mcpServers" object (yours returned no servers)';
+  for (const [index, server] of servers.entries()) {
+    const reason = whyServerInvalid(asRecord(server));
+    if (reason !== undefined) return `${reason} (servers[${index}], ${JSON.stringify(names[index])})`;
+  }
+  return 'invalid JSON, a missing "mcpServers" object, or an entry that is neither a valid stdio nor a valid http server';
+}
+
+function whyServerInvalid(server: Record<string, unknown>): string | undefined {
+  const { type, command, url, args, env, headers } = server;
+  if (type === undefined) {
+    return command !== undefined && url !== undefined ? 'an entry with both "command" and "url" and no type' : 'an entry that is not an object with a "command" or a "url"';
+  }
+  if (type === 'stdio') {
+    if (typeof command !== 'string' || command === '') return 'a stdio entry without a "command" string';
+    if (args !== undefined && !(Array.isArray(args) && args.every((item) => typeof item === 'string'))) return '"args" that is not a list of strings';
+    if (env !== undefined && !isStringRecord(env)) return '"env" values that are not strings';
+    return undefined;
+  }
+  if (type === 'http') {
+    if (typeof url !== 'string' || !/^https?:\/\//.test(url)) return 'an http entry without an http(s) "url" string';
+    if (headers !== undefined && !isStringRecord(headers)) return '"headers" values that are not strings';
+    return undefined;
+  }
+  return `a type other than "stdio" or "http" (here ${JSON.stringify(type)})`;
+}
+
+
+function isStringRecord(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((item) => typeof item === 'string');
+}
+
+function isEmptyContainer(value: unknown): boolean {
+  return (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
+}
+
+
+/** Drops the whitespace outside string literals of a JSON text. */
+function removeWhitespaceBetweenTokens(text: string): string {
+  let result = '';
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const character = text[index]!;
+    if (inString) {
+      result += character;
+      if (character === '\\') result += text[++index] ?? '';
+      else if (character === '"') inString = false;
+    } else if (character === '"') {
+      inString = true;
+      result += character;
+    } else if (!/\s/.test(character)) result += character;
+  }
+  return result;
+}
+
+/** Writes \uXXXX escapes of non-ASCII characters as the characters themselves (not escaped backslashes). */
+function unescapeNonAscii(text: string): string {
+  return text.replace(/(?<!\\)((?:\\\\)*)\\u([0-9a-fA-F]{4})/g, (whole, backslashes: string, hex: string) => {
+    const code = parseInt(hex, 16);
+    return code >= 0x7f ? backslashes + String.fromCharCode(code) : whole;
+  });
+}
+
+function stripStringWhitespace(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(/\s/g, '');
+  if (Array.isArray(value)) return value.map(stripStringWhitespace);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, stripStringWhitespace(item)]));
+  }
+  return value;
+}
+
+
+// ----------------------------------------------------------------------------- random cases
+
+const stringMap = fc.dictionary(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,9}$/), text, { maxKeys: 3, noNullPrototype: true });
+
+/** One `.mcp.json` entry: stdio or http, `type` written or left to be inferred, defaults sometimes left out. */
+const serverEntry = fc.oneof(
+  fc.record(
+    { type: fc.constant('stdio'), command: fc.oneof(word, fc.constantFrom('npx', 'node', 'uvx', '/usr/bin/env')), args: fc.array(text, { maxLength: 3 }), env: stringMap },
+    { requiredKeys: ['command'], noNullPrototype: true },
+  ),
+  fc.record(
+    { type: fc.constant('http'), url: word.map((host) => `https://${host}.example/mcp`), headers: stringMap },
+    { requiredKeys: ['url'], noNullPrototype: true },
+  ),
+);
+
+/** Entries parseConfig must refuse. */
+const invalidEntry = fc.oneof(
+  fc.record({ command: fc.integer() }, { noNullPrototype: true }),
+  fc.record({ url: fc.constant(42) }, { noNullPrototype: true }),
+  fc.record({ type: fc.constant('sse'), url: fc.constant('https://x.example/mcp') }, { noNullPrototype: true }),
+  fc.constant('not an object'),
+  fc.record({ command: word, args: fc.constant([1, 2]) }, { noNullPrototype: true }),
+);
+
+const mcpConfig = fc
+  .tuple(fc.uniqueArray(fc.tuple(word, serverEntry), { minLength: 1, maxLength: 5, selector: ([name]) => name }), fc.option(fc.tuple(word, invalidEntry), { freq: 4 }))
+  .map(([entries, invalid]) => {
+    const servers: [string, unknown][] = [...entries];
+    if (invalid && !servers.some(([name]) => name === invalid[0])) servers.splice(servers.length >> 1, 0, invalid);
+    return { mcpServers: Object.fromEntries(servers) };
+  });
+
+// --------------------------------------------------------------------- the `framing` property suite
+
+// Taken before the student's module loads, so that a module that patches JSON cannot fool us.
+const stringify = JSON.stringify;
+
+function expectedFrame(message: JsonRpcMessage): string {
+  return stringify(message) + '\n';
+}
+
+function frameOf(student: StudentModule, message: JsonRpcMessage): string {
+  const framed = callStudent<unknown>(student, 'frame', message);
+  if (typeof framed !== 'string') throw new Broken(`frame(m) returned ${describeType(framed)}, not a string`);
+  return framed;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (value instanceof Promise) return 'a Promise (frame must not be async)';
+  if (Array.isArray(value)) return 'an array';
+  return `a value of type ${typeof value}`;
+}
+
+function count(text: string, char: string): number {
+  return text.split(char).length - 1;
+}
+
+/** What the student's frame made of the counterexample, next to what it should be. */
+function explainFrame(student: StudentModule, message: JsonRpcMessage): string[] {
+  let produced: string;
+  try {
+    const framed: unknown = (student.frame as (m: object) => unknown)(message);
+    produced = show(framed);
+  } catch (error) {
+    rethrowRunnerSignal(error);
+    produced = `(threw ${describeThrown(error)})`;
+  }
+  return [`your frame(m): ${produced}`, `expected:      ${show(expectedFrame(message))}`];
+}
+
+/** The same line the three ways a reader may hand it over. */
+const LINE_ENDINGS = [
+  { ending: '\n', label: 'with its "\\n"' },
+  { ending: '', label: 'without its "\\n"' },
+  { ending: '\r\n', label: 'ending in "\\r\\n"' },
+] as const;
+
+const framingSuite: PropertySuite = {
+  name: 'framing',
+  requiredExports: ['frame', 'parseFrame'],
+  properties: [
+    property({
+      id: 'one-line',
+      description: 'frame(m) is one line: a single "\\n", at the end, and no "\\r"',
+      arbitrary: jsonRpcMessage,
+      check(student, message) {
+        const framed = frameOf(student, message);
+        if (framed.includes('\r')) throw new Broken(`frame(m) contains ${count(framed, '\r')} "\\r"; end the line with "\\n" alone`);
+        if (!framed.endsWith('\n')) throw new Broken('frame(m) does not end with "\\n"');
+        const newlines = count(framed, '\n');
+        if (newlines > 1) {
+          throw new Broken(`frame(m) contains ${newlines} "\\n"; a message must stay on one line (compact JSON, no pretty-printing)`);
+        }
+      },
+      explain: explainFrame,
+    }),
+    property({
+      id: 'compact-json',
+      description: 'frame(m) is exactly JSON.stringify(m) + "\\n"',
+      arbitrary: jsonRpcMessage,
+      check(student, message) {
+        const framed = frameOf(student, message);
+        const expected = expectedFrame(message);
+        if (framed === expected) return;
+        let at = 0;
+        while (at < framed.length && framed[at] === expected[at]) at += 1;
+        throw new Broken(
+          `frame(m) differs from JSON.stringify(m) + "\\n" at character ${at}: ` +
+            `${show(framed.slice(at, at + 12))} where ${show(expected.slice(at, at + 12))} was expected`,
+        );
+      },
+      explain: explainFrame,
+    }),
+    property({
+      id: 'line-endings',
+      description: 'parseFrame reads a line with its "\\n", without it, and ending in "\\r\\n"',
+      arbitrary: jsonRpcMessage,
+      check(student, message) {
+        for (const { ending, label } of LINE_ENDINGS) {
+          const line = stringify(message) + ending;
+          let parsed: unknown;
+          try {
+            parsed = callStudent<unknown>(student, 'parseFrame', line);
+          } catch (error) {
+            rethrowRunnerSignal(error);
+            const thrown = error instanceof StudentThrew ? error.thrown : error;
+            throw new Broken(`parseFrame(line ${label}) threw ${describeThrown(thrown)}`);
+          }
+          if (!equalsJson(parsed, message)) {
+            throw new Broken(`parseFrame(line ${label}) returned ${show(parsed)}, not the message`);
+          }
+        }
+      },
+      explain(_student, message) {
+        return LINE_ENDINGS.map(({ ending, label }) => `line ${label}: ${show(stringify(message) + ending)}`);
+      },
+    }),
+    property({
+      id: 'round-trip',
+      description: 'parseFrame(frame(m)) deep-equals m',
+      arbitrary: jsonRpcMessage,
+      check(student, message) {
+        const framed = frameOf(student, message);
+        const parsed = callStudent<unknown>(student, 'parseFrame', framed);
+        if (!equalsJson(parsed, message)) {
+          throw new Broken(`parseFrame(frame(m)) returned ${show(parsed)}, which is not m`);
+        }
+      },
+      explain: explainFrame,
+    }),
+  ],
+};
+
+export const configAndFraming: StageContent = {
+  slug: 'config-and-framing',
+  hints: [framesRule, parsedRule, configRule],
+  generators: {
+    'mcp-frame': (seed, index) => ({
+      inputs: { 'messages.json': `${JSON.stringify(draw(fc.array(jsonRpcMessage, { minLength: 2, maxLength: 6 }), seed, index), null, 2)}\n` },
+    }),
+    'mcp-config': (seed, index) => ({
+      inputs: { '.mcp.json': `${JSON.stringify(draw(mcpConfig, seed, index), null, 2)}\n` },
+    }),
+  },
+  properties: framingSuite,
+};

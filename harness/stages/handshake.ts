@@ -1,0 +1,65 @@
+// Stage 2, `handshake`: initialize against a server played from a cassette. Its hints read the
+// `initialize` outcome program.ts prints; its generator makes a server of its own for each case.
+import fc from 'fast-check';
+import type { GeneratedFiles } from '../ci/random.ts';
+import { asRecord, bothValues, field, type Comparison, type Hint } from '../grade/hints.ts';
+import { REQUESTED_VERSION, SUPPORTED_VERSIONS } from '../protocol.ts';
+import type { StageContent } from './content.ts';
+import { cassetteYaml, draw, handshakeFrames, text, word } from './generated.ts';
+import { outcomeMistake, outcomeOf } from './outcome.ts';
+
+// ------------------------------------------------------------------------------------ hints
+
+function initializeRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  if (!both || !('initialize' in asRecord(both.expected))) return [];
+  const expected = field(both.expected, 'initialize');
+  const actual = field(both.actual, 'initialize');
+  if (outcomeOf(expected) === 'refused' && outcomeOf(actual) === 'result') {
+    const offered = field(actual, 'protocolVersion');
+    return [{ kind: 'version-accepted', lines: [`the server offered protocol version ${JSON.stringify(offered)}, which your client does not support`, 'initialize must refuse it (throw, and send no notifications/initialized)'] }];
+  }
+  if (outcomeOf(expected) === 'result' && outcomeOf(actual) === 'refused') {
+    const version = field(expected, 'protocolVersion');
+    if (version !== REQUESTED_VERSION) {
+      return [{ kind: 'version-refused', lines: [`initialize refused the protocol version the server offered in return, ${JSON.stringify(version)}`, 'a version your client supports is fine: go on with it'] }];
+    }
+    return [{ kind: 'initialize-threw', lines: ['initialize threw, though the server answered with a result; its message is in the [your_program] lines below', 'the response is the message with your request\'s id: notifications (no id) and other lines may come first'] }];
+  }
+  const lines = outcomeMistake(expected, actual, 'initialize');
+  return lines ? [{ kind: 'initialize-outcome', lines }] : [];
+}
+
+// ----------------------------------------------------------------------------- random cases
+
+/** A generated server's handshake: its name, version, capabilities, instructions, the version it
+ *  offers (any the client supports), and notifications or log messages sent before its result. */
+const handshakeSession = fc.record(
+  {
+    name: word,
+    version: fc.tuple(fc.nat(20), fc.nat(20), fc.nat(99)).map((parts) => parts.join('.')),
+    protocolVersion: fc.constantFrom(...SUPPORTED_VERSIONS),
+    capabilities: fc.subarray(['tools', 'prompts', 'resources', 'logging', 'completions']).map((names) => Object.fromEntries(names.map((name) => [name, {}]))),
+    instructions: fc.option(text, { nil: undefined }),
+    before: fc.array(
+      fc.oneof(
+        fc.constant({ server: { method: 'notifications/tools/list_changed', jsonrpc: '2.0' } }),
+        text.map((data) => ({ server: { method: 'notifications/message', params: { level: 'info', data }, jsonrpc: '2.0' } })),
+      ),
+      { maxLength: 2 },
+    ),
+  },
+  { requiredKeys: ['name', 'version', 'protocolVersion', 'capabilities', 'before'], noNullPrototype: true },
+);
+
+function handshakeFiles(seed: number, index: number): GeneratedFiles {
+  const { name, version, protocolVersion, capabilities, instructions, before } = draw(handshakeSession, seed, index);
+  const result = { protocolVersion, capabilities, serverInfo: { name, version }, ...(instructions === undefined ? {} : { instructions }) };
+  return { inputs: { 'case.md': 'A generated server: its handshake.\n' }, fixtures: { 'cassette.yaml': cassetteYaml(handshakeFrames(result, before), seed, index) } };
+}
+
+export const handshake: StageContent = {
+  slug: 'handshake',
+  hints: [initializeRule],
+  generators: { handshake: handshakeFiles },
+};

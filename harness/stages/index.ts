@@ -1,0 +1,40 @@
+// The stages' contents, in course order: what the harness knows about each stage beyond
+// course.yaml (hint rules, CI's case generators, a property suite), each in its own module.
+//
+// To add a stage: its module here (harness/stages/<slug>.ts, exporting one StageContent, listed
+// below in course order; one with nothing to add lists `{ slug, hints: [], generators: {} }`),
+// its entry in course.yaml, its cases/ and fixtures/, and its part of the reference solution
+// (src/) and the starter. Nothing else: the grader, CI and the property runner find it here.
+import type { CaseGenerator } from '../ci/random.ts';
+import type { HintRule } from '../grade/hints.ts';
+import type { PropertySuite } from '../props/suite.ts';
+import { configAndFraming } from './config-and-framing.ts';
+import type { StageContent } from './content.ts';
+import { handshake } from './handshake.ts';
+import { tools } from './tools.ts';
+
+export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools];
+
+export function stageContent(slug: string): StageContent | undefined {
+  return STAGES.find((stage) => stage.slug === slug);
+}
+
+/**
+ * The hint rules for an output of `slug`: its stage's and those of the stages before it, whose
+ * parts a later stage's output holds. Every stage's, for no slug or one this table does not know.
+ */
+export function hintRulesUpTo(slug?: string): HintRule[] {
+  const at = STAGES.findIndex((stage) => stage.slug === slug);
+  return STAGES.slice(0, at < 0 ? STAGES.length : at + 1).flatMap((stage) => stage.hints);
+}
+
+/** The generator of a program command's random cases, if its stage has one. */
+export function generatorFor(command: string): CaseGenerator | undefined {
+  const stage = STAGES.find(({ generators }) => Object.hasOwn(generators, command));
+  return stage?.generators[command];
+}
+
+/** The property suite course.yaml names `name` (`properties: <name>`). */
+export function suiteNamed(name: string): PropertySuite | undefined {
+  return STAGES.find(({ properties }) => properties?.name === name)?.properties;
+}

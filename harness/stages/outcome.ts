@@ -1,0 +1,29 @@
+// What the hint rules of the stages that call a server (handshake, tools) share: how program.ts
+// prints the outcome of a request, and what it means when the student's differs.
+import { asRecord, field } from '../grade/hints.ts';
+
+/** How program.ts prints an outcome: a result, `{ error: { code } }` for an McpError, or `{ refused: true }`. */
+export function outcomeOf(value: unknown): 'result' | 'error' | 'refused' | 'missing' {
+  if (value === undefined) return 'missing';
+  const record = asRecord(value);
+  if (record.refused === true && Object.keys(record).length === 1) return 'refused';
+  if (Object.keys(record).length === 1 && typeof asRecord(record.error).code === 'number') return 'error';
+  return 'result';
+}
+
+/** The same outcome read the wrong way round, in words a student can act on. */
+export function outcomeMistake(expected: unknown, actual: unknown, what: string): string[] | undefined {
+  const [want, got] = [outcomeOf(expected), outcomeOf(actual)];
+  if (want === got) return undefined;
+  if (want === 'error') {
+    return [`the server answered ${what} with a JSON-RPC error (code ${field(field(expected, 'error'), 'code')})`, 'an error response must reject the request with McpError (its code, message and data)'];
+  }
+  if (want === 'result' && got === 'refused') {
+    if (field(expected, 'isError') === true) return [`${what} is a result with isError: true: a tool that failed is still a result`, 'callTool must return it, not throw'];
+    return [`${what} threw where the server gave a result; its message is in the [your_program] lines below`];
+  }
+  if (want === 'result' && got === 'error') return [`${what} rejected with McpError where the server gave a result`];
+  if (want === 'refused') return [`${what} should have been refused, and yours went on`];
+  return undefined;
+}
+
