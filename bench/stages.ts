@@ -22,7 +22,7 @@ const env = programEnv();
 
 async function withPlayer(stage: Stage): Promise<number> {
   const started = performance.now();
-  const result = await gradeStage(stage, { root, launcher: start, env, color: false, seed: 1, propertyRuns: 1 });
+  const result = await gradeStage(stage, { runRoot: root, launcher: start, env, seed: 1, propertyRuns: 1 });
   if (!result.passed) throw new Error(`the reference failed ${stage.slug} under the player`);
   return performance.now() - started;
 }
@@ -30,7 +30,7 @@ async function withPlayer(stage: Stage): Promise<number> {
 /** The same cases, each program talking to a fresh live server over its fd 3. */
 async function live(stage: Stage): Promise<number> {
   const started = performance.now();
-  const context = { root, launcher: start, env, limits: DEFAULT_LIMITS, color: false };
+  const context = { runRoot: root, launcher: start, env, limits: DEFAULT_LIMITS };
   await inOrder(
     stage.cases.map((testCase) => async () => {
       const [command, ...args] = loadCassette(testCase.cassettePath!).provenance.command;

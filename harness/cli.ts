@@ -3,6 +3,13 @@
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from './defaults.ts';
 import { InputError, UsageError } from './errors.ts';
 
+/** The usage text; the report formats' lines come from their table. */
+async function usage(): Promise<string> {
+  const { REPORT_FORMATS } = await import('./report/formats.ts');
+  const reportLines = REPORT_FORMATS.map(({ option, what }) => `       [--${option} <file>]`.padEnd(37) + `write ${what}`).join('\n');
+  return USAGE.replace('REPORT_FORMATS\n', `${reportLines}\n`);
+}
+
 const USAGE = `usage: theinference <command> [options]
 
   test [--stage <slug>] [--watch]   grade src/mcp.ts: the stage and every stage before it
@@ -15,14 +22,14 @@ const USAGE = `usage: theinference <command> [options]
        [--require-sandbox]           refuse to grade where no sandbox can be made (default with --submission)
        [--verbose] [--no-color]      relay stderr of passing cases too; plain text
        [--no-bundle]                 start every case through your_program.sh (slower; same bytes)
+     report files, written when grading ends (--report and --junit make it a CI run):
+REPORT_FORMATS
      CI grading (any of these; see docs/ci.md):
        [--all]                       grade every stage, not stopping at the first that fails
-       [--report <file>]             write results.json
-       [--junit <file>]              write JUnit XML
        [--cases <dir>]               add hidden cases (cases/ and fixtures/ as in the course)
        [--shard <i>/<n>]             grade part i of n; merge the reports with merge-reports
        [--random <n>]                generated cases per command (default ${GENERATED_PER_COMMAND}; 0 for none)
-  merge-reports --report <file> [--junit <file>] <shard.json...>   one report from the shards' reports
+  merge-reports --report <file> [--junit <file>] [--html <file>] <shard.json...>   one report from the shards' reports
   list                              the stages, and which pass
   bless [--stage <slug>]            rewrite expected.json from the reference solution (course authors)
   record --out <cassette> -- <server command...>   record a real MCP server (stdio)
@@ -53,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'help':
       case '--help':
       case '-h':
-        console.log(USAGE);
+        console.log(await usage());
         return command === undefined ? 2 : 0;
       default:
         throw new UsageError(`unknown command "${command}"`);

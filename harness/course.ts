@@ -2,7 +2,7 @@
 // so that a broken course fails with one line naming the file, the line and what was expected.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { InputError } from './errors.ts';
+import { CourseError } from './errors.ts';
 import { LineCounter, parseDocument, isMap, isSeq, type Document, type Node } from 'yaml';
 
 export const COURSE_FILE = 'course.yaml';
@@ -42,8 +42,7 @@ export interface Course {
   stages: Stage[];
 }
 
-/** A problem with the course's own files (not the student's): the CLI prints it and exits 2. */
-export class CourseError extends InputError {}
+export { CourseError };
 
 /** The nearest folder at or above `from` that holds a course.yaml. */
 export function findCourseRoot(from: string): string {

@@ -31,11 +31,10 @@ async function grade(dir: string, slug: string, name: string) {
   const stage = loadCourse(dir).stages.find((candidate) => candidate.slug === slug)!;
   const testCase = stage.cases.find((candidate) => candidate.name === name)!;
   return gradeCase(testCase, {
-    root: dir,
+    runRoot: dir,
     launcher: await launcher(dir, { bundle: true }),
     env: programEnv(),
     limits: { timeoutMs: 2000, outputCap: 1024 * 1024 },
-    color: false,
   });
 }
 

@@ -19,10 +19,9 @@ describe('the official SDK client, behind the course API', () => {
     it(`passes every case of the ${slug} stage`, async () => {
       const stage = loadCourse(dir).stages.find((candidate) => candidate.slug === slug)!;
       const result = await gradeStage(stage, {
-        root: dir,
+        runRoot: dir,
         launcher: await launcher(dir, { bundle: true }),
         env: programEnv(),
-        color: false,
         seed: 1,
         propertyRuns: 1,
       });

@@ -3,6 +3,7 @@
 // or linked into place), so a crash never leaves half a cassette at the target path.
 import { createHash } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { writeAtomically, type WriteOptions } from '../files.ts';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -335,27 +336,11 @@ export function serialiseCassette(cassette: Cassette): string {
   return doc.toString({ lineWidth: 0, minContentWidth: 0 });
 }
 
-export interface SaveOptions {
-  /** Replace an existing file; without it an existing file is an error and stays as it was. */
-  overwrite?: boolean;
-}
+export type SaveOptions = WriteOptions;
+export { writeAtomically };
 
 /** Writes atomically: a temporary file beside the target, then renamed (or hard-linked, which refuses to replace). */
 export function saveCassette(cassette: Cassette, target: string, options: SaveOptions = {}): void {
   writeAtomically(target, serialiseCassette(cassette), options);
 }
 
-export function writeAtomically(target: string, text: string, options: SaveOptions = {}): void {
-  const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now()}.tmp`);
-  writeFileSync(temporary, text);
-  try {
-    if (options.overwrite) renameSync(temporary, target);
-    else {
-      linkSync(temporary, target); // EEXIST if someone else wrote the target meanwhile
-      unlinkSync(temporary);
-    }
-  } catch (error) {
-    if (existsSync(temporary)) unlinkSync(temporary);
-    throw error;
-  }
-}

@@ -2,19 +2,20 @@
 // cases plus generated ones (from the seed) plus hidden ones (--cases), this shard's part of
 // them, every stage with --all; the terminal report as a student would see it, then
 // results.json and JUnit for the machine. Decides nothing about a case: verdicts in, reports out.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CourseError, type Case, type Course, type Stage } from '../course.ts';
+import type { Case, Course, Stage } from '../course.ts';
+import { ReportError } from '../errors.ts';
 import { gradeStages } from '../grade/stages.ts';
 import type { Verdict } from '../grade/verdict.ts';
-import { countChecks, exitCodeOf, REPORT_VERSION, runStatus, stageReport, writeAtomically, writeResults, type GradedCheck, type GradedStage, type Origin, type ResultsReport } from '../report/json.ts';
-import { courseDigest } from '../report/course-digest.ts';
-import { toJUnit } from '../report/junit.ts';
+import { buildReport, type RunFacts } from '../report/build.ts';
+import { fileReporter, type ReportFormat } from '../report/formats.ts';
+import type { GradedCheck, GradedStage, Origin, ResultsReport } from '../report/json.ts';
+import { allOf } from '../report/reporter.ts';
 import { TerminalReporter } from '../report/terminal.ts';
 import { programEnv } from '../run/env.ts';
 import { launcher } from '../run/launcher.ts';
-import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import type { Interruption } from '../run/interrupt.ts';
 import { sandboxAvailability, type SandboxKind } from '../run/sandbox.ts';
 import { scratchCopy, type Scratch, type SubmissionFacts } from '../run/submission.ts';
@@ -23,7 +24,6 @@ import { expectFromReference, generateCases } from './random.ts';
 import { inShard, type Shard } from './shard.ts';
 
 export interface CiSettings {
-  courseRoot: string;
   course: Course;
   submission: string;
   /** In grading order. */
@@ -42,8 +42,8 @@ export interface CiSettings {
   shard: Shard;
   network: boolean;
   sandbox: boolean;
-  reportPath?: string;
-  junitPath?: string;
+  /** The report files to write, in the formats table's order. */
+  files: { format: ReportFormat; path: string }[];
   write: (text: string) => void;
   /** SIGINT/SIGTERM: stops the cases; the report says `interrupted`. */
   interruption?: Interruption;
@@ -57,23 +57,41 @@ interface Unit {
   testCase?: Case;
 }
 
-/** Grades; writes the reports; returns the exit code (0 pass, 1 fail, 2 error). Throws CourseError on bad input. */
+/** Grades; writes the reports; returns the exit code (0 pass, 1 fail, 2 error). Throws an InputError on bad input. */
 export async function gradeSubmission(settings: CiSettings): Promise<number> {
   const started = new Date();
   const hidden = settings.hiddenDir === undefined ? undefined : loadHiddenCases(settings.hiddenDir, settings.course);
-  const scratch = scratchCopy(settings.courseRoot, settings.submission);
+  const scratch = scratchCopy(settings.course.root, settings.submission);
   const fixturesRoot = mkdtempSync(join(tmpdir(), 'theinference-expected-'));
   const run: Progress = { graded: [], generated: 0, sandbox: 'none' };
-  const report = (problems: string[] = []) => buildReport(settings, started, scratch.facts, run, hidden, problems);
+  const report = (more: Partial<RunFacts> = {}) =>
+    buildReport(
+      {
+        course: settings.course,
+        seed: settings.seed,
+        shard: settings.shard,
+        startedAt: started,
+        submission: { path: resolve(settings.submission), facts: scratch.facts },
+        limits: settings,
+        sandbox: run.sandbox,
+        hiddenCases: hidden?.sources.size ?? 0,
+        generatedCases: run.generated,
+        ...more,
+      },
+      run.graded,
+    );
   try {
     return await grade(settings, scratch, fixturesRoot, hidden, run, report);
   } catch (error) {
-    // The grader failed, not the solution: the report (if any) says so, and the CLI prints one line, exit 2.
-    if (settings.reportPath && !(error instanceof ReportWriteError)) {
-      try {
-        writeResults(settings.reportPath, report([`the grader failed: ${error instanceof Error ? error.message : String(error)}`]));
-      } catch {
-        // the one-line error below says what matters
+    // The grader failed, not the solution: the reports (if any) say so, and the CLI prints one line, exit 2.
+    if (!(error instanceof ReportError)) {
+      const failed = report({ problems: [`the grader failed: ${error instanceof Error ? error.message : String(error)}`] });
+      for (const { format, path } of settings.files) {
+        try {
+          fileReporter(format, path).finish!(failed);
+        } catch {
+          // the one-line error below says what matters
+        }
       }
     }
     throw error;
@@ -82,8 +100,6 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
     rmSync(fixturesRoot, { recursive: true, force: true });
   }
 }
-
-class ReportWriteError extends CourseError {}
 
 /** What the run has done so far: all a report needs, should it end early. */
 interface Progress {
@@ -98,7 +114,7 @@ async function grade(
   fixturesRoot: string,
   hidden: HiddenCases | undefined,
   run: Progress,
-  report: (problems?: string[]) => ResultsReport,
+  report: (more?: Partial<RunFacts>) => ResultsReport,
 ): Promise<number> {
   const { graded } = run;
   if (hidden) copyHiddenInputs(hidden, scratch.root);
@@ -110,13 +126,13 @@ async function grade(
   const env = programEnv();
   const generatedHere = mine.filter((unit) => unit.origin === 'generated').map((unit) => unit.testCase!);
   if (generatedHere.length > 0) {
-    const reference = await launcher(settings.courseRoot, { bundle: settings.bundle, sandbox: settings.sandbox, visible: [join(scratch.root, 'cases')] });
-    await expectFromReference(generatedHere, settings.courseRoot, scratch.root, reference, env);
+    const reference = await launcher(settings.course.root, { bundle: settings.bundle, sandbox: settings.sandbox, visible: [join(scratch.root, 'cases')] });
+    await expectFromReference(generatedHere, settings.course.root, scratch.root, reference, env);
   }
 
   const start = await launcher(scratch.root, settings);
   run.sandbox = start.jail.kind;
-  const reporter = new TerminalReporter(settings.write, settings);
+  const terminal = new TerminalReporter(settings.write, settings);
   announce(settings, scratch.facts, run.sandbox, plan.length, mine.length);
 
   // Each stage's part in this shard: its cases, and its property suite when the shard holds it.
@@ -130,10 +146,9 @@ async function grade(
   const results = await gradeStages(
     parts.map(({ part }) => part),
     {
-      root: scratch.root,
+      runRoot: scratch.root,
       launcher: start,
       env,
-      color: settings.color,
       seed: settings.seed,
       propertyRuns: settings.runs,
       timeoutMs: settings.timeoutMs,
@@ -141,7 +156,7 @@ async function grade(
       signal: settings.interruption?.signal,
       continueAfterFailure: settings.all,
     },
-    reporter,
+    terminal,
   );
   parts.forEach(({ stage, cases, propertyUnit, planned }, index) => {
     const result = results[index];
@@ -157,17 +172,17 @@ async function grade(
     graded.push({ stage, graded: true, planned, durationMs: result.durationMs, checks });
   });
   const interrupted = settings.interruption?.exitCode;
-  if (interrupted === undefined) reporter.summary(results, settings.seed);
-
-  const written = interrupted === undefined ? report() : { ...report(), status: 'interrupted' as const, exitCode: interrupted };
+  const written = report({ interrupted });
+  // A stopped run gets no summary; its files still say how far it got.
+  if (interrupted === undefined) terminal.finish(written);
   try {
-    if (settings.reportPath) writeResults(settings.reportPath, written);
-    if (settings.junitPath) writeAtomically(settings.junitPath, toJUnit(written));
+    allOf(settings.files.map(({ format, path }) => fileReporter(format, path))).finish(written);
   } catch (error) {
-    throw new ReportWriteError(`could not write the report: ${(error as Error).message}`);
+    throw new ReportError(`could not write the report: ${(error as Error).message}`);
   }
+  const files = settings.files.map(({ format, path }) => `${format.what} in ${path}`).join(', ');
   settings.write(`${interrupted === undefined ? '' : '\n'}graded with --seed ${settings.seed}${settings.shard.count > 1 ? ` as shard ${settings.shard.index}/${settings.shard.count}` : ''}: ${written.status}` +
-    `${settings.reportPath ? `; results in ${settings.reportPath}` : ''}${settings.junitPath ? `, JUnit in ${settings.junitPath}` : ''}\n`);
+    `${files ? `; ${files}` : ''}\n`);
   return written.exitCode;
 }
 
@@ -207,45 +222,4 @@ function announce(settings: CiSettings, facts: SubmissionFacts, sandbox: Sandbox
   const shard = settings.shard.count > 1 ? `shard ${settings.shard.index}/${settings.shard.count}: ${here} of the ${units(planned)}` : units(planned);
   lines.push(`grading ${settings.submission} with --seed ${settings.seed} (${shard})`);
   settings.write(lines.map((line) => `${line}\n`).join('') + '\n');
-}
-
-function buildReport(settings: CiSettings, started: Date, facts: SubmissionFacts, run: Progress, hidden: HiddenCases | undefined, problems: string[]): ResultsReport {
-  const stages = run.graded.map((stage) => stageReport(stage, settings.courseRoot));
-  const status = runStatus(stages, problems);
-  return {
-    version: REPORT_VERSION,
-    status,
-    exitCode: exitCodeOf(status),
-    seed: settings.seed,
-    shard: settings.shard.count > 1 ? settings.shard : null,
-    mergedShards: null,
-    startedAt: started.toISOString(),
-    durationMs: Date.now() - started.getTime(),
-    grader: { name: 'theinference', version: graderVersion() },
-    course: { digest: courseDigest(settings.course) },
-    submission: {
-      path: resolve(settings.submission),
-      changedOutsideSrc: facts.changedOutsideSrc,
-      changesCut: facts.changesCut,
-      linksIgnored: facts.linksIgnored,
-      missing: facts.hasEntryPoint ? [] : ['src/mcp.ts'],
-    },
-    limits: {
-      timeoutMs: settings.timeoutMs ?? null,
-      memoryBytes: settings.memoryBytes,
-      outputCapBytes: DEFAULT_LIMITS.outputCap,
-      network: settings.network ? 'on' : 'off',
-    },
-    sandbox: run.sandbox,
-    hiddenCases: hidden ? [...hidden.sources.keys()].length : 0,
-    generatedCases: run.generated,
-    counts: countChecks(stages),
-    problems,
-    stages,
-  };
-}
-
-function graderVersion(): string {
-  const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version?: string };
-  return manifest.version ?? 'unknown';
 }

@@ -7,9 +7,11 @@ import { InputError, UsageError } from '../errors.ts';
 import { MAX_SEED } from '../report/json.ts';
 import { WALL_FACTOR } from '../run/spawn.ts';
 
-export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+/** The one way every command reads its options: strictly, an unknown or malformed option a
+ *  UsageError (one line, exit 2); positionals only where the command takes them. */
+export function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, { positionals = false } = {}) {
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false });
+    return parseArgs({ args, options, strict: true, allowPositionals: positionals });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

@@ -1,13 +1,16 @@
 // `theinference bless`: the course author's way to make expected.json from the reference
 // solution. All or nothing: if the reference crashes, times out or fails its property tests,
 // nothing is written, so a broken reference can never become the standard students meet.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { writeAtomically } from '../files.ts';
 import { dirname, relative } from 'node:path';
 import { parse, useColor } from './args.ts';
 import { findCourseRoot, loadCourse, type Case, type Stage } from '../course.ts';
 import { loadCassette, formatDiagnoses } from '../cassette/index.ts';
 import { runWithPlayer } from '../grade/case.ts';
 import { explainDifference } from '../grade/explain.ts';
+import { detailText, differenceLines } from '../report/details.ts';
+import { painter } from '../report/paint.ts';
 import { DEFAULT_RUNS } from '../defaults.ts';
 import { runProperties } from '../props/run.ts';
 import { programEnv } from '../run/env.ts';
@@ -43,7 +46,7 @@ export async function bless(args: string[]): Promise<number> {
     await inOrder(
       stage.cases.map((testCase) => () => {
         const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
-        return runWithPlayer(testCase, { root: course.root, launcher: start, env, limits, color }, cassette);
+        return runWithPlayer(testCase, { runRoot: course.root, launcher: start, env, limits }, cassette);
       }),
       CORES,
       ({ result, report }, index) => {
@@ -73,8 +76,9 @@ export async function bless(args: string[]): Promise<number> {
   for (const { testCase, output, previous } of changed) {
     const name = relative('cases', testCase.casePath);
     if (previous === undefined) console.log(`  new      ${name} (${output.length} bytes)`);
-    else console.log(`  changed  ${name}\n${indent(explainDifference(previous, output, { color, hints: false }))}`);
-    writeAtomically(testCase.expectedPath, output);
+    else console.log(`  changed  ${name}\n${indent(differenceLines(explainDifference(previous, output)!.difference, painter(color)).join('\n'))}`);
+    mkdirSync(dirname(testCase.expectedPath), { recursive: true });
+    writeAtomically(testCase.expectedPath, output, { overwrite: true });
   }
   console.log(`bless: ${changed.length} expected.json written, ${blessings.length - changed.length} unchanged (${relative(process.cwd(), course.root) || '.'})`);
   return 0;
@@ -92,15 +96,9 @@ async function propertyFailures(stage: Stage, root: string, env: NodeJS.ProcessE
     runs: DEFAULT_RUNS,
     timeoutMs: stage.timeoutMs,
   });
-  return verdicts.filter((verdict) => verdict.status !== 'pass').map((verdict) => `${verdict.name}: ${verdict.message}\n${indent(verdict.details ?? '')}`);
+  return verdicts.filter((verdict) => verdict.status !== 'pass').map((verdict) => `${verdict.name}: ${verdict.message}\n${indent(detailText(verdict) ?? '')}`);
 }
 
-function writeAtomically(path: string, bytes: Buffer): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, bytes);
-  renameSync(temporary, path);
-}
 
 function indent(text: string): string {
   return text.split('\n').filter(Boolean).map((line) => `      ${line}`).join('\n');

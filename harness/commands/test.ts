@@ -3,15 +3,19 @@
 import type { ParseArgsConfig } from 'node:util';
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
 import { findCourseRoot, loadCourse, type Course, type Stage } from '../course.ts';
-import { InputError, UsageError } from '../errors.ts';
+import { HostError, UsageError } from '../errors.ts';
 import type { StageResult } from '../grade/stage.ts';
 import { gradeStages } from '../grade/stages.ts';
+import { buildReport, gradedInOrder } from '../report/build.ts';
+import { fileReporter, REPORT_OPTIONS, requestedFiles, type ReportFormat } from '../report/formats.ts';
+import { allOf } from '../report/reporter.ts';
 import { TerminalReporter } from '../report/terminal.ts';
 import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher } from '../run/launcher.ts';
 import { onInterrupt } from '../run/interrupt.ts';
 import { ENABLE_SANDBOX, sandboxAvailability } from '../run/sandbox.ts';
-import { scratchCopy } from '../run/submission.ts';
+import { scratchCopy, type SubmissionFacts } from '../run/submission.ts';
+import { resolve } from 'node:path';
 import { checkWritable, count, parse, positive, randomSeed, runs, seconds, seed, useColor } from './args.ts';
 
 const TEST_OPTIONS = {
@@ -29,20 +33,22 @@ const TEST_OPTIONS = {
   'no-sandbox': { type: 'boolean' },
   'require-sandbox': { type: 'boolean' },
   all: { type: 'boolean' },
-  report: { type: 'string' },
-  junit: { type: 'string' },
+  ...REPORT_OPTIONS,
   cases: { type: 'string' },
   shard: { type: 'string' },
   random: { type: 'string' },
 } satisfies ParseArgsConfig['options'];
 
-/** The options that make `test` a CI run: every stage's results kept, reports written. */
+/** The options that make `test` a CI run: every stage's results kept, results.json and JUnit written.
+ *  (`--html` is a student's too: a page to open beside the terminal.) */
 const CI_OPTIONS = ['all', 'report', 'junit', 'cases', 'shard', 'random'] as const;
 
 export interface TestSettings {
   course: Course;
   /** Where the program runs: the course, or a scratch copy of a submission. */
   runRoot: string;
+  /** What the scratch copy found in a submission. */
+  facts?: SubmissionFacts;
   /** The stages to grade, in the order to grade them; grading stops at the first that fails. */
   stages: Stage[];
   seed: number;
@@ -55,14 +61,17 @@ export interface TestSettings {
   color: boolean;
   verbose: boolean;
   bundle: boolean;
+  /** The report files to write after each run. */
+  files: { format: ReportFormat; path: string }[];
+  /** Where the submission came from (the course itself when none was given), as the report names it. */
+  submission: string;
 }
 
 export async function test(args: string[]): Promise<number> {
   const { values } = parse(args, TEST_OPTIONS);
-  const courseRoot = findCourseRoot(process.cwd());
   // The stage table and the expected outputs always come from the course, never from a submission.
-  const course = loadCourse(courseRoot);
-  checkProgram(courseRoot);
+  const course = loadCourse(findCourseRoot(process.cwd()));
+  checkProgram(course.root);
   const common = {
     stages: stagesToGrade(course, values.stage),
     seed: values.seed === undefined ? randomSeed() : seed('--seed', values.seed),
@@ -74,28 +83,26 @@ export async function test(args: string[]): Promise<number> {
     color: useColor(values['no-color']),
     verbose: values.verbose ?? false,
     bundle: !values['no-bundle'],
+    files: requestedFiles(values),
+    submission: resolve(values.submission ?? course.root),
   };
+  for (const { format, path } of common.files) checkWritable(`--${format.option}`, path);
   if (CI_OPTIONS.some((option) => values[option] !== undefined)) {
     if (values.watch) throw new UsageError(`--watch grades as you save; it does not go with ${CI_OPTIONS.map((option) => `--${option}`).join(', ')}`);
     const { gradeSubmission } = await import('../ci/grade.ts');
     const { parseShard, WHOLE } = await import('../ci/shard.ts');
     const shard = values.shard === undefined ? WHOLE : parseShard(values.shard);
     if (shard === undefined) throw new UsageError(`--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "${values.shard}"`);
-    if (values.report !== undefined) checkWritable('--report', values.report);
-    if (values.junit !== undefined) checkWritable('--junit', values.junit);
     const interruption = onInterrupt();
     try {
       return await gradeSubmission({
         ...common,
-        courseRoot,
         course,
-        submission: values.submission ?? courseRoot,
+        submission: values.submission ?? course.root,
         all: values.all ?? false,
         hiddenDir: values.cases,
         generatedPerCommand: values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random, 1000),
         shard,
-        reportPath: values.report,
-        junitPath: values.junit,
         write: (text) => process.stdout.write(text),
         interruption,
       });
@@ -107,11 +114,11 @@ export async function test(args: string[]): Promise<number> {
     throw new UsageError('--watch grades this course\'s src/ as you save it; it does not go with --submission');
   }
   const interruption = values.watch ? undefined : onInterrupt();
-  const scratch = values.submission === undefined ? undefined : scratchCopy(courseRoot, values.submission);
+  const scratch = values.submission === undefined ? undefined : scratchCopy(course.root, values.submission);
   try {
     if (scratch && !scratch.facts.hasEntryPoint) console.log(`note: ${values.submission} has no src/mcp.ts: every check will fail\n`);
     if (common.sandbox && !sandboxAvailability().available) console.log(`note: grading without a sandbox (${sandboxAvailability().reason}): ${ENABLE_SANDBOX}\n`);
-    const settings: TestSettings = { ...common, course, runRoot: scratch?.root ?? courseRoot };
+    const settings: TestSettings = { ...common, course, runRoot: scratch?.root ?? course.root, facts: scratch?.facts };
     if (values.watch) {
       const { watch } = await import('../run/watch.ts');
       return await watch(settings, (course, stages, signal) => gradeAndReport({ ...settings, course, stages }, signal));
@@ -138,30 +145,24 @@ function sandboxToUse(values: { submission?: string; 'no-sandbox'?: boolean; 're
   const required = values['require-sandbox'] ?? values.submission !== undefined;
   const availability = sandboxAvailability();
   if (required && !availability.available) {
-    throw new InputError(`no sandbox can be made here (${availability.reason}): ${ENABLE_SANDBOX}`);
+    throw new HostError(`no sandbox can be made here (${availability.reason}): ${ENABLE_SANDBOX}`);
   }
   return true;
 }
 
-/** Grades the stages as a student sees them, printing as it goes; stops at the first that fails. */
+/** Grades the stages as a student sees them, printing as it goes; stops at the first that fails.
+ *  The report files asked for are written at the end of every run that was not stopped. */
 export async function gradeAndReport(settings: TestSettings, signal?: AbortSignal): Promise<StageResult[]> {
-  const reporter = new TerminalReporter((text) => process.stdout.write(text), settings);
-  const results = await gradeStages(
-    settings.stages,
-    {
-      root: settings.runRoot,
-      launcher: await launcher(settings.runRoot, settings),
-      env: programEnv(),
-      color: settings.color,
-      seed: settings.seed,
-      propertyRuns: settings.runs,
-      timeoutMs: settings.timeoutMs,
-      memoryBytes: settings.memoryBytes,
-      signal,
-    },
-    reporter,
-  );
-  if (!signal?.aborted) reporter.summary(results, settings.seed);
+  const startedAt = new Date();
+  const write = (text: string) => process.stdout.write(text);
+  const reporter = allOf([new TerminalReporter(write, settings), ...settings.files.map(({ format, path }) => fileReporter(format, path))]);
+  const start = await launcher(settings.runRoot, settings);
+  const options = { runRoot: settings.runRoot, launcher: start, env: programEnv(), seed: settings.seed, propertyRuns: settings.runs, timeoutMs: settings.timeoutMs, memoryBytes: settings.memoryBytes, signal };
+  const results = await gradeStages(settings.stages, options, reporter);
+  if (signal?.aborted) return results;
+  const run = { course: settings.course, seed: settings.seed, startedAt, submission: { path: settings.submission, facts: settings.facts }, limits: settings, sandbox: start.jail.kind };
+  reporter.finish(buildReport(run, gradedInOrder(settings.stages, results)));
+  for (const { format, path } of settings.files) write(`wrote ${format.what}: ${resolve(path)}\n`);
   return results;
 }
 

@@ -3,21 +3,19 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { moreDiagnosesLine } from '../cassette/diagnosis.ts';
 import { attachPlayer, CassetteError, loadCassette, type Cassette, type PlayerSession, type PlayReport } from '../cassette/index.ts';
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import { runProcess, WALL_FACTOR, type Limits, type RunResult } from '../run/spawn.ts';
-import { explainDifference } from './explain.ts';
+import { explainDifference, type ExplainOptions } from './explain.ts';
 import type { Verdict } from './verdict.ts';
 
 export interface CaseContext {
   /** The folder holding your_program.sh (the course, or a scratch copy of a submission). */
-  root: string;
+  runRoot: string;
   launcher: Launcher;
   env: NodeJS.ProcessEnv;
   limits: Limits;
-  color: boolean;
   signal?: AbortSignal;
 }
 
@@ -35,17 +33,22 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   }
   const { result, report } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
-  const judgement = withProtocol(judge(result, expected, { ...context, hidden: testCase.hidden }), report, fixtureName(testCase, 'cassette.yaml'));
-  if (judgement.status !== 'pass' && judgement.status !== 'infra') {
-    const byHand = `run it yourself: ./${PROGRAM} ${testCase.command} ${testCase.casePath}`;
-    judgement.details = judgement.details ? `${judgement.details}\n${byHand}` : byHand;
-  }
-  return { name, ...judgement, ...relayed(result, context.root), stdout: result.stdout, durationMs: result.durationMs };
+  const judgement = withProtocol(judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage }), report, fixtureName(testCase, 'cassette.yaml'));
+  const failed = judgement.status !== 'pass' && judgement.status !== 'infra';
+  return {
+    name,
+    ...judgement,
+    ...(failed && { rerun: `./${PROGRAM} ${testCase.command} ${testCase.casePath}` }),
+    ...(report && { exchange: report.exchange }),
+    ...relayed(result, context.runRoot),
+    stdout: result.stdout,
+    durationMs: result.durationMs,
+  };
 }
 
 export function runProgram(testCase: Case, context: CaseContext, player?: (wire: Duplex) => void): Promise<RunResult> {
   return runProcess(context.launcher.command, [...context.launcher.args, testCase.command, testCase.casePath], {
-    cwd: context.root,
+    cwd: context.runRoot,
     env: player ? { ...context.env, THEINFERENCE_WIRE_FD: String(WIRE_FD) } : context.env,
     limits: context.limits,
     signal: context.signal,
@@ -81,14 +84,9 @@ function fixtureName(testCase: Case, file: string): string {
 /** The cassette's verdict beside the output's: a right output from a client that broke the protocol is an error. */
 function withProtocol(judgement: Judgement, report: PlayReport | undefined, cassette: string): Judgement {
   if (!report || report.diagnoses.length === 0) return judgement;
-  const said = [
-    `the cassette player (${cassette}) says:`,
-    ...report.diagnoses.map((diagnosis) => `  ${diagnosis.kind}: ${diagnosis.message}`),
-    ...(report.moreDiagnoses > 0 ? [`  ${moreDiagnosesLine(report)}`] : []),
-  ].join('\n');
-  const details = judgement.details ? `${judgement.details}\n${said}` : said;
-  if (judgement.status === 'pass') return { status: 'error', message: report.diagnoses[0]!.message, details };
-  return { ...judgement, details };
+  const protocol = { cassette, diagnoses: report.diagnoses, more: report.moreDiagnoses };
+  if (judgement.status === 'pass') return { status: 'error', message: report.diagnoses[0]!.message, protocol };
+  return { ...judgement, protocol };
 }
 
 /** How a student names the case: its folder under cases/<stage>/ (the stage is in the heading). */
@@ -97,9 +95,10 @@ export function caseName(testCase: Case): string {
   return underCases.startsWith(`${testCase.stage}/`) ? underCases.slice(testCase.stage.length + 1) : underCases;
 }
 
-type Judgement = Pick<Verdict, 'status' | 'message' | 'details'>;
+type Judgement = Pick<Verdict, 'status' | 'message' | 'details' | 'difference' | 'hints' | 'protocol'>;
 
-function judge(result: RunResult, expected: Buffer, context: CaseContext & { hidden?: boolean }): Judgement {
+function judge(result: RunResult, expected: Buffer, context: CaseContext, explain: ExplainOptions): Judgement {
+  const difference = () => explainDifference(expected, result.stdout, explain);
   if (result.startError) {
     return { status: 'infra', message: `could not start ${PROGRAM}: ${result.startError.code ?? result.startError.message}` };
   }
@@ -107,9 +106,9 @@ function judge(result: RunResult, expected: Buffer, context: CaseContext & { hid
     return {
       status: 'timeout',
       message: timeoutMessage(result, context.limits),
-      details: result.stdout.length > 0
-        ? `before it was stopped it printed ${result.stdout.length} bytes on stdout:\n${explainDifference(expected, result.stdout, context)}`
-        : 'it printed nothing on stdout: is something waiting for input that never comes, or looping forever?',
+      ...(result.stdout.length > 0
+        ? { details: `before it was stopped it printed ${result.stdout.length} bytes on stdout:`, ...difference() }
+        : { details: 'it printed nothing on stdout: is something waiting for input that never comes, or looping forever?' }),
     };
   }
   if (result.outOfMemory) {
@@ -120,7 +119,7 @@ function judge(result: RunResult, expected: Buffer, context: CaseContext & { hid
     return {
       status: 'fail',
       message: `printed more than ${cap} on ${result.flooded} and was stopped (output truncated at ${cap})`,
-      details: result.flooded === 'stdout' ? explainDifference(expected, result.stdout, context) : undefined,
+      ...(result.flooded === 'stdout' && difference()),
     };
   }
   if (result.signal) {
@@ -131,7 +130,7 @@ function judge(result: RunResult, expected: Buffer, context: CaseContext & { hid
     return { status: 'crash', message: `exited with code ${result.exitCode}${error ? `: ${error}` : ''}` };
   }
   if (result.stdout.equals(expected)) return { status: 'pass', message: 'passed' };
-  return { status: 'fail', message: 'output differs from expected.json', details: explainDifference(expected, result.stdout, context) };
+  return { status: 'fail', message: 'output differs from expected.json', ...difference() };
 }
 
 /** Which limit stopped it: CPU time (a loop), or the far wall-time backstop (waiting for what never comes). */

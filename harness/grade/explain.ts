@@ -1,9 +1,11 @@
-// The text a student reads under a failing case: where the output first differs from
+// The account a student reads of a failing case: where the output first differs from
 // expected.json (byte offset, line, column), both lines with a caret under that spot, a little
 // context, what the JSON says about it, and the hints that name the mistake. Only the lines
-// around the difference are decoded, so a 1 MiB output costs a few linear scans.
+// around the difference are decoded, so a 1 MiB output costs a few linear scans. Kept as data:
+// styled spans and hint kinds; each reporter turns them into its own text.
 import { type Cell, MARK, MARK_MEANINGS, characterStart, isContinuationByte, markTrailingSpaces, snippet, toCells, visible } from './escape.ts';
 import { type Comparison, compareOutputs, firstJsonDifference, hintsFor } from './hints.ts';
+import type { Difference, Hint, Span, SpanStyle, StyledLine } from './verdict.ts';
 
 /** Columns of output text a line may take, and how many of them go before the difference. */
 const LINE_WIDTH = 96;
@@ -16,64 +18,66 @@ const CONTEXT_LINES = 2;
 type Side = 'expected' | 'actual';
 
 export interface ExplainOptions {
-  color: boolean;
   /** A hidden case: say where the output goes wrong and hint why, but show none of the expected bytes. */
   hidden?: boolean;
-  /** Hints name a student's mistakes; bless, comparing two outputs of the reference, leaves them out. */
-  hints?: boolean;
+  /** The stage whose hint rules apply (with those of the stages before it); none: every stage's. */
+  stage?: string;
 }
 
-/** Multi-line text (no trailing newline) explaining how `actual` differs from `expected`; the reporter indents it. */
-export function explainDifference(expected: Buffer, actual: Buffer, options: ExplainOptions): string {
-  const paint = painter(options.color);
+export interface Explanation {
+  difference: Difference;
+  hints: Hint[];
+}
+
+/** How `actual` differs from `expected`, or undefined when they are the same bytes. */
+export function explainDifference(expected: Buffer, actual: Buffer, options: ExplainOptions = {}): Explanation | undefined {
   const offset = firstDifferingByte(expected, actual);
-  if (offset < 0) return 'no difference: your output matches expected.json byte for byte';
+  if (offset < 0) return undefined;
   const comparison = compareOutputs(expected, actual);
   const lineStart = offset === 0 ? 0 : expected.lastIndexOf(0x0a, offset - 1) + 1;
   const lineNumber = countNewlines(expected, lineStart) + 1;
   const column = countCharacters(expected, lineStart, characterStart(expected, offset, lineStart)) + 1;
-
-  const text: string[] = [`first difference at byte offset ${offset} (line ${lineNumber}, column ${column})`];
-  if (options.hidden) return [...text, ...hiddenExplanation(actual, offset, lineStart, lineNumber, comparison, paint)].join('\n');
+  const hints = hintsFor(comparison, options.stage);
+  const lines: StyledLine[] = [plain(`first difference at byte offset ${offset} (line ${lineNumber}, column ${column})`)];
+  const difference = { offset, line: lineNumber, column, lines };
+  if (options.hidden) {
+    lines.push(...hiddenExplanation(actual, offset, lineStart, lineNumber, comparison));
+    return { difference, hints };
+  }
   const jsonNote = describeJsonDifference(comparison);
-  if (jsonNote) text.push(visible(jsonNote));
+  if (jsonNote) lines.push(plain(visible(jsonNote)));
   if (actual.length === 0) {
-    text.push(`your output is empty; expected.json begins with: ${snippet(expected, 0)}`);
+    lines.push(plain(`your output is empty; expected.json begins with: ${snippet(expected, 0)}`));
   } else if (offset === actual.length) {
-    text.push(`your output stops after ${actual.length} bytes; expected.json continues with: ${snippet(expected, offset)}`);
+    lines.push(plain(`your output stops after ${actual.length} bytes; expected.json continues with: ${snippet(expected, offset)}`));
   } else if (offset === expected.length) {
     const extra = actual.length - offset;
-    text.push(`your output has ${extra} extra byte${extra === 1 ? '' : 's'} after the expected ${offset}: ${snippet(actual, offset)}`);
+    lines.push(plain(`your output has ${extra} extra byte${extra === 1 ? '' : 's'} after the expected ${offset}: ${snippet(actual, offset)}`));
   }
 
   const window = differenceWindow(expected, actual, offset, lineStart);
-  text.push(paint.heading('expected.json:'), ...renderSide(expected, 'expected', window, lineStart, lineNumber, paint));
-  if (actual.length > 0) text.push(paint.heading('your stdout:'), ...renderSide(actual, 'actual', window, lineStart, lineNumber, paint));
+  lines.push(heading('expected.json:'), ...renderSide(expected, 'expected', window, lineStart, lineNumber));
+  if (actual.length > 0) lines.push(heading('your stdout:'), ...renderSide(actual, 'actual', window, lineStart, lineNumber));
 
-  const shown = stripColour(text.join('\n'));
+  const shown = lines.map(textOf).join('\n');
   const marks = MARK_MEANINGS.filter(([used]) => used(shown)).map(([, meaning]) => meaning);
-  if (marks.length > 0) text.push(paint.dim(`marks: ${marks.join(', ')}`));
-
-  for (const hint of options.hints === false ? [] : hintsFor(comparison)) {
-    const [first = '', ...rest] = hint.lines;
-    text.push(`${paint.hint('hint:')} ${visible(first)}`, ...rest.map((line) => `      ${visible(line)}`));
-  }
-  return text.join('\n');
+  if (marks.length > 0) lines.push([{ text: `marks: ${marks.join(', ')}`, style: 'dim' }]);
+  return { difference, hints };
 }
 
-/** For a hidden case: the JSON path of the difference (not what was expected there), your own
- *  line with a caret at the spot, and the hints, which name a mistake rather than quote bytes. */
-function hiddenExplanation(actual: Buffer, offset: number, lineStart: number, lineNumber: number, comparison: Comparison, paint: Paint): string[] {
-  const text: string[] = ['this is a hidden case: its expected output is not shown'];
+/** For a hidden case: the JSON path of the difference (not what was expected there) and your own
+ *  line with a caret at the spot; the hints, which name a mistake rather than quote bytes, go with it. */
+function hiddenExplanation(actual: Buffer, offset: number, lineStart: number, lineNumber: number, comparison: Comparison): StyledLine[] {
+  const lines: StyledLine[] = [plain('this is a hidden case: its expected output is not shown')];
   const { expectedJson, actualRawJson } = comparison;
   if (expectedJson.ok && actualRawJson.ok) {
     const difference = firstJsonDifference(expectedJson.value, actualRawJson.value);
-    if (difference) text.push(`in the JSON: first difference at ${difference.path === '' ? 'the top level' : difference.path} (${difference.kind})`);
+    if (difference) lines.push(plain(`in the JSON: first difference at ${difference.path === '' ? 'the top level' : difference.path} (${difference.kind})`));
   } else if (!actualRawJson.ok && actual.length > 0) {
-    text.push(`your stdout is not valid JSON (${actualRawJson.error})`);
+    lines.push(plain(`your stdout is not valid JSON (${actualRawJson.error})`));
   }
-  if (actual.length === 0) text.push('your output is empty');
-  else if (offset >= actual.length) text.push(`your output stops after ${actual.length} bytes`);
+  if (actual.length === 0) lines.push(plain('your output is empty'));
+  else if (offset >= actual.length) lines.push(plain(`your output stops after ${actual.length} bytes`));
   else if (lineStart < actual.length) {
     // Your own line, from its start (the bytes before `offset` are the same on both sides), cut to the window.
     const newline = actual.indexOf(0x0a, lineStart);
@@ -87,14 +91,11 @@ function hiddenExplanation(actual: Buffer, offset: number, lineStart: number, li
       width += cells[shown]!.width;
     }
     if (caretColumn < LINE_WIDTH) {
-      text.push(paint.heading('your stdout:'), `${lineNumber} │ ${paint.cells(cells.slice(0, shown), undefined)}`, `${' '.repeat(String(lineNumber).length)} │ ${' '.repeat(caretColumn)}${paint.caret('^', 'actual')}`);
+      const gutter = ' '.repeat(String(lineNumber).length);
+      lines.push(heading('your stdout:'), [{ text: `${lineNumber} │ ` }, ...cellSpans(cells.slice(0, shown), undefined)], [{ text: `${gutter} │ ${' '.repeat(caretColumn)}` }, { text: '^', style: 'caret-actual' }]);
     }
   }
-  for (const hint of hintsFor(comparison)) {
-    const [first = '', ...rest] = hint.lines;
-    text.push(`${paint.hint('hint:')} ${visible(first)}`, ...rest.map((line) => `      ${visible(line)}`));
-  }
-  return text;
+  return lines;
 }
 
 /** The first byte offset where the two differ, or -1 when they are equal. */
@@ -187,16 +188,16 @@ function differenceWindow(expected: Buffer, actual: Buffer, offset: number, line
   return { cells, caret, firstShown, cutBefore: firstShown > 0 || decodeFrom > lineStart, cutAfter, lineEnd };
 }
 
-function renderSide(bytes: Buffer, side: Side, window: DifferenceWindow, lineStart: number, lineNumber: number, paint: Paint): string[] {
+function renderSide(bytes: Buffer, side: Side, window: DifferenceWindow, lineStart: number, lineNumber: number): StyledLine[] {
   const before = linesBefore(bytes, lineStart, CONTEXT_LINES);
   const after = linesAfter(bytes, window.lineEnd[side], CONTEXT_LINES);
   const lastNumber = lineNumber + after.length;
   const gutterWidth = String(lastNumber).length;
-  const gutter = (number: number | undefined) => paint.dim(`${String(number ?? '').padStart(gutterWidth)} │ `);
+  const gutter = (number: number | undefined): Span => ({ text: `${String(number ?? '').padStart(gutterWidth)} │ `, style: 'dim' });
 
-  const rendered: string[] = [];
+  const rendered: StyledLine[] = [];
   before.forEach((start, index) => {
-    rendered.push(gutter(lineNumber - before.length + index) + renderWholeLine(bytes, start, paint));
+    rendered.push([gutter(lineNumber - before.length + index), ...renderWholeLine(bytes, start)]);
   });
 
   const cells = window.cells[side];
@@ -208,18 +209,19 @@ function renderSide(bytes: Buffer, side: Side, window: DifferenceWindow, lineSta
     width += cells[lastShown]!.width;
   }
   const cut = window.cutAfter[side] || lastShown < cells.length;
-  const line =
-    (window.cutBefore ? paint.dim(MARK.cut) : '') +
-    paint.cells(cells.slice(window.firstShown, Math.min(window.caret, lastShown)), undefined) +
-    paint.cells(cells.slice(Math.min(window.caret, lastShown), lastShown), side) +
-    (cut ? paint.dim(MARK.cut) : '');
-  rendered.push(gutter(lineNumber) + line);
+  rendered.push([
+    gutter(lineNumber),
+    ...(window.cutBefore ? [cutMark()] : []),
+    ...cellSpans(cells.slice(window.firstShown, Math.min(window.caret, lastShown)), undefined),
+    ...cellSpans(cells.slice(Math.min(window.caret, lastShown), lastShown), side),
+    ...(cut ? [cutMark()] : []),
+  ]);
   const atEnd = window.caret >= cells.length && !window.cutAfter[side] && window.lineEnd[side] === bytes.length;
   const label = atEnd ? ` ${side === 'expected' ? 'expected.json ends here' : 'your output ends here'}` : '';
-  rendered.push(gutter(undefined) + ' '.repeat(caretColumn) + paint.caret(`^${label}`, side));
+  rendered.push([gutter(undefined), { text: ' '.repeat(caretColumn) }, { text: `^${label}`, style: `caret-${side}` }]);
 
   after.forEach((start, index) => {
-    rendered.push(gutter(lineNumber + 1 + index) + renderWholeLine(bytes, start, paint));
+    rendered.push([gutter(lineNumber + 1 + index), ...renderWholeLine(bytes, start)]);
   });
   return rendered;
 }
@@ -248,7 +250,7 @@ function linesAfter(bytes: Buffer, start: number, count: number): number[] {
 }
 
 /** A context line from its start, cut with … when it is wider than the window. */
-function renderWholeLine(bytes: Buffer, start: number, paint: Paint): string {
+function renderWholeLine(bytes: Buffer, start: number): Span[] {
   const newline = bytes.indexOf(0x0a, start);
   const lineEnd = newline < 0 ? bytes.length : newline + 1;
   const decodeTo = Math.min(lineEnd, start + LINE_WIDTH * MAX_BYTES_PER_COLUMN);
@@ -257,47 +259,40 @@ function renderWholeLine(bytes: Buffer, start: number, paint: Paint): string {
   let width = 0;
   let shown = 0;
   for (; shown < cells.length && width + cells[shown]!.width <= LINE_WIDTH; shown++) width += cells[shown]!.width;
-  const line = paint.cells(cells.slice(0, shown), undefined);
-  return decodeTo < lineEnd || shown < cells.length ? line + paint.dim(MARK.cut) : line;
+  const line = cellSpans(cells.slice(0, shown), undefined);
+  return decodeTo < lineEnd || shown < cells.length ? [...line, cutMark()] : line;
 }
 
-// ------------------------------------------------------------------------------------- colour
+// -------------------------------------------------------------------------------------- spans
 
-interface Paint {
-  heading(text: string): string;
-  dim(text: string): string;
-  hint(text: string): string;
-  caret(text: string, side: Side): string;
-  /** Cells; from the difference on (`side` given), in that side's colour: green expected, red yours. */
-  cells(cells: Cell[], side: Side | undefined): string;
+function plain(text: string): StyledLine {
+  return [{ text }];
 }
 
-const SGR = { bold: 1, dim: 2, red: 31, green: 32, yellow: 33 } as const;
-const SIDE_COLOUR: Record<Side, number> = { expected: SGR.green, actual: SGR.red };
-
-function painter(color: boolean): Paint {
-  const style = (codes: number[], text: string) => (color && codes.length > 0 && text !== '' ? `\x1b[${codes.join(';')}m${text}\x1b[0m` : text);
-  return {
-    heading: (text) => style([SGR.bold], text),
-    dim: (text) => style([SGR.dim], text),
-    hint: (text) => style([SGR.bold, SGR.yellow], text),
-    caret: (text, side) => style([SGR.bold, SIDE_COLOUR[side]], text),
-    cells: (cells, side) => {
-      const base = side ? [SIDE_COLOUR[side]] : [];
-      let painted = '';
-      // One escape sequence per run of marks or of plain characters, not one per character.
-      for (let start = 0; start < cells.length; ) {
-        let end = start + 1;
-        while (end < cells.length && cells[end]!.mark === cells[start]!.mark) end++;
-        const run = cells.slice(start, end).map((cell) => cell.text).join('');
-        painted += style(cells[start]!.mark ? [...base, SGR.dim] : base, run);
-        start = end;
-      }
-      return painted;
-    },
-  };
+function heading(text: string): StyledLine {
+  return [{ text, style: 'heading' }];
 }
 
-function stripColour(text: string): string {
-  return text.replace(/\x1b\[[\d;]*m/g, '');
+function cutMark(): Span {
+  return { text: MARK.cut, style: 'dim' };
+}
+
+function textOf(line: StyledLine): string {
+  return line.map((span) => span.text).join('');
+}
+
+/** Cells as spans, one per run of marks or of plain characters; from the difference on (`side`
+ *  given) in that side's style, so a reporter can colour expected and yours apart. */
+function cellSpans(cells: Cell[], side: Side | undefined): Span[] {
+  const spans: Span[] = [];
+  for (let start = 0; start < cells.length; ) {
+    let end = start + 1;
+    while (end < cells.length && cells[end]!.mark === cells[start]!.mark) end++;
+    const text = cells.slice(start, end).map((cell) => cell.text).join('');
+    const mark = cells[start]!.mark;
+    const style: SpanStyle | undefined = side ? (mark ? `${side}-mark` : side) : mark ? 'mark' : undefined;
+    spans.push(style === undefined ? { text } : { text, style });
+    start = end;
+  }
+  return spans;
 }

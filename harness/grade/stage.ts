@@ -11,10 +11,9 @@ import type { Verdict } from './verdict.ts';
 
 export interface GradeOptions {
   /** The folder holding your_program.sh and src/ (the course, or a scratch copy of a submission). */
-  root: string;
+  runRoot: string;
   launcher: Launcher;
   env: NodeJS.ProcessEnv;
-  color: boolean;
   /** Seeds the property tests; printed so that a failure replays. */
   seed: number;
   propertyRuns: number;
@@ -36,7 +35,7 @@ export interface StageResult {
 export async function gradeStage(stage: Stage, options: GradeOptions): Promise<StageResult> {
   const started = performance.now();
   const limits = { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs ?? stage.timeoutMs, memoryBytes: options.memoryBytes ?? DEFAULT_LIMITS.memoryBytes };
-  const context = { root: options.root, launcher: options.launcher, env: options.env, limits, color: options.color, signal: options.signal };
+  const context = { runRoot: options.runRoot, launcher: options.launcher, env: options.env, limits, signal: options.signal };
   // Once grading is stopped (a newer save in watch mode, Ctrl-C), what a killed case said is no verdict.
   const report = (verdict: Verdict) => {
     if (!options.signal?.aborted) options.onVerdict?.(verdict);
@@ -47,8 +46,8 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
     ? runProperties({
         suite: stage.properties,
         stage: stage.slug,
-        modulePath: join(options.root, 'src', 'mcp.ts'),
-        cwd: options.root,
+        modulePath: join(options.runRoot, 'src', 'mcp.ts'),
+        cwd: options.runRoot,
         env: options.env,
         seed: options.seed,
         runs: options.propertyRuns,

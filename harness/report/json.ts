@@ -1,8 +1,8 @@
 // results.json: what a machine reads after CI grading. Versioned; a consumer of verdicts that
 // decides nothing but the roll-up (a stage passes when all of its checks do). docs/ci.md
 // describes every field; `checkResultsReport` below holds a file read back to the same shape.
-import { renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { writeAtomically } from '../files.ts';
+import { detailText } from './details.ts';
 import type { Case, Stage } from '../course.ts';
 import type { Difference, Hint, ProtocolReport, Verdict } from '../grade/verdict.ts';
 import type { Exchange } from '../cassette/exchange.ts';
@@ -259,13 +259,13 @@ export function checkReport(stage: string, check: GradedCheck, courseRoot: strin
     status: verdict.status === 'infra' ? 'error' : verdict.status,
     infra: verdict.status === 'infra',
     message: clip(verdict.message, KEPT_MESSAGE),
-    details: verdict.details === undefined ? null : keepText(verdict.details),
+    details: keepText(detailText(verdict)),
     hints: verdict.hints ?? [],
     difference: verdict.difference ?? null,
     protocol: verdict.protocol ?? null,
     exchange: verdict.exchange ?? null,
     output: verdict.stdout === undefined ? null : keepBytes(verdict.stdout),
-    stderr: verdict.stderr === undefined ? null : keepText(verdict.stderr),
+    stderr: keepText(verdict.stderr),
     durationMs: Math.round(verdict.durationMs),
     seed: verdict.seed ?? null,
     cassette: typeof cassette !== 'string' ? null : check.origin === 'generated' ? `generated (--seed ${verdict.seed})` : relativeTo(courseRoot, cassette),
@@ -311,18 +311,19 @@ export function countChecks(stages: StageReport[]): ResultsReport['counts'] {
   return counts;
 }
 
-/** Written next to its target and renamed into place: a reader never sees half a report. */
-export function writeAtomically(path: string, text: string): void {
-  const temporary = join(dirname(path), `.${process.pid}.${Date.now()}.tmp`);
-  writeFileSync(temporary, text);
-  renameSync(temporary, path);
+/** results.json's text. */
+export function toResultsJson(report: ResultsReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
 }
 
 export function writeResults(path: string, report: ResultsReport): void {
-  writeAtomically(path, `${JSON.stringify(report, null, 2)}\n`);
+  writeAtomically(path, toResultsJson(report), { overwrite: true });
 }
 
-function keepText(text: string): KeptText {
+function keepText(text: string): KeptText;
+function keepText(text: string | undefined): KeptText | null;
+function keepText(text: string | undefined): KeptText | null {
+  if (text === undefined) return null;
   return text.length <= KEPT_OUTPUT ? { text, size: text.length, truncated: false } : { text: text.slice(0, cutPoint(text, KEPT_OUTPUT)), size: text.length, truncated: true };
 }
 

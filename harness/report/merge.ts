@@ -4,12 +4,13 @@
 // order; a missing shard or stage check makes the merged run an error, and an interrupted
 // shard makes it interrupted, rather than a pass on part of the work.
 import { readFileSync } from 'node:fs';
-import { InputError } from '../errors.ts';
+import { ReportError } from '../errors.ts';
 import { SchemaError } from './check.ts';
 import { checkResultsReport, countChecks, exitCodeOf, REPORT_VERSION, rollUp, runStatus, type ResultsReport, type RunStatus, type StageReport } from './json.ts';
 
 /** A report that cannot be merged: the CLI prints it on one line and exits 2. */
-export class MergeError extends InputError {}
+/** A shard's report that cannot be merged: one of the report problems. */
+export class MergeError extends ReportError {}
 
 export function readReport(path: string): ResultsReport {
   let text: string;

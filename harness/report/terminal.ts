@@ -3,7 +3,11 @@
 import type { Stage } from '../course.ts';
 import type { StageResult } from '../grade/stage.ts';
 import type { Status, Verdict } from '../grade/verdict.ts';
-import { clip, escapeControls, escapeGraderText, headLines } from '../terminal-text.ts';
+import { clip, escapeControls, escapeGraderText } from '../terminal-text.ts';
+import { detailLines } from './details.ts';
+import type { ResultsReport } from './json.ts';
+import { painter, type Painter } from './paint.ts';
+import type { Reporter } from './reporter.ts';
 
 const MARKS: Record<Status, string> = { pass: '✓', fail: '✗', error: '✗', timeout: '✗', crash: '✗', infra: '!' };
 /** Stderr lines relayed per case before the rest is only counted. */
@@ -21,14 +25,17 @@ export interface TerminalOptions {
   verbose: boolean;
 }
 
-export class TerminalReporter {
+export class TerminalReporter implements Reporter {
   /** The kinds of failure (see failureKind) shown in full in this stage. */
   private shown = new Set<string>();
+  private readonly painter: Painter;
 
   constructor(
     private readonly write: (text: string) => void,
     private readonly options: TerminalOptions,
-  ) {}
+  ) {
+    this.painter = painter(options.color);
+  }
 
   stageStart(stage: Stage): void {
     this.shown.clear();
@@ -50,12 +57,11 @@ export class TerminalReporter {
       }
       this.shown.add(kind);
     }
-    if (verdict.details) {
-      // The grader's own colours (the diff explainer's) survive; a program's escapes do not.
-      const { lines, more } = headLines(verdict.details, DETAIL_LINES);
-      for (const line of lines) this.write(`      ${this.line(line, this.options.color)}\n`);
-      if (more > 0) this.write(`      ${this.dim(`… ${more} more line${more === 1 ? '' : 's'}`)}\n`);
-    }
+    // The grader's own colours survive; a program's escapes, inside the text they paint, do not.
+    const details = detailLines(verdict, this.painter);
+    for (const line of details.slice(0, DETAIL_LINES)) this.write(`      ${this.line(line, this.options.color)}\n`);
+    const more = details.length - DETAIL_LINES;
+    if (more > 0) this.write(`      ${this.dim(`… ${more} more line${more === 1 ? '' : 's'}`)}\n`);
     if (verdict.stderr) for (const line of relay(verdict.stderr)) this.write(`      ${this.dim(line)}\n`);
   }
 
@@ -74,39 +80,36 @@ export class TerminalReporter {
   }
 
   /** The last word: where the student stands and what to do next. */
-  summary(results: StageResult[], seed: number | undefined): void {
-    const failed = results.find((result) => !result.passed);
-    if (seed !== undefined && results.some((result) => result.stage.properties)) {
-      this.write(this.dim(`property tests ran with --seed ${seed}\n`));
+  finish(report: ResultsReport): void {
+    const graded = report.stages.filter((stage) => stage.status !== 'skipped');
+    if (graded.some((stage) => stage.checks.some((check) => check.origin === 'property'))) {
+      this.write(this.dim(`property tests ran with --seed ${report.seed}\n`));
     }
+    const failed = graded.find((stage) => stage.status !== 'pass');
     if (!failed) {
-      this.write(this.paint('green', `all graded stages pass: ${results.map((result) => result.stage.slug).join(', ')}\n`));
+      this.write(this.paint('green', `all graded stages pass: ${graded.map((stage) => stage.slug).join(', ')}\n`));
       return;
     }
-    const { passed, failed: failures } = count(failed.verdicts);
-    this.write(this.paint('red', `stage ${failed.stage.slug} fails: ${failures} of ${passed + failures} checks; fix the first one above, then save again\n`));
+    const passed = failed.checks.filter((check) => check.status === 'pass').length;
+    this.write(this.paint('red', `stage ${failed.slug} fails: ${failed.checks.length - passed} of ${failed.checks.length} checks; fix the first one above, then save again\n`));
   }
 
   private bold(text: string): string {
-    return this.options.color ? `\x1b[1m${text}\x1b[22m` : text;
+    return this.painter.paint('bold', text);
   }
 
   private dim(text: string): string {
-    return this.options.color ? `\x1b[2m${text}\x1b[22m` : text;
+    return this.painter.paint('dim', text);
   }
 
   private paint(colour: 'red' | 'green' | 'yellow', text: string): string {
-    const code = { red: 31, green: 32, yellow: 33 }[colour];
-    return this.options.color ? `\x1b[${code}m${text}\x1b[39m` : text;
+    return this.painter.paint(colour, text);
   }
 }
 
-/** Two failures are the same mistake when they say the same and hint the same (wherever it shows). */
+/** Two failures are the same mistake when they say the same and name the same kinds of mistake. */
 function failureKind(verdict: Verdict): string {
-  const hints = headLines(verdict.details ?? '', DETAIL_LINES)
-    .lines.filter((line) => line.startsWith('hint:'))
-    .map((line) => line.replace(/\(and \d+ more\)|\(at [^)]*\)|\[\d+\]|\d+/g, '').replace(/\s+/g, ' '));
-  return [verdict.status, verdict.message, ...hints].join('\n');
+  return [verdict.status, verdict.message, ...(verdict.hints ?? []).map((hint) => hint.kind)].join('\n');
 }
 
 /** Node's own stack frames and version banner say nothing about the student's code. */

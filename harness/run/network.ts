@@ -3,7 +3,7 @@
 // `unshare`: as root directly, otherwise with a user namespace (which some distributions
 // restrict). Checked once before grading, so that a machine that cannot do it says so at once.
 import { spawnSync } from 'node:child_process';
-import { CourseError } from '../course.ts';
+import { HostError } from '../errors.ts';
 import type { Command } from './sandbox.ts';
 
 function unshareArgs(): string[] {
@@ -11,13 +11,13 @@ function unshareArgs(): string[] {
   return root ? ['--net'] : ['--net', '--map-root-user'];
 }
 
-/** A wrapper that starts a launcher's program without network; throws a CourseError when this machine cannot. */
+/** A wrapper that starts a launcher's program without network; throws a HostError when this machine cannot. */
 export function withoutNetwork(): (start: Command) => Command {
   const args = unshareArgs();
   const probe = spawnSync('unshare', [...args, '--', 'true'], { encoding: 'utf8', timeout: 5000 });
   if (probe.error || probe.status !== 0) {
     const why = probe.error ? (probe.error as NodeJS.ErrnoException).code ?? probe.error.message : probe.stderr.trim().split('\n')[0];
-    throw new CourseError(`--no-network: cannot start a program without network here (unshare ${args.join(' ')}: ${why}); see docs/ci.md for the CI platforms' own ways`);
+    throw new HostError(`--no-network: cannot start a program without network here (unshare ${args.join(' ')}: ${why}); see docs/ci.md for the CI platforms' own ways`);
   }
   return (start) => ({ command: 'unshare', args: [...args, '--', start.command, ...start.args] });
 }

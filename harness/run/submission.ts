@@ -5,7 +5,7 @@
 import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { CourseError } from '../course.ts';
+import { SubmissionError } from '../errors.ts';
 
 /** What the course contributes to a scratch copy; everything else comes from nowhere. */
 const COURSE_PARTS = ['course.yaml', 'program.ts', 'your_program.sh', 'package.json', 'tsconfig.json', 'cases'];
@@ -38,7 +38,7 @@ export interface Scratch {
 
 export function scratchCopy(courseRoot: string, submission: string): Scratch {
   if (!statSync(submission, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new CourseError(`--submission ${submission}: no such folder`);
+    throw new SubmissionError(`--submission ${submission}: no such folder`);
   }
   const root = mkdtempSync(join(tmpdir(), 'theinference-'));
   try {

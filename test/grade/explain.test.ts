@@ -2,6 +2,8 @@
 // the actual output with one realistic mistake, both printed the way program.ts prints them.
 import { describe, expect, it } from 'vitest';
 import { explainDifference } from '../../harness/grade/explain.ts';
+import { detailLines } from '../../harness/report/details.ts';
+import { painter } from '../../harness/report/paint.ts';
 import * as reference from '../../src/mcp.ts';
 
 // ------------------------------------------------------------------------------- the outputs
@@ -38,8 +40,9 @@ function configOutput(text: string, parseConfig: (text: string) => object[]): Bu
 
 const EXPECTED_FRAMES = frameOutput((message) => JSON.stringify(message) + '\n');
 
-function explain(expected: Buffer, actual: Buffer): string {
-  return explainDifference(expected, actual, { color: false });
+/** The explanation as a student reads it: the difference, then the hints. */
+function explain(expected: Buffer, actual: Buffer, color = false): string {
+  return detailLines(explainDifference(expected, actual) ?? {}, painter(color)).join('\n');
 }
 
 /** The hint lines only (a hint's second line is indented under its first). */
@@ -288,7 +291,7 @@ describe('hints on the whole output', () => {
   });
 
   it('no difference at all', () => {
-    expect(explain(EXPECTED_FRAMES, Buffer.from(EXPECTED_FRAMES))).toContain('no difference');
+    expect(explainDifference(EXPECTED_FRAMES, Buffer.from(EXPECTED_FRAMES))).toBeUndefined();
   });
 });
 
@@ -373,7 +376,7 @@ describe('colour and size', () => {
   });
 
   it('colours yours red, expected green, marks dim, with colour on', () => {
-    const text = explainDifference(EXPECTED_FRAMES, pretty, { color: true });
+    const text = explain(EXPECTED_FRAMES, pretty, true);
     expect(text).toContain('\x1b[31m'); // red: yours from the difference on
     expect(text).toContain('\x1b[32m'); // green: expected from the difference on
     expect(text).toContain('\x1b[2m↵'); // dim: the marks

@@ -3,6 +3,8 @@
 // explainer's output pass through unchanged.
 import { describe, expect, it } from 'vitest';
 import { explainDifference } from '../../harness/grade/explain.ts';
+import { detailLines } from '../../harness/report/details.ts';
+import { painter } from '../../harness/report/paint.ts';
 import type { Verdict } from '../../harness/grade/verdict.ts';
 import { clip, escapeControls, escapeGraderText, headLines } from '../../harness/terminal-text.ts';
 import { DETAIL_LINES, LINE_CHARS, TerminalReporter } from '../../harness/report/terminal.ts';
@@ -65,16 +67,38 @@ describe('the terminal reporter', () => {
     expect(plain.join('\n')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
     expect(plain).toContain('      [your_program] \\x1b[31mred\\x1b[2J\\x1b]0;pwned\\x07\\r\\x9b1A');
     const coloured = printed({ stderr: evil }, true);
-    expect(coloured).toEqual(['      \x1b[2m[your_program] \\x1b[31mred\\x1b[2J\\x1b]0;pwned\\x07\\r\\x9b1A\x1b[22m']);
+    expect(coloured).toEqual(['      \x1b[2m[your_program] \\x1b[31mred\\x1b[2J\\x1b]0;pwned\\x07\\r\\x9b1A\x1b[0m']);
   });
 
   it('prints the diff explainer\'s output exactly as it made it, with colours or without', () => {
     const expected = Buffer.from('{"a":"x\\u001b","b":[1,2]}\n');
     const actual = Buffer.from('{"a":"x\x1b","b":[1,2]}\r\n\x00\x7f\xff');
+    const explanation = explainDifference(expected, actual)!;
     for (const color of [false, true]) {
-      const details = explainDifference(expected, actual, { color });
-      if (color) expect(details).toContain('\x1b[');
-      expect(printed({ details }, color)).toEqual(details.split('\n').map((line) => `      ${line}`));
+      const lines = detailLines(explanation, painter(color));
+      if (color) expect(lines.join('\n')).toContain('\x1b[');
+      expect(printed(explanation, color)).toEqual(lines.map((line) => `      ${line}`));
     }
   });
+});
+
+describe('one mistake shown once', () => {
+  const expected = Buffer.from(`${JSON.stringify({ frames: ['{"jsonrpc":"2.0","id":1,"method":"ping"}\n'] }, null, 2)}\n`);
+  const crlf = Buffer.from(expected.toString().replaceAll('\n', '\r\n'));
+  const pretty = Buffer.from(`${JSON.stringify({ frames: [`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }, null, 2)}\n`] }, null, 2)}\n`);
+  const failing = (name: string, actual: Buffer): Verdict => ({ name, status: 'fail', message: 'output differs from expected.json', durationMs: 1, ...explainDifference(expected, actual) });
+
+  for (const color of [false, true]) {
+    it(`tells a CRLF failure and a pretty-printing one apart, and folds a repeat, colour ${color ? 'on' : 'off'}`, () => {
+      let out = '';
+      const reporter = new TerminalReporter((text) => (out += text), { color, verbose: false });
+      for (const [name, actual] of [['crlf', crlf], ['pretty', pretty], ['pretty-again', pretty]] as const) reporter.verdict(failing(name, actual));
+      const plain = out.replace(/\x1b\[[\d;]*m/g, '');
+      const [, afterCrlf = '', afterPretty = '', afterRepeat = ''] = plain.split(/^ {2}✗ .*$/m);
+      expect(afterCrlf).toContain('CRLF');
+      expect(afterPretty).toContain('pretty-printed');
+      expect(afterPretty).not.toContain('the same mistake as above');
+      expect(afterRepeat.trim()).toBe('(the same mistake as above; --verbose shows every one)');
+    });
+  }
 });

@@ -16,7 +16,7 @@ afterAll(() => {
 });
 
 function context(root: string, start: Awaited<ReturnType<typeof launcher>>) {
-  return { root, launcher: start, env: programEnv(), limits: DEFAULT_LIMITS, color: false };
+  return { runRoot: root, launcher: start, env: programEnv(), limits: DEFAULT_LIMITS };
 }
 
 describe('launcher', () => {

@@ -1,0 +1,40 @@
+// The lines a person reads under a failing check, in one order for every text reporter: the
+// grader's notes, the difference, the hints, what the cassette player said, how to run it by
+// hand. Made from the verdict's data; colour only where the painter has it.
+import { moreDiagnosesLine } from '../cassette/diagnosis.ts';
+import { visible } from '../grade/escape.ts';
+import type { Difference, Hint, Verdict } from '../grade/verdict.ts';
+import { painter, type Painter } from './paint.ts';
+
+/** What a check says beyond its verdict line. */
+export type Account = Pick<Verdict, 'details' | 'difference' | 'hints' | 'protocol' | 'rerun'>;
+
+export function detailLines(verdict: Account, paint: Painter): string[] {
+  // Parts joined with concat, not push(...): a program's details may run to any number of lines.
+  const parts: string[][] = [];
+  if (verdict.details) parts.push(verdict.details.split('\n'));
+  if (verdict.difference) parts.push(differenceLines(verdict.difference, paint));
+  for (const hint of verdict.hints ?? []) parts.push(hintLines(hint, paint));
+  if (verdict.protocol) {
+    const { cassette, diagnoses, more } = verdict.protocol;
+    parts.push([`the cassette player (${cassette}) says:`, ...diagnoses.map((diagnosis) => `  ${diagnosis.kind}: ${diagnosis.message}`)]);
+    if (more > 0) parts.push([`  ${moreDiagnosesLine({ moreDiagnoses: more })}`]);
+  }
+  if (verdict.rerun) parts.push([`run it yourself: ${verdict.rerun}`]);
+  return ([] as string[]).concat(...parts);
+}
+
+/** The details as plain text (no colour), or undefined when there are none: what results.json and JUnit keep. */
+export function detailText(verdict: Account): string | undefined {
+  const lines = detailLines(verdict, painter(false));
+  return lines.length === 0 ? undefined : lines.join('\n');
+}
+
+export function differenceLines(difference: Difference, paint: Painter): string[] {
+  return difference.lines.map((line) => paint.spans(line));
+}
+
+function hintLines(hint: Hint, paint: Painter): string[] {
+  const [first = '', ...rest] = hint.lines;
+  return [`${paint.paint(['bold', 'yellow'], 'hint:')} ${visible(first)}`, ...rest.map((line) => `      ${visible(line)}`)];
+}
