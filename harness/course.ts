@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { CourseError } from './errors.ts';
+import { suiteNamed, suiteNames } from './stages/index.ts';
 import { LineCounter, parseDocument, isMap, isSeq, type Document, type Node } from 'yaml';
 
 export const COURSE_FILE = 'course.yaml';
@@ -86,11 +87,15 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
       return readCases(root, { stage: slug, command, folder, player }, options, (message) => table.fail([...where, 'folder'], message));
     });
     if (cases.length === 0) table.fail([...at, 'cases'], `stage "${slug}" has no cases`);
+    const properties = table.optional([...at, 'properties'], 'string');
+    if (properties !== undefined && suiteNamed(properties) === undefined) {
+      table.fail([...at, 'properties'], `unknown property suite "${properties}" (the stages' suites: ${suiteNames().join(', ')})`);
+    }
     stages.push({
       slug,
       title: table.scalar([...at, 'title'], 'string'),
       timeoutMs: timeout * 1000,
-      properties: table.optional([...at, 'properties'], 'string'),
+      properties,
       player: player as Stage['player'],
       cases,
     });

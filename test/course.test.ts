@@ -59,6 +59,12 @@ describe('the stage table', () => {
     expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig" (program.ts commands: mcp-frame, mcp-config, handshake, tools)`);
   });
 
+  it('names a property suite no stage has and the line it is on, and lists the suites there are', () => {
+    const dir = copy();
+    editTable(dir, 'properties: framing', 'properties: framng');
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'framng')}: unknown property suite "framng" (the stages' suites: framing)`);
+  });
+
   it('refuses a stage whose case folder does not exist', () => {
     const dir = copy();
     editTable(dir, 'folder: config-and-framing/mcp-config', 'folder: config-and-framing/nowhere');

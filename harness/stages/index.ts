@@ -38,3 +38,7 @@ export function generatorFor(command: string): CaseGenerator | undefined {
 export function suiteNamed(name: string): PropertySuite | undefined {
   return STAGES.find(({ properties }) => properties?.name === name)?.properties;
 }
+
+export function suiteNames(): string[] {
+  return STAGES.flatMap(({ properties }) => (properties === undefined ? [] : [properties.name]));
+}
