@@ -1,8 +1,10 @@
 // The stages' contents (harness/stages) and course.yaml tell one story: the same stages in the
 // same order, each generator for one of its own stage's commands, each suite the one its stage
-// names. Checked on this course, and shown to catch a course or a table that drifted.
+// names. Checked on this course, and shown to catch a course or a table that drifted. And a
+// stage's output is hinted by its own rules and the earlier stages', not the later ones'.
 import { describe, expect, it } from 'vitest';
 import { loadCourse, type Course } from '../harness/course.ts';
+import { compareOutputs, hintsFor } from '../harness/grade/hints.ts';
 import type { StageContent } from '../harness/stages/content.ts';
 import { STAGES } from '../harness/stages/index.ts';
 import { REPO } from './helpers/cli.ts';
@@ -47,5 +49,23 @@ describe('the stage table', () => {
       `${second!.slug} generates cases of "mcp-frame", not one of its stage's commands`,
       '"mcp-frame" has a generator in two stages',
     ]);
+  });
+});
+
+describe('hints for a stage', () => {
+  // A tools output that misses a page, beside a frame that is pretty-printed: one mistake of each stage.
+  const expected = { frames: ['{"a":1}\n'], tools: [{ name: 'one' }, { name: 'two' }] };
+  const actual = { frames: ['{\n  "a": 1\n}\n'], tools: [{ name: 'one' }] };
+  const comparison = compareOutputs(Buffer.from(JSON.stringify(expected)), Buffer.from(JSON.stringify(actual)));
+  const kinds = (stage?: string) => hintsFor(comparison, stage).map((hint) => hint.kind);
+
+  it("are its own rules and the earlier stages'; every stage's without one, or for a stage the table does not know", () => {
+    expect(kinds('tools')).toEqual(['frame-pretty', 'pagination']);
+    expect(kinds()).toEqual(['frame-pretty', 'pagination']);
+    expect(kinds('a-later-stage')).toEqual(['frame-pretty', 'pagination']);
+  });
+
+  it("leave out the later stages' rules", () => {
+    expect(kinds('config-and-framing')).toEqual(['frame-pretty']);
   });
 });

@@ -320,7 +320,6 @@ function stripStringWhitespace(value: unknown): unknown {
   return value;
 }
 
-
 // ----------------------------------------------------------------------------- random cases
 
 const stringMap = fc.dictionary(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,9}$/), text, { maxKeys: 3, noNullPrototype: true });
