@@ -90,6 +90,11 @@ export function kindOf(message: JsonObject): MessageKind | undefined {
   return undefined;
 }
 
+/** A JSON-RPC id as a map key: 1 and "1" are different ids, so the type is part of the key. */
+export function idKey(id: Json | undefined): string {
+  return typeof id === 'number' ? `n${id}` : `s${String(id)}`;
+}
+
 /** The bytes a server frame puts on the wire when the cassette does not say otherwise. */
 export function compactLine(message: Json): string {
   return JSON.stringify(message) + '\n';

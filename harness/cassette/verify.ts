@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { FreePaths, firstDifference, formatPath } from './json-path.ts';
 import { LineSplitter } from './lines.ts';
-import { describeMessage, isObject, kindOf, type Cassette, type Json, type JsonObject, type ServerFrame } from './model.ts';
+import { describeMessage, idKey, isObject, kindOf, type Cassette, type Json, type JsonObject, type ServerFrame } from './model.ts';
 import { maskNondeterministic } from './normalise.ts';
 
 export interface Drift {
@@ -62,7 +62,7 @@ export async function verifyCassette(cassette: Cassette, command: string[], opti
           child.stdin.write(JSON.stringify({ ...answer.message, id: message.id ?? null }) + '\n');
         }
       }
-      if (waiting && kindOf(message) === 'response' && key(message.id) === waiting.id) waiting.resolve();
+      if (waiting && kindOf(message) === 'response' && idKey(message.id) === waiting.id) waiting.resolve();
     }
   });
   child.stdin.on('error', () => {});
@@ -75,8 +75,8 @@ export async function verifyCassette(cassette: Cassette, command: string[], opti
     if (kind === 'response') continue; // sent when the live server asks
     child.stdin.write(JSON.stringify(message) + '\n');
     if (kind !== 'request') continue;
-    const id = key(message.id);
-    if (live.some((seen) => kindOf(seen) === 'response' && key(seen.id) === id)) continue;
+    const id = idKey(message.id);
+    if (live.some((seen) => kindOf(seen) === 'response' && idKey(seen.id) === id)) continue;
     const responded = await Promise.race([
       new Promise<boolean>((resolve) => (waiting = { id, resolve: () => resolve(true) })),
       exited.then(() => false),
@@ -100,9 +100,9 @@ function recordedAnswers(cassette: Cassette): { method: string; frame: number; m
   const methodOf = new Map<string, string>();
   const result: { method: string; frame: number; message: JsonObject }[] = [];
   for (const [index, frame] of cassette.frames.entries()) {
-    if (frame.from === 'server' && kindOf(frame.message) === 'request') methodOf.set(key(frame.message.id), frame.message.method as string);
+    if (frame.from === 'server' && kindOf(frame.message) === 'request') methodOf.set(idKey(frame.message.id), frame.message.method as string);
     if (frame.from === 'client' && kindOf(frame.message) === 'response') {
-      const method = methodOf.get(key(frame.message.id));
+      const method = methodOf.get(idKey(frame.message.id));
       if (method) result.push({ method, frame: index, message: frame.message });
     }
   }
@@ -121,7 +121,7 @@ function compare(cassette: Cassette, live: JsonObject[]): Drift[] {
       (message, i) =>
         !used.has(i) &&
         kindOf(message) === kind &&
-        (kind === 'response' ? key(message.id) === key(recorded.id) : message.method === recorded.method),
+        (kind === 'response' ? idKey(message.id) === idKey(recorded.id) : message.method === recorded.method),
     );
     if (match === -1) {
       drift.push({ frame: index, line: frame.line, message: `the server no longer sends ${describeMessage(recorded)}` });
@@ -147,10 +147,6 @@ function compare(cassette: Cassette, live: JsonObject[]): Drift[] {
     if (!used.has(i)) drift.push({ frame: -1, message: `the server now also sends ${describeMessage(message)}` });
   }
   return drift;
-}
-
-function key(id: Json | undefined): string {
-  return typeof id === 'number' ? `n${id}` : `s${String(id)}`;
 }
 
 function short(value: Json | undefined): string {
