@@ -4,7 +4,8 @@
 // To add a stage: its module here (harness/stages/<slug>.ts, exporting one StageContent, listed
 // below in course order; one with nothing to add lists `{ slug, hints: [], generators: {} }`),
 // its entry in course.yaml, its cases/ and fixtures/, and its part of the reference solution
-// (src/) and the starter. Nothing else: the grader, CI and the property runner find it here.
+// (src/) and the starter. Nothing else: the grader, CI and the property runner find it here,
+// and test/stages.test.ts checks this table against course.yaml.
 import type { CaseGenerator } from '../ci/random.ts';
 import type { HintRule } from '../grade/hints.ts';
 import type { PropertySuite } from '../props/suite.ts';
@@ -14,10 +15,6 @@ import { handshake } from './handshake.ts';
 import { tools } from './tools.ts';
 
 export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools];
-
-export function stageContent(slug: string): StageContent | undefined {
-  return STAGES.find((stage) => stage.slug === slug);
-}
 
 /**
  * The hint rules for an output of `slug`: its stage's and those of the stages before it, whose
