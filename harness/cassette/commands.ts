@@ -58,20 +58,23 @@ export async function record(args: string[]): Promise<number> {
   });
 }
 
-/** `replay <cassette> [--report <file>] [--no-validate]`: a stdio MCP server that plays the cassette. */
+/** `replay <cassette> [--report <file>] [--html <file>] [--no-validate]`: a stdio MCP server that plays
+ *  the cassette; at the end, the play report as JSON and the session drawn as a page. */
 export async function replay(args: string[]): Promise<number> {
-  const parsed = parse('replay', args, { report: { type: 'string' }, 'no-validate': { type: 'boolean' } });
+  const parsed = parse('replay', args, { report: { type: 'string' }, html: { type: 'string' }, 'no-validate': { type: 'boolean' } });
   if (!parsed) return 2;
   const [file, ...extra] = parsed.positionals;
   if (file === undefined || extra.length > 0) {
-    say('replay', 'usage: theinference replay <cassette> [--report <file>] [--no-validate]');
+    say('replay', 'usage: theinference replay <cassette> [--report <file>] [--html <file>] [--no-validate]');
     return 2;
   }
   const reportFile = parsed.values.report as string | undefined;
-  if (reportFile !== undefined) {
+  const htmlFile = parsed.values.html as string | undefined;
+  const outputs = [['--report', reportFile], ['--html', htmlFile]].filter((output): output is [string, string] => output[1] !== undefined);
+  if (outputs.length > 0) {
     const { checkWritable } = await import('../commands/args.ts');
     try {
-      checkWritable('--report', reportFile); // before playing: a client cannot be asked to run again
+      for (const [option, path] of outputs) checkWritable(option, path); // before playing: a client cannot be asked to run again
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       say('replay', error.message);
@@ -97,6 +100,10 @@ export async function replay(args: string[]): Promise<number> {
   const more = moreDiagnosesLine(report);
   if (more) say('replay', more);
   if (reportFile !== undefined) writeAtomically(reportFile, JSON.stringify(report, null, 2) + '\n', { overwrite: true });
+  if (htmlFile !== undefined) {
+    const { sessionHtml } = await import('../report/html.ts');
+    writeAtomically(htmlFile, sessionHtml(report, file), { overwrite: true });
+  }
   return exitCodeOf(report);
 }
 

@@ -1,0 +1,280 @@
+// The HTML report: one self-contained page made from a results report (every stage and check, the
+// styled difference, hints, the player's diagnoses, stderr, and a sequence diagram of each played
+// session), and a page for one session alone (`replay --html`). Inline CSS and one line of inline
+// JS, nothing fetched. Every string from a report is escaped by the `html` template below (the
+// only way text gets into the page), and the page's Content-Security-Policy admits its own style
+// and script and nothing else: a submission's output that holds markup shows as text, and could
+// not run or fetch anything even if an escape were missed.
+import { createHash } from 'node:crypto';
+import { moreDiagnosesLine, type Diagnosis, type PlayReport } from '../cassette/diagnosis.ts';
+import { exchangeStep, responseOutcome, type Exchange, type ExchangeStep } from '../cassette/exchange.ts';
+import { isObject, type Json } from '../cassette/model.ts';
+import type { Hint, ProtocolReport, StyledLine } from '../grade/verdict.ts';
+import { clip, escapeControls } from '../terminal-text.ts';
+import type { CheckReport, KeptText, ResultsReport, StageReport } from './json.ts';
+
+/** The page scrolls to the element with this id when it opens: the first failing check, or the
+ *  first divergence of a session alone. */
+export const FIRST_FAILURE_ID = 'first-failure';
+/** Characters of a message quoted in an arrow's label. */
+const LABEL_CHARS = 80;
+
+// ---------------------------------------------------------------------------- the two pages
+
+export function toHtml(report: ResultsReport): string {
+  const checks = report.stages.flatMap((stage) => stage.checks);
+  const firstFailure = checks.find((check) => check.status !== 'pass');
+  const title = `theinference: ${report.status}, ${report.counts.pass} of ${report.counts.total} checks pass`;
+  return page(title, html`${reportHeader(report, title)}<main>${report.stages.map((stage) => stageSection(stage, firstFailure))}</main>`);
+}
+
+/** One played session alone (`theinference replay <cassette> --html <file>`): its diagnoses and its diagram. */
+export function sessionHtml(report: PlayReport, cassette: string): string {
+  const verdict = report.ok ? 'pass' : 'fail';
+  const title = `theinference replay ${cassette}: ${report.ok ? 'the client followed the recording' : 'the client strayed from the recording'}`;
+  const protocol: ProtocolReport = { cassette, diagnoses: report.diagnoses, more: report.moreDiagnoses };
+  return page(
+    title,
+    html`<header><h1><span class="badge status-${verdict}">${verdict}</span> ${title}</h1>
+<p class="facts">${report.consumed} of ${report.expected} recorded client messages sent</p></header>
+<main class="session">${protocolSection(protocol)}${sequenceDiagram(report.exchange, protocol, FIRST_FAILURE_ID)}</main>`,
+  );
+}
+
+// ---------------------------------------------------------------------------- a results report
+
+function reportHeader(report: ResultsReport, title: string): Html {
+  const { counts, limits } = report;
+  const tally = (['pass', 'fail', 'error', 'timeout', 'crash'] as const).filter((status) => counts[status] > 0).map((status) => html`<span class="count status-${status}">${counts[status]} ${status}</span> `);
+  const facts = [
+    `${report.grader.name} ${report.grader.version}`,
+    `seed ${report.seed}`,
+    report.shard && `shard ${report.shard.index} of ${report.shard.count}`,
+    report.mergedShards && `merged shards ${report.mergedShards.join(', ')}`,
+    `started ${report.startedAt}`,
+    seconds(report.durationMs),
+    `sandbox ${report.sandbox}`,
+    `network ${limits.network}`,
+    limits.timeoutMs !== null && `timeout ${seconds(limits.timeoutMs)}`,
+    report.hiddenCases > 0 && `${report.hiddenCases} hidden cases`,
+    report.generatedCases > 0 && `${report.generatedCases} generated cases`,
+  ].filter((fact): fact is string => typeof fact === 'string');
+  const { submission } = report;
+  const notes = [
+    ...report.problems,
+    ...submission.missing.map((path) => `the submission has no ${path}`),
+    ...submission.changedOutsideSrc.map((change) => `${change.path} ${change.change} outside src/ (not used)`),
+    ...(submission.changesCut ? ['more changes outside src/ were not listed'] : []),
+    ...submission.linksIgnored.map((path) => `${path}: a symbolic link, not copied`),
+  ];
+  return html`<header><h1><span class="badge status-${report.status}">${report.status}</span> ${title}</h1>
+<p class="tally">${tally}<span class="count">${counts.total} checks</span></p>
+<p class="facts">${facts.join(' · ')}</p>
+<p class="facts">submission <code>${submission.path}</code></p>
+${notes.length > 0 && html`<ul class="notes">${notes.map((note) => html`<li>${note}</li>`)}</ul>`}</header>`;
+}
+
+function stageSection(stage: StageReport, firstFailure: CheckReport | undefined): Html {
+  const passed = stage.checks.filter((check) => check.status === 'pass').length;
+  const summary = stage.status === 'skipped' ? 'not graded' : `${passed} of ${stage.checks.length} checks pass · ${seconds(stage.durationMs)}`;
+  return html`<section class="stage status-${stage.status}"><h2><span class="badge status-${stage.status}">${stage.status}</span> ${stage.slug} <span class="dim">· ${stage.title} · ${summary}</span></h2>
+${stage.checks.map((check) => checkBlock(check, check === firstFailure))}</section>`;
+}
+
+function checkBlock(check: CheckReport, first: boolean): Html {
+  const failed = check.status !== 'pass';
+  const facts = [
+    check.origin !== 'public' && `${check.origin} case`,
+    check.infra && 'the grader could not run it',
+    check.cassette !== null && html`cassette <code>${check.cassette}</code>`,
+    check.seed !== null && `seed ${check.seed}`,
+  ].filter((fact) => fact !== false);
+  // With the difference, hints and diagnoses drawn, the plain-text account repeats them: folded.
+  const drawn = check.difference !== null || check.hints.length > 0 || check.protocol !== null;
+  return html`<details class="check status-${check.status}" data-check="${check.id}"${first && html` id="${FIRST_FAILURE_ID}"`}${failed && html` open`}>
+<summary><span class="badge status-${check.status}">${check.status}</span> <span class="name">${check.name}</span> <span class="dim">${seconds(check.durationMs)}</span>${failed && html` <span class="message">${check.message}</span>`}</summary>
+<div class="body">
+${facts.length > 0 && html`<p class="facts">${join(facts, ' · ')}</p>`}
+${check.difference && html`<pre class="difference">${check.difference.lines.map(styledLine)}</pre>`}
+${check.hints.length > 0 && html`<ul class="hints">${check.hints.map(hintItem)}</ul>`}
+${check.protocol && protocolSection(check.protocol)}
+${check.exchange && sequenceDiagram(check.exchange, check.protocol)}
+${keptText('stderr', check.stderr, failed)}
+${keptText('stdout', check.output, false)}
+${keptText('details', check.details, failed && !drawn, drawn ? 'everything as text' : 'details')}
+</div></details>`;
+}
+
+function styledLine(line: StyledLine): Html {
+  return html`${line.map((span) => (span.style ? html`<span class="${span.style}">${span.text}</span>` : html`${span.text}`))}\n`;
+}
+
+function hintItem(hint: Hint): Html {
+  const [first = '', ...rest] = hint.lines;
+  return html`<li data-hint="${hint.kind}"><b>hint:</b> ${first}${rest.map((line) => html`<br>${line}`)}</li>`;
+}
+
+function keptText(kind: 'stderr' | 'stdout' | 'details', kept: KeptText | null, open: boolean, title: string = kind): Html | false {
+  if (kept === null || kept.text === '') return false;
+  const cut = kept.truncated && html` <span class="dim">(the first ${kept.text.length} of ${kept.size})</span>`;
+  return html`<details class="kept ${kind}"${open && html` open`}><summary>${title}${cut}</summary><pre>${kept.text}</pre></details>`;
+}
+
+// ---------------------------------------------------------------------------- the player's words
+
+function protocolSection(protocol: ProtocolReport): Html | false {
+  if (protocol.diagnoses.length === 0 && protocol.more === 0) return false;
+  const more = moreDiagnosesLine({ moreDiagnoses: protocol.more });
+  return html`<section class="protocol"><h3>the cassette player (<code>${protocol.cassette}</code>) says</h3>
+<ol>${protocol.diagnoses.map(diagnosisItem)}</ol>${more !== undefined && html`<p class="dim">${more}</p>`}</section>`;
+}
+
+function diagnosisItem(diagnosis: Diagnosis): Html {
+  return html`<li class="diagnosis"><b>${diagnosis.kind}</b> ${diagnosis.message}</li>`;
+}
+
+// ---------------------------------------------------------------------------- the sequence diagram
+
+/** The session as a sequence diagram: the client's lane on the left, the server's on the right, one
+ *  arrow per step (`data-step`), the recorded message beside a client message the player objected
+ *  to, the first divergence flagged (and given `divergenceId`, when asked for). */
+function sequenceDiagram(exchange: Exchange, protocol: ProtocolReport | null, divergenceId?: string): Html {
+  const first = exchange.steps.findIndex((step) => step.diagnosis !== undefined);
+  // No kept step diverged, yet the player objected: the session's end (e.g. messages never sent) is where it did.
+  const endNote = protocol?.diagnoses.find((diagnosis) => diagnosis.kind === 'unused') ?? (first === -1 ? protocol?.diagnoses[0] : undefined);
+  const flag = html` <span class="flag"${divergenceId !== undefined && html` id="${divergenceId}"`}>first divergence</span>`;
+  const rows = exchange.steps.map((step, index) => stepRow(step, index, index === first && flag));
+  return html`<figure class="exchange"><figcaption>the exchange, as it went over the wire</figcaption>
+<div class="lanes"><span>your client</span><span>the server (recorded)</span></div>
+<ol class="sequence">${rows}${exchange.more > 0 && html`<li class="more">… and ${exchange.more.toLocaleString('en-US')} more messages, not kept</li>`}${
+    endNote && html`<li class="end${first === -1 ? ' diverged' : ''}">${first === -1 && flag} <b>${endNote.kind}</b> ${endNote.message}</li>`
+  }</ol></figure>`;
+}
+
+function stepRow(step: ExchangeStep, index: number, flag: Html | false): Html {
+  const classes = ['step', `from-${step.from}`, `kind-${step.kind}`, step.diagnosis && 'diverged', flag && 'first-divergence'].filter(Boolean).join(' ');
+  // Beside a message the player objected to, what the recording has there when that is another message
+  // (the same one sent at the wrong moment, or with other params, is the diagnosis's to explain).
+  const recorded = step.recorded === undefined ? undefined : exchangeStep('client', step.recorded);
+  const differs = step.from === 'client' && step.diagnosis !== undefined && (recorded === undefined || label(recorded, false) !== label(step, false));
+  const expected = differs && html`<span class="recorded">the recording has ${recorded ? label(recorded) : 'no client message left'}</span>`;
+  return html`<li class="${classes}" data-step="${index}"><details><summary><span class="arrow"><span class="label">${label(step)}</span>${expected}${flag}</span></summary>
+<div class="messages"><div><h4>${step.from === 'client' ? 'your client sent' : 'the server sent'}</h4><pre>${pretty(step.message)}</pre></div>${
+    step.recorded !== undefined && html`<div><h4>the recording has</h4><pre>${pretty(step.recorded)}</pre></div>`
+  }</div></details>${step.diagnosis && html`<p class="diagnosis"><b>${step.diagnosis.kind}</b> ${step.diagnosis.message}</p>`}</li>`;
+}
+
+/** What an arrow says: `initialize · id 0`, `result · id 0`, `notifications/initialized`, a line's text.
+ *  Without the id, what a recorded message and a live one are compared by (ids are remapped). */
+function label(step: ExchangeStep, withId = true): string {
+  const id = step.id === undefined || !withId ? '' : ` · id ${JSON.stringify(step.id)}`;
+  if (step.kind === 'response') return `${responseOutcome(step) ?? 'response'}${id}`;
+  if (step.kind === 'line') return `not a message: ${clip(typeof step.message === 'string' ? step.message : JSON.stringify(step.message), LABEL_CHARS)}`;
+  const params = isObject(step.message) ? step.message.params : undefined;
+  const tool = step.method === 'tools/call' && isObject(params) && typeof params.name === 'string' ? ` ${JSON.stringify(clip(params.name, LABEL_CHARS))}` : '';
+  return `${step.method}${tool}${id}`;
+}
+
+function pretty(message: Json): string {
+  return typeof message === 'string' ? message : JSON.stringify(message, null, 2);
+}
+
+// ---------------------------------------------------------------------------- the page and its escaping
+
+/** Markup made here; anything else put into the page is text, and escaped. */
+class Html {
+  constructor(readonly markup: string) {}
+}
+
+type Part = Html | string | number | false | null | undefined | readonly Part[];
+
+/** Template for markup: each interpolated string is escaped, Html is kept, false/null/undefined are nothing, arrays joined. */
+function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
+  return new Html(strings.reduce((markup, text, index) => markup + text + (index < parts.length ? render(parts[index]!) : ''), ''));
+}
+
+function render(part: Part): string {
+  if (part instanceof Html) return part.markup;
+  if (Array.isArray(part)) return part.map(render).join('');
+  if (part === false || part === null || part === undefined) return '';
+  return escapeText(String(part));
+}
+
+function join(parts: readonly (Html | string)[], separator: string): Html {
+  return new Html(parts.map(render).join(escapeText(separator)));
+}
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Control characters shown as `\x1b` and the like (newlines and tabs kept), markup characters as entities. */
+function escapeText(text: string): string {
+  return text
+    .split('\n')
+    .map(escapeControls)
+    .join('\n')
+    .replace(/[&<>"']/g, (char) => ENTITIES[char]!);
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
+const SCRIPT = `if (!location.hash) document.getElementById(${JSON.stringify(FIRST_FAILURE_ID)})?.scrollIntoView({ block: 'start' });`;
+
+const STYLE = `
+:root { --pass: #1a7f37; --fail: #cf222e; --error: #bc4c00; --dim: #6e7781; --line: #8c959f; --client: #0969da; --server: #8250df; --soft: #f6f8fa; }
+body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 72rem; padding: 1rem 1.5rem 4rem; color: #1f2328; }
+h1 { font-size: 1.4rem; margin: 0.5rem 0; } h2 { font-size: 1.15rem; margin: 2rem 0 0.5rem; } h3, h4, figcaption { font-size: 0.95rem; margin: 0.75rem 0 0.25rem; }
+code, pre { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
+pre { background: var(--soft); padding: 0.5rem 0.75rem; overflow-x: auto; white-space: pre-wrap; word-break: break-all; margin: 0.25rem 0; }
+.dim, .facts { color: var(--dim); } .facts { margin: 0.25rem 0; }
+.badge { display: inline-block; border-radius: 0.3rem; padding: 0 0.4rem; color: #fff; font-weight: 600; font-size: 0.85em; background: var(--dim); }
+.badge.status-pass { background: var(--pass); } .badge.status-fail { background: var(--fail); } .badge.status-error, .badge.status-timeout, .badge.status-crash, .badge.status-interrupted { background: var(--error); }
+.count { margin-right: 0.75rem; font-weight: 600; } .count.status-pass { color: var(--pass); } .count.status-fail { color: var(--fail); } .count.status-error, .count.status-timeout, .count.status-crash { color: var(--error); }
+.notes li { color: var(--error); }
+details.check { border-left: 3px solid var(--line); margin: 0.4rem 0; padding: 0.2rem 0 0.2rem 0.75rem; }
+details.check.status-pass { border-color: var(--pass); } details.check:not(.status-pass) { border-color: var(--fail); }
+details.check > summary { cursor: pointer; } .check .name { font-weight: 600; } .check .message { display: block; margin-left: 1.2rem; }
+.difference .heading { font-weight: 700; } .difference .dim, .difference .mark { color: var(--dim); }
+.difference .expected, .difference .expected-mark, .difference .caret-expected { color: var(--pass); }
+.difference .actual, .difference .actual-mark, .difference .caret-actual { color: var(--fail); }
+.difference .expected-mark, .difference .actual-mark { opacity: 0.7; } .difference .caret-expected, .difference .caret-actual { font-weight: 700; }
+.hints { list-style: none; padding: 0; } .hints b { color: #9a6700; }
+.protocol ol { margin: 0.25rem 0; padding-left: 1.5rem; } .diagnosis b { color: var(--fail); }
+.kept > summary { cursor: pointer; color: var(--dim); }
+.exchange { margin: 0.75rem 0; } .lanes { display: flex; justify-content: space-between; font-weight: 600; font-size: 0.85rem; }
+.lanes span:first-child { color: var(--client); } .lanes span:last-child { color: var(--server); }
+.sequence { list-style: none; margin: 0; padding: 0.25rem 0;
+  background: linear-gradient(var(--client), var(--client)) 1rem 0 / 2px 100% no-repeat, linear-gradient(var(--server), var(--server)) calc(100% - 1rem) 0 / 2px 100% no-repeat; }
+.sequence > li { margin: 0 1rem; padding: 0.15rem 0; }
+.step > details > summary { list-style: none; cursor: pointer; } .step > details > summary::-webkit-details-marker { display: none; }
+.arrow { position: relative; display: block; padding: 0 1rem 0.1rem; border-bottom: 2px solid var(--client); font: 13px/1.4 ui-monospace, monospace; overflow-wrap: anywhere; }
+.from-server .arrow { border-color: var(--server); text-align: right; }
+.kind-response .arrow { border-bottom-style: dashed; } .kind-notification .arrow { border-bottom-style: dotted; } .kind-line .arrow { color: var(--dim); }
+.arrow::after { content: ''; position: absolute; bottom: -6px; border: 5px solid transparent; }
+.from-client .arrow::after { right: -1px; border-left: 9px solid var(--client); border-right: 0; }
+.from-server .arrow::after { left: -1px; border-right: 9px solid var(--server); border-left: 0; }
+.diverged .arrow { border-bottom-color: var(--fail); color: var(--fail); } .from-client.diverged .arrow::after { border-left-color: var(--fail); }
+.recorded { display: block; color: var(--pass); } .recorded::before { content: '≠ '; }
+.flag { display: inline-block; margin-left: 0.5rem; padding: 0 0.35rem; border-radius: 0.25rem; background: var(--fail); color: #fff; font: 600 12px system-ui, sans-serif; }
+.step .diagnosis { margin: 0.1rem 1rem 0.3rem; font-size: 0.9rem; }
+.messages { display: flex; gap: 0.75rem; margin: 0.25rem 1rem; } .messages > div { flex: 1; min-width: 0; } .messages pre { max-height: 24rem; overflow: auto; }
+.sequence .more, .sequence .end { text-align: center; color: var(--dim); font-size: 0.9rem; } .sequence .end.diverged { color: var(--fail); }
+`;
+
+const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+const POLICY = `default-src 'none'; style-src ${hash(STYLE)}; script-src ${hash(SCRIPT)}; base-uri 'none'; form-action 'none'`;
+
+function page(title: string, body: Html): string {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${POLICY}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${new Html(STYLE)}</style></head>
+<body>
+${body}
+<script>${new Html(SCRIPT)}</script>
+</body></html>
+`.markup;
+}
