@@ -1,6 +1,6 @@
-// What the player tells the grader when a client strays from the recording. Plain data, so that it
-// crosses a process boundary or lands in a JSON report unchanged; `message` is one line a student reads.
-import type { Exchange } from './exchange.ts';
+// What the player tells the grader: when a client strays from the recording, and the session message
+// by message. Plain data, so that it crosses a process boundary or lands in a JSON report unchanged;
+// `message` is one line a student reads.
 import type { Json, JsonObject } from './model.ts';
 
 export type DiagnosisKind =
@@ -55,6 +55,35 @@ export interface PlayReport {
   moreDiagnoses: number;
   /** The session message by message, each diagnosis on the client message that caused it. */
   exchange: Exchange;
+}
+
+/** One message of a played session (exchange.ts logs them), as a sequence diagram draws it: who sent
+ *  what, in order, what the recording expected where the client spoke, and where it first strayed. */
+export interface ExchangeStep {
+  from: 'client' | 'server';
+  /** A JSON-RPC request, notification or response; `line`: a line that is not a JSON-RPC message. */
+  kind: 'request' | 'notification' | 'response' | 'line';
+  /** As on the wire (clipped); for requests and notifications. */
+  method?: string;
+  /** As on the wire, after the player mapped recorded ids to the live ones (a string id clipped,
+   *  an id that is neither string, number nor null as its JSON text); for requests and responses. */
+  id?: Json;
+  /** What went over the wire: the parsed message, or the text (clipped, `…` at the cut) when it is
+   *  not JSON or its JSON text is longer than KEPT_MESSAGE_CHARS (exchange.ts). */
+  message: Json;
+  /** For a client message: the recorded client message it was matched against, or that the player
+   *  was waiting for when it came (absent once the recording had no client message left). Clipped alike. */
+  recorded?: Json;
+  /** For a client message the player objected to: the first diagnosis it caused, when that one was
+   *  kept (the player keeps its first diagnoses in full and only counts the rest). */
+  diagnosis?: { kind: DiagnosisKind; message: string };
+}
+
+export interface Exchange {
+  /** The first steps, in the order they went over the wire. */
+  steps: ExchangeStep[];
+  /** How many more steps there were, counted and not kept. */
+  more: number;
 }
 
 /** "cassettes/x.yaml:40: params-differ: ..." */

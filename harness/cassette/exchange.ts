@@ -1,10 +1,12 @@
-// The exchange of one played session, message by message, as a sequence diagram draws it: who
-// sent what, in order, what the recording expected where the client spoke, and where the client
-// first strayed. Plain data (it crosses into results.json and the HTML report); bounded: the first
-// KEPT_STEPS steps are kept, each message at most KEPT_MESSAGE_CHARS long, the rest only counted.
+// The exchange of one played session, message by message, as the player logs it and a sequence
+// diagram draws it (the data, ExchangeStep and Exchange, is in diagnosis.ts with the rest of what
+// the player reports). Bounded: the first KEPT_STEPS steps are kept, each message at most
+// KEPT_MESSAGE_CHARS long, the rest only counted.
 import { clip } from '../terminal-text.ts';
-import type { DiagnosisKind } from './diagnosis.ts';
+import type { Exchange, ExchangeStep } from './diagnosis.ts';
 import { isObject, kindOf, type Json } from './model.ts';
+
+export type { Exchange, ExchangeStep } from './diagnosis.ts';
 
 /** Steps kept; a session of the course has a few dozen, past this the client is flooding the wire
  *  (and the report of a flooded wire stays a few tens of KB). */
@@ -13,33 +15,6 @@ export const KEPT_STEPS = 200;
 export const KEPT_MESSAGE_CHARS = 4096;
 /** Characters of a method name or a string id kept (both are the client's, of any length). */
 const KEPT_NAME_CHARS = 200;
-
-export interface ExchangeStep {
-  from: 'client' | 'server';
-  /** A JSON-RPC request, notification or response; `line`: a line that is not a JSON-RPC message. */
-  kind: 'request' | 'notification' | 'response' | 'line';
-  /** As on the wire (clipped); for requests and notifications. */
-  method?: string;
-  /** As on the wire, after the player mapped recorded ids to the live ones (a string id clipped,
-   *  an id that is neither string, number nor null as its JSON text); for requests and responses. */
-  id?: Json;
-  /** What went over the wire: the parsed message, or the text (clipped, `…` at the cut) when it is
-   *  not JSON or its JSON text is longer than KEPT_MESSAGE_CHARS. */
-  message: Json;
-  /** For a client message: the recorded client message it was matched against, or that the player
-   *  was waiting for when it came (absent once the recording had no client message left). Clipped alike. */
-  recorded?: Json;
-  /** For a client message the player objected to: the first diagnosis it caused, when that one was
-   *  kept (the player keeps its first diagnoses in full and only counts the rest). */
-  diagnosis?: { kind: DiagnosisKind; message: string };
-}
-
-export interface Exchange {
-  /** The first steps, in the order they went over the wire. */
-  steps: ExchangeStep[];
-  /** How many more steps there were, counted and not kept. */
-  more: number;
-}
 
 /** The exchange as it is played: steps are made only while there is room for them. */
 export class ExchangeLog {

@@ -12,6 +12,7 @@ import { FreePaths, firstDifference, formatPath, countDifferences } from './json
 import {
   compactLine,
   describeMessage as describeInFull,
+  idKey,
   isObject,
   kindOf,
   type Cassette,
@@ -63,8 +64,6 @@ export const MAX_LINE_CHARS = 16 * 1024 * 1024;
 /** Characters of a diagnosis's message, and of a client's line quoted in `received` when it is long. */
 const MESSAGE_CHARS = 2000;
 const RECEIVED_CHARS = 4096;
-
-const keyOf = (id: Json | undefined): string => (typeof id === 'number' ? `n${id}` : `s${String(id)}`);
 
 export class Player {
   private position = 0;
@@ -298,7 +297,7 @@ export class Player {
     if (kind !== kindOf(actual)) return {};
     const free = this.freeFor(index, frame);
     if (kind === 'response') {
-      if (keyOf(expected.id) !== keyOf(actual.id)) return {};
+      if (idKey(expected.id) !== idKey(actual.id)) return {};
       const field = 'result' in expected ? 'result' : 'error';
       if (!(field in actual)) return {};
       const difference = firstDifference(expected[field], actual[field], free, [field]);
@@ -307,7 +306,7 @@ export class Player {
     if (expected.method !== actual.method) return {};
     let params = actual.params;
     if (actual.method === 'notifications/cancelled' && isObject(params) && 'requestId' in params) {
-      const recorded = this.recordedIdOf.get(keyOf(params.requestId));
+      const recorded = this.recordedIdOf.get(idKey(params.requestId));
       if (recorded !== undefined) params = { ...params, requestId: recorded };
     }
     const difference = firstDifference(expected.params ?? {}, params ?? {}, free, ['params']);
@@ -319,12 +318,12 @@ export class Player {
     this.consumed++;
     const recorded = frame.message;
     if (kindOf(recorded) !== 'request') return;
-    this.liveIdOf.set(keyOf(recorded.id), actual.id ?? null);
-    this.recordedIdOf.set(keyOf(actual.id), recorded.id ?? null);
-    this.methodOfRecordedId.set(keyOf(recorded.id), recorded.method as string);
+    this.liveIdOf.set(idKey(recorded.id), actual.id ?? null);
+    this.recordedIdOf.set(idKey(actual.id), recorded.id ?? null);
+    this.methodOfRecordedId.set(idKey(recorded.id), recorded.method as string);
     const recordedToken = progressToken(recorded);
     const liveToken = progressToken(actual);
-    if (recordedToken !== undefined && liveToken !== undefined) this.liveTokenOf.set(keyOf(recordedToken), liveToken);
+    if (recordedToken !== undefined && liveToken !== undefined) this.liveTokenOf.set(idKey(recordedToken), liveToken);
   }
 
   /** A later recorded client message that this one matches exactly (the client is ahead or swapped two). */
@@ -378,7 +377,7 @@ export class Player {
       if (message.method === undefined && isObject(message.result) && typeof message.result.protocolVersion === 'string') {
         this.version = message.result.protocolVersion; // the server's answer to initialize: the negotiated version
       }
-      initializeResult = message.method === undefined && this.methodOfRecordedId.get(keyOf(message.id)) === 'initialize';
+      initializeResult = message.method === undefined && this.methodOfRecordedId.get(idKey(message.id)) === 'initialize';
       const edits = this.editsFor(message);
       const step = this.log.add(() => exchangeStep('server', edits.length === 0 ? message : applyEdits(message, edits)));
       if (initializeResult) this.initializeResultStep = step;
@@ -406,14 +405,14 @@ export class Player {
     const edits: (Edit & { value: Json })[] = [];
     const kind = kindOf(message);
     if (kind === 'response') {
-      const live = this.liveIdOf.get(keyOf(message.id));
+      const live = this.liveIdOf.get(idKey(message.id));
       if (live !== undefined) edits.push({ path: ['id'], value: live, replacement: '' });
     } else if (kind === 'notification' && isObject(message.params)) {
       if (message.method === 'notifications/progress' && 'progressToken' in message.params) {
-        const live = this.liveTokenOf.get(keyOf(message.params.progressToken));
+        const live = this.liveTokenOf.get(idKey(message.params.progressToken));
         if (live !== undefined) edits.push({ path: ['params', 'progressToken'], value: live, replacement: '' });
       } else if (message.method === 'notifications/cancelled' && 'requestId' in message.params) {
-        const live = this.liveIdOf.get(keyOf(message.params.requestId));
+        const live = this.liveIdOf.get(idKey(message.params.requestId));
         if (live !== undefined) edits.push({ path: ['params', 'requestId'], value: live, replacement: '' });
       }
     }
@@ -481,7 +480,7 @@ export class Player {
       const message = frame.message;
       if (frame.from === 'client') return `after your client's ${describeMessage(message)}`;
       if (kindOf(message) === 'response') {
-        const method = this.methodOfRecordedId.get(keyOf(message.id));
+        const method = this.methodOfRecordedId.get(idKey(message.id));
         return `after the ${method ?? 'request'} ${'error' in message ? 'error' : 'result'}`;
       }
       return `after the server's ${describeMessage(message)}`;
