@@ -43,7 +43,7 @@ const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: strin
   'pagination-not-followed': { stage: 'tools', says: ['follow nextCursor', 'the session ended before your client sent tools/list (id 101)'] },
   'is-error-thrown': { stage: 'tools', says: ['a tool that failed is still a result'] },
   'responses-matched-in-order': { stage: 'tools', says: ['match each response to its request by id'] },
-  'text-content-only': { stage: 'tools', says: ['lost its audio content', 'lost its image content'] },
+  'text-content-only': { stage: 'tools', says: ['lost its audio content', 'keep every content item of a result'] },
 };
 
 describe('the grader', () => {

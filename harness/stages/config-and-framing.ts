@@ -161,7 +161,9 @@ function configRule(comparison: Comparison): Hint[] {
   const expectedServers = field(both.expected, 'servers');
   const actualServers = field(both.actual, 'servers');
   if (field(both.expected, 'rejected') === true && Array.isArray(actualServers)) {
-    return [{ kind: 'config-accepted', lines: [`an invalid config was accepted: parseConfig must throw on ${whyInvalid(actualServers)}`] }];
+    const { rule, where } = whyInvalid(actualServers);
+    // Each rule of the contract is a mistake of its own: a missed env check is not a missed headers check.
+    return [{ kind: `config-accepted: ${rule}`, lines: [`an invalid config was accepted: parseConfig must throw on ${rule}${where}`] }];
   }
   if (Array.isArray(expectedServers) && field(both.actual, 'rejected') === true) {
     return [
@@ -242,18 +244,18 @@ function fieldsOnlyOtherTypesHave(type: string): string[] {
   return Object.values(FIELDS_OF_TYPE).flat().filter((name) => !own.includes(name));
 }
 
-/** Reads the contract off the servers a config that should have been refused produced. */
-function whyInvalid(servers: unknown[]): string {
+/** Reads the contract's broken rule off the servers a config that should have been refused produced, and where it shows. */
+function whyInvalid(servers: unknown[]): { rule: string; where: string } {
   const names = servers.map((server) => String(field(server, 'name')));
   if (names.length > 0 && names.every((name, index) => name === String(index))) {
-    return 'an "mcpServers" that is a list (it must be an object)';
+    return { rule: 'an "mcpServers" that is a list (it must be an object)', where: '' };
   }
-  if (servers.length === 0) return 'invalid JSON or a missing "mcpServers" object (yours returned no servers)';
+  if (servers.length === 0) return { rule: 'invalid JSON or a missing "mcpServers" object (yours returned no servers)', where: '' };
   for (const [index, server] of servers.entries()) {
-    const reason = whyServerInvalid(asRecord(server));
-    if (reason !== undefined) return `${reason} (servers[${index}], ${JSON.stringify(names[index])})`;
+    const rule = whyServerInvalid(asRecord(server));
+    if (rule !== undefined) return { rule, where: ` (servers[${index}], ${JSON.stringify(names[index])})` };
   }
-  return 'invalid JSON, a missing "mcpServers" object, or an entry that is neither a valid stdio nor a valid http server';
+  return { rule: 'invalid JSON, a missing "mcpServers" object, or an entry that is neither a valid stdio nor a valid http server', where: '' };
 }
 
 function whyServerInvalid(server: Record<string, unknown>): string | undefined {
