@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CourseError, loadCourse } from '../harness/course.ts';
 import { gradeCase } from '../harness/grade/case.ts';
+import { detailText } from '../harness/report/details.ts';
 import { programEnv } from '../harness/run/env.ts';
 import { launcher } from '../harness/run/launcher.ts';
 import { courseCopy } from './helpers/cli.ts';
@@ -43,7 +44,7 @@ describe('the cassette player in grading', () => {
     const dir = courseWith((source) => source.replace('    this.wire.write(frame(msg));', "    this.wire.write('\\u0000\\u00ff garbage ' + frame(msg).slice(3));"));
     const verdict = await grade(dir, 'handshake', 'everything-server');
     expect(verdict.status).toBe('timeout'); // the client waits for an answer to a request it never made
-    expect(verdict.details).toContain('not-json: your client wrote a line that is not JSON');
+    expect(detailText(verdict)).toContain('not-json: your client wrote a line that is not JSON');
   });
 
   it('a client that floods the wire with 128k lines of garbage: a bounded verdict, in bounded time', async () => {
@@ -51,17 +52,17 @@ describe('the cassette player in grading', () => {
     const started = performance.now();
     const verdict = await grade(dir, 'handshake', 'everything-server');
     expect(performance.now() - started).toBeLessThan(15_000);
-    const said = (verdict.details ?? '').split('\n').filter((line) => line.includes('not-json:'));
+    const said = (detailText(verdict) ?? '').split('\n').filter((line) => line.includes('not-json:'));
     expect(said).toHaveLength(20);
     expect(said[0]).toBe('  not-json: your client wrote a line that is not JSON: \\x1b[31mgarbage');
-    expect(verdict.details!.length).toBeLessThan(20_000);
+    expect(detailText(verdict)!.length).toBeLessThan(20_000);
   });
 
   it('a client that never reads what the server sends: timeout, and the player says what it waited for', async () => {
     const dir = courseWith((source) => source.replace('    this.messages = readLines(wire.chunks);', '    this.messages = (async function* () { await new Promise(() => {}); })();'));
     const verdict = await grade(dir, 'handshake', 'everything-server');
     expect(verdict.status).toBe('timeout');
-    expect(verdict.details).toContain('unused: the session ended before your client sent notifications/initialized');
+    expect(detailText(verdict)).toContain('unused: the session ended before your client sent notifications/initialized');
   });
 
   it('a malformed cassette: an infra verdict naming the file, the line and the field', async () => {

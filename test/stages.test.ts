@@ -4,7 +4,8 @@
 // stage's output is hinted by its own rules and the earlier stages', not the later ones'.
 import { describe, expect, it } from 'vitest';
 import { loadCourse, type Course } from '../harness/course.ts';
-import { compareOutputs, hintsFor } from '../harness/grade/hints.ts';
+import { compareOutputs } from '../harness/grade/comparison.ts';
+import { hintsFor } from '../harness/grade/hints.ts';
 import type { StageContent } from '../harness/stages/content.ts';
 import { STAGES } from '../harness/stages/index.ts';
 import { REPO } from './helpers/cli.ts';

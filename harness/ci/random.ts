@@ -18,16 +18,6 @@ import { CORES, inOrder } from '../run/pool.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import { generatorFor } from '../stages/index.ts';
 
-export interface GeneratedFiles {
-  /** Files of the case folder the program is given (relative names). */
-  inputs: Record<string, string>;
-  /** Files the grader keeps beside expected.json (a cassette, for the stages that play one). */
-  fixtures?: Record<string, string>;
-}
-
-/** Makes case number `index` of a run from its seed; the same seed and index give the same files. */
-export type CaseGenerator = (seed: number, index: number) => GeneratedFiles;
-
 /** Where a generated case's input goes in the scratch copy; its name in reports is `random-<command folder>/<n>`. */
 function generatedCasePath(folder: string, index: number): string {
   const parts = folder.split('/');

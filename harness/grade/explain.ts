@@ -4,7 +4,8 @@
 // around the difference are decoded, so a 1 MiB output costs a few linear scans. Kept as data:
 // styled spans and hint kinds; each reporter turns them into its own text.
 import { type Cell, MARK, MARK_MEANINGS, characterStart, isContinuationByte, markTrailingSpaces, snippet, toCells, visible } from './escape.ts';
-import { type Comparison, compareOutputs, firstJsonDifference, hintsFor } from './hints.ts';
+import { type Comparison, compareOutputs, firstJsonDifference } from './comparison.ts';
+import { hintsFor } from './hints.ts';
 import type { Difference, Hint, Span, SpanStyle, StyledLine } from './verdict.ts';
 
 /** Columns of output text a line may take, and how many of them go before the difference. */

@@ -4,7 +4,12 @@
 // restrict). Checked once before grading, so that a machine that cannot do it says so at once.
 import { spawnSync } from 'node:child_process';
 import { HostError } from '../errors.ts';
-import type { Command } from './sandbox.ts';
+
+/** A command line: what to start and its arguments. */
+export interface Command {
+  command: string;
+  args: string[];
+}
 
 function unshareArgs(): string[] {
   const root = process.getuid?.() === 0;

@@ -12,15 +12,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { withoutNetwork } from './network.ts';
+import { withoutNetwork, type Command } from './network.ts';
+
+export type { Command };
 
 export type SandboxKind = 'bwrap' | 'none';
-
-/** A command line: what to start and its arguments. */
-export interface Command {
-  command: string;
-  args: string[];
-}
 
 /** Starts commands inside the sandbox of one run root. */
 export interface Jail {

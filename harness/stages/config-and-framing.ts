@@ -4,7 +4,8 @@
 // against JSON.stringify itself, which is what the byte-compare expects a frame to be.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { asRecord, bothValues, describePath, describeValue, field, firstJsonDifference, keysAreSorted, parseJson, valueAt, type Comparison, type Hint } from '../grade/hints.ts';
+import { asRecord, bothValues, describePath, describeValue, field, firstJsonDifference, keysAreSorted, parseJson, valueAt, type Comparison } from '../grade/comparison.ts';
+import type { Hint } from '../grade/verdict.ts';
 import { jsonRpcMessage, type JsonRpcMessage } from '../props/arbitraries.ts';
 import { equalsJson } from '../props/equality.ts';
 import { show } from '../props/show.ts';

@@ -1,9 +1,23 @@
 // What the harness knows about one stage of the course, beyond course.yaml: how to explain a wrong
 // output, how to make random cases of its commands, and the properties its functions must hold.
 // Each stage's module (harness/stages/<slug>.ts) exports one of these; index.ts lists them.
-import type { CaseGenerator } from '../ci/random.ts';
-import type { HintRule } from '../grade/hints.ts';
+import type { Comparison } from '../grade/comparison.ts';
+import type { Hint } from '../grade/verdict.ts';
 import type { PropertySuite } from '../props/suite.ts';
+
+/** Reads a comparison and names the mistakes it shows (none when it does not know them). */
+export type HintRule = (comparison: Comparison) => Hint[];
+
+export interface GeneratedFiles {
+  /** Files of the case folder the program is given (relative names). */
+  inputs: Record<string, string>;
+  /** Files the grader keeps beside expected.json (a cassette, for the stages that play one). */
+  fixtures?: Record<string, string>;
+}
+
+/** Makes case number `index` of a run from its seed; the same seed and index give the same files. */
+export type CaseGenerator = (seed: number, index: number) => GeneratedFiles;
+
 
 export interface StageContent {
   /** As course.yaml names the stage. */

@@ -1,10 +1,10 @@
 // Stage 2, `handshake`: initialize against a server played from a cassette. Its hints read the
 // `initialize` outcome program.ts prints; its generator makes a server of its own for each case.
 import fc from 'fast-check';
-import type { GeneratedFiles } from '../ci/random.ts';
-import { asRecord, bothValues, field, type Comparison, type Hint } from '../grade/hints.ts';
+import { asRecord, bothValues, field, type Comparison } from '../grade/comparison.ts';
+import type { Hint } from '../grade/verdict.ts';
 import { REQUESTED_VERSION, SUPPORTED_VERSIONS } from '../protocol.ts';
-import type { StageContent } from './content.ts';
+import type { GeneratedFiles, StageContent } from './content.ts';
 import { cassetteYaml, draw, handshakeFrames, text, word } from './generated.ts';
 import { outcomeMistake, outcomeOf } from './outcome.ts';
 

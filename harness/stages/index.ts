@@ -6,11 +6,9 @@
 // its entry in course.yaml, its cases/ and fixtures/, and its part of the reference solution
 // (src/) and the starter. Nothing else: the grader, CI and the property runner find it here,
 // and test/stages.test.ts checks this table against course.yaml.
-import type { CaseGenerator } from '../ci/random.ts';
-import type { HintRule } from '../grade/hints.ts';
 import type { PropertySuite } from '../props/suite.ts';
 import { configAndFraming } from './config-and-framing.ts';
-import type { StageContent } from './content.ts';
+import type { CaseGenerator, HintRule, StageContent } from './content.ts';
 import { handshake } from './handshake.ts';
 import { tools } from './tools.ts';
 

@@ -2,10 +2,10 @@
 // the `tools` and `calls` program.ts prints; its generator makes the tools, the calls and their answers.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import type { GeneratedFiles } from '../ci/random.ts';
-import { bothValues, field, type Comparison, type Hint } from '../grade/hints.ts';
+import { bothValues, field, type Comparison } from '../grade/comparison.ts';
+import type { Hint } from '../grade/verdict.ts';
 import { REQUESTED_VERSION } from '../protocol.ts';
-import type { StageContent } from './content.ts';
+import type { GeneratedFiles, StageContent } from './content.ts';
 import { cassetteYaml, draw, handshakeFrames, text } from './generated.ts';
 import { outcomeMistake, outcomeOf } from './outcome.ts';
 
