@@ -2,6 +2,7 @@
 // Each command's module is loaded when it runs: `replay`, spawned by a client, starts without the grader.
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from './defaults.ts';
 import { InputError, UsageError } from './errors.ts';
+import { escapeControls } from './terminal-text.ts';
 
 /** The usage text; the report formats' lines come from their table. */
 async function usage(): Promise<string> {
@@ -35,9 +36,11 @@ REPORT_FORMATS
   record --out <cassette> -- <server command...>   record a real MCP server (stdio)
   replay <cassette>                 play a cassette as a stdio MCP server
   lint <cassette>                   check a cassette
-  verify <cassette> -- <server command...>         replay a cassette's client side against a live server
+  verify <cassette> [--timeout <seconds>] -- <server command...>   replay a cassette's client side against a live server
 
 exit codes: 0 pass, 1 the solution failed, 2 usage or infrastructure error`;
+
+const COMMANDS = ['test', 'list', 'bless', 'merge-reports', 'record', 'replay', 'lint', 'verify'];
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -67,7 +70,9 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (error) {
     if (!(error instanceof InputError)) return internalError(error);
-    console.error(`theinference: ${oneLine(error.message)}`);
+    // Every command's bad input reads the same: `theinference <command>: <what is wrong>`.
+    const known = command !== undefined && COMMANDS.includes(command);
+    console.error(`theinference${known ? ` ${command}` : ''}: ${escapeControls(oneLine(error.message))}`);
     if (error instanceof UsageError) console.error('run `theinference help` for the commands and options');
     return 2;
   }

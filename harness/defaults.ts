@@ -9,3 +9,10 @@ export const DEFAULT_MEMORY_BYTES = 512 * 1024 * 1024;
 
 /** How many cases each command's generator makes per CI run, `--random`. */
 export const GENERATED_PER_COMMAND = 3;
+
+/** The wall-time backstop, as a multiple of the CPU limit (`--timeout`): far enough that a correct
+ *  program sharing a core with a dozen others still finishes. */
+export const WALL_FACTOR = 3;
+
+/** Seeds are unsigned 32-bit numbers, as a report keeps them and `--seed` replays them. */
+export const MAX_SEED = 2 ** 32 - 1;

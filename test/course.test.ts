@@ -100,7 +100,7 @@ describe('bad input on the command line', () => {
   it('an unknown --stage lists the known ones, exit 2', async () => {
     const run = await runCli(['test', '--stage', 'handshak']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('theinference: unknown stage "handshak" (known: config-and-framing');
+    expect(run.stderr).toContain('theinference test: unknown stage "handshak" (known: config-and-framing');
     expect(run.stdout).toBe('');
   });
 
@@ -116,11 +116,11 @@ describe('bad input on the command line', () => {
     chmodSync(join(dir, 'your_program.sh'), 0o644);
     let run = await runCli(['test', '--stage', 'config-and-framing'], { cwd: dir });
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe('theinference: your_program.sh is not executable (run `chmod +x your_program.sh`)\n');
+    expect(run.stderr).toBe('theinference test: your_program.sh is not executable (run `chmod +x your_program.sh`)\n');
     rmSync(join(dir, 'your_program.sh'));
     run = await runCli(['test'], { cwd: dir });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^theinference: your_program\.sh is missing in .*\n$/);
+    expect(run.stderr).toMatch(/^theinference test: your_program\.sh is missing in .*\n$/);
   });
 
   it('a malformed stage table, exit 2, naming the line', async () => {
@@ -128,7 +128,7 @@ describe('bad input on the command line', () => {
     editTable(dir, '      - command: mcp-config', '      - command: mcp-konfig');
     const run = await runCli(['test'], { cwd: dir });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`theinference: course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig"`);
+    expect(run.stderr).toContain(`theinference test: course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig"`);
   });
 
   it('outside a course, exit 2', async () => {

@@ -1,7 +1,8 @@
 // theinference record | replay | lint | verify: argv in, exit code out (0 ok, 1 drift or mismatch,
-// 2 usage or bad input). Bad input is one line on stderr naming file, line and field.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { InputError } from '../errors.ts';
+// 2 usage or bad input). Bad input is thrown as an InputError, which the CLI prints as one line
+// naming file, line and field, as it does for every command.
+import { checkWritable, parse, seconds } from '../commands/args.ts';
+import { UsageError } from '../errors.ts';
 // Each command imports what it needs when it runs: a replay starts for every test case.
 import { formatDiagnosis, moreDiagnosesLine, type PlayReport } from './diagnosis.ts';
 import { CassetteError, loadCassette, writeAtomically } from './format.ts';
@@ -11,15 +12,7 @@ import { escapeControls } from '../terminal-text.ts';
 /** One line each; what it quotes (a client's line, a cassette's text) cannot drive the terminal. */
 const say = (command: string, line: string) => process.stderr.write(`theinference ${command}: ${escapeControls(line)}\n`);
 
-function parse(command: string, args: string[], options: NonNullable<ParseArgsConfig['options']>) {
-  try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
-  } catch (error) {
-    say(command, (error as Error).message);
-    return undefined;
-  }
-}
-
+/** For lint, which goes on to the next file: a cassette that does not load is said, not thrown. */
 function load(command: string, file: string): Cassette | undefined {
   try {
     return loadCassette(file);
@@ -33,26 +26,28 @@ function load(command: string, file: string): Cassette | undefined {
 /** `record --out <cassette> [--force] [--redact-env NAME]... [--allow-noise] [--keep-nondeterministic] -- <server command...>` */
 export async function record(args: string[]): Promise<number> {
   const split = args.indexOf('--');
-  const parsed = parse('record', split === -1 ? args : args.slice(0, split), {
-    out: { type: 'string' },
-    force: { type: 'boolean' },
-    'redact-env': { type: 'string', multiple: true },
-    'allow-noise': { type: 'boolean' },
-    'keep-nondeterministic': { type: 'boolean' },
-  });
-  if (!parsed) return 2;
+  const parsed = parse(
+    split === -1 ? args : args.slice(0, split),
+    {
+      out: { type: 'string' },
+      force: { type: 'boolean' },
+      'redact-env': { type: 'string', multiple: true },
+      'allow-noise': { type: 'boolean' },
+      'keep-nondeterministic': { type: 'boolean' },
+    },
+    { positionals: true },
+  );
   const command = split === -1 ? parsed.positionals : args.slice(split + 1);
-  const out = parsed.values.out as string | undefined;
+  const out = parsed.values.out;
   if (out === undefined || command.length === 0 || (split !== -1 && parsed.positionals.length > 0)) {
-    say('record', 'usage: theinference record --out <cassette> [--force] [--redact-env NAME]... -- <server command...>');
-    return 2;
+    throw new UsageError('usage: theinference record --out <cassette> [--force] [--redact-env NAME]... -- <server command...>');
   }
   const { record: recordSession } = await import('./recorder.ts');
   return recordSession({
     out,
     command,
     force: parsed.values.force === true,
-    redactEnv: (parsed.values['redact-env'] as string[] | undefined) ?? [],
+    redactEnv: parsed.values['redact-env'] ?? [],
     allowNoise: parsed.values['allow-noise'] === true,
     keepNondeterministic: parsed.values['keep-nondeterministic'] === true,
   });
@@ -61,28 +56,14 @@ export async function record(args: string[]): Promise<number> {
 /** `replay <cassette> [--report <file>] [--html <file>] [--no-validate]`: a stdio MCP server that plays
  *  the cassette; at the end, the play report as JSON and the session drawn as a page. */
 export async function replay(args: string[]): Promise<number> {
-  const parsed = parse('replay', args, { report: { type: 'string' }, html: { type: 'string' }, 'no-validate': { type: 'boolean' } });
-  if (!parsed) return 2;
+  const parsed = parse(args, { report: { type: 'string' }, html: { type: 'string' }, 'no-validate': { type: 'boolean' } }, { positionals: true });
   const [file, ...extra] = parsed.positionals;
-  if (file === undefined || extra.length > 0) {
-    say('replay', 'usage: theinference replay <cassette> [--report <file>] [--html <file>] [--no-validate]');
-    return 2;
-  }
-  const reportFile = parsed.values.report as string | undefined;
-  const htmlFile = parsed.values.html as string | undefined;
-  const outputs = [['--report', reportFile], ['--html', htmlFile]].filter((output): output is [string, string] => output[1] !== undefined);
-  if (outputs.length > 0) {
-    const { checkWritable } = await import('../commands/args.ts');
-    try {
-      for (const [option, path] of outputs) checkWritable(option, path); // before playing: a client cannot be asked to run again
-    } catch (error) {
-      if (!(error instanceof InputError)) throw error;
-      say('replay', error.message);
-      return 2;
-    }
-  }
-  const cassette = load('replay', file);
-  if (!cassette) return 2;
+  if (file === undefined || extra.length > 0) throw new UsageError('usage: theinference replay <cassette> [--report <file>] [--html <file>] [--no-validate]');
+  const { report: reportFile, html: htmlFile } = parsed.values;
+  // Before playing: a client cannot be asked to run again.
+  if (reportFile !== undefined) checkWritable('--report', reportFile);
+  if (htmlFile !== undefined) checkWritable('--html', htmlFile);
+  const cassette = loadCassette(file);
   const { attachStreams } = await import('./stream-face.ts');
   const session = attachStreams(cassette, process.stdin, process.stdout, {
     endOutput: false,
@@ -113,12 +94,8 @@ export function exitCodeOf(report: PlayReport): number {
 
 /** `lint <cassette>...`: load and check each; 0 when all are sound. */
 export async function lint(args: string[]): Promise<number> {
-  const parsed = parse('lint', args, {});
-  if (!parsed) return 2;
-  if (parsed.positionals.length === 0) {
-    say('lint', 'usage: theinference lint <cassette>...');
-    return 2;
-  }
+  const parsed = parse(args, {}, { positionals: true });
+  if (parsed.positionals.length === 0) throw new UsageError('usage: theinference lint <cassette>...');
   const { lintCassette } = await import('./lint.ts');
   let code = 0;
   for (const file of parsed.positionals) {
@@ -138,29 +115,21 @@ export async function lint(args: string[]): Promise<number> {
   return code;
 }
 
-/** `verify <cassette> [--timeout <ms>] -- <server command...>`: 0 no drift, 1 drift, 2 bad input. */
+/** How long verify waits for each of the server's answers, unless `--timeout` says otherwise. */
+const VERIFY_TIMEOUT_SECONDS = 10;
+
+/** `verify <cassette> [--timeout <seconds>] -- <server command...>`: 0 no drift, 1 drift, 2 bad input. */
 export async function verify(args: string[]): Promise<number> {
   const split = args.indexOf('--');
-  const parsed = parse('verify', split === -1 ? args : args.slice(0, split), { timeout: { type: 'string' } });
-  if (!parsed) return 2;
+  const parsed = parse(split === -1 ? args : args.slice(0, split), { timeout: { type: 'string' } }, { positionals: true });
   const [file, ...extra] = parsed.positionals;
   const command = split === -1 ? extra : args.slice(split + 1);
-  const timeoutMs = parsed.values.timeout === undefined ? 10_000 : Number(parsed.values.timeout);
-  if (file === undefined || command.length === 0 || !(timeoutMs > 0)) {
-    say('verify', 'usage: theinference verify <cassette> [--timeout <ms>] -- <server command...>');
-    return 2;
-  }
-  const cassette = load('verify', file);
-  if (!cassette) return 2;
-  const { StartError, verifyCassette } = await import('./verify.ts');
-  try {
-    const drift = await verifyCassette(cassette, command, { timeoutMs });
-    for (const item of drift) say('verify', `${file}${item.line ? `:${item.line}` : ''}: ${item.message}`);
-    if (drift.length === 0) process.stdout.write(`${file}: no drift\n`);
-    return drift.length === 0 ? 0 : 1;
-  } catch (error) {
-    if (!(error instanceof StartError)) throw error;
-    say('verify', error.message);
-    return 2;
-  }
+  if (file === undefined || command.length === 0) throw new UsageError('usage: theinference verify <cassette> [--timeout <seconds>] -- <server command...>');
+  const timeoutMs = (parsed.values.timeout === undefined ? VERIFY_TIMEOUT_SECONDS : seconds('--timeout', parsed.values.timeout)) * 1000;
+  const cassette = loadCassette(file);
+  const { verifyCassette } = await import('./verify.ts');
+  const drift = await verifyCassette(cassette, command, { timeoutMs });
+  for (const item of drift) say('verify', `${file}${item.line ? `:${item.line}` : ''}: ${item.message}`);
+  if (drift.length === 0) process.stdout.write(`${file}: no drift\n`);
+  return drift.length === 0 ? 0 : 1;
 }

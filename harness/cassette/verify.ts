@@ -1,6 +1,7 @@
 // Drift check: plays a cassette's client side against the live server and compares what the server
 // says now with what it said when recorded. Responses are paired by id, notifications and server
 // requests by method in order; free paths, `_meta`, UUIDs and timestamps are not compared.
+import { InputError } from '../errors.ts';
 import { spawn } from 'node:child_process';
 import { FreePaths, firstDifference, formatPath } from './json-path.ts';
 import { LineSplitter } from './lines.ts';
@@ -24,7 +25,8 @@ export interface VerifyOptions {
   timeoutMs?: number;
 }
 
-export class StartError extends Error {}
+/** The server command could not be started: bad input, one line. */
+export class StartError extends InputError {}
 
 export async function verifyCassette(cassette: Cassette, command: string[], options: VerifyOptions = {}): Promise<Drift[]> {
   const timeoutMs = options.timeoutMs ?? 10_000;

@@ -1,11 +1,11 @@
-// Reading a command line: options parsed strictly, numbers checked, and the few facts about the
-// terminal and the file system that several commands need before they start.
+// Reading a command line, the one way every command does: options parsed strictly (a mistake is a
+// UsageError: one line, exit 2), numbers checked, and the few facts about the terminal and the
+// file system that several commands need before they start. Light: `replay` loads it too.
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { InputError, UsageError } from '../errors.ts';
-import { MAX_SEED } from '../report/json.ts';
-import { WALL_FACTOR } from '../run/spawn.ts';
+import { MAX_SEED, WALL_FACTOR } from '../defaults.ts';
 
 /** The one way every command reads its options: strictly, an unknown or malformed option a
  *  UsageError (one line, exit 2); positionals only where the command takes them. */

@@ -1,6 +1,7 @@
 // results.json: what a machine reads after CI grading. Versioned; a consumer of verdicts that
 // decides nothing but the roll-up (a stage passes when all of its checks do). docs/ci.md
 // describes every field; `checkResultsReport` below holds a file read back to the same shape.
+import { MAX_SEED } from '../defaults.ts';
 import { writeAtomically } from '../files.ts';
 import { detailText } from './details.ts';
 import type { Case, Stage } from '../course.ts';
@@ -14,8 +15,6 @@ export const REPORT_VERSION = 1;
 export const KEPT_OUTPUT = 4096;
 /** Characters of a check's one-line message kept (a crash quotes a line of the program's stderr). */
 export const KEPT_MESSAGE = 1000;
-/** Seeds are unsigned 32-bit numbers. */
-export const MAX_SEED = 2 ** 32 - 1;
 
 /** How grading ended, judged from the checks. */
 export type GradedStatus = 'pass' | 'fail' | 'error';

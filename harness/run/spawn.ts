@@ -5,6 +5,7 @@
 // however it ends, plus of any process it started that left the group (setsid, a daemon). In a
 // sandbox (`contained`) the kill of the leader ends everything in its PID namespace. Never throws
 // for anything the program does; a program that could not be started comes back as `startError`.
+import { WALL_FACTOR } from '../defaults.ts';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -65,9 +66,7 @@ const DRAIN_GRACE_MS = 200;
  *  of /proc is read to find new ones (a busy machine has hundreds of processes: not every 100 ms). */
 const POLL_MS = 100;
 const DISCOVERY_MS = 500;
-/** The wall-time backstop, as a multiple of the CPU limit: far enough that a correct program
- *  sharing a core with a dozen others still finishes. */
-export const WALL_FACTOR = 3;
+export { WALL_FACTOR };
 /** Linux reports CPU time in clock ticks of 1/100 s (USER_HZ) on every architecture Node runs on. */
 const TICK_MS = 10;
 /** Set in every program's environment, so that a process that left the group is still found by it. */

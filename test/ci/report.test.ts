@@ -164,14 +164,14 @@ describe('merge-reports refuses, in one line, exit 2', () => {
     });
     let run = await runCli(['merge-reports', '--report', join(dir, 'm.json'), join(dir, 'bad.json')]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(`theinference: ${join(dir, 'bad.json')}: report version 9 is not supported (expected 1)\n`);
+    expect(run.stderr).toBe(`theinference merge-reports: ${join(dir, 'bad.json')}: report version 9 is not supported (expected 1)\n`);
     run = await runCli(['merge-reports', '--report', join(dir, 'm.json'), join(dir, 'empty.json')]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(`theinference: ${join(dir, 'empty.json')}: stages: expected at least 1 item, got 0\n`);
+    expect(run.stderr).toBe(`theinference merge-reports: ${join(dir, 'empty.json')}: stages: expected at least 1 item, got 0\n`);
     run = await runCli(['merge-reports', '--report', join(dir, 'm.json'), join(dir, 'array.json')]);
-    expect(run.stderr).toBe(`theinference: ${join(dir, 'array.json')}: not a theinference results report\n`);
+    expect(run.stderr).toBe(`theinference merge-reports: ${join(dir, 'array.json')}: not a theinference results report\n`);
     run = await runCli(['merge-reports', '--report', join(dir, 'm.json'), join(dir, 'text.json')]);
-    expect(run.stderr).toMatch(/^theinference: .*text\.json: not JSON/);
+    expect(run.stderr).toMatch(/^theinference merge-reports: .*text\.json: not JSON/);
     run = await runCli(['merge-reports', join(dir, 'text.json')], { cwd: REPO });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('merge-reports needs --report <file>');

@@ -179,11 +179,11 @@ describe('bad input: one line, exit 2', () => {
   }
 
   const cases: [string, string[], RegExp][] = [
-    ['a submission that does not exist', ['--submission', '/nonexistent/sub'], /^theinference: --submission \/nonexistent\/sub: no such folder\n$/],
-    ['a report in a folder that does not exist', ['--report', '/nonexistent/dir/results.json'], /^theinference: --report \/nonexistent\/dir\/results\.json: cannot write it, the folder \/nonexistent\/dir does not exist\n$/],
-    ['a report path that is a folder', ['--report', '/tmp'], /^theinference: --report \/tmp: cannot write it, it is a folder\n$/],
-    ['a JUnit path that cannot be written', ['--junit', '/nonexistent/junit.xml'], /^theinference: --junit .*does not exist\n$/],
-    ['hidden cases that do not exist', ['--cases', '/nonexistent/hidden'], /^theinference: --cases \/nonexistent\/hidden: no such folder\n$/],
+    ['a submission that does not exist', ['--submission', '/nonexistent/sub'], /^theinference test: --submission \/nonexistent\/sub: no such folder\n$/],
+    ['a report in a folder that does not exist', ['--report', '/nonexistent/dir/results.json'], /^theinference test: --report \/nonexistent\/dir\/results\.json: cannot write it, the folder \/nonexistent\/dir does not exist\n$/],
+    ['a report path that is a folder', ['--report', '/tmp'], /^theinference test: --report \/tmp: cannot write it, it is a folder\n$/],
+    ['a JUnit path that cannot be written', ['--junit', '/nonexistent/junit.xml'], /^theinference test: --junit .*does not exist\n$/],
+    ['hidden cases that do not exist', ['--cases', '/nonexistent/hidden'], /^theinference test: --cases \/nonexistent\/hidden: no such folder\n$/],
   ];
   for (const [what, args, says] of cases) {
     it(what, async () => {
@@ -204,7 +204,7 @@ describe('bad input: one line, exit 2', () => {
     let dir = folder({ 'cases/config-and-framing/mcp-fram/x/messages.json': '[]\n', 'fixtures/config-and-framing/mcp-fram/x/expected.json': '{}\n' });
     let run = await cli(['test', '--all', '--cases', dir]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^theinference: --cases .*: cases\/config-and-framing\/mcp-fram is not a case folder of course\.yaml \(known: config-and-framing\/mcp-frame, [^\n]*\)\n$/);
+    expect(run.stderr).toMatch(/^theinference test: --cases .*: cases\/config-and-framing\/mcp-fram is not a case folder of course\.yaml \(known: config-and-framing\/mcp-frame, [^\n]*\)\n$/);
     dir = folder({ 'cases/config-and-framing/mcp-frame/x/messages.json': '[]\n' });
     run = await cli(['test', '--all', '--cases', dir]);
     expect(run.code).toBe(2);
@@ -221,7 +221,7 @@ describe('the grader\'s own failures: one line, exit 2, an error report', () => 
     const run = await runCi(['test', '--stage', 'config-and-framing', '--runs', '20', '--seed', '3', '--random', '1', '--submission', REPO], { cwd: course });
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    expect(run.stderr).toMatch(/^theinference: the reference solution \(.*src\/mcp\.ts\) failed on the generated case .*random-mcp-frame.*--random 0/);
+    expect(run.stderr).toMatch(/^theinference test: the reference solution \(.*src\/mcp\.ts\) failed on the generated case .*random-mcp-frame.*--random 0/);
     expect(run.report).toMatchObject({ status: 'error', exitCode: 2 });
     expect(run.report!.problems.join('\n')).toContain('the reference solution');
     expect(leftInTmp(run.tmp)).toEqual([]);

@@ -149,7 +149,7 @@ describe('where no sandbox can be made', () => {
   it('grading a submission refuses, exit 2, with one line saying how to enable it', async () => {
     const run = await runCi([...QUICK, '--random', '0', '--submission', REPO], { env: withoutNamespaces() });
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe('theinference: no sandbox can be made here (bwrap cannot make namespaces here: bwrap: No permissions to create new namespace): install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces (see docs/ci.md), or grade with --no-sandbox\n');
+    expect(run.stderr).toBe('theinference test: no sandbox can be made here (bwrap cannot make namespaces here: bwrap: No permissions to create new namespace): install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces (see docs/ci.md), or grade with --no-sandbox\n');
     expect(run.report).toBeUndefined();
   });
 
