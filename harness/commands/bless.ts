@@ -84,13 +84,13 @@ export async function bless(args: string[]): Promise<number> {
   return 0;
 }
 
-async function propertyFailures(stage: Stage, root: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+async function propertyFailures(stage: Stage, courseRoot: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   if (!stage.properties) return [];
   const verdicts = await runProperties({
     suite: stage.properties,
     stage: stage.slug,
-    modulePath: `${root}/src/mcp.ts`,
-    cwd: root,
+    modulePath: `${courseRoot}/src/mcp.ts`,
+    cwd: courseRoot,
     env,
     seed: Math.floor(Math.random() * 2 ** 31),
     runs: DEFAULT_RUNS,

@@ -34,24 +34,24 @@ export interface LaunchOptions {
   visible?: string[];
 }
 
-export async function launcher(root: string, options: LaunchOptions): Promise<Launcher> {
-  const start = await ownLauncher(root, options);
-  const jail = jailFor(root, { sandbox: options.sandbox ?? true, network: options.network ?? true });
+export async function launcher(runRoot: string, options: LaunchOptions): Promise<Launcher> {
+  const start = await ownLauncher(runRoot, options);
+  const jail = jailFor(runRoot, { sandbox: options.sandbox ?? true, network: options.network ?? true });
   return { ...jail.wrap(start.command, start.args, options.visible), jail };
 }
 
-async function ownLauncher(root: string, options: LaunchOptions): Promise<Omit<Launcher, 'jail'>> {
-  const script = { command: join(root, PROGRAM), args: [] };
-  if (!options.bundle || readFileSync(join(root, PROGRAM), 'utf8') !== CANONICAL_PROGRAM) return script;
-  const bundle = join(root, BUNDLE);
+async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omit<Launcher, 'jail'>> {
+  const script = { command: join(runRoot, PROGRAM), args: [] };
+  if (!options.bundle || readFileSync(join(runRoot, PROGRAM), 'utf8') !== CANONICAL_PROGRAM) return script;
+  const bundle = join(runRoot, BUNDLE);
   try {
-    mkdirSync(join(root, '.theinference'), { recursive: true });
+    mkdirSync(join(runRoot, '.theinference'), { recursive: true });
     if (!written.has(bundle)) {
       written.add(bundle);
       process.once('exit', () => rmSync(bundle, { force: true }));
     }
     await build({
-      entryPoints: [join(root, 'program.ts')],
+      entryPoints: [join(runRoot, 'program.ts')],
       outfile: bundle,
       bundle: true,
       platform: 'node',
@@ -69,15 +69,15 @@ async function ownLauncher(root: string, options: LaunchOptions): Promise<Omit<L
 }
 
 /** your_program.sh must be there and executable before anything is graded. */
-export function checkProgram(root: string): void {
-  const path = join(root, PROGRAM);
+export function checkProgram(runRoot: string): void {
+  const path = join(runRoot, PROGRAM);
   try {
     accessSync(path, constants.X_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new CourseError(
       code === 'ENOENT'
-        ? `${PROGRAM} is missing in ${root} (the grader runs \`./${PROGRAM} <command> <case-dir>\`)`
+        ? `${PROGRAM} is missing in ${runRoot} (the grader runs \`./${PROGRAM} <command> <case-dir>\`)`
         : `${PROGRAM} is not executable (run \`chmod +x ${PROGRAM}\`)`,
     );
   }

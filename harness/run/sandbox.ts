@@ -63,14 +63,14 @@ export function sandboxAvailability(): { available: boolean; reason?: string } {
 /** How to make a sandbox where there is none: one line for an error message. */
 export const ENABLE_SANDBOX = 'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces (see docs/ci.md), or grade with --no-sandbox';
 
-export function jailFor(root: string, options: JailOptions): Jail {
+export function jailFor(runRoot: string, options: JailOptions): Jail {
   if (!options.sandbox || !sandboxAvailability().available) return plainJail(options.network);
   // The same for every program of this run root: worked out once.
   const shown = [
     ...tmpArgs(), // first: the run root may be under /tmp, and its parts are shown over it
     ...systemArgs(),
     ...nodeArgs(),
-    ...VISIBLE_PARTS.flatMap((part) => visible(join(root, part))),
+    ...VISIBLE_PARTS.flatMap((part) => visible(join(runRoot, part))),
   ];
   const namespaces = [
     '--unshare-user',
@@ -83,7 +83,7 @@ export function jailFor(root: string, options: JailOptions): Jail {
     '--new-session', // no controlling terminal to push keystrokes into
     '--proc', '/proc',
     '--dev', '/dev',
-    '--chdir', root,
+    '--chdir', runRoot,
   ];
   return {
     kind: 'bwrap',
