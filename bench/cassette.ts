@@ -40,7 +40,9 @@ for (let round = 0; round < rounds; round++) {
 const live = median(times.live!);
 console.log(`SDK session (spawn, handshake, tools/list, 9 calls, close), median of ${rounds} rounds:`);
 for (const [name, values] of Object.entries(times)) {
-  console.log(`  ${name.padEnd(20)} ${median(values).toFixed(0).padStart(5)} ms${name === 'live' ? '' : `   ratio ${(median(values) / live).toFixed(2)} (target <= 0.5)`}`);
+  console.log(
+    `  ${name.padEnd(20)} ${median(values).toFixed(0).padStart(5)} ms${name === 'live' ? '' : `   ratio ${(median(values) / live).toFixed(2)} (target <= 0.5)`}`,
+  );
 }
 
 // ---------------------------------------------------------------- 2. throughput
@@ -71,7 +73,9 @@ for (const fixture of fixtures) loadCassette(fixture);
 const fromDisk = performance.now() - started;
 started = performance.now();
 for (const fixture of fixtures) parseCassette(readFileSync(fixture, 'utf8'), fixture);
-console.log(`the course's ${fixtures.length} case cassettes: ${(performance.now() - started).toFixed(0)} ms parsed by the grader, ${fromDisk.toFixed(0)} ms from the disk cache`);
+console.log(
+  `the course's ${fixtures.length} case cassettes: ${(performance.now() - started).toFixed(0)} ms parsed by the grader, ${fromDisk.toFixed(0)} ms from the disk cache`,
+);
 
 const path = join(dir, 'player.sock');
 const server = createServer();

@@ -35,7 +35,9 @@ for (let round = 0; round < rounds; round += 1) {
   ours.push(grader());
   unsandboxed.push(grader(['--no-sandbox']));
 }
-console.log(`stage ${stage.slug}: ${stage.cases.length} cases${stage.properties ? ` + the ${stage.properties} property suite` : ''}, median of ${rounds} rounds`);
+console.log(
+  `stage ${stage.slug}: ${stage.cases.length} cases${stage.properties ? ` + the ${stage.properties} property suite` : ''}, median of ${rounds} rounds`,
+);
 console.log(`  hand-rolled loop (npx tsx | cmp): ${(median(loop) / 1000).toFixed(2)} s`);
 console.log(`  theinference test:                ${(median(ours) / 1000).toFixed(2)} s`);
 console.log(`  theinference test --no-sandbox:   ${(median(unsandboxed) / 1000).toFixed(2)} s`);

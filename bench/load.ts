@@ -25,7 +25,13 @@ function series(label: string): number[] {
     const run = grade();
     times.push(run.ms);
     if (run.passed) passed += 1;
-    else console.log(`  ${label} round ${round + 1} did not pass:\n${run.output.split('\n').filter((line) => /✗|!/.test(line)).join('\n')}`);
+    else
+      console.log(
+        `  ${label} round ${round + 1} did not pass:\n${run.output
+          .split('\n')
+          .filter((line) => /✗|!/.test(line))
+          .join('\n')}`,
+      );
   }
   console.log(`  ${label}: ${passed}/${rounds} passed, median ${(median(times) / 1000).toFixed(2)} s, slowest ${(Math.max(...times) / 1000).toFixed(2)} s`);
   return times;
@@ -51,4 +57,6 @@ console.log(`stage config-and-framing on the reference (30 cases + 4 properties 
 const quiet = series('quiet machine');
 const busy = underLoad(1);
 const loaded = underLoad(6);
-console.log(`  wall time against the quiet machine: ${(median(busy) / median(quiet)).toFixed(2)}x with a loop per core, ${(median(loaded) / median(quiet)).toFixed(2)}x with six`);
+console.log(
+  `  wall time against the quiet machine: ${(median(busy) / median(quiet)).toFixed(2)}x with a loop per core, ${(median(loaded) / median(quiet)).toFixed(2)}x with six`,
+);

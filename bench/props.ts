@@ -130,7 +130,17 @@ const sandboxed = sandboxAvailability().available;
 const jail = jailFor(root, { sandbox: true, network: false });
 
 function newWay(modulePath: string, inSandbox = false) {
-  return runProperties({ suite: 'framing', stage: 'config-and-framing', modulePath, cwd: root, env: process.env, seed: SEED, runs: DEFAULT_RUNS, timeoutMs: TIMEOUT_MS, ...(inSandbox && { jail }) });
+  return runProperties({
+    suite: 'framing',
+    stage: 'config-and-framing',
+    modulePath,
+    cwd: root,
+    env: process.env,
+    seed: SEED,
+    runs: DEFAULT_RUNS,
+    timeoutMs: TIMEOUT_MS,
+    ...(inSandbox && { jail }),
+  });
 }
 
 async function timed<T>(run: () => Promise<T>): Promise<[number, T]> {
@@ -176,10 +186,17 @@ for (const [index, outcome] of oldOutcomes.entries()) {
   const verdict = newVerdicts[index]!;
   const oldText = outcome.passed
     ? 'pass'
-    : [`${outcome.problem}`, `counterexample (found after ${outcome.numRuns}, shrunk ${outcome.numShrinks}): ${outcome.counterexample}`, ...(outcome.explanation ?? [])].join('\n');
+    : [
+        `${outcome.problem}`,
+        `counterexample (found after ${outcome.numRuns}, shrunk ${outcome.numShrinks}): ${outcome.counterexample}`,
+        ...(outcome.explanation ?? []),
+      ].join('\n');
   const lines = verdict.details?.split('\n') ?? [];
   const found = /found after (\d+) runs?, shrunk (\d+) times?/.exec(lines[0] ?? '');
-  const newText = verdict.status === 'pass' ? 'pass' : [verdict.message, `counterexample (found after ${found?.[1]}, shrunk ${found?.[2]}): ${lines[1]?.trim()}`, ...lines.slice(2, -2)].join('\n');
+  const newText =
+    verdict.status === 'pass'
+      ? 'pass'
+      : [verdict.message, `counterexample (found after ${found?.[1]}, shrunk ${found?.[2]}): ${lines[1]?.trim()}`, ...lines.slice(2, -2)].join('\n');
   if (oldText !== newText) {
     same = false;
     console.log(`  ${outcome.property} differs:\n    old: ${oldText}\n    new: ${newText}`);

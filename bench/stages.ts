@@ -64,5 +64,7 @@ for (const slug of ['handshake', 'tools']) {
     server.push(await live(liveStage));
   }
   console.log(`${slug}: ${stage.cases.length} cases with the player: ${median(player).toFixed(0)} ms (median of ${rounds})`);
-  console.log(`  the ${liveStage.cases.length} cases a live server can play: player ${median(playerSame).toFixed(0)} ms, live server ${median(server).toFixed(0)} ms, ratio ${(median(playerSame) / median(server)).toFixed(2)}`);
+  console.log(
+    `  the ${liveStage.cases.length} cases a live server can play: player ${median(playerSame).toFixed(0)} ms, live server ${median(server).toFixed(0)} ms, ratio ${(median(playerSame) / median(server)).toFixed(2)}`,
+  );
 }

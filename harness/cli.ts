@@ -81,7 +81,13 @@ export async function main(argv: string[]): Promise<number> {
 /** The grader's own failure is never a verdict on the solution: one line, exit 2 (1 means "the solution failed"). */
 export function internalError(error: unknown): 2 {
   const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  const where = error instanceof Error ? error.stack?.split('\n').find((line) => line.trim().startsWith('at '))?.trim() : undefined;
+  const where =
+    error instanceof Error
+      ? error.stack
+          ?.split('\n')
+          .find((line) => line.trim().startsWith('at '))
+          ?.trim()
+      : undefined;
   console.error(`theinference: internal error, nothing was graded to the end: ${oneLine(what)}${where ? ` (${where})` : ''}`);
   return 2;
 }

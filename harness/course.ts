@@ -115,7 +115,9 @@ interface CaseFolder {
 function readCases(root: string, { stage, command, folder, player }: CaseFolder, options: LoadOptions, fail: (message: string) => never): Case[] {
   const casesDir = join(root, 'cases', folder);
   if (!isDirectory(casesDir)) fail(`cases/${folder} is not a folder (expected a folder of case folders)`);
-  const names = readdirSync(casesDir).filter((name) => isDirectory(join(casesDir, name))).sort();
+  const names = readdirSync(casesDir)
+    .filter((name) => isDirectory(join(casesDir, name)))
+    .sort();
   if (names.length === 0) fail(`cases/${folder} holds no case folders`);
   return names.map((name) => {
     const fixtureDir = join(root, 'fixtures', folder, name);
@@ -186,7 +188,10 @@ class StageTable {
   }
 
   private name(path: Path): string {
-    return `"${path.map((part) => (typeof part === 'number' ? `[${part}]` : part)).join('.').replaceAll('.[', '[')}"`;
+    return `"${path
+      .map((part) => (typeof part === 'number' ? `[${part}]` : part))
+      .join('.')
+      .replaceAll('.[', '[')}"`;
   }
 
   /** The line of the deepest node on `path` that exists. */

@@ -57,45 +57,97 @@ const cases: Record<string, Record<string, CaseSpec>> = { handshake: {}, tools: 
   const add = (name: string, about: string, frames: Frame[], note: string) =>
     (cases.handshake![name] = { about, cassette: derived(everythingHandshake, 'everything-handshake', frames, note) });
 
-  add('everything-server', 'The handshake with the real everything server: initialize, its result (keys in the order the server writes them: result, jsonrpc, id), then notifications/initialized.', clone(base), 'the handshake only (the ping after it is left out)');
+  add(
+    'everything-server',
+    'The handshake with the real everything server: initialize, its result (keys in the order the server writes them: result, jsonrpc, id), then notifications/initialized.',
+    clone(base),
+    'the handshake only (the ping after it is left out)',
+  );
 
   let frames = clone(base);
   frames.splice(result, 0, clone(listChanged));
-  add('notification-before-result', 'A notification (tools/list_changed) arrives before the initialize result: the client must not take it for the response.', frames, 'notifications/tools/list_changed moved before the initialize result, where a server may send it');
+  add(
+    'notification-before-result',
+    'A notification (tools/list_changed) arrives before the initialize result: the client must not take it for the response.',
+    frames,
+    'notifications/tools/list_changed moved before the initialize result, where a server may send it',
+  );
 
   frames = clone(base);
-  frames.splice(result, 0, { from: 'server', message: { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'everything-server', data: 'starting up' } } });
-  add('log-message-before-result', 'A log message (notifications/message) arrives before the initialize result.', frames, 'a notifications/message added before the initialize result');
+  frames.splice(result, 0, {
+    from: 'server',
+    message: { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'everything-server', data: 'starting up' } },
+  });
+  add(
+    'log-message-before-result',
+    'A log message (notifications/message) arrives before the initialize result.',
+    frames,
+    'a notifications/message added before the initialize result',
+  );
 
   frames = clone(base);
   frames.splice(result, 0, { from: 'stdout', text: 'Everything server listening on stdio\n' });
-  add('non-json-line-before-result', 'A careless server printed a log line on stdout before its result: the client skips the line that is not JSON and goes on.', frames, 'a non-JSON log line added on stdout before the initialize result, as a server that logs with console.log does');
+  add(
+    'non-json-line-before-result',
+    'A careless server printed a log line on stdout before its result: the client skips the line that is not JSON and goes on.',
+    frames,
+    'a non-JSON log line added on stdout before the initialize result, as a server that logs with console.log does',
+  );
 
   frames = clone(base);
   const splitResult = frames[result] as Extract<Frame, { from: 'server' }>;
   const bytes = Buffer.from(`${JSON.stringify(splitResult.message)}\n`);
   const emoji = bytes.indexOf(Buffer.from('🎉'));
   splitResult.cuts = [Math.floor(emoji / 2), emoji + 2]; // the second cut falls inside the emoji's four bytes
-  add('result-split-across-reads', 'The initialize result arrives in three reads, one of them cut inside a four-byte emoji.', frames, 'the initialize result cut into three reads, one cut inside the 🎉 of its instructions');
+  add(
+    'result-split-across-reads',
+    'The initialize result arrives in three reads, one of them cut inside a four-byte emoji.',
+    frames,
+    'the initialize result cut into three reads, one cut inside the 🎉 of its instructions',
+  );
 
   frames = clone(base);
   frames.splice(result, 0, { ...(clone(listChanged) as Extract<Frame, { from: 'server' }>), flush: false });
-  add('two-messages-in-one-read', 'A notification and the initialize result arrive in the same read: two lines in one chunk.', frames, 'notifications/tools/list_changed moved before the initialize result, both written in one read');
+  add(
+    'two-messages-in-one-read',
+    'A notification and the initialize result arrive in the same read: two lines in one chunk.',
+    frames,
+    'notifications/tools/list_changed moved before the initialize result, both written in one read',
+  );
 
   frames = clone(base);
   (message(frames[result]!).result as JsonObject).protocolVersion = '2025-06-18';
-  add('version-counter-offer-supported', 'The server answers with an older protocol version (2025-06-18) than the client asked for; the client supports it, so it goes on with notifications/initialized.', frames, 'the result offers protocolVersion 2025-06-18 instead of 2025-11-25');
+  add(
+    'version-counter-offer-supported',
+    'The server answers with an older protocol version (2025-06-18) than the client asked for; the client supports it, so it goes on with notifications/initialized.',
+    frames,
+    'the result offers protocolVersion 2025-06-18 instead of 2025-11-25',
+  );
 
   frames = clone(base).slice(0, result + 1);
   (message(frames[result]!).result as JsonObject).protocolVersion = '2099-01-01';
-  add('version-counter-offer-unsupported', 'The server answers with a protocol version the client does not support: the client must refuse it (no notifications/initialized) and close.', frames, 'the result offers protocolVersion 2099-01-01, which no client supports; nothing follows it');
+  add(
+    'version-counter-offer-unsupported',
+    'The server answers with a protocol version the client does not support: the client must refuse it (no notifications/initialized) and close.',
+    frames,
+    'the result offers protocolVersion 2099-01-01, which no client supports; nothing follows it',
+  );
 
   frames = clone(base).slice(0, result + 1);
   frames[result] = {
     from: 'server',
-    message: { jsonrpc: '2.0', id: 0, error: { code: -32602, message: 'Unsupported protocol version', data: { supported: ['2024-11-05'], requested: '2025-11-25' } } },
+    message: {
+      jsonrpc: '2.0',
+      id: 0,
+      error: { code: -32602, message: 'Unsupported protocol version', data: { supported: ['2024-11-05'], requested: '2025-11-25' } },
+    },
   };
-  add('initialize-error', 'The server answers initialize with a JSON-RPC error: the client reports it (an McpError with the code) and sends nothing more.', frames, 'the initialize result replaced by the error a server that only speaks 2024-11-05 answers, as the 2025-11-25 lifecycle describes');
+  add(
+    'initialize-error',
+    'The server answers initialize with a JSON-RPC error: the client reports it (an McpError with the code) and sends nothing more.',
+    frames,
+    'the initialize result replaced by the error a server that only speaks 2024-11-05 answers, as the 2025-11-25 lifecycle describes',
+  );
 
   cases.handshake!['memory-server'] = {
     about: 'The handshake with the real memory server, which declares other capabilities and no instructions.',
@@ -121,18 +173,41 @@ const cases: Record<string, Record<string, CaseSpec>> = { handshake: {}, tools: 
     (cases.tools![name] = { about, cassette: derived(from, fromName, frames, note), calls: argsOf(frames) });
 
   const calls = [2, 3, 4, 5, 6, 7].flatMap(call);
-  add('everything-server', 'The real everything server: every tool listed, then calls whose results hold text, an image, resource links, an embedded resource and structured content.', [...upToList(everythingTools), ...calls], 'tools/list and six calls (the error cases are cases of their own)');
+  add(
+    'everything-server',
+    'The real everything server: every tool listed, then calls whose results hold text, an image, resource links, an embedded resource and structured content.',
+    [...upToList(everythingTools), ...calls],
+    'tools/list and six calls (the error cases are cases of their own)',
+  );
 
-  add('is-error-results', 'Two calls whose results say isError: true (an unknown tool, invalid arguments): a failed tool is a result, not an exception.', [...upToList(everythingTools), ...[8, 9].flatMap(call)], 'tools/list and the two calls that end in isError results');
+  add(
+    'is-error-results',
+    'Two calls whose results say isError: true (an unknown tool, invalid arguments): a failed tool is a result, not an exception.',
+    [...upToList(everythingTools), ...[8, 9].flatMap(call)],
+    'tools/list and the two calls that end in isError results',
+  );
 
   let frames = [...upToList(everythingTools), ...call(8)];
-  frames[frames.length - 1] = { from: 'server', message: { jsonrpc: '2.0', id: 8, error: { code: -32602, message: 'MCP error -32602: Tool no-such-tool not found' } } };
-  add('json-rpc-error', 'A call answered with a JSON-RPC error rather than a result: the client throws McpError with the code.', frames, 'the isError result of the unknown tool replaced by the JSON-RPC error servers on earlier SDKs answered with');
+  frames[frames.length - 1] = {
+    from: 'server',
+    message: { jsonrpc: '2.0', id: 8, error: { code: -32602, message: 'MCP error -32602: Tool no-such-tool not found' } },
+  };
+  add(
+    'json-rpc-error',
+    'A call answered with a JSON-RPC error rather than a result: the client throws McpError with the code.',
+    frames,
+    'the isError result of the unknown tool replaced by the JSON-RPC error servers on earlier SDKs answered with',
+  );
 
   const [requestA, answerA] = call(2);
   const [requestB, answerB] = call(3);
   frames = [...upToList(everythingTools), requestA!, requestB!, answerB!, answerA!];
-  add('responses-out-of-order', 'Two calls in flight at once, answered in the other order: each response goes to the request with its id.', frames, 'two calls sent together, the second answered first, as a server that runs them concurrently may');
+  add(
+    'responses-out-of-order',
+    'Two calls in flight at once, answered in the other order: each response goes to the request with its id.',
+    frames,
+    'two calls sent together, the second answered first, as a server that runs them concurrently may',
+  );
 
   frames = [...upToList(everythingTools), ...call(2)];
   const listAt = frames.findIndex((frame) => isClient(frame, 'tools/list'));
@@ -145,7 +220,12 @@ const cases: Record<string, Record<string, CaseSpec>> = { handshake: {}, tools: 
     { from: 'server', message: { result: { tools, ...(page < 2 && { nextCursor: cursors[page]! }) }, jsonrpc: '2.0', id: 100 + page } },
   ]);
   frames.splice(listAt, listResult - listAt + 1, ...paged, ...frames.slice(listAt + 1, listResult));
-  add('pagination', 'The tool list comes in three pages: the client follows nextCursor until the server gives none.', frames, "the everything server's tools served in three pages of at most five, with opaque cursors");
+  add(
+    'pagination',
+    'The tool list comes in three pages: the client follows nextCursor until the server gives none.',
+    frames,
+    "the everything server's tools served in three pages of at most five, with opaque cursors",
+  );
 
   const [audioRequest, audioAnswer] = call(4);
   (message(audioRequest!).params as JsonObject).name = 'get-tiny-audio';
@@ -153,9 +233,21 @@ const cases: Record<string, Record<string, CaseSpec>> = { handshake: {}, tools: 
     { type: 'text', text: "Here's the audio you requested:" },
     { type: 'audio', data: 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=', mimeType: 'audio/wav' },
   ];
-  add('audio-content', 'A result whose content is audio (base64 data and a mimeType).', [...upToList(everythingTools), audioRequest!, audioAnswer!], 'the image call turned into an audio one: no recorded server offers audio, and the 2025-11-25 schema defines it');
+  add(
+    'audio-content',
+    'A result whose content is audio (base64 data and a mimeType).',
+    [...upToList(everythingTools), audioRequest!, audioAnswer!],
+    'the image call turned into an audio one: no recorded server offers audio, and the 2025-11-25 schema defines it',
+  );
 
-  add('memory-server', 'The real memory server: its tools, then five calls that build a small knowledge graph and read it back.', [...upToList(memoryTools), ...memoryTools.frames.slice(upToList(memoryTools).length)], 'tools/list and every call', memoryTools, 'memory-tools');
+  add(
+    'memory-server',
+    'The real memory server: its tools, then five calls that build a small knowledge graph and read it back.',
+    [...upToList(memoryTools), ...memoryTools.frames.slice(upToList(memoryTools).length)],
+    'tools/list and every call',
+    memoryTools,
+    'memory-tools',
+  );
 }
 
 for (const [stage, stageCases] of Object.entries(cases)) {
@@ -169,4 +261,8 @@ for (const [stage, stageCases] of Object.entries(cases)) {
     saveCassette(spec.cassette, join(fixtureDir, 'cassette.yaml'), { overwrite: true });
   }
 }
-console.log(Object.entries(cases).map(([stage, stageCases]) => `${stage}: ${Object.keys(stageCases).join(', ')}`).join('\n'));
+console.log(
+  Object.entries(cases)
+    .map(([stage, stageCases]) => `${stage}: ${Object.keys(stageCases).join(', ')}`)
+    .join('\n'),
+);

@@ -47,16 +47,36 @@ describe('bless', () => {
     expect(run.stdout).toContain('bless: 2 expected.json written, 28 unchanged');
     const after = expectedFiles(dir);
     const changed = [...after.keys()].filter((path) => before.get(path) !== after.get(path));
-    expect(changed.sort()).toEqual(['/fixtures/config-and-framing/mcp-config/no-servers/expected.json', '/fixtures/config-and-framing/mcp-frame/numbers/expected.json']);
+    expect(changed.sort()).toEqual([
+      '/fixtures/config-and-framing/mcp-config/no-servers/expected.json',
+      '/fixtures/config-and-framing/mcp-frame/numbers/expected.json',
+    ]);
     expect(after.get('/fixtures/config-and-framing/mcp-frame/numbers/expected.json')).toContain('-43');
     expect(after.get('/fixtures/config-and-framing/mcp-config/no-servers/expected.json')).toBe('{\n  "servers": []\n}\n');
   });
 
   for (const [unfit, edit, says] of [
-    ['crashes', (source: string) => source.replace("  return JSON.parse(line.trim());", "  if (line.includes('-42')) process.exit(3);\n  return JSON.parse(line.trim());"), 'the reference exited with code 3'],
-    ['times out', (source: string) => source.replace("  return JSON.parse(line.trim());", "  while (line.includes('-42')) {}\n  return JSON.parse(line.trim());"), 'the reference timed out'],
-    ['fails its property tests', (source: string) => source.replace("  return JSON.stringify(msg) + '\\n';", "  return JSON.stringify(msg).replaceAll('\\u2028', '\\\\u2028') + '\\n';"), 'property: frame(m) is exactly JSON.stringify(m)'],
-    ['breaks the protocol of a cassette', (source: string) => source.replace("    await this.notify('notifications/initialized');\n", ''), 'the reference broke the protocol of its cassette'],
+    [
+      'crashes',
+      (source: string) =>
+        source.replace('  return JSON.parse(line.trim());', "  if (line.includes('-42')) process.exit(3);\n  return JSON.parse(line.trim());"),
+      'the reference exited with code 3',
+    ],
+    [
+      'times out',
+      (source: string) => source.replace('  return JSON.parse(line.trim());', "  while (line.includes('-42')) {}\n  return JSON.parse(line.trim());"),
+      'the reference timed out',
+    ],
+    [
+      'fails its property tests',
+      (source: string) => source.replace("  return JSON.stringify(msg) + '\\n';", "  return JSON.stringify(msg).replaceAll('\\u2028', '\\\\u2028') + '\\n';"),
+      'property: frame(m) is exactly JSON.stringify(m)',
+    ],
+    [
+      'breaks the protocol of a cassette',
+      (source: string) => source.replace("    await this.notify('notifications/initialized');\n", ''),
+      'the reference broke the protocol of its cassette',
+    ],
   ] as const) {
     it(`writes nothing when the reference ${unfit}`, async () => {
       const dir = copy();

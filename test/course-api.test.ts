@@ -40,7 +40,10 @@ function shapes(): Record<keyof typeof FILES, Map<string, string>> {
   const members = (type: ts.Type, at: ts.Node) =>
     checker
       .getPropertiesOfType(type)
-      .filter((member) => !member.name.startsWith('#') && !(ts.getCombinedModifierFlags(member.valueDeclaration ?? member.declarations![0]!) & ts.ModifierFlags.Private))
+      .filter(
+        (member) =>
+          !member.name.startsWith('#') && !(ts.getCombinedModifierFlags(member.valueDeclaration ?? member.declarations![0]!) & ts.ModifierFlags.Private),
+      )
       .map((member) => {
         const memberType = checker.getTypeOfSymbolAtLocation(member, at);
         const calls = memberType.getCallSignatures();
@@ -55,7 +58,10 @@ function shapes(): Record<keyof typeof FILES, Map<string, string>> {
     for (const symbol of checker.getExportsOfModule(checker.getSymbolAtLocation(source)!)) {
       const declaration = symbol.declarations![0]!;
       if (ts.isClassDeclaration(declaration)) {
-        const constructors = checker.getTypeOfSymbolAtLocation(symbol, declaration).getConstructSignatures().map((sig) => signature(sig, declaration));
+        const constructors = checker
+          .getTypeOfSymbolAtLocation(symbol, declaration)
+          .getConstructSignatures()
+          .map((sig) => signature(sig, declaration));
         exported.set(symbol.name, `class new${constructors.join(' & ')} { ${members(checker.getDeclaredTypeOfSymbol(symbol), declaration).join('; ')} }`);
       } else if (ts.isInterfaceDeclaration(declaration)) {
         exported.set(symbol.name, `interface { ${members(checker.getDeclaredTypeOfSymbol(symbol), declaration).join('; ')} }`);

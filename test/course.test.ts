@@ -24,7 +24,11 @@ function editTable(dir: string, from: string, to: string): void {
 }
 
 function lineOf(dir: string, text: string): number {
-  return readFileSync(join(dir, 'course.yaml'), 'utf8').split('\n').findIndex((line) => line.includes(text)) + 1;
+  return (
+    readFileSync(join(dir, 'course.yaml'), 'utf8')
+      .split('\n')
+      .findIndex((line) => line.includes(text)) + 1
+  );
 }
 
 function loadError(dir: string): string {
@@ -56,7 +60,9 @@ describe('the stage table', () => {
   it('names an unknown command and the line it is on, and lists the known ones', () => {
     const dir = copy();
     editTable(dir, '      - command: mcp-config', '      - command: mcp-konfig');
-    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig" (program.ts commands: mcp-frame, mcp-config, handshake, tools)`);
+    expect(loadError(dir)).toBe(
+      `course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig" (program.ts commands: mcp-frame, mcp-config, handshake, tools)`,
+    );
   });
 
   it('names a property suite no stage has and the line it is on, and lists the suites there are', () => {
@@ -88,7 +94,10 @@ describe('the stage table', () => {
     editTable(dir, 'timeout: 10', 'timeout: soon');
     expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'timeout: soon')}: "stages[0].timeout" must be a number, not "soon"`);
     dir = copy();
-    writeFileSync(join(dir, 'course.yaml'), `${readFileSync(join(dir, 'course.yaml'), 'utf8')}  - slug: config-and-framing\n    title: again\n    cases:\n      - command: mcp-frame\n        folder: config-and-framing/mcp-frame\n`);
+    writeFileSync(
+      join(dir, 'course.yaml'),
+      `${readFileSync(join(dir, 'course.yaml'), 'utf8')}  - slug: config-and-framing\n    title: again\n    cases:\n      - command: mcp-frame\n        folder: config-and-framing/mcp-frame\n`,
+    );
     expect(loadError(dir)).toMatch(/^course\.yaml:\d+: stage "config-and-framing" appears twice$/);
     dir = copy();
     editTable(dir, 'version: 1', 'version: 2');

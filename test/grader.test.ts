@@ -33,10 +33,19 @@ const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: strin
   // stage 2: handshake
   'initialized-missing': { stage: 'handshake', says: ['the session ended before your client sent notifications/initialized'] },
   'initialized-before-response': { stage: 'handshake', says: ['before the initialize result had arrived'] },
-  'first-message-is-the-response': { stage: 'handshake', says: ['the response is the message with your request\'s id'] },
+  'first-message-is-the-response': { stage: 'handshake', says: ["the response is the message with your request's id"] },
   'chunk-is-a-message': { stage: 'handshake', says: ['result-split-across-reads'], timeout: '3' },
-  'version-not-checked': { stage: 'handshake', says: ['which your client does not support', 'the recording has no more client messages; your client sent notifications/initialized'] },
-  'version-must-match-exactly': { stage: 'handshake', says: ['initialize refused the protocol version the server offered in return, "2025-06-18"', 'the session ended before your client sent notifications/initialized'] },
+  'version-not-checked': {
+    stage: 'handshake',
+    says: ['which your client does not support', 'the recording has no more client messages; your client sent notifications/initialized'],
+  },
+  'version-must-match-exactly': {
+    stage: 'handshake',
+    says: [
+      'initialize refused the protocol version the server offered in return, "2025-06-18"',
+      'the session ended before your client sent notifications/initialized',
+    ],
+  },
   'error-taken-as-result': { stage: 'handshake', says: ['an error response must reject the request with McpError'] },
   'non-json-line-crashes': { stage: 'handshake', says: ['non-json-line-before-result', 'SyntaxError'] },
   // stage 3: tools

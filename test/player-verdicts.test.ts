@@ -41,14 +41,18 @@ async function grade(dir: string, slug: string, name: string) {
 
 describe('the cassette player in grading', () => {
   it('a client that writes garbage on the wire: the player says so, and the case ends in bounded time', async () => {
-    const dir = courseWith((source) => source.replace('    this.wire.write(frame(msg));', "    this.wire.write('\\u0000\\u00ff garbage ' + frame(msg).slice(3));"));
+    const dir = courseWith((source) =>
+      source.replace('    this.wire.write(frame(msg));', "    this.wire.write('\\u0000\\u00ff garbage ' + frame(msg).slice(3));"),
+    );
     const verdict = await grade(dir, 'handshake', 'everything-server');
     expect(verdict.status).toBe('timeout'); // the client waits for an answer to a request it never made
     expect(detailText(verdict)).toContain('not-json: your client wrote a line that is not JSON');
   });
 
   it('a client that floods the wire with 128k lines of garbage: a bounded verdict, in bounded time', async () => {
-    const dir = courseWith((source) => source.replace('    this.wire.write(frame(msg));', "    this.wire.write('\\u001b[31mgarbage\\n'.repeat(128_000) + frame(msg));"));
+    const dir = courseWith((source) =>
+      source.replace('    this.wire.write(frame(msg));', "    this.wire.write('\\u001b[31mgarbage\\n'.repeat(128_000) + frame(msg));"),
+    );
     const started = performance.now();
     const verdict = await grade(dir, 'handshake', 'everything-server');
     expect(performance.now() - started).toBeLessThan(15_000);
@@ -59,7 +63,9 @@ describe('the cassette player in grading', () => {
   });
 
   it('a client that never reads what the server sends: timeout, and the player says what it waited for', async () => {
-    const dir = courseWith((source) => source.replace('    this.messages = readLines(wire.chunks);', '    this.messages = (async function* () { await new Promise(() => {}); })();'));
+    const dir = courseWith((source) =>
+      source.replace('    this.messages = readLines(wire.chunks);', '    this.messages = (async function* () { await new Promise(() => {}); })();'),
+    );
     const verdict = await grade(dir, 'handshake', 'everything-server');
     expect(verdict.status).toBe('timeout');
     expect(detailText(verdict)).toContain('unused: the session ended before your client sent notifications/initialized');

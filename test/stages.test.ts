@@ -41,9 +41,12 @@ describe('the stage table', () => {
     expect(mismatches(course, STAGES)).toEqual([]);
   });
 
-  it('catches a stage left out, a generator of another stage\'s command, and a suite that is not the one named', () => {
+  it("catches a stage left out, a generator of another stage's command, and a suite that is not the one named", () => {
     const [first, second] = STAGES;
-    const drifted: StageContent[] = [{ ...first!, properties: undefined }, { ...second!, generators: { ...second!.generators, 'mcp-frame': first!.generators['mcp-frame']! } }];
+    const drifted: StageContent[] = [
+      { ...first!, properties: undefined },
+      { ...second!, generators: { ...second!.generators, 'mcp-frame': first!.generators['mcp-frame']! } },
+    ];
     expect(mismatches(course, drifted)).toEqual([
       `course.yaml has stages ${course.stages.map(({ slug }) => slug).join(', ')}; harness/stages lists ${first!.slug}, ${second!.slug}`,
       `${first!.slug}: course.yaml names suite framing, its module has none`,

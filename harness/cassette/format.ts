@@ -2,9 +2,9 @@
 // relies on and names file, line and field on error; saving is atomic (a temporary file renamed
 // or linked into place), so a crash never leaves half a cassette at the target path.
 import { createHash } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { writeAtomically, type WriteOptions } from '../files.ts';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { InputError } from '../errors.ts';
@@ -80,7 +80,9 @@ const CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'nod
 let parserSource: string | undefined;
 
 function cachePath(text: string): string {
-  parserSource ??= ['format.ts', 'model.ts', 'json-path.ts'].map((name) => readFileSync(join(dirname(fileURLToPath(import.meta.url)), name), 'utf8')).join('\0');
+  parserSource ??= ['format.ts', 'model.ts', 'json-path.ts']
+    .map((name) => readFileSync(join(dirname(fileURLToPath(import.meta.url)), name), 'utf8'))
+    .join('\0');
   return join(CACHE_DIR, `${createHash('sha256').update(parserSource).update('\0').update(text).digest('hex').slice(0, 32)}.json`);
 }
 
@@ -205,14 +207,16 @@ function readFrame(entry: unknown, index: number, fail: Fail, lineOf: (path: Pat
   const path: PathKey[] = ['frames', index];
   if (!isObject(entry)) return fail(path, 'expected a mapping with one of client, server, stdout, stderr');
   const directions = (Object.keys(FRAME_KEYS) as (keyof typeof FRAME_KEYS)[]).filter((key) => key in entry);
-  if (directions.length !== 1) fail(path, `expected exactly one of client, server, stdout, stderr; got ${directions.length === 0 ? 'none' : directions.join(' and ')}`);
+  if (directions.length !== 1)
+    fail(path, `expected exactly one of client, server, stdout, stderr; got ${directions.length === 0 ? 'none' : directions.join(' and ')}`);
   const from = directions[0]!;
   checkKeys(entry, [...FRAME_KEYS[from]], path, fail);
   const line = lineOf(path);
   if (from === 'client' || from === 'server') {
     const message = entry[from];
     checkMessage(message, [...path, from], fail);
-    const frame: ClientFrame | ServerFrame = from === 'client' ? { from, message: message as JsonObject, line } : { from, message: message as JsonObject, line };
+    const frame: ClientFrame | ServerFrame =
+      from === 'client' ? { from, message: message as JsonObject, line } : { from, message: message as JsonObject, line };
     if (entry.free !== undefined) frame.free = readPaths(entry.free, [...path, 'free'], fail);
     if (frame.from === 'server') {
       if (entry.raw !== undefined) {
@@ -224,7 +228,7 @@ function readFrame(entry: unknown, index: number, fail: Fail, lineOf: (path: Pat
         } catch {
           fail([...path, 'raw'], 'is not one JSON message; non-JSON output belongs in a stdout frame');
         }
-        if (JSON.stringify(parsed) !== JSON.stringify(message)) fail([...path, 'raw'], 'does not parse to the same message as the frame\'s server field');
+        if (JSON.stringify(parsed) !== JSON.stringify(message)) fail([...path, 'raw'], "does not parse to the same message as the frame's server field");
         if (!raw.endsWith('\n')) fail([...path, 'raw'], 'must end with the line terminator the server wrote ("\\n" or "\\r\\n")');
         frame.raw = raw;
       }
@@ -261,7 +265,7 @@ function readChunks(entry: JsonObject, frame: { chunks?: string[]; cuts?: number
     if (!Array.isArray(chunks) || chunks.length === 0 || !chunks.every((chunk) => typeof chunk === 'string' && chunk !== '')) {
       fail([...path, 'chunks'], 'expected a list of non-empty strings');
     }
-    if ((chunks as string[]).join('') !== bytes) fail([...path, 'chunks'], 'the chunks do not add up to the frame\'s bytes');
+    if ((chunks as string[]).join('') !== bytes) fail([...path, 'chunks'], "the chunks do not add up to the frame's bytes");
     frame.chunks = chunks as string[];
   }
   if (entry.flush !== undefined) {
@@ -343,4 +347,3 @@ export { writeAtomically };
 export function saveCassette(cassette: Cassette, target: string, options: SaveOptions = {}): void {
   writeAtomically(target, serialiseCassette(cassette), options);
 }
-

@@ -38,8 +38,7 @@ export class FreePaths {
   has(path: readonly Segment[]): boolean {
     return this.patterns.some(
       (pattern) =>
-        pattern.length === path.length &&
-        pattern.every((segment, i) => segment === '*' || segment === path[i] || String(segment) === String(path[i])),
+        pattern.length === path.length && pattern.every((segment, i) => segment === '*' || segment === path[i] || String(segment) === String(path[i])),
     );
   }
 }
@@ -53,12 +52,7 @@ export interface Difference {
 const NO_FREE = new FreePaths([]);
 
 /** The first place where `actual` differs from `expected`, or undefined when they are equal as JSON. */
-export function firstDifference(
-  expected: Json | undefined,
-  actual: Json | undefined,
-  free: FreePaths = NO_FREE,
-  path: Segment[] = [],
-): Difference | undefined {
+export function firstDifference(expected: Json | undefined, actual: Json | undefined, free: FreePaths = NO_FREE, path: Segment[] = []): Difference | undefined {
   if (!free.empty && free.has(path)) return undefined;
   if (expected === actual) return undefined;
   if (Array.isArray(expected) && Array.isArray(actual)) {

@@ -25,7 +25,9 @@ export function lintCassette(cassette: Cassette): LintProblem[] {
       own.add(idKey(message.id));
     } else if (kind === 'response' && message.id !== null) {
       if (!other.has(idKey(message.id))) {
-        problem(`${frame.from} response to id ${JSON.stringify(message.id)}, but no earlier ${frame.from === 'client' ? 'server' : 'client'} request has that id`);
+        problem(
+          `${frame.from} response to id ${JSON.stringify(message.id)}, but no earlier ${frame.from === 'client' ? 'server' : 'client'} request has that id`,
+        );
       }
       other.delete(idKey(message.id));
     }

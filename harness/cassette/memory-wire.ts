@@ -26,7 +26,7 @@ export function createMemoryWire(cassette: Cassette, options: FaceOptions = {}):
     cassette,
     {
       write(piece) {
-        if (piece.then === 'glue') {
+        if (piece.after === 'glue') {
           glued += typeof piece.bytes === 'string' ? decoder.end() + piece.bytes : decoder.write(piece.bytes);
           return;
         }

@@ -29,7 +29,7 @@ export interface Piece {
   /** Text, or raw bytes when a read ends inside a multi-byte character. */
   bytes: string | Uint8Array;
   /** write: a write of its own; glue: the next piece joins this write; pause: the reader must see a separate read. */
-  then: 'write' | 'glue' | 'pause';
+  after: 'write' | 'glue' | 'pause';
   /** The answer to initialize: a face may hold it back a moment, so that a client that does not wait for it shows. */
   initializeResult?: boolean;
 }
@@ -175,9 +175,13 @@ export class Player {
     if (this.options.validate !== false && !this.full) this.validate(message, this.version);
     if (arrival.beforeInitializeResult && message.method !== 'ping') {
       // The lifecycle's rule: until the initialize result arrives, a client may send nothing but ping.
-      this.diagnose('out-of-order', () => `your client sent ${describeMessage(message)} before the initialize result had arrived: wait for it (only ping may come earlier)`, {
-        received: message,
-      });
+      this.diagnose(
+        'out-of-order',
+        () => `your client sent ${describeMessage(message)} before the initialize result had arrived: wait for it (only ping may come earlier)`,
+        {
+          received: message,
+        },
+      );
     }
     const kind = kindOf(message);
     if (this.position >= this.cassette.frames.length) {
@@ -199,7 +203,7 @@ export class Player {
     if (this.full) {
       // Only counted: what the diagnosis would say (a scan of the whole cassette) is not worked out.
       this.more++;
-      if (kind === 'request') this.reply(message.id ?? null, 'your client\'s message differs from the recording');
+      if (kind === 'request') this.reply(message.id ?? null, "your client's message differs from the recording");
       return;
     }
     const waitingFor = this.ref(expectedIndex);
@@ -216,8 +220,16 @@ export class Player {
       const path = clip(miss.path, 200);
       this.diagnose(
         'params-differ',
-        () => `your client sent ${describeMessage(message)} with ${path.split(/[.[]/)[0]} that differ from the recording at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`,
-        { received: message, waitingFor, nearest: waitingFor, path: clip(miss.path, RECEIVED_CHARS), expected: miss.expected ?? null, actual: miss.actual ?? null },
+        () =>
+          `your client sent ${describeMessage(message)} with ${path.split(/[.[]/)[0]} that differ from the recording at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`,
+        {
+          received: message,
+          waitingFor,
+          nearest: waitingFor,
+          path: clip(miss.path, RECEIVED_CHARS),
+          expected: miss.expected ?? null,
+          actual: miss.actual ?? null,
+        },
       );
     } else {
       this.diagnose('unexpected-method', () => context, { received: message, waitingFor, nearest: this.nearest(message, expectedIndex) ?? waitingFor });
@@ -275,7 +287,12 @@ export class Player {
 
   private reportInvalid(message: JsonObject, version: string | undefined, problem: string | undefined, received: Json, step = this.step): void {
     if (problem) {
-      this.diagnose('invalid-message', () => `${describeMessage(message)} is not valid MCP${version ? ` ${version}` : ''}: ${clip(problem, 300)}`, { received }, step);
+      this.diagnose(
+        'invalid-message',
+        () => `${describeMessage(message)} is not valid MCP${version ? ` ${version}` : ''}: ${clip(problem, 300)}`,
+        { received },
+        step,
+      );
     }
   }
 
@@ -393,10 +410,10 @@ export class Player {
     const last = frame.flush === false ? 'glue' : chunks.length > 1 ? 'pause' : 'write';
     chunks = chunks.filter((chunk) => chunk.length > 0);
     // Recorded reads start a read of their own, unless the frame before asked to share it.
-    if (chunks.length > 1 && !this.glued) this.output.write({ bytes: '', then: 'pause' });
+    if (chunks.length > 1 && !this.glued) this.output.write({ bytes: '', after: 'pause' });
     this.glued = frame.flush === false;
     for (let i = 0; i < chunks.length; i++) {
-      this.output.write({ bytes: chunks[i]!, then: i === chunks.length - 1 ? last : 'pause', ...(initializeResult && i === 0 && { initializeResult }) });
+      this.output.write({ bytes: chunks[i]!, after: i === chunks.length - 1 ? last : 'pause', ...(initializeResult && i === 0 && { initializeResult }) });
     }
   }
 
@@ -422,7 +439,7 @@ export class Player {
   private reply(id: Json, text: string, code = MISMATCH_ERROR_CODE): void {
     const answer = { jsonrpc: '2.0', id, error: { code, message: `theinference: ${text}` } };
     this.log.add(() => exchangeStep('server', answer));
-    this.output.write({ bytes: compactLine(answer), then: 'write' });
+    this.output.write({ bytes: compactLine(answer), after: 'write' });
   }
 
   /** Logs a client message (or line) at its place on the wire; `text` stands for it when it is too long to keep. */
@@ -449,8 +466,16 @@ export class Player {
       return;
     }
     // A long line is kept as its clipped text, not as the (large) value parsed from it.
-    const kept = this.longLine === undefined ? fields : { ...fields, received: this.longLine, ...(fields.actual !== undefined && { actual: clip(JSON.stringify(fields.actual), RECEIVED_CHARS) }) };
-    const diagnosis: Diagnosis = { kind, message: clip(escapeControls(message()), MESSAGE_CHARS), ...(this.cassette.file ? { cassette: this.cassette.file } : {}), ...kept };
+    const kept =
+      this.longLine === undefined
+        ? fields
+        : { ...fields, received: this.longLine, ...(fields.actual !== undefined && { actual: clip(JSON.stringify(fields.actual), RECEIVED_CHARS) }) };
+    const diagnosis: Diagnosis = {
+      kind,
+      message: clip(escapeControls(message()), MESSAGE_CHARS),
+      ...(this.cassette.file ? { cassette: this.cassette.file } : {}),
+      ...kept,
+    };
     this.misses.push(diagnosis);
     if (step && !step.diagnosis) step.diagnosis = { kind, message: diagnosis.message };
     this.output.diagnose?.(diagnosis);
@@ -461,9 +486,14 @@ export class Player {
     const head = start.slice(0, cutPoint(start, RECEIVED_CHARS));
     this.cutOff = true;
     const step = this.logClient(`${head}…`, {});
-    this.diagnose('line-too-long', () => `your client wrote a line longer than ${MAX_LINE_CHARS / 1024 / 1024} MiB without a newline; the player stopped reading: ${preview(head)}`, {
-      received: `${head}…`,
-    }, step);
+    this.diagnose(
+      'line-too-long',
+      () => `your client wrote a line longer than ${MAX_LINE_CHARS / 1024 / 1024} MiB without a newline; the player stopped reading: ${preview(head)}`,
+      {
+        received: `${head}…`,
+      },
+      step,
+    );
     this.output.cut?.();
   }
 

@@ -32,7 +32,11 @@ let loading: Promise<void> | undefined;
 export function loadSchemas(): Promise<void> {
   loading ??= import('@modelcontextprotocol/sdk/types.js').then(
     (sdk) => {
-      schemas = { requests: byMethod(sdk.ClientRequestSchema), notifications: byMethod(sdk.ClientNotificationSchema), result: sdk.ClientResultSchema as Schema };
+      schemas = {
+        requests: byMethod(sdk.ClientRequestSchema),
+        notifications: byMethod(sdk.ClientNotificationSchema),
+        result: sdk.ClientResultSchema as Schema,
+      };
     },
     () => {
       schemas = { requests: new Map(), notifications: new Map(), result: undefined };

@@ -103,17 +103,17 @@ class PacedWriter {
     if (this.dead) return;
     const bytes = join(this.glued, piece.bytes);
     this.glued = '';
-    if (piece.then === 'glue') {
+    if (piece.after === 'glue') {
       this.glued = bytes;
       return;
     }
     const hold = piece.initializeResult === true && this.holdMs > 0;
-    if (!this.busy && piece.then === 'write' && !hold) {
+    if (!this.busy && piece.after === 'write' && !hold) {
       this.output.write(bytes);
       return;
     }
     if (hold) this.held += 1;
-    this.queue.push({ bytes, pause: piece.then === 'pause', hold });
+    this.queue.push({ bytes, pause: piece.after === 'pause', hold });
     if (!this.busy) void this.pump();
   }
 
@@ -125,7 +125,7 @@ class PacedWriter {
   /** Resolves once every piece pushed so far has been handed to the stream. */
   drained(): Promise<void> {
     if (this.glued.length > 0) {
-      this.push({ bytes: '', then: 'write' });
+      this.push({ bytes: '', after: 'write' });
     }
     if (!this.busy) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));

@@ -5,7 +5,7 @@ import { InputError } from '../errors.ts';
 import { spawn } from 'node:child_process';
 import { FreePaths, firstDifference, formatPath } from './json-path.ts';
 import { LineSplitter } from './lines.ts';
-import { describeMessage, idKey, isObject, kindOf, type Cassette, type Json, type JsonObject, type ServerFrame } from './model.ts';
+import { describeMessage, idKey, isObject, kindOf, type Cassette, type Json, type JsonObject } from './model.ts';
 import { maskNondeterministic } from './normalise.ts';
 
 export interface Drift {
@@ -121,9 +121,7 @@ function compare(cassette: Cassette, live: JsonObject[]): Drift[] {
     const kind = kindOf(recorded);
     const match = live.findIndex(
       (message, i) =>
-        !used.has(i) &&
-        kindOf(message) === kind &&
-        (kind === 'response' ? idKey(message.id) === idKey(recorded.id) : message.method === recorded.method),
+        !used.has(i) && kindOf(message) === kind && (kind === 'response' ? idKey(message.id) === idKey(recorded.id) : message.method === recorded.method),
     );
     if (match === -1) {
       drift.push({ frame: index, line: frame.line, message: `the server no longer sends ${describeMessage(recorded)}` });
@@ -132,7 +130,8 @@ function compare(cassette: Cassette, live: JsonObject[]): Drift[] {
     used.add(match);
     const actual = live[match]!;
     const free = new FreePaths([...globalFree, ...(frame.free ?? [])]);
-    const body = (message: JsonObject) => maskNondeterministic({ result: message.result ?? null, error: message.error ?? null, params: message.params ?? null });
+    const body = (message: JsonObject) =>
+      maskNondeterministic({ result: message.result ?? null, error: message.error ?? null, params: message.params ?? null });
     const difference = firstDifference(body(recorded), body(actual), free);
     if (difference) {
       drift.push({

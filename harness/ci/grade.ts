@@ -181,8 +181,10 @@ async function grade(
     throw new ReportError(`could not write the report: ${(error as Error).message}`);
   }
   const files = settings.files.map(({ format, path }) => `${format.what} in ${path}`).join(', ');
-  settings.write(`${interrupted === undefined ? '' : '\n'}graded with --seed ${settings.seed}${settings.shard.count > 1 ? ` as shard ${settings.shard.index}/${settings.shard.count}` : ''}: ${written.status}` +
-    `${files ? `; ${files}` : ''}\n`);
+  settings.write(
+    `${interrupted === undefined ? '' : '\n'}graded with --seed ${settings.seed}${settings.shard.count > 1 ? ` as shard ${settings.shard.index}/${settings.shard.count}` : ''}: ${written.status}` +
+      `${files ? `; ${files}` : ''}\n`,
+  );
   return written.exitCode;
 }
 
@@ -210,10 +212,16 @@ function generatedCount(byStage: Map<string, Case[]>): number {
 /** What a person reading the CI log should know before the first case. */
 function announce(settings: CiSettings, facts: SubmissionFacts, sandbox: SandboxKind, planned: number, here: number): void {
   const lines: string[] = [];
-  if (sandbox === 'none') lines.push(`no sandbox: ${settings.sandbox ? sandboxAvailability().reason : '--no-sandbox'}; the submission's programs run as the grader's user (docs/ci.md)`);
+  if (sandbox === 'none')
+    lines.push(
+      `no sandbox: ${settings.sandbox ? sandboxAvailability().reason : '--no-sandbox'}; the submission's programs run as the grader's user (docs/ci.md)`,
+    );
   if (!facts.hasEntryPoint) lines.push(`the submission has no src/mcp.ts: every check will fail`);
   if (facts.changedOutsideSrc.length > 0) {
-    const shown = facts.changedOutsideSrc.slice(0, 10).map((change) => `${change.path} (${change.change})`).join(', ');
+    const shown = facts.changedOutsideSrc
+      .slice(0, 10)
+      .map((change) => `${change.path} (${change.change})`)
+      .join(', ');
     const more = facts.changedOutsideSrc.length > 10 ? ` and ${facts.changedOutsideSrc.length - 10} more` : '';
     lines.push(`files outside src/ that the submission changed, not used in grading: ${shown}${more}`);
   }

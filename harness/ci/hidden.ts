@@ -28,7 +28,8 @@ export function loadHiddenCases(dir: string, course: Course): HiddenCases {
   };
   if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) fail('no such folder');
   const casesRoot = join(root, 'cases');
-  if (!statSync(casesRoot, { throwIfNoEntry: false })?.isDirectory()) fail('no cases/ folder (expected cases/<case folder of course.yaml>/<case>/ and fixtures/ beside it)');
+  if (!statSync(casesRoot, { throwIfNoEntry: false })?.isDirectory())
+    fail('no cases/ folder (expected cases/<case folder of course.yaml>/<case>/ and fixtures/ beside it)');
 
   const byStage = new Map<string, Case[]>();
   const sources = new Map<Case, string>();
@@ -37,7 +38,8 @@ export function loadHiddenCases(dir: string, course: Course): HiddenCases {
   const walk = (folder: string) => {
     const owner = folders.get(folder);
     if (owner === undefined) {
-      if (folder !== '' && ![...folders.keys()].some((known) => known.startsWith(`${folder}/`))) fail(`cases/${folder} is not a case folder of course.yaml (known: ${known})`);
+      if (folder !== '' && ![...folders.keys()].some((known) => known.startsWith(`${folder}/`)))
+        fail(`cases/${folder} is not a case folder of course.yaml (known: ${known})`);
       for (const name of subfolders(join(casesRoot, folder))) walk(folder === '' ? name : `${folder}/${name}`);
       return;
     }
@@ -48,8 +50,18 @@ export function loadHiddenCases(dir: string, course: Course): HiddenCases {
       if (!existsSync(expectedPath)) fail(`case ${folder}/${name} has no ${where}/expected.json`);
       if (!readFileSync(expectedPath, 'utf8').endsWith('\n')) fail(`${where}/expected.json does not end with a newline (program.ts always prints one)`);
       const cassettePath = owner.player === undefined ? undefined : join(fixtureDir, 'cassette.yaml');
-      if (cassettePath !== undefined && !existsSync(cassettePath)) fail(`case ${folder}/${name} has no ${where}/cassette.yaml (its stage plays the server's side from one)`);
-      const testCase: Case = { name, stage: owner.stage, command: owner.command, casePath: hiddenCasePath(folder, name), fixtureDir, expectedPath, cassettePath, hidden: true };
+      if (cassettePath !== undefined && !existsSync(cassettePath))
+        fail(`case ${folder}/${name} has no ${where}/cassette.yaml (its stage plays the server's side from one)`);
+      const testCase: Case = {
+        name,
+        stage: owner.stage,
+        command: owner.command,
+        casePath: hiddenCasePath(folder, name),
+        fixtureDir,
+        expectedPath,
+        cassettePath,
+        hidden: true,
+      };
       byStage.set(owner.stage, [...(byStage.get(owner.stage) ?? []), testCase]);
       sources.set(testCase, join(casesRoot, folder, name));
     }
@@ -69,7 +81,8 @@ export function copyHiddenInputs(hidden: HiddenCases, scratchRoot: string): void
 export function caseFolders(course: Course): Map<string, CaseFolder> {
   const folders = new Map<string, CaseFolder>();
   for (const stage of course.stages) {
-    for (const testCase of stage.cases) folders.set(dirname(testCase.casePath).slice('cases/'.length), { stage: stage.slug, command: testCase.command, player: stage.player });
+    for (const testCase of stage.cases)
+      folders.set(dirname(testCase.casePath).slice('cases/'.length), { stage: stage.slug, command: testCase.command, player: stage.player });
   }
   return folders;
 }
@@ -82,5 +95,8 @@ interface CaseFolder {
 }
 
 function subfolders(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
 }

@@ -50,7 +50,15 @@ export function generateCases(course: Course, seed: number, perCommand: number, 
         writeAll(join(scratchRoot, casePath), files.inputs);
         writeAll(fixtureDir, files.fixtures ?? {});
         const cassette = files.fixtures?.['cassette.yaml'] === undefined ? {} : { cassettePath: join(fixtureDir, 'cassette.yaml') };
-        cases.push({ name: String(index + 1), stage: stage.slug, command: publicCase.command, casePath, fixtureDir, expectedPath: join(fixtureDir, 'expected.json'), ...cassette });
+        cases.push({
+          name: String(index + 1),
+          stage: stage.slug,
+          command: publicCase.command,
+          casePath,
+          fixtureDir,
+          expectedPath: join(fixtureDir, 'expected.json'),
+          ...cassette,
+        });
       }
     }
     if (cases.length > 0) byStage.set(stage.slug, cases);
@@ -71,19 +79,29 @@ export class ReferenceFailure extends CourseError {}
  * each generated case and writes what it prints as the case's expected.json.
  */
 export async function expectFromReference(cases: Case[], courseRoot: string, inputsRoot: string, start: Launcher, env: NodeJS.ProcessEnv): Promise<void> {
-  await inOrder(cases.map((testCase) => async () => {
-    // run from the course with the input where it was generated, and the cassette, if any, played as for the student
-    const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
-    const here = { ...testCase, casePath: join(inputsRoot, testCase.casePath) };
-    const { result, report } = await runWithPlayer(here, { runRoot: courseRoot, launcher: start, env, limits: DEFAULT_LIMITS }, cassette);
-    const protocol = report?.diagnoses[0]?.message;
-    if (result.exitCode !== 0 || result.timeLimit || result.flooded || result.outOfMemory || protocol !== undefined) {
-      const said = protocol ?? result.stderr.toString('utf8').trim().split('\n').find((line) => /error/i.test(line)) ?? '';
-      throw new ReferenceFailure(
-        `the reference solution (${join(courseRoot, 'src', 'mcp.ts')}) failed on the generated case ${testCase.casePath}` +
-          `${said ? `: ${said}` : ''} (pass --random 0 to grade without generated cases)`,
-      );
-    }
-    writeFileSync(testCase.expectedPath, result.stdout);
-  }), CORES);
+  await inOrder(
+    cases.map((testCase) => async () => {
+      // run from the course with the input where it was generated, and the cassette, if any, played as for the student
+      const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
+      const here = { ...testCase, casePath: join(inputsRoot, testCase.casePath) };
+      const { result, report } = await runWithPlayer(here, { runRoot: courseRoot, launcher: start, env, limits: DEFAULT_LIMITS }, cassette);
+      const protocol = report?.diagnoses[0]?.message;
+      if (result.exitCode !== 0 || result.timeLimit || result.flooded || result.outOfMemory || protocol !== undefined) {
+        const said =
+          protocol ??
+          result.stderr
+            .toString('utf8')
+            .trim()
+            .split('\n')
+            .find((line) => /error/i.test(line)) ??
+          '';
+        throw new ReferenceFailure(
+          `the reference solution (${join(courseRoot, 'src', 'mcp.ts')}) failed on the generated case ${testCase.casePath}` +
+            `${said ? `: ${said}` : ''} (pass --random 0 to grade without generated cases)`,
+        );
+      }
+      writeFileSync(testCase.expectedPath, result.stdout);
+    }),
+    CORES,
+  );
 }

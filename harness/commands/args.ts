@@ -40,7 +40,8 @@ export function integer(flag: string, text: string): number {
 
 /** A whole number in [min, max], written in decimal digits. */
 export function wholeNumber(flag: string, text: string, min: number, max: number): number {
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`${flag} takes a whole number from ${min} to ${max}, not "${text}"`);
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max)
+    throw new UsageError(`${flag} takes a whole number from ${min} to ${max}, not "${text}"`);
   return Number(text);
 }
 
@@ -75,7 +76,8 @@ export function count(flag: string, text: string, max = Number.MAX_SAFE_INTEGER)
 /** A report path is checked before grading: finding out after minutes of grading is too late. */
 export function checkWritable(flag: string, path: string): void {
   const folder = dirname(resolve(path));
-  if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new InputError(`${flag} ${path}: cannot write it, the folder ${folder} does not exist`);
+  if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory())
+    throw new InputError(`${flag} ${path}: cannot write it, the folder ${folder} does not exist`);
   if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new InputError(`${flag} ${path}: cannot write it, it is a folder`);
   try {
     accessSync(folder, constants.W_OK);

@@ -53,12 +53,20 @@ export async function bless(args: string[]): Promise<number> {
         const testCase = stage.cases[index]!;
         const name = relative('cases', testCase.casePath);
         if (report && report.diagnoses.length > 0) {
-          refusals.push(`${name}: the reference broke the protocol of its cassette\n${indent(formatDiagnoses(report).join("\n"))}`);
+          refusals.push(`${name}: the reference broke the protocol of its cassette\n${indent(formatDiagnoses(report).join('\n'))}`);
           return;
         }
         if (result.startError || result.timeLimit || result.flooded || result.signal || result.exitCode !== 0) {
-          const why = result.timeLimit ? 'timed out' : result.flooded ? `flooded ${result.flooded}` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
-          refusals.push(`${name}: the reference ${result.startError ? `could not start (${result.startError.code})` : why}\n${indent(result.stderr.toString('utf8'))}`);
+          const why = result.timeLimit
+            ? 'timed out'
+            : result.flooded
+              ? `flooded ${result.flooded}`
+              : result.signal
+                ? `was killed by ${result.signal}`
+                : `exited with code ${result.exitCode}`;
+          refusals.push(
+            `${name}: the reference ${result.startError ? `could not start (${result.startError.code})` : why}\n${indent(result.stderr.toString('utf8'))}`,
+          );
           return;
         }
         const previous = existsSync(testCase.expectedPath) ? readFileSync(testCase.expectedPath) : undefined;
@@ -80,7 +88,9 @@ export async function bless(args: string[]): Promise<number> {
     mkdirSync(dirname(testCase.expectedPath), { recursive: true });
     writeAtomically(testCase.expectedPath, output, { overwrite: true });
   }
-  console.log(`bless: ${changed.length} expected.json written, ${blessings.length - changed.length} unchanged (${relative(process.cwd(), course.root) || '.'})`);
+  console.log(
+    `bless: ${changed.length} expected.json written, ${blessings.length - changed.length} unchanged (${relative(process.cwd(), course.root) || '.'})`,
+  );
   return 0;
 }
 
@@ -99,7 +109,10 @@ async function propertyFailures(stage: Stage, courseRoot: string, env: NodeJS.Pr
   return verdicts.filter((verdict) => verdict.status !== 'pass').map((verdict) => `${verdict.name}: ${verdict.message}\n${indent(detailText(verdict) ?? '')}`);
 }
 
-
 function indent(text: string): string {
-  return text.split('\n').filter(Boolean).map((line) => `      ${line}`).join('\n');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => `      ${line}`)
+    .join('\n');
 }

@@ -24,4 +24,3 @@ export async function list(args: string[]): Promise<number> {
   });
   return 0;
 }
-

@@ -8,13 +8,15 @@ import { checkWritable, parse } from './args.ts';
 export async function mergeReports(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, REPORT_OPTIONS, { positionals: true });
   if (values.report === undefined) throw new UsageError('merge-reports needs --report <file> for the merged results');
-  if (positionals.length === 0) throw new UsageError('merge-reports needs the shards\' results.json files');
+  if (positionals.length === 0) throw new UsageError("merge-reports needs the shards' results.json files");
   const files = requestedFiles(values);
   for (const { format, path } of files) checkWritable(`--${format.option}`, path);
   const { mergeReports: merge, readReport } = await import('../report/merge.ts');
   const merged = merge(positionals.map((path) => ({ path, report: readReport(path) })));
   allOf(files.map(({ format, path }) => fileReporter(format, path))).finish(merged);
   const shards = merged.mergedShards?.length ?? 1;
-  console.log(`merged ${positionals.length} report${positionals.length === 1 ? '' : 's'} (${shards} shard${shards === 1 ? '' : 's'}): ${merged.status}, ${merged.counts.pass} of ${merged.counts.total} checks pass${merged.problems.length > 0 ? `; ${merged.problems.join('; ')}` : ''}`);
+  console.log(
+    `merged ${positionals.length} report${positionals.length === 1 ? '' : 's'} (${shards} shard${shards === 1 ? '' : 's'}): ${merged.status}, ${merged.counts.pass} of ${merged.counts.total} checks pass${merged.problems.length > 0 ? `; ${merged.problems.join('; ')}` : ''}`,
+  );
   return merged.exitCode;
 }

@@ -111,13 +111,14 @@ export async function test(args: string[]): Promise<number> {
     }
   }
   if (values.watch && values.submission !== undefined) {
-    throw new UsageError('--watch grades this course\'s src/ as you save it; it does not go with --submission');
+    throw new UsageError("--watch grades this course's src/ as you save it; it does not go with --submission");
   }
   const interruption = values.watch ? undefined : onInterrupt();
   const scratch = values.submission === undefined ? undefined : scratchCopy(course.root, values.submission);
   try {
     if (scratch && !scratch.facts.hasEntryPoint) console.log(`note: ${values.submission} has no src/mcp.ts: every check will fail\n`);
-    if (common.sandbox && !sandboxAvailability().available) console.log(`note: grading without a sandbox (${sandboxAvailability().reason}): ${ENABLE_SANDBOX}\n`);
+    if (common.sandbox && !sandboxAvailability().available)
+      console.log(`note: grading without a sandbox (${sandboxAvailability().reason}): ${ENABLE_SANDBOX}\n`);
     const settings: TestSettings = { ...common, course, runRoot: scratch?.root ?? course.root, facts: scratch?.facts };
     if (values.watch) {
       const { watch } = await import('../run/watch.ts');
@@ -157,10 +158,26 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
   const write = (text: string) => process.stdout.write(text);
   const reporter = allOf([new TerminalReporter(write, settings), ...settings.files.map(({ format, path }) => fileReporter(format, path))]);
   const start = await launcher(settings.runRoot, settings);
-  const options = { runRoot: settings.runRoot, launcher: start, env: programEnv(), seed: settings.seed, propertyRuns: settings.runs, timeoutMs: settings.timeoutMs, memoryBytes: settings.memoryBytes, signal };
+  const options = {
+    runRoot: settings.runRoot,
+    launcher: start,
+    env: programEnv(),
+    seed: settings.seed,
+    propertyRuns: settings.runs,
+    timeoutMs: settings.timeoutMs,
+    memoryBytes: settings.memoryBytes,
+    signal,
+  };
   const results = await gradeStages(settings.stages, options, reporter);
   if (signal?.aborted) return results;
-  const run = { course: settings.course, seed: settings.seed, startedAt, submission: { path: settings.submission, facts: settings.facts }, limits: settings, sandbox: start.jail.kind };
+  const run = {
+    course: settings.course,
+    seed: settings.seed,
+    startedAt,
+    submission: { path: settings.submission, facts: settings.facts },
+    limits: settings,
+    sandbox: start.jail.kind,
+  };
   reporter.finish(buildReport(run, gradedInOrder(settings.stages, results)));
   for (const { format, path } of settings.files) write(`wrote ${format.what}: ${resolve(path)}\n`);
   return results;
@@ -178,4 +195,3 @@ function stagesToGrade(course: Course, slug: string | undefined): Stage[] {
   if (index < 0) throw new UsageError(`unknown stage "${slug}" (known: ${course.stages.map((stage) => stage.slug).join(', ')})`);
   return [course.stages[index]!, ...course.stages.slice(0, index).reverse()];
 }
-

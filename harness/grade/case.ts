@@ -33,7 +33,11 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   }
   const { result, report } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
-  const judgement = withProtocol(judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage }), report, fixtureName(testCase, 'cassette.yaml'));
+  const judgement = withProtocol(
+    judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage }),
+    report,
+    fixtureName(testCase, 'cassette.yaml'),
+  );
   const failed = judgement.status !== 'pass' && judgement.status !== 'infra';
   return {
     name,
@@ -144,7 +148,10 @@ export function timeoutMessage(result: RunResult, limits: Limits): string {
 
 /** The line of a Node stack trace that says what went wrong, e.g. `Error: not implemented yet: ...`. */
 function firstErrorLine(stderr: string): string | undefined {
-  return stderr.split('\n').find((line) => /^\s*([A-Za-z]*Error|Uncaught)\b.*:/.test(line))?.trim();
+  return stderr
+    .split('\n')
+    .find((line) => /^\s*([A-Za-z]*Error|Uncaught)\b.*:/.test(line))
+    ?.trim();
 }
 
 /** Stderr as the student should read it: paths relative to the course (a scratch copy's name is noise). */

@@ -202,4 +202,3 @@ export function keysAreSorted(value: unknown): boolean {
   const keys = Object.keys(asRecord(value));
   return keys.length > 1 && keys.every((key, index) => index === 0 || keys[index - 1]! <= key);
 }
-

@@ -93,7 +93,11 @@ function hiddenExplanation(actual: Buffer, offset: number, lineStart: number, li
     }
     if (caretColumn < LINE_WIDTH) {
       const gutter = ' '.repeat(String(lineNumber).length);
-      lines.push(heading('your stdout:'), [{ text: `${lineNumber} │ ` }, ...cellSpans(cells.slice(0, shown), undefined)], [{ text: `${gutter} │ ${' '.repeat(caretColumn)}` }, { text: '^', style: 'caret-actual' }]);
+      lines.push(
+        heading('your stdout:'),
+        [{ text: `${lineNumber} │ ` }, ...cellSpans(cells.slice(0, shown), undefined)],
+        [{ text: `${gutter} │ ${' '.repeat(caretColumn)}` }, { text: '^', style: 'caret-actual' }],
+      );
     }
   }
   return lines;
@@ -178,7 +182,8 @@ function differenceWindow(expected: Buffer, actual: Buffer, offset: number, line
   }
   // The caret goes under the first cell that differs or that holds the differing byte.
   let caret = 0;
-  const same = (left: Cell | undefined, right: Cell | undefined) => left !== undefined && right !== undefined && left.end === right.end && left.text === right.text;
+  const same = (left: Cell | undefined, right: Cell | undefined) =>
+    left !== undefined && right !== undefined && left.end === right.end && left.text === right.text;
   while (same(cells.expected[caret], cells.actual[caret]) && cells.expected[caret]!.end <= offset) caret++;
   let firstShown = caret;
   let widthBefore = 0;
@@ -289,7 +294,10 @@ function cellSpans(cells: Cell[], side: Side | undefined): Span[] {
   for (let start = 0; start < cells.length; ) {
     let end = start + 1;
     while (end < cells.length && cells[end]!.mark === cells[start]!.mark) end++;
-    const text = cells.slice(start, end).map((cell) => cell.text).join('');
+    const text = cells
+      .slice(start, end)
+      .map((cell) => cell.text)
+      .join('');
     const mark = cells[start]!.mark;
     const style: SpanStyle | undefined = side ? (mark ? `${side}-mark` : side) : mark ? 'mark' : undefined;
     spans.push(style === undefined ? { text } : { text, style });

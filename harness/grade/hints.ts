@@ -88,4 +88,3 @@ function fallback(comparison: Comparison): Hint[] {
   }
   return [];
 }
-

@@ -56,7 +56,11 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
         jail: options.launcher.jail,
       })
     : Promise.resolve([]);
-  const cases = await inOrder(stage.cases.map((testCase) => () => gradeCase(testCase, context)), CORES, report);
+  const cases = await inOrder(
+    stage.cases.map((testCase) => () => gradeCase(testCase, context)),
+    CORES,
+    report,
+  );
   const propertyVerdicts = await properties;
   propertyVerdicts.forEach(report);
 

@@ -54,15 +54,17 @@ export class Answers {
 
   /** A module with one function per name, each answering from what is known. */
   student(names: readonly string[]): StudentModule {
-    const stand = (fn: string) => (...args: unknown[]) => {
-      const call = callOf(fn, args);
-      const known = this.known.get(call.key);
-      if (known === undefined) {
-        this.firstMiss ??= call;
-        throw new OracleMiss(call);
-      }
-      return replay(fn, known.answer);
-    };
+    const stand =
+      (fn: string) =>
+      (...args: unknown[]) => {
+        const call = callOf(fn, args);
+        const known = this.known.get(call.key);
+        if (known === undefined) {
+          this.firstMiss ??= call;
+          throw new OracleMiss(call);
+        }
+        return replay(fn, known.answer);
+      };
     return Object.freeze(Object.fromEntries(names.map((name) => [name, stand(name)])));
   }
 }

@@ -61,9 +61,7 @@ export const textPiece: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** Unicode-heavy text: a few pieces glued together. */
-export const trickyString: fc.Arbitrary<string> = fc
-  .array(textPiece, { maxLength: 5 })
-  .map((pieces) => pieces.join(''));
+export const trickyString: fc.Arbitrary<string> = fc.array(textPiece, { maxLength: 5 }).map((pieces) => pieces.join(''));
 
 /** Object keys: the protocol's own names, keys JavaScript treats specially, and tricky text. */
 export const objectKey: fc.Arbitrary<string> = fc.oneof(
@@ -178,26 +176,26 @@ export const notification: fc.Arbitrary<JsonRpcNotification> = fc.record(
   { requiredKeys: ['jsonrpc', 'method'], noNullPrototype: true },
 );
 
-export const resultResponse: fc.Arbitrary<JsonRpcResult> = fc.record({
-  jsonrpc: fc.constant('2.0' as const),
-  id: jsonRpcId,
-  result: jsonObject,
-}, { noNullPrototype: true });
-
-/** JSON-RPC's own codes, some of the server-error range (-32000 to -32099), then any integer. */
-export const errorCode: fc.Arbitrary<number> = fc.oneof(
-  fc.constantFrom(...Object.values(JSON_RPC_ERROR), -32000, -32002, -32022, -32099),
-  fc.integer(),
+export const resultResponse: fc.Arbitrary<JsonRpcResult> = fc.record(
+  {
+    jsonrpc: fc.constant('2.0' as const),
+    id: jsonRpcId,
+    result: jsonObject,
+  },
+  { noNullPrototype: true },
 );
 
-export const errorResponse: fc.Arbitrary<JsonRpcError> = fc.record({
-  jsonrpc: fc.constant('2.0' as const),
-  id: fc.oneof(jsonRpcId, fc.constant(null)),
-  error: fc.record(
-    { code: errorCode, message: trickyString, data: jsonValue },
-    { requiredKeys: ['code', 'message'], noNullPrototype: true },
-  ),
-}, { noNullPrototype: true });
+/** JSON-RPC's own codes, some of the server-error range (-32000 to -32099), then any integer. */
+export const errorCode: fc.Arbitrary<number> = fc.oneof(fc.constantFrom(...Object.values(JSON_RPC_ERROR), -32000, -32002, -32022, -32099), fc.integer());
+
+export const errorResponse: fc.Arbitrary<JsonRpcError> = fc.record(
+  {
+    jsonrpc: fc.constant('2.0' as const),
+    id: fc.oneof(jsonRpcId, fc.constant(null)),
+    error: fc.record({ code: errorCode, message: trickyString, data: jsonValue }, { requiredKeys: ['code', 'message'], noNullPrototype: true }),
+  },
+  { noNullPrototype: true },
+);
 
 /** The same message with its top-level keys in another order (real servers put "result" first). */
 function withKeysInAnyOrder<T extends object>(message: fc.Arbitrary<T>): fc.Arbitrary<T> {
@@ -211,6 +209,4 @@ function withKeysInAnyOrder<T extends object>(message: fc.Arbitrary<T>): fc.Arbi
 }
 
 /** Any JSON-RPC message: request, notification, result or error, keys in any order. */
-export const jsonRpcMessage: fc.Arbitrary<JsonRpcMessage> = withKeysInAnyOrder<JsonRpcMessage>(
-  fc.oneof(request, notification, resultResponse, errorResponse),
-);
+export const jsonRpcMessage: fc.Arbitrary<JsonRpcMessage> = withKeysInAnyOrder<JsonRpcMessage>(fc.oneof(request, notification, resultResponse, errorResponse));

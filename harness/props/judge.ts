@@ -151,7 +151,13 @@ export async function judge<H extends Halt>(
 }
 
 /** The check's explanation lines, asking the oracle for any call it makes that is not answered yet. */
-async function explain<H extends Halt>(check: PropertyCheck, value: unknown, student: StudentModule, answers: Answers, oracle: Oracle<H>): Promise<string[] | H> {
+async function explain<H extends Halt>(
+  check: PropertyCheck,
+  value: unknown,
+  student: StudentModule,
+  answers: Answers,
+  oracle: Oracle<H>,
+): Promise<string[] | H> {
   if (!check.explain) return [];
   for (;;) {
     answers.takeMiss();

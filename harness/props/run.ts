@@ -290,14 +290,18 @@ class OraclePool implements Oracle<Stop> {
 }
 
 const LOOP_HINT = 'your code never returned for some generated message: look for a loop that does not end';
-const GARBLED_HINT = 'the grader asks the process running your functions for their results on fd 3; something in your code wrote there: leave fd 3 alone (print with console.log or console.error)';
+const GARBLED_HINT =
+  'the grader asks the process running your functions for their results on fd 3; something in your code wrote there: leave fd 3 alone (print with console.log or console.error)';
 
 function howItEnded(result: RunResult, options: PropertyRunOptions): { status: Verdict['status']; message: string; hint: string } {
   if (options.signal?.aborted) return { status: 'infra', message: 'cancelled', hint: '' };
   if (result.startError) return { status: 'infra', message: `could not start node: ${result.startError.message}`, hint: '' };
   if (result.timeLimit) {
     const seconds = (options.timeoutMs / 1000).toFixed(1);
-    const message = result.timeLimit === 'wall' ? `was still running after ${(options.timeoutMs * WALL_FACTOR / 1000).toFixed(1)} s of wall time` : `used more than ${seconds} s of CPU time`;
+    const message =
+      result.timeLimit === 'wall'
+        ? `was still running after ${((options.timeoutMs * WALL_FACTOR) / 1000).toFixed(1)} s of wall time`
+        : `used more than ${seconds} s of CPU time`;
     return { status: 'timeout', message, hint: LOOP_HINT };
   }
   if (result.outOfMemory) {

@@ -237,7 +237,10 @@ export class OracleSession {
       const asked = Number.isSafeInteger(record.id) && record.id >= 1 && record.id < this.nextId;
       return this.fail({
         kind: 'garbled',
-        what: head === undefined || !asked ? `an answer to call ${id}, which was never asked or is answered already` : `an answer to call ${id} while call ${head.id} was due`,
+        what:
+          head === undefined || !asked
+            ? `an answer to call ${id}, which was never asked or is answered already`
+            : `an answer to call ${id} while call ${head.id} was due`,
       });
     }
     let answer: Answer;

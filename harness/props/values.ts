@@ -53,9 +53,20 @@ const WELL_KNOWN_SYMBOLS = new Map<symbol, string>(
     .map((name) => [(Symbol as unknown as Record<string, symbol>)[name]!, name]),
 );
 const TYPED_ARRAYS: Readonly<Record<string, (values: unknown[]) => unknown>> = Object.fromEntries(
-  [Buffer, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array].map(
-    (kind) => [kind.name, (values: unknown[]) => (kind as unknown as { from(items: unknown[]): unknown }).from(values)],
-  ),
+  [
+    Buffer,
+    Int8Array,
+    Uint8Array,
+    Uint8ClampedArray,
+    Int16Array,
+    Uint16Array,
+    Int32Array,
+    Uint32Array,
+    Float32Array,
+    Float64Array,
+    BigInt64Array,
+    BigUint64Array,
+  ].map((kind) => [kind.name, (values: unknown[]) => (kind as unknown as { from(items: unknown[]): unknown }).from(values)]),
 );
 
 class OverBudget {
@@ -222,15 +233,16 @@ class Encoder {
       return { $: 'bytes', kind, values: arrayFrom(value as unknown as ArrayLike<unknown>, child) };
     }
     if (types.isBoxedPrimitive(value)) {
-      const [, valueOf] = unbox.find(([test]) => test(value))!;
-      return { $: 'boxed', value: child(valueOf(value)) };
+      const [, unboxed] = unbox.find(([test]) => test(value))!;
+      return { $: 'boxed', value: child(unboxed(value)) };
     }
     const proto = getPrototypeOf(value);
     if (isArray(value)) {
       const array = value as unknown[];
       // index keys come first, in order: n keys ending at n - 1 are exactly 0..n-1
       const arrayKeys = keys(array);
-      const dense = proto === ArrayPrototype && arrayKeys.length === array.length && (array.length === 0 || arrayKeys[array.length - 1] === String(array.length - 1));
+      const dense =
+        proto === ArrayPrototype && arrayKeys.length === array.length && (array.length === 0 || arrayKeys[array.length - 1] === String(array.length - 1));
       if (dense) return array.map(child);
       return { $: 'array', length: array.length, entries: entries(array), ...this.prototype(proto, ArrayPrototype) };
     }
@@ -363,7 +375,7 @@ class Decoder {
         return decodeSymbol(encoded);
       case 'function': {
         const source = text(encoded.source, 'function source');
-        const stand = function () {};
+        const stand = () => {};
         // fast-check prints a function by its toString: the student's source, as in-process
         defineProperty(stand, 'toString', { value: () => source });
         return stand;
@@ -388,11 +400,13 @@ class Decoder {
       case 'regexp':
         return new RegExp(text(encoded.source, 'regexp source'), text(encoded.flags, 'regexp flags'));
       case 'map':
-        return this.fill(new Map(), (map) => list(encoded.entries, 'map entries').forEach((entry) => {
-          const pair = list(entry, 'map entry');
-          if (pair.length !== 2) throw new DecodeError('a map entry that is not a pair');
-          map.set(child(pair[0]), child(pair[1]));
-        }));
+        return this.fill(new Map(), (map) =>
+          list(encoded.entries, 'map entries').forEach((entry) => {
+            const pair = list(entry, 'map entry');
+            if (pair.length !== 2) throw new DecodeError('a map entry that is not a pair');
+            map.set(child(pair[0]), child(pair[1]));
+          }),
+        );
       case 'set':
         return this.fill(new Set(), (set) => list(encoded.values, 'set values').forEach((item) => set.add(child(item))));
       case 'bytes': {
@@ -402,7 +416,8 @@ class Decoder {
       }
       case 'boxed': {
         const inner = child(encoded.value);
-        if (inner === null || inner === undefined || typeof inner === 'object' || typeof inner === 'function') throw new DecodeError('a boxed value that is not a primitive');
+        if (inner === null || inner === undefined || typeof inner === 'object' || typeof inner === 'function')
+          throw new DecodeError('a boxed value that is not a primitive');
         return Object(inner);
       }
       case 'array': {

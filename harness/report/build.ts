@@ -7,7 +7,17 @@ import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import type { SandboxKind } from '../run/sandbox.ts';
 import type { SubmissionFacts } from '../run/submission.ts';
 import { courseDigest } from './course-digest.ts';
-import { countChecks, exitCodeOf, REPORT_VERSION, runStatus, stageReport, type ExitCode, type GradedCheck, type GradedStage, type ResultsReport } from './json.ts';
+import {
+  countChecks,
+  exitCodeOf,
+  REPORT_VERSION,
+  runStatus,
+  stageReport,
+  type ExitCode,
+  type GradedCheck,
+  type GradedStage,
+  type ResultsReport,
+} from './json.ts';
 import { graderVersion } from './version.ts';
 
 export interface RunFacts {

@@ -31,7 +31,8 @@ function fail(path: string, expected: string, value: unknown): never {
 export function string(options: { max?: number } = {}): Check<string> {
   return (value, path) => {
     if (typeof value !== 'string') fail(path, 'a string', value);
-    if (options.max !== undefined && value.length > options.max) throw new SchemaError(path, `${value.length} characters, more than the ${options.max} a report keeps`);
+    if (options.max !== undefined && value.length > options.max)
+      throw new SchemaError(path, `${value.length} characters, more than the ${options.max} a report keeps`);
     return value;
   };
 }
@@ -49,7 +50,8 @@ export function integer(min = 0, max = Number.MAX_SAFE_INTEGER): Check<number> {
 /** A finite number in [min, max]. */
 export function number(min = -Infinity, max = Infinity): Check<number> {
   return (value, path) => {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) fail(path, `a number${min === -Infinity ? '' : ` from ${min}`}${max === Infinity ? '' : ` up to ${max}`}`, value);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max)
+      fail(path, `a number${min === -Infinity ? '' : ` from ${min}`}${max === Infinity ? '' : ` up to ${max}`}`, value);
     return value;
   };
 }
@@ -65,7 +67,8 @@ export function nullable<T>(check: Check<T>): Check<T | null> {
 export function array<T>(item: Check<T>, options: { min?: number } = {}): Check<T[]> {
   return (value, path) => {
     if (!Array.isArray(value)) fail(path, 'an array', value);
-    if (options.min !== undefined && value.length < options.min) throw new SchemaError(path, `expected at least ${options.min} item${options.min === 1 ? '' : 's'}, got ${value.length}`);
+    if (options.min !== undefined && value.length < options.min)
+      throw new SchemaError(path, `expected at least ${options.min} item${options.min === 1 ? '' : 's'}, got ${value.length}`);
     value.forEach((element, index) => item(element, `${path}[${index}]`));
     return value as T[];
   };

@@ -7,8 +7,12 @@ import { COURSE_FILE, type Course } from '../course.ts';
 
 /** sha256 (hex) of the course's course.yaml bytes and the sorted relative paths of its case folders. */
 export function courseDigest(course: Course): string {
-  const table = createHash('sha256').update(readFileSync(join(course.root, COURSE_FILE))).digest('hex');
+  const table = createHash('sha256')
+    .update(readFileSync(join(course.root, COURSE_FILE)))
+    .digest('hex');
   const cases = course.stages.flatMap((stage) => stage.cases.map((testCase) => testCase.casePath)).sort();
   // Each part hashed apart, so that no course.yaml text can pass for a list of case folders.
-  return createHash('sha256').update(`${table}\n${cases.join('\n')}`).digest('hex');
+  return createHash('sha256')
+    .update(`${table}\n${cases.join('\n')}`)
+    .digest('hex');
 }

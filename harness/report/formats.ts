@@ -24,7 +24,10 @@ export const REPORT_FORMATS = [
 export type ReportOption = (typeof REPORT_FORMATS)[number]['option'];
 
 /** The formats' options, for parseArgs. */
-export const REPORT_OPTIONS = Object.fromEntries(REPORT_FORMATS.map((format) => [format.option, { type: 'string' as const }])) as Record<ReportOption, { type: 'string' }>;
+export const REPORT_OPTIONS = Object.fromEntries(REPORT_FORMATS.map((format) => [format.option, { type: 'string' as const }])) as Record<
+  ReportOption,
+  { type: 'string' }
+>;
 
 /** The report files asked for on a command line, in table order. */
 export function requestedFiles(values: Partial<Record<ReportOption, string>>): { format: ReportFormat; path: string }[] {

@@ -45,7 +45,9 @@ export function sessionHtml(report: PlayReport, cassette: string): string {
 
 function reportHeader(report: ResultsReport, title: string): Html {
   const { counts, limits } = report;
-  const tally = (['pass', 'fail', 'error', 'timeout', 'crash'] as const).filter((status) => counts[status] > 0).map((status) => html`<span class="count status-${status}">${counts[status]} ${status}</span> `);
+  const tally = (['pass', 'fail', 'error', 'timeout', 'crash'] as const)
+    .filter((status) => counts[status] > 0)
+    .map((status) => html`<span class="count status-${status}">${counts[status]} ${status}</span> `);
   const facts = [
     `${report.grader.name} ${report.grader.version}`,
     `seed ${report.seed}`,

@@ -7,7 +7,23 @@ import { detailText } from './details.ts';
 import type { Case, Stage } from '../course.ts';
 import type { Difference, Hint, ProtocolReport, Verdict } from '../grade/verdict.ts';
 import type { Exchange } from '../cassette/exchange.ts';
-import { array, boolean, integer, json, jsonObject, nullable, number, object, oneOf, optional, refine, string, type Check, type Infer, type Same } from './check.ts';
+import {
+  array,
+  boolean,
+  integer,
+  json,
+  jsonObject,
+  nullable,
+  number,
+  object,
+  oneOf,
+  optional,
+  refine,
+  string,
+  type Check,
+  type Infer,
+  type Same,
+} from './check.ts';
 import { clip, cutPoint } from '../terminal-text.ts';
 
 export const REPORT_VERSION = 1;
@@ -172,7 +188,8 @@ const checkReportSchema = refine(
     cassette: nullable(string()),
     position: integer(),
   }),
-  (check) => (check.infra && check.status !== 'error' ? { path: 'status', problem: `a check the grader failed (infra) is an error, not ${check.status}` } : undefined),
+  (check) =>
+    check.infra && check.status !== 'error' ? { path: 'status', problem: `a check the grader failed (infra) is an error, not ${check.status}` } : undefined,
 );
 
 const stageReportSchema = object({
@@ -192,9 +209,15 @@ const resultsReportSchema = refine(
     status: oneOf('pass', 'fail', 'error', 'interrupted'),
     exitCode: oneOf(0, 1, 2, 130, 143),
     seed: integer(0, MAX_SEED),
-    shard: nullable(refine(object({ index: integer(), count: integer(1) }), (shard) => (shard.index > shard.count ? { path: 'index', problem: `shard ${shard.index} of ${shard.count} does not exist` } : undefined))),
+    shard: nullable(
+      refine(object({ index: integer(), count: integer(1) }), (shard) =>
+        shard.index > shard.count ? { path: 'index', problem: `shard ${shard.index} of ${shard.count} does not exist` } : undefined,
+      ),
+    ),
     mergedShards: nullable(array(integer(1))),
-    startedAt: refine(string(), (text) => (Number.isNaN(Date.parse(text)) ? { problem: `expected a date and time, got ${JSON.stringify(clip(text, 40))}` } : undefined)),
+    startedAt: refine(string(), (text) =>
+      Number.isNaN(Date.parse(text)) ? { problem: `expected a date and time, got ${JSON.stringify(clip(text, 40))}` } : undefined,
+    ),
     durationMs: integer(),
     grader: object({ name: string(), version: string() }),
     course: object({ digest: refine(string(), (text) => (/^[0-9a-f]{64}$/.test(text) ? undefined : { problem: 'expected a sha256 digest (64 hex digits)' })) }),
@@ -214,12 +237,15 @@ const resultsReportSchema = refine(
     stages: array(stageReportSchema, { min: 1 }),
   }),
   (report) => {
-    if (!EXIT_CODES[report.status].includes(report.exitCode)) return { path: 'exitCode', problem: `a ${report.status} run does not exit ${report.exitCode} (expected ${EXIT_CODES[report.status].join(' or ')})` };
+    if (!EXIT_CODES[report.status].includes(report.exitCode))
+      return { path: 'exitCode', problem: `a ${report.status} run does not exit ${report.exitCode} (expected ${EXIT_CODES[report.status].join(' or ')})` };
     const count = report.shard?.count ?? 1;
-    if (report.shard?.index === 0 && report.mergedShards === null) return { path: 'shard.index', problem: 'shard 0 stands for a merge, and mergedShards is null' };
+    if (report.shard?.index === 0 && report.mergedShards === null)
+      return { path: 'shard.index', problem: 'shard 0 stands for a merge, and mergedShards is null' };
     const bad = report.mergedShards?.find((index) => index > count);
     if (bad !== undefined) return { path: 'mergedShards', problem: `shard ${bad} of ${count} does not exist` };
-    if (report.mergedShards && new Set(report.mergedShards).size !== report.mergedShards.length) return { path: 'mergedShards', problem: 'a shard is listed twice' };
+    if (report.mergedShards && new Set(report.mergedShards).size !== report.mergedShards.length)
+      return { path: 'mergedShards', problem: 'a shard is listed twice' };
     return undefined;
   },
 );
@@ -323,7 +349,9 @@ function keepText(text: string): KeptText;
 function keepText(text: string | undefined): KeptText | null;
 function keepText(text: string | undefined): KeptText | null {
   if (text === undefined) return null;
-  return text.length <= KEPT_OUTPUT ? { text, size: text.length, truncated: false } : { text: text.slice(0, cutPoint(text, KEPT_OUTPUT)), size: text.length, truncated: true };
+  return text.length <= KEPT_OUTPUT
+    ? { text, size: text.length, truncated: false }
+    : { text: text.slice(0, cutPoint(text, KEPT_OUTPUT)), size: text.length, truncated: true };
 }
 
 function keepBytes(bytes: Buffer): KeptText {

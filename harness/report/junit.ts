@@ -38,11 +38,17 @@ function seconds(ms: number): string {
 
 /** XML 1.0 cannot carry most control characters or a lone surrogate, even escaped: show them as \uXXXX. */
 function clean(value: string): string {
-  return value.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|\p{Surrogate}/gu, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return value.replace(
+    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|\p{Surrogate}/gu,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 function text(value: string): string {
-  return clean(value.replace(/\x1b\[[\d;]*m/g, '')).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+  return clean(value.replace(/\x1b\[[\d;]*m/g, ''))
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;');
 }
 
 function attr(value: string): string {

@@ -6,7 +6,17 @@
 import { readFileSync } from 'node:fs';
 import { ReportError } from '../errors.ts';
 import { SchemaError } from './check.ts';
-import { checkResultsReport, countChecks, exitCodeOf, REPORT_VERSION, rollUp, runStatus, type ResultsReport, type RunStatus, type StageReport } from './json.ts';
+import {
+  checkResultsReport,
+  countChecks,
+  exitCodeOf,
+  REPORT_VERSION,
+  rollUp,
+  runStatus,
+  type ResultsReport,
+  type RunStatus,
+  type StageReport,
+} from './json.ts';
 
 /** A report that cannot be merged: the CLI prints it on one line and exits 2. */
 /** A shard's report that cannot be merged: one of the report problems. */
@@ -26,8 +36,10 @@ export function readReport(path: string): ResultsReport {
     throw new MergeError(`${path}: not JSON (${(error as Error).message})`);
   }
   const candidate = report as { version?: unknown } | null;
-  if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate) || !('version' in candidate)) throw new MergeError(`${path}: not a theinference results report`);
-  if (candidate.version !== REPORT_VERSION) throw new MergeError(`${path}: report version ${JSON.stringify(candidate.version)} is not supported (expected ${REPORT_VERSION})`);
+  if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate) || !('version' in candidate))
+    throw new MergeError(`${path}: not a theinference results report`);
+  if (candidate.version !== REPORT_VERSION)
+    throw new MergeError(`${path}: report version ${JSON.stringify(candidate.version)} is not supported (expected ${REPORT_VERSION})`);
   return validReport(path, report);
 }
 

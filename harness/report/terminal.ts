@@ -91,7 +91,12 @@ export class TerminalReporter implements Reporter {
       return;
     }
     const passed = failed.checks.filter((check) => check.status === 'pass').length;
-    this.write(this.paint('red', `stage ${failed.slug} fails: ${failed.checks.length - passed} of ${failed.checks.length} checks; fix the first one above, then save again\n`));
+    this.write(
+      this.paint(
+        'red',
+        `stage ${failed.slug} fails: ${failed.checks.length - passed} of ${failed.checks.length} checks; fix the first one above, then save again\n`,
+      ),
+    );
   }
 
   private bold(text: string): string {

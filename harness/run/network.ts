@@ -21,8 +21,10 @@ export function withoutNetwork(): (start: Command) => Command {
   const args = unshareArgs();
   const probe = spawnSync('unshare', [...args, '--', 'true'], { encoding: 'utf8', timeout: 5000 });
   if (probe.error || probe.status !== 0) {
-    const why = probe.error ? (probe.error as NodeJS.ErrnoException).code ?? probe.error.message : probe.stderr.trim().split('\n')[0];
-    throw new HostError(`--no-network: cannot start a program without network here (unshare ${args.join(' ')}: ${why}); see docs/ci.md for the CI platforms' own ways`);
+    const why = probe.error ? ((probe.error as NodeJS.ErrnoException).code ?? probe.error.message) : probe.stderr.trim().split('\n')[0];
+    throw new HostError(
+      `--no-network: cannot start a program without network here (unshare ${args.join(' ')}: ${why}); see docs/ci.md for the CI platforms' own ways`,
+    );
   }
   return (start) => ({ command: 'unshare', args: [...args, '--', start.command, ...start.args] });
 }

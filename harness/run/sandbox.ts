@@ -36,7 +36,16 @@ const CACHE_BYTES = 1024 * 1024;
 /** The system folders a program's interpreter and shell need. */
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 /** The few files of /etc that name resolution, TLS and user names read; never the rest. */
-const SYSTEM_FILES = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/passwd', '/etc/group', '/etc/localtime', '/etc/ssl', '/etc/ca-certificates'];
+const SYSTEM_FILES = [
+  '/etc/resolv.conf',
+  '/etc/hosts',
+  '/etc/nsswitch.conf',
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/localtime',
+  '/etc/ssl',
+  '/etc/ca-certificates',
+];
 
 export interface JailOptions {
   /** false: run without a sandbox even where one can be made (`--no-sandbox`). */
@@ -51,17 +60,22 @@ export function sandboxAvailability(): { available: boolean; reason?: string } {
   if (probed) return probed;
   if (process.platform !== 'linux') return (probed = { available: false, reason: `${process.platform} has no Linux namespaces` });
   // the options every sandbox uses (--size needs bubblewrap 0.7 or later)
-  const probe = spawnSync('bwrap', [...tmpArgs(), ...systemArgs(), '--unshare-user', '--unshare-pid', '--proc', '/proc', '--', 'true'], { encoding: 'utf8', timeout: 5000 });
+  const probe = spawnSync('bwrap', [...tmpArgs(), ...systemArgs(), '--unshare-user', '--unshare-pid', '--proc', '/proc', '--', 'true'], {
+    encoding: 'utf8',
+    timeout: 5000,
+  });
   if (probe.error) {
     const code = (probe.error as NodeJS.ErrnoException).code;
     return (probed = { available: false, reason: code === 'ENOENT' ? 'bwrap is not installed' : `bwrap: ${code ?? probe.error.message}` });
   }
-  if (probe.status !== 0) return (probed = { available: false, reason: `bwrap cannot make namespaces here: ${probe.stderr.trim().split('\n')[0] ?? `exit ${probe.status}`}` });
+  if (probe.status !== 0)
+    return (probed = { available: false, reason: `bwrap cannot make namespaces here: ${probe.stderr.trim().split('\n')[0] ?? `exit ${probe.status}`}` });
   return (probed = { available: true });
 }
 
 /** How to make a sandbox where there is none: one line for an error message. */
-export const ENABLE_SANDBOX = 'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces (see docs/ci.md), or grade with --no-sandbox';
+export const ENABLE_SANDBOX =
+  'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces (see docs/ci.md), or grade with --no-sandbox';
 
 export function jailFor(runRoot: string, options: JailOptions): Jail {
   if (!options.sandbox || !sandboxAvailability().available) return plainJail(options.network);
@@ -81,9 +95,12 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
     ...(options.network ? [] : ['--unshare-net']),
     '--die-with-parent', // the grader's kill of bwrap ends the namespace, and so everything in it
     '--new-session', // no controlling terminal to push keystrokes into
-    '--proc', '/proc',
-    '--dev', '/dev',
-    '--chdir', runRoot,
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--chdir',
+    runRoot,
   ];
   return {
     kind: 'bwrap',
@@ -117,7 +134,8 @@ function systemArgs(): string[] {
   const args: string[] = [];
   for (const dir of SYSTEM_DIRS) {
     const stat = lstatSync(dir, { throwIfNoEntry: false });
-    if (stat?.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir); // merged /usr: /bin -> usr/bin
+    if (stat?.isSymbolicLink())
+      args.push('--symlink', readlinkSync(dir), dir); // merged /usr: /bin -> usr/bin
     else if (stat?.isDirectory()) args.push('--ro-bind', dir, dir);
   }
   for (const file of SYSTEM_FILES) args.push('--ro-bind-try', file, file);

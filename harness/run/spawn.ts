@@ -138,10 +138,13 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       });
     };
 
-    const wallTimer = setTimeout(() => {
-      timeLimit ??= 'wall';
-      stop();
-    }, limits.wallMs ?? limits.timeoutMs * WALL_FACTOR);
+    const wallTimer = setTimeout(
+      () => {
+        timeLimit ??= 'wall';
+        stop();
+      },
+      limits.wallMs ?? limits.timeoutMs * WALL_FACTOR,
+    );
     options.signal?.addEventListener('abort', stop);
 
     // Every process seen in the group or started by one in it, for the CPU and memory sums and the final kill.

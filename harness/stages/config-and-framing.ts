@@ -4,7 +4,18 @@
 // against JSON.stringify itself, which is what the byte-compare expects a frame to be.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { asRecord, bothValues, describePath, describeValue, field, firstJsonDifference, keysAreSorted, parseJson, valueAt, type Comparison } from '../grade/comparison.ts';
+import {
+  asRecord,
+  bothValues,
+  describePath,
+  describeValue,
+  field,
+  firstJsonDifference,
+  keysAreSorted,
+  parseJson,
+  valueAt,
+  type Comparison,
+} from '../grade/comparison.ts';
 import type { Hint } from '../grade/verdict.ts';
 import { jsonRpcMessage, type JsonRpcMessage } from '../props/arbitraries.ts';
 import { equalsJson } from '../props/equality.ts';
@@ -74,7 +85,10 @@ function frameMistakes(expected: string, actual: unknown, at: string): Hint[] {
   if (compact !== actualBody) {
     hints.push(
       actualBody.includes('\n')
-        ? { kind: 'frame-pretty', lines: [`${at} is pretty-printed: never use JSON.stringify's indent argument`, "a frame is one compact line: JSON.stringify(msg) + '\\n'"] }
+        ? {
+            kind: 'frame-pretty',
+            lines: [`${at} is pretty-printed: never use JSON.stringify's indent argument`, "a frame is one compact line: JSON.stringify(msg) + '\\n'"],
+          }
         : { kind: 'frame-spaces', lines: [`${at} has spaces between tokens: a frame is compact JSON, JSON.stringify(msg) with no other arguments`] },
     );
   }
@@ -170,7 +184,10 @@ function configRule(comparison: Comparison): Hint[] {
     return [
       {
         kind: 'config-rejected',
-        lines: ['parseConfig threw on a valid config; its message is in the [your_program] lines below', 'a valid entry may leave out type, args, env and headers'],
+        lines: [
+          'parseConfig threw on a valid config; its message is in the [your_program] lines below',
+          'a valid entry may leave out type, args, env and headers',
+        ],
       },
     ];
   }
@@ -191,12 +208,18 @@ function serverMistakes(expected: unknown[], actual: unknown[]): Hint[] {
       const sorted = isDeepStrictEqual(actualNames, [...actualNames].sort());
       hints.push({
         kind: 'config-order',
-        lines: [`the servers are in another order${sorted ? ' (yours are sorted by name)' : ''}: keep the file's order`, 'Object.entries(mcpServers) gives them in file order'],
+        lines: [
+          `the servers are in another order${sorted ? ' (yours are sorted by name)' : ''}: keep the file's order`,
+          'Object.entries(mcpServers) gives them in file order',
+        ],
       });
     } else {
       const missing = expectedNames.filter((name) => !actualNames.includes(name));
       if (missing.length > 0) {
-        hints.push({ kind: 'config-missing', lines: [`parseConfig left out ${missing.map((name) => JSON.stringify(name)).join(', ')}: return every server in mcpServers`] });
+        hints.push({
+          kind: 'config-missing',
+          lines: [`parseConfig left out ${missing.map((name) => JSON.stringify(name)).join(', ')}: return every server in mcpServers`],
+        });
       }
     }
   }
@@ -242,7 +265,9 @@ function serverMistakes(expected: unknown[], actual: unknown[]): Hint[] {
 function fieldsOnlyOtherTypesHave(type: string): string[] {
   const own = FIELDS_OF_TYPE[type];
   if (own === undefined) return [];
-  return Object.values(FIELDS_OF_TYPE).flat().filter((name) => !own.includes(name));
+  return Object.values(FIELDS_OF_TYPE)
+    .flat()
+    .filter((name) => !own.includes(name));
 }
 
 /** Reads the contract's broken rule off the servers a config that should have been refused produced, and where it shows. */
@@ -262,7 +287,9 @@ function whyInvalid(servers: unknown[]): { rule: string; where: string } {
 function whyServerInvalid(server: Record<string, unknown>): string | undefined {
   const { type, command, url, args, env, headers } = server;
   if (type === undefined) {
-    return command !== undefined && url !== undefined ? 'an entry with both "command" and "url" and no type' : 'an entry that is not an object with a "command" or a "url"';
+    return command !== undefined && url !== undefined
+      ? 'an entry with both "command" and "url" and no type'
+      : 'an entry that is not an object with a "command" or a "url"';
   }
   if (type === 'stdio') {
     if (typeof command !== 'string' || command === '') return 'a stdio entry without a "command" string';
@@ -278,7 +305,6 @@ function whyServerInvalid(server: Record<string, unknown>): string | undefined {
   return `a type other than "stdio" or "http" (here ${JSON.stringify(type)})`;
 }
 
-
 function isStringRecord(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((item) => typeof item === 'string');
 }
@@ -286,7 +312,6 @@ function isStringRecord(value: unknown): boolean {
 function isEmptyContainer(value: unknown): boolean {
   return (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && value !== null && Object.keys(value).length === 0);
 }
-
 
 /** Drops the whitespace outside string literals of a JSON text. */
 function removeWhitespaceBetweenTokens(text: string): string {
@@ -330,7 +355,12 @@ const stringMap = fc.dictionary(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,9}$/), text
 /** One `.mcp.json` entry: stdio or http, `type` written or left to be inferred, defaults sometimes left out. */
 const serverEntry = fc.oneof(
   fc.record(
-    { type: fc.constant('stdio'), command: fc.oneof(word, fc.constantFrom('npx', 'node', 'uvx', '/usr/bin/env')), args: fc.array(text, { maxLength: 3 }), env: stringMap },
+    {
+      type: fc.constant('stdio'),
+      command: fc.oneof(word, fc.constantFrom('npx', 'node', 'uvx', '/usr/bin/env')),
+      args: fc.array(text, { maxLength: 3 }),
+      env: stringMap,
+    },
     { requiredKeys: ['command'], noNullPrototype: true },
   ),
   fc.record(
@@ -349,7 +379,10 @@ const invalidEntry = fc.oneof(
 );
 
 const mcpConfig = fc
-  .tuple(fc.uniqueArray(fc.tuple(word, serverEntry), { minLength: 1, maxLength: 5, selector: ([name]) => name }), fc.option(fc.tuple(word, invalidEntry), { freq: 4 }))
+  .tuple(
+    fc.uniqueArray(fc.tuple(word, serverEntry), { minLength: 1, maxLength: 5, selector: ([name]) => name }),
+    fc.option(fc.tuple(word, invalidEntry), { freq: 4 }),
+  )
   .map(([entries, invalid]) => {
     const servers: [string, unknown][] = [...entries];
     if (invalid && !servers.some(([name]) => name === invalid[0])) servers.splice(servers.length >> 1, 0, invalid);

@@ -18,7 +18,6 @@ export interface GeneratedFiles {
 /** Makes case number `index` of a run from its seed; the same seed and index give the same files. */
 export type CaseGenerator = (seed: number, index: number) => GeneratedFiles;
 
-
 export interface StageContent {
   /** As course.yaml names the stage. */
   slug: string;

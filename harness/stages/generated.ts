@@ -19,7 +19,14 @@ export const text = fc.string({ unit: 'grapheme', maxLength: 12 });
 /** The handshake's frames: initialize, what the server sends before its result, the result, initialized. */
 export function handshakeFrames(result: Record<string, unknown>, before: unknown[] = []): unknown[] {
   return [
-    { client: { method: 'initialize', params: { protocolVersion: REQUESTED_VERSION, capabilities: {}, clientInfo: { name: 'any', version: '0' } }, jsonrpc: '2.0', id: 0 } },
+    {
+      client: {
+        method: 'initialize',
+        params: { protocolVersion: REQUESTED_VERSION, capabilities: {}, clientInfo: { name: 'any', version: '0' } },
+        jsonrpc: '2.0',
+        id: 0,
+      },
+    },
     ...before,
     { server: { result, jsonrpc: '2.0', id: 0 } },
     { client: { method: 'notifications/initialized', jsonrpc: '2.0' } },

@@ -17,14 +17,38 @@ function initializeRule(comparison: Comparison): Hint[] {
   const actual = field(both.actual, 'initialize');
   if (outcomeOf(expected) === 'refused' && outcomeOf(actual) === 'result') {
     const offered = field(actual, 'protocolVersion');
-    return [{ kind: 'version-accepted', lines: [`the server offered protocol version ${JSON.stringify(offered)}, which your client does not support`, 'initialize must refuse it (throw, and send no notifications/initialized)'] }];
+    return [
+      {
+        kind: 'version-accepted',
+        lines: [
+          `the server offered protocol version ${JSON.stringify(offered)}, which your client does not support`,
+          'initialize must refuse it (throw, and send no notifications/initialized)',
+        ],
+      },
+    ];
   }
   if (outcomeOf(expected) === 'result' && outcomeOf(actual) === 'refused') {
     const version = field(expected, 'protocolVersion');
     if (version !== REQUESTED_VERSION) {
-      return [{ kind: 'version-refused', lines: [`initialize refused the protocol version the server offered in return, ${JSON.stringify(version)}`, 'a version your client supports is fine: go on with it'] }];
+      return [
+        {
+          kind: 'version-refused',
+          lines: [
+            `initialize refused the protocol version the server offered in return, ${JSON.stringify(version)}`,
+            'a version your client supports is fine: go on with it',
+          ],
+        },
+      ];
     }
-    return [{ kind: 'initialize-threw', lines: ['initialize threw, though the server answered with a result; its message is in the [your_program] lines below', 'the response is the message with your request\'s id: notifications (no id) and other lines may come first'] }];
+    return [
+      {
+        kind: 'initialize-threw',
+        lines: [
+          'initialize threw, though the server answered with a result; its message is in the [your_program] lines below',
+          "the response is the message with your request's id: notifications (no id) and other lines may come first",
+        ],
+      },
+    ];
   }
   const lines = outcomeMistake(expected, actual, 'initialize');
   return lines ? [{ kind: 'initialize-outcome', lines }] : [];
@@ -55,7 +79,10 @@ const handshakeSession = fc.record(
 function handshakeFiles(seed: number, index: number): GeneratedFiles {
   const { name, version, protocolVersion, capabilities, instructions, before } = draw(handshakeSession, seed, index);
   const result = { protocolVersion, capabilities, serverInfo: { name, version }, ...(instructions === undefined ? {} : { instructions }) };
-  return { inputs: { 'case.md': 'A generated server: its handshake.\n' }, fixtures: { 'cassette.yaml': cassetteYaml(handshakeFrames(result, before), seed, index) } };
+  return {
+    inputs: { 'case.md': 'A generated server: its handshake.\n' },
+    fixtures: { 'cassette.yaml': cassetteYaml(handshakeFrames(result, before), seed, index) },
+  };
 }
 
 export const handshake: StageContent = {

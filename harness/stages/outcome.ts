@@ -16,14 +16,17 @@ export function outcomeMistake(expected: unknown, actual: unknown, what: string)
   const [want, got] = [outcomeOf(expected), outcomeOf(actual)];
   if (want === got) return undefined;
   if (want === 'error') {
-    return [`the server answered ${what} with a JSON-RPC error (code ${field(field(expected, 'error'), 'code')})`, 'an error response must reject the request with McpError (its code, message and data)'];
+    return [
+      `the server answered ${what} with a JSON-RPC error (code ${field(field(expected, 'error'), 'code')})`,
+      'an error response must reject the request with McpError (its code, message and data)',
+    ];
   }
   if (want === 'result' && got === 'refused') {
-    if (field(expected, 'isError') === true) return [`${what} is a result with isError: true: a tool that failed is still a result`, 'callTool must return it, not throw'];
+    if (field(expected, 'isError') === true)
+      return [`${what} is a result with isError: true: a tool that failed is still a result`, 'callTool must return it, not throw'];
     return [`${what} threw where the server gave a result; its message is in the [your_program] lines below`];
   }
   if (want === 'result' && got === 'error') return [`${what} rejected with McpError where the server gave a result`];
   if (want === 'refused') return [`${what} should have been refused, and yours went on`];
   return undefined;
 }
-

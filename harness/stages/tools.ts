@@ -17,7 +17,15 @@ function toolListRule(comparison: Comparison): Hint[] {
   const actual = field(both?.actual, 'tools');
   if (!Array.isArray(expected) || !Array.isArray(actual) || actual.length >= expected.length) return [];
   if (!actual.every((tool, index) => isDeepStrictEqual(tool, expected[index]))) return [];
-  return [{ kind: 'pagination', lines: [`your client listed ${actual.length} of the ${expected.length} tools: the rest are on further pages`, 'follow nextCursor (tools/list with { cursor }) until the server gives none'] }];
+  return [
+    {
+      kind: 'pagination',
+      lines: [
+        `your client listed ${actual.length} of the ${expected.length} tools: the rest are on further pages`,
+        'follow nextCursor (tools/list with { cursor }) until the server gives none',
+      ],
+    },
+  ];
 }
 
 function callsRule(comparison: Comparison): Hint[] {
@@ -30,7 +38,10 @@ function callsRule(comparison: Comparison): Hint[] {
     if (isDeepStrictEqual(expected[index], actual[index])) continue;
     const elsewhere = expected.findIndex((candidate, other) => other !== index && isDeepStrictEqual(candidate, actual[index]));
     if (elsewhere >= 0) {
-      hints.push({ kind: 'responses-swapped', lines: [`calls[${index}] got the answer to calls[${elsewhere}]: responses can come back in any order`, 'match each response to its request by id'] });
+      hints.push({
+        kind: 'responses-swapped',
+        lines: [`calls[${index}] got the answer to calls[${elsewhere}]: responses can come back in any order`, 'match each response to its request by id'],
+      });
       continue;
     }
     const lines = outcomeMistake(expected[index], actual[index], `calls[${index}]`);
@@ -40,7 +51,11 @@ function callsRule(comparison: Comparison): Hint[] {
     }
     const wanted = contentTypes(expected[index]);
     const missing = [...wanted].filter((type) => !contentTypes(actual[index]).has(type));
-    if (missing.length > 0) hints.push({ kind: 'content-dropped', lines: [`calls[${index}] lost its ${missing.join(', ')} content`, 'keep every content item of a result, whatever its type'] });
+    if (missing.length > 0)
+      hints.push({
+        kind: 'content-dropped',
+        lines: [`calls[${index}] lost its ${missing.join(', ')} content`, 'keep every content item of a result, whatever its type'],
+      });
   }
   return hints;
 }
@@ -57,10 +72,16 @@ const tool = fc.record(
   {
     name: fc.stringMatching(/^[a-z][a-z0-9_-]{0,15}$/),
     description: text,
-    inputSchema: fc.dictionary(fc.stringMatching(/^[a-z][a-zA-Z0-9]{0,8}$/), fc.constantFrom('string', 'number', 'boolean'), { minKeys: 0, maxKeys: 3, noNullPrototype: true }).map((properties) => ({
-      type: 'object',
-      properties: Object.fromEntries(Object.entries(properties).map(([name, type]) => [name, { type }])),
-    })),
+    inputSchema: fc
+      .dictionary(fc.stringMatching(/^[a-z][a-zA-Z0-9]{0,8}$/), fc.constantFrom('string', 'number', 'boolean'), {
+        minKeys: 0,
+        maxKeys: 3,
+        noNullPrototype: true,
+      })
+      .map((properties) => ({
+        type: 'object',
+        properties: Object.fromEntries(Object.entries(properties).map(([name, type]) => [name, { type }])),
+      })),
   },
   { requiredKeys: ['name', 'inputSchema'], noNullPrototype: true },
 );
@@ -74,19 +95,22 @@ function argumentsFor(schema: { properties: Record<string, { type: string }> }):
 }
 
 /** A session with a generated server: the handshake, one page of tools, then calls of some of them, each answered. */
-const toolsSession = fc
-  .uniqueArray(tool, { minLength: 1, maxLength: 4, selector: (generated) => generated.name })
-  .chain((tools) =>
-    fc.tuple(
-      fc.constant(tools),
-      fc.array(
-        fc.nat({ max: tools.length - 1 }).chain((index) =>
-          fc.record({ name: fc.constant(tools[index]!.name), arguments: argumentsFor(tools[index]!.inputSchema), reply: text, isError: fc.boolean() }, { noNullPrototype: true }),
+const toolsSession = fc.uniqueArray(tool, { minLength: 1, maxLength: 4, selector: (generated) => generated.name }).chain((tools) =>
+  fc.tuple(
+    fc.constant(tools),
+    fc.array(
+      fc
+        .nat({ max: tools.length - 1 })
+        .chain((index) =>
+          fc.record(
+            { name: fc.constant(tools[index]!.name), arguments: argumentsFor(tools[index]!.inputSchema), reply: text, isError: fc.boolean() },
+            { noNullPrototype: true },
+          ),
         ),
-        { minLength: 1, maxLength: 2 },
-      ),
+      { minLength: 1, maxLength: 2 },
     ),
-  );
+  ),
+);
 
 function toolsFiles(seed: number, index: number): GeneratedFiles {
   const [tools, calls] = draw(toolsSession, seed, index);
@@ -103,7 +127,13 @@ function toolsFiles(seed: number, index: number): GeneratedFiles {
     );
   });
   return {
-    inputs: { 'calls.json': `${JSON.stringify(calls.map(({ name, arguments: args }) => ({ name, arguments: args })), null, 2)}\n` },
+    inputs: {
+      'calls.json': `${JSON.stringify(
+        calls.map(({ name, arguments: args }) => ({ name, arguments: args })),
+        null,
+        2,
+      )}\n`,
+    },
     fixtures: { 'cassette.yaml': cassetteYaml(frames, seed, index) },
   };
 }

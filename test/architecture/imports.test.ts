@@ -14,7 +14,9 @@ function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of globSync('**/*.ts', { cwd: HARNESS })) {
     const text = readFileSync(join(HARNESS, file), 'utf8');
-    const targets = [...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms)].map((match) => relative(HARNESS, resolve(dirname(join(HARNESS, file)), match[1]!)));
+    const targets = [...text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms)].map((match) =>
+      relative(HARNESS, resolve(dirname(join(HARNESS, file)), match[1]!)),
+    );
     graph.set(file, targets);
   }
   return graph;
@@ -52,7 +54,12 @@ describe('the harness imports', () => {
   });
 
   it('would see a circle if there were one', () => {
-    const graph = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']]]);
+    const graph = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', ['a.ts']],
+    ]);
     expect(findCircle(graph)).toEqual(['a.ts', 'b.ts', 'c.ts', 'a.ts']);
   });
 

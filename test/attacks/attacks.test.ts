@@ -68,10 +68,23 @@ describe('attacks on the verdict', () => {
     expect(leftInTmp(run.tmp)).toEqual([]);
   });
 
-  it('cache-poison: the parse cache is out of the program\'s reach, and the grader does not trust it anyway', async () => {
+  it("cache-poison: the parse cache is out of the program's reach, and the grader does not trust it anyway", async () => {
     const cache = join(REPO, 'node_modules/.cache/theinference/cassettes');
     const before = snapshot(cache);
-    const run = await runCi(['test', '--stage', 'handshake', '--runs', '20', '--seed', '5', '--random', '0', '--submission', attack('cache-poison'), '--verbose']);
+    const run = await runCi([
+      'test',
+      '--stage',
+      'handshake',
+      '--runs',
+      '20',
+      '--seed',
+      '5',
+      '--random',
+      '0',
+      '--submission',
+      attack('cache-poison'),
+      '--verbose',
+    ]);
     expect(run.code).toBe(1);
     const handshake = checks(run.report).filter((check) => check.id.startsWith('handshake/'));
     expect(handshake.length).toBeGreaterThan(5);
@@ -85,16 +98,22 @@ describe('attacks on the verdict', () => {
   it('reads-secrets: no fixtures, no generated or hidden expected outputs, no cached cassettes, no grader command line or environment', async () => {
     const hidden = folder({
       'cases/config-and-framing/mcp-frame/secret/messages.json': readFileSync(join(REPO, 'cases/config-and-framing/mcp-frame/numbers/messages.json'), 'utf8'),
-      'fixtures/config-and-framing/mcp-frame/secret/expected.json': readFileSync(join(REPO, 'fixtures/config-and-framing/mcp-frame/numbers/expected.json'), 'utf8'),
+      'fixtures/config-and-framing/mcp-frame/secret/expected.json': readFileSync(
+        join(REPO, 'fixtures/config-and-framing/mcp-frame/numbers/expected.json'),
+        'utf8',
+      ),
     });
     // replay's parse cache holds cassettes whole: make sure it has one to find
     const cache = join(REPO, 'node_modules/.cache/theinference/cassettes');
     mkdirSync(cache, { recursive: true });
     writeFileSync(join(cache, 'attack-probe.json'), '{"frames":[]}');
     const token = 'tok-attack-7c1d2e';
-    const run = await runCi(['test', '--all', '--runs', '20', '--seed', '5', '--random', '1', '--submission', attack('reads-secrets'), '--cases', hidden, '--verbose'], {
-      env: { GRADER_TOKEN: token },
-    });
+    const run = await runCi(
+      ['test', '--all', '--runs', '20', '--seed', '5', '--random', '1', '--submission', attack('reads-secrets'), '--cases', hidden, '--verbose'],
+      {
+        env: { GRADER_TOKEN: token },
+      },
+    );
     expect(run.code).toBe(1);
     expect(run.stdout).not.toContain('found:');
     expect(run.stdout).not.toContain(token);
@@ -124,7 +143,10 @@ describe('attacks on the grader', () => {
     expect(await leftBehind(run.tmp)).toEqual([]);
   });
 
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     it(`slow-for-interrupt: ${signal} stops every case, removes the scratch folders, writes an interrupted report, exits ${code}`, async () => {
       const tmp = folder({});
       const report = join(tmp, 'results.json');

@@ -37,7 +37,14 @@ describe('the exchange of a played session', () => {
     wire.write(initialized);
     wire.write(line({ jsonrpc: '2.0', id: 'roots', method: 'tools/call', params: { name: 'get-roots-list', arguments: {} } }));
     wire.write(line({ jsonrpc: '2.0', id: 0, result: { roots: [{ uri: 'file:///course', name: 'course' }] } }));
-    wire.write(line({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 }, _meta: { progressToken: 'tok' } } }));
+    wire.write(
+      line({
+        jsonrpc: '2.0',
+        id: 'slow',
+        method: 'tools/call',
+        params: { name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 }, _meta: { progressToken: 'tok' } },
+      }),
+    );
     wire.close();
     const report = await session.done;
     expect(report.ok).toBe(true);
@@ -68,7 +75,7 @@ describe('the exchange of a played session', () => {
     expect(steps.some((step) => step.diagnosis)).toBe(false);
   });
 
-  it('notes each diagnosis on the client message that caused it, beside the player\'s answer to it', async () => {
+  it("notes each diagnosis on the client message that caused it, beside the player's answer to it", async () => {
     const { wire, session } = createMemoryWire(loadCassette(TOOLS));
     wire.write(initialize(0));
     wire.write(initialized);
@@ -115,13 +122,22 @@ describe('the exchange of a played session', () => {
     client.resume();
     client.end(initialize(0) + initialized); // too early: the result is still held back
     const report = await session.done;
-    expect(report.exchange.steps.map(label)).toEqual(['client request initialize 0', 'client notification notifications/initialized', 'server response result 0']);
+    expect(report.exchange.steps.map(label)).toEqual([
+      'client request initialize 0',
+      'client notification notifications/initialized',
+      'server response result 0',
+    ]);
     expect(report.exchange.steps[1]!.diagnosis?.message).toContain('before the initialize result had arrived');
   });
 
   it('keeps the first steps of a flood and counts the rest; keeps a long message as its clipped text', async () => {
     const { wire, session } = createMemoryWire(loadCassette(HANDSHAKE));
-    const huge = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x'.repeat(100_000), version: '1' } } };
+    const huge = {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x'.repeat(100_000), version: '1' } },
+    };
     wire.write(line(huge));
     const GARBAGE = 1000;
     for (let i = 0; i < GARBAGE; i++) wire.write(`garbage ${i}\n`);

@@ -52,7 +52,9 @@ describe('the SDK client against the everything server', () => {
     const types = new Set((recorded.results as { content?: { type: string }[] }[]).flatMap((result) => result.content?.map((item) => item.type) ?? []));
     expect([...types].sort()).toEqual(['image', 'resource', 'resource_link', 'text']);
     expect(recorded.results.filter((result) => (result as { isError?: boolean }).isError)).toHaveLength(2);
-    expect(recorded.results.at(-3)).toEqual({ thrown: { code: -32602, message: 'MCP error -32602: MCP error -32602: Resource demo://no/such/resource not found' } });
+    expect(recorded.results.at(-3)).toEqual({
+      thrown: { code: -32602, message: 'MCP error -32602: MCP error -32602: Resource demo://no/such/resource not found' },
+    });
   });
 
   it('gets identical results from replay, and the player reports a clean session', async () => {
@@ -91,7 +93,12 @@ describe('the SDK client against the everything server', () => {
   it('diagnoses a raw client that skips notifications/initialized', async () => {
     const report = join(dir, 'skipped.json');
     const lines = [
-      { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { roots: {} }, clientInfo: { name: 'raw', version: '0' } } },
+      {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: { roots: {} }, clientInfo: { name: 'raw', version: '0' } },
+      },
       { jsonrpc: '2.0', id: 1, method: 'tools/list' },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 5 } },
     ];
@@ -105,8 +112,13 @@ describe('the SDK client against the everything server', () => {
     // it wrote everything at once: tools/list went out before the initialize result had arrived...
     expect(diagnoses[0]!.message).toBe('your client sent tools/list (id 1) before the initialize result had arrived: wait for it (only ping may come earlier)');
     // ...and without notifications/initialized before it
-    expect(diagnoses.map((d) => d.message)).toContainEqual(expect.stringContaining('after the initialize result, the server expected notifications/initialized; your client sent tools/list (id 1)'));
-    const answers = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id?: number; error?: unknown });
+    expect(diagnoses.map((d) => d.message)).toContainEqual(
+      expect.stringContaining('after the initialize result, the server expected notifications/initialized; your client sent tools/list (id 1)'),
+    );
+    const answers = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id?: number; error?: unknown });
     expect(answers.find((answer) => answer.id === 1)).toMatchObject({ error: { code: -32000 } });
   });
 

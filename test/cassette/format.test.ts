@@ -73,7 +73,9 @@ describe('cassette format v1', () => {
     expect(refusal(GOOD.replace('recorded: 2026-11-30', 'recorded: yesterday')).message).toBe('bad.yaml:5: provenance.recorded: expected a date, YYYY-MM-DD');
     expect(refusal(GOOD + '    chunks: ["{}", "x"]\n').message).toBe("bad.yaml:9: frames[1].chunks: the chunks do not add up to the frame's bytes");
     expect(refusal(GOOD + '    raw: "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":2,\\"result\\":{}}\\n"\n').field).toBe('frames[1].raw');
-    expect(refusal(GOOD + '    color: blue\n').message).toBe('bad.yaml:9: frames[1].color: unknown field (expected one of: server, free, raw, chunks, cuts, flush)');
+    expect(refusal(GOOD + '    color: blue\n').message).toBe(
+      'bad.yaml:9: frames[1].color: unknown field (expected one of: server, free, raw, chunks, cuts, flush)',
+    );
     expect(refusal(GOOD + '    cuts: [5, 3]\n').message).toBe(
       'bad.yaml:9: frames[1].cuts: expected increasing byte offsets between 1 and 36 (the frame has 37 bytes)',
     );
@@ -126,7 +128,12 @@ describe('the annotated example in docs/cassettes.md', () => {
     const { createMemoryWire } = await import('../../harness/cassette/memory-wire.ts');
     const { wire, session } = createMemoryWire(cassette);
     const send = (message: object) => wire.write(JSON.stringify(message) + '\n');
-    send({ jsonrpc: '2.0', id: 'a', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'me', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 'a',
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'me', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi', at: 'now' } } });
     wire.close();

@@ -193,7 +193,7 @@ describe('the player, in memory', () => {
     expect(session.finish()).toMatchObject({ ok: true });
   });
 
-  it('checks the client\'s answer to a server-initiated request', async () => {
+  it("checks the client's answer to a server-initiated request", async () => {
     const text = `${HEADER}  - client: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get-roots-list"}}
   - server: {"jsonrpc":"2.0","id":0,"method":"roots/list"}
   - client: {"jsonrpc":"2.0","id":0,"result":{"roots":[{"uri":"file:///course"}]}}
@@ -281,7 +281,10 @@ describe('the player, flooded', () => {
     player.receiveChunk(message.slice(10) + 'not json\nhalf');
     expect(player.diagnoses.map((d) => d.kind)).toEqual(['not-json']);
     player.endOfInput();
-    expect(player.diagnoses.map((d) => d.message)).toEqual(['your client wrote a line that is not JSON: not json', 'your client wrote a line that is not JSON: half']);
+    expect(player.diagnoses.map((d) => d.message)).toEqual([
+      'your client wrote a line that is not JSON: not json',
+      'your client wrote a line that is not JSON: half',
+    ]);
 
     const flooded = new Player(cassette(HANDSHAKE), { write: () => {}, cut: () => cuts++ });
     const mebibyte = 'y'.repeat(1024 * 1024);
@@ -293,7 +296,9 @@ describe('the player, flooded', () => {
     expect(cuts).toBe(1);
     const report = flooded.finish();
     expect(report.diagnoses.map((d) => d.kind)).toEqual(['line-too-long', 'unused']);
-    expect(report.diagnoses[0]!.message).toBe(`your client wrote a line longer than 16 MiB without a newline; the player stopped reading: ${'y'.repeat(77)}...`);
+    expect(report.diagnoses[0]!.message).toBe(
+      `your client wrote a line longer than 16 MiB without a newline; the player stopped reading: ${'y'.repeat(77)}...`,
+    );
     expect((report.diagnoses[0]!.received as string).length).toBe(4097);
   });
 

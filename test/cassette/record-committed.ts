@@ -4,17 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  cassetteCommand,
-  EVERYTHING,
-  EVERYTHING_EXTRA_STEPS,
-  EVERYTHING_STEPS,
-  MEMORY,
-  MEMORY_STEPS,
-  ROOT,
-  runSession,
-  type Step,
-} from './sdk-session.ts';
+import { cassetteCommand, EVERYTHING, EVERYTHING_EXTRA_STEPS, EVERYTHING_STEPS, MEMORY, MEMORY_STEPS, ROOT, runSession, type Step } from './sdk-session.ts';
 
 const sessions: { file: string; server: string[]; steps: Step[]; roots?: boolean; env?: Record<string, string> }[] = [
   { file: 'everything-handshake.yaml', server: EVERYTHING, steps: [(client) => client.ping()] },
@@ -45,7 +35,8 @@ for (const session of sessions) {
   frames.splice(result, 0, moved!);
   delete cassette.file;
   cassette.frames = frames;
-  cassette.provenance.note = 'derived from everything-handshake.yaml by test/cassette/record-committed.ts: notifications/tools/list_changed moved before the initialize result';
+  cassette.provenance.note =
+    'derived from everything-handshake.yaml by test/cassette/record-committed.ts: notifications/tools/list_changed moved before the initialize result';
   saveCassette(cassette, join(ROOT, 'cassettes', 'everything-handshake-notice-first.yaml'), { overwrite: true });
   process.stdout.write('everything-handshake-notice-first.yaml: derived\n');
 }

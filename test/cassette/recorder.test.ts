@@ -226,10 +226,18 @@ describe('secrets in a recording', () => {
     const answer = { jsonrpc: '2.0', id: 1, result: result1 };
     // the exact bytes (CRLF) are kept, redacted like the message
     expect(frames).toContainEqual({ from: 'server', message: answer, raw: JSON.stringify(answer) + '\r\n' });
-    const notice = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: { args: REDACTED_ARGS, password: '<redacted:--password>' } } };
+    const notice = {
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: { args: REDACTED_ARGS, password: '<redacted:--password>' } },
+    };
     expect(frames).toContainEqual({ from: 'server', message: notice, raw: JSON.stringify(notice) + '\r\n' });
     const error = { code: -32000, message: 'bad key --api-key=<redacted:--api-key>', data: { args: REDACTED_ARGS, token: '<redacted:LEAKY_SERVICE_TOKEN>' } };
-    expect(frames).toContainEqual({ from: 'server', message: { jsonrpc: '2.0', id: 2, error }, raw: JSON.stringify({ jsonrpc: '2.0', id: 2, error }) + '\r\n' });
+    expect(frames).toContainEqual({
+      from: 'server',
+      message: { jsonrpc: '2.0', id: 2, error },
+      raw: JSON.stringify({ jsonrpc: '2.0', id: 2, error }) + '\r\n',
+    });
 
     // what the server wrote on stderr reaches the terminal redacted and with its control characters escaped
     const shown = started.replaceAll('\x1b', '\\x1b').replace('\r', '\\r');
@@ -260,7 +268,18 @@ describe('secrets in a recording', () => {
 
   it('come from credential-looking flags and headers; short ones are replaced where they stand, not searched for', () => {
     const args = ['--api-key=sk-1', '--password', 'hunter22', '--apiKey', 'k1234', '--client_secret=abcd', '--auth', '--port', '80'];
-    args.push('Authorization: Bearer tok-1234', '--header=X-API-Key: xyz12', '--key-file', 'key.pem', '--session-timeout', '3000', '--no-auth', 'stdio', '--token', '--next');
+    args.push(
+      'Authorization: Bearer tok-1234',
+      '--header=X-API-Key: xyz12',
+      '--key-file',
+      'key.pem',
+      '--session-timeout',
+      '3000',
+      '--no-auth',
+      'stdio',
+      '--token',
+      '--next',
+    );
     expect(argumentSecrets(args).map(({ name, value }) => [name, value])).toEqual([
       ['--api-key', 'sk-1'],
       ['--password', 'hunter22'],

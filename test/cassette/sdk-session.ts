@@ -26,11 +26,7 @@ export interface SessionResult {
   stderr: string;
 }
 
-export async function runSession(
-  command: string[],
-  steps: Step[],
-  options: { env?: Record<string, string>; roots?: boolean } = {},
-): Promise<SessionResult> {
+export async function runSession(command: string[], steps: Step[], options: { env?: Record<string, string>; roots?: boolean } = {}): Promise<SessionResult> {
   const transport = new StdioClientTransport({
     command: command[0]!,
     args: command.slice(1),
@@ -76,8 +72,7 @@ export const EVERYTHING_STEPS: Step[] = [
 /** A session with server-initiated requests and progress: roots/list from the server, progress notifications. */
 export const EVERYTHING_EXTRA_STEPS: Step[] = [
   (client) => client.callTool({ name: 'get-roots-list', arguments: {} }),
-  (client) =>
-    client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 } }, undefined, { onprogress: () => {} }),
+  (client) => client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 } }, undefined, { onprogress: () => {} }),
 ];
 
 export const MEMORY_STEPS: Step[] = [

@@ -69,7 +69,7 @@ if (underProgram) {
     expect(await leftBehind(run.tmp)).toEqual([]);
   });
 
-  it('the environment is scrubbed: a token in the grader\'s environment does not reach the program', async () => {
+  it("the environment is scrubbed: a token in the grader's environment does not reach the program", async () => {
     const prelude = `${UNDER_PROGRAM}
 if (underProgram && Object.keys(process.env).some((name) => /TOKEN|SECRET|KEY/.test(name))) throw new Error('a secret reached the program');`;
     const run = await runCi([...QUICK, '--submission', submission(prelude), '--random', '0'], { env: { GITHUB_TOKEN: 'ghp_x', AWS_SECRET_ACCESS_KEY: 'y' } });
@@ -99,7 +99,11 @@ describe('runProcess, past the process group', () => {
     const script = `const { spawn } = require('node:child_process');
       spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' }).unref();
       setTimeout(() => {}, 400); // long enough for the memory poll to see it`;
-    const result = await runProcess(process.execPath, ['-e', script], { cwd: tmp, env: { PATH: process.env.PATH, TMPDIR: tmp }, limits: { timeoutMs: 5000, outputCap: 1024, memoryBytes: 1024 ** 3 } });
+    const result = await runProcess(process.execPath, ['-e', script], {
+      cwd: tmp,
+      env: { PATH: process.env.PATH, TMPDIR: tmp },
+      limits: { timeoutMs: 5000, outputCap: 1024, memoryBytes: 1024 ** 3 },
+    });
     expect(result.exitCode).toBe(0);
     expect(await leftBehind(tmp)).toEqual([]);
   });

@@ -43,7 +43,9 @@ describe('generators', () => {
       const path = join(dir, `handshake-${index}.yaml`);
       writeFileSync(path, generatorFor('handshake')!(index * 17, index).fixtures!['cassette.yaml']!);
       const frames = loadCassette(path).frames;
-      const messages = frames.flatMap((frame): Record<string, unknown>[] => (frame.from === 'client' || frame.from === 'server' ? [{ from: frame.from, ...frame.message }] : []));
+      const messages = frames.flatMap((frame): Record<string, unknown>[] =>
+        frame.from === 'client' || frame.from === 'server' ? [{ from: frame.from, ...frame.message }] : [],
+      );
       expect(messages.filter((message) => message.from === 'client').map((message) => message.method)).toEqual(['initialize', 'notifications/initialized']);
       const result = messages.find((message) => message.from === 'server' && 'result' in message)?.result as { protocolVersion?: string } | undefined;
       offered.add(result?.protocolVersion);

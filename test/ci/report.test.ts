@@ -66,16 +66,43 @@ describe('shards', () => {
 describe('merge-reports refuses, in one line, exit 2', () => {
   const DIGEST = 'a'.repeat(64);
   const check = (position: number): CheckReport => ({
-    id: `s/c${position}`, name: `c${position}`, origin: 'public', status: 'pass', infra: false, message: 'passed',
-    details: null, hints: [], difference: null, protocol: null, exchange: null, output: null, stderr: null, durationMs: 1, seed: null, cassette: null, position,
+    id: `s/c${position}`,
+    name: `c${position}`,
+    origin: 'public',
+    status: 'pass',
+    infra: false,
+    message: 'passed',
+    details: null,
+    hints: [],
+    difference: null,
+    protocol: null,
+    exchange: null,
+    output: null,
+    stderr: null,
+    durationMs: 1,
+    seed: null,
+    cassette: null,
+    position,
   });
   /** Shard `index` of 2 of a stage of two cases, one case in each shard. */
   const report = (seed: number, index: number): ResultsReport => ({
-    version: 1, status: 'pass', exitCode: 0, seed, shard: { index, count: 2 }, mergedShards: null, startedAt: '2026-11-30T00:44:09.647Z', durationMs: 0,
-    grader: { name: 'theinference', version: '0' }, course: { digest: DIGEST },
+    version: 1,
+    status: 'pass',
+    exitCode: 0,
+    seed,
+    shard: { index, count: 2 },
+    mergedShards: null,
+    startedAt: '2026-11-30T00:44:09.647Z',
+    durationMs: 0,
+    grader: { name: 'theinference', version: '0' },
+    course: { digest: DIGEST },
     submission: { path: '/sub', changedOutsideSrc: [], changesCut: false, linksIgnored: [], missing: [] },
-    limits: { timeoutMs: null, memoryBytes: 1, outputCapBytes: 1, network: 'on' }, sandbox: 'bwrap', hiddenCases: 0, generatedCases: 0,
-    counts: { pass: 1, fail: 0, error: 0, timeout: 0, crash: 0, total: 1 }, problems: [],
+    limits: { timeoutMs: null, memoryBytes: 1, outputCapBytes: 1, network: 'on' },
+    sandbox: 'bwrap',
+    hiddenCases: 0,
+    generatedCases: 0,
+    counts: { pass: 1, fail: 0, error: 0, timeout: 0, crash: 0, total: 1 },
+    problems: [],
     stages: [{ slug: 's', title: 'S', status: 'pass', durationMs: 1, planned: 2, checks: [check(index - 1)] }],
   });
   /** `report(1, 1)` with the field at `path` (`stages.0.checks.0.status`) set to `value`, or removed when it is undefined. */
@@ -87,10 +114,16 @@ describe('merge-reports refuses, in one line, exit 2', () => {
     else parent[keys.at(-1)!] = value;
     return copy;
   };
-  const merge = (...reports: [string, unknown][]) => () => mergeReports(reports.map(([path, report]) => ({ path, report: report as ResultsReport })));
+  const merge =
+    (...reports: [string, unknown][]) =>
+    () =>
+      mergeReports(reports.map(([path, report]) => ({ path, report: report as ResultsReport })));
 
   it('merges two sound shards into a report that is itself sound', () => {
-    const merged = mergeReports([{ path: 'a', report: report(1, 1) }, { path: 'b', report: { ...report(1, 2), sandbox: 'none' } }]);
+    const merged = mergeReports([
+      { path: 'a', report: report(1, 1) },
+      { path: 'b', report: { ...report(1, 2), sandbox: 'none' } },
+    ]);
     expect(merged).toMatchObject({ status: 'pass', exitCode: 0, shard: { index: 0, count: 2 }, mergedShards: [1, 2], sandbox: 'none', problems: [] });
     expect(checkResultsReport(merged, '')).toBe(merged);
   });
@@ -113,7 +146,11 @@ describe('merge-reports refuses, in one line, exit 2', () => {
       ['stages.0.checks.0.status', 'passed', 'stages[0].checks[0].status: expected one of pass, fail, error, timeout, crash, got "passed"'],
       ['stages.0.checks.0.infra', 'no', 'stages[0].checks[0].infra: expected true or false, got "no"'],
       ['stages.0.checks.0.position', 1.5, 'stages[0].checks[0].position: expected a whole number from 0 to 9007199254740991, got 1.5'],
-      ['stages.0.checks.0.details', { text: 'x'.repeat(5000), size: 5000, truncated: false }, 'stages[0].checks[0].details.text: 5000 characters, more than the 4096 a report keeps'],
+      [
+        'stages.0.checks.0.details',
+        { text: 'x'.repeat(5000), size: 5000, truncated: false },
+        'stages[0].checks[0].details.text: 5000 characters, more than the 4096 a report keeps',
+      ],
       ['stages.0.checks.0.status', 'fail', undefined], // sound: merge recomputes the statuses above a check
       ['exitCode', '0', 'exitCode: expected one of 0, 1, 2, 130, 143, got "0"'],
       ['exitCode', 1, 'exitCode: a pass run does not exit 1 (expected 0)'],
@@ -149,7 +186,10 @@ describe('merge-reports refuses, in one line, exit 2', () => {
       counts: { ...second.counts, pass: 0, total: 0 },
       stages: [{ ...second.stages[0]!, status: 'skipped', checks: [] }],
     };
-    const merged = mergeReports([{ path: 'a', report: report(1, 1) }, { path: 'b', report: stopped }]);
+    const merged = mergeReports([
+      { path: 'a', report: report(1, 1) },
+      { path: 'b', report: stopped },
+    ]);
     expect(merged).toMatchObject({ status: 'interrupted', exitCode: 2, problems: ['b was interrupted before it finished (exit code 143)'] });
     expect(checkResultsReport(merged, '')).toBe(merged);
     expect(mergeReports([{ path: 'm', report: merged }])).toMatchObject({ status: 'interrupted', exitCode: 2 });
@@ -186,10 +226,21 @@ describe('JUnit', () => {
       counts: { pass: 1, fail: 1, error: 0, timeout: 1, crash: 0, total: 3 },
       stages: [
         {
-          slug: 's<1>', title: '', status: 'fail', durationMs: 10, planned: 3,
+          slug: 's<1>',
+          title: '',
+          status: 'fail',
+          durationMs: 10,
+          planned: 3,
           checks: [
             { ...base, id: 'a', name: 'ok', status: 'pass', message: 'passed', details: null },
-            { ...base, id: 'b', name: 'b "q" & <x>', status: 'fail', message: 'differs\u0000 😀 \ud800 \uffff', details: { text: 'line\u001b[31m red\u001b[39m\u0007\u001b]0;t', size: 1, truncated: false } },
+            {
+              ...base,
+              id: 'b',
+              name: 'b "q" & <x>',
+              status: 'fail',
+              message: 'differs\u0000 😀 \ud800 \uffff',
+              details: { text: 'line\u001b[31m red\u001b[39m\u0007\u001b]0;t', size: 1, truncated: false },
+            },
             { ...base, id: 'c', name: 'c', status: 'timeout', message: 'timed out', details: null },
           ],
         },
@@ -218,6 +269,8 @@ describe('the example GitHub Actions workflow', () => {
     expect(grade).toContain('--no-network');
     expect(grade).toContain('apt-get install -y bubblewrap'); // the sandbox, required with --submission
     expect(workflow.jobs.merge.needs).toBe('grade');
-    expect(workflow.jobs.merge.steps.map((step) => step.run ?? '').join('\n')).toContain('theinference merge-reports --report results.json --junit junit.xml results-*.json');
+    expect(workflow.jobs.merge.steps.map((step) => step.run ?? '').join('\n')).toContain(
+      'theinference merge-reports --report results.json --junit junit.xml results-*.json',
+    );
   });
 });

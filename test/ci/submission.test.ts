@@ -80,7 +80,9 @@ if (ciCase !== undefined) {
       { path: 'notes.txt', change: 'added' },
       { path: 'program.ts', change: 'modified' },
     ]);
-    expect(run.stdout).toContain('files outside src/ that the submission changed, not used in grading: fixtures/config-and-framing/mcp-frame/numbers/expected.json (modified)');
+    expect(run.stdout).toContain(
+      'files outside src/ that the submission changed, not used in grading: fixtures/config-and-framing/mcp-frame/numbers/expected.json (modified)',
+    );
   });
 
   it('a submission without src/mcp.ts: every check fails, the report says what is missing', async () => {
@@ -180,7 +182,11 @@ describe('bad input: one line, exit 2', () => {
 
   const cases: [string, string[], RegExp][] = [
     ['a submission that does not exist', ['--submission', '/nonexistent/sub'], /^theinference test: --submission \/nonexistent\/sub: no such folder\n$/],
-    ['a report in a folder that does not exist', ['--report', '/nonexistent/dir/results.json'], /^theinference test: --report \/nonexistent\/dir\/results\.json: cannot write it, the folder \/nonexistent\/dir does not exist\n$/],
+    [
+      'a report in a folder that does not exist',
+      ['--report', '/nonexistent/dir/results.json'],
+      /^theinference test: --report \/nonexistent\/dir\/results\.json: cannot write it, the folder \/nonexistent\/dir does not exist\n$/,
+    ],
     ['a report path that is a folder', ['--report', '/tmp'], /^theinference test: --report \/tmp: cannot write it, it is a folder\n$/],
     ['a JUnit path that cannot be written', ['--junit', '/nonexistent/junit.xml'], /^theinference test: --junit .*does not exist\n$/],
     ['hidden cases that do not exist', ['--cases', '/nonexistent/hidden'], /^theinference test: --cases \/nonexistent\/hidden: no such folder\n$/],
@@ -204,7 +210,9 @@ describe('bad input: one line, exit 2', () => {
     let dir = folder({ 'cases/config-and-framing/mcp-fram/x/messages.json': '[]\n', 'fixtures/config-and-framing/mcp-fram/x/expected.json': '{}\n' });
     let run = await cli(['test', '--all', '--cases', dir]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^theinference test: --cases .*: cases\/config-and-framing\/mcp-fram is not a case folder of course\.yaml \(known: config-and-framing\/mcp-frame, [^\n]*\)\n$/);
+    expect(run.stderr).toMatch(
+      /^theinference test: --cases .*: cases\/config-and-framing\/mcp-fram is not a case folder of course\.yaml \(known: config-and-framing\/mcp-frame, [^\n]*\)\n$/,
+    );
     dir = folder({ 'cases/config-and-framing/mcp-frame/x/messages.json': '[]\n' });
     run = await cli(['test', '--all', '--cases', dir]);
     expect(run.code).toBe(2);
@@ -212,12 +220,18 @@ describe('bad input: one line, exit 2', () => {
   });
 });
 
-describe('the grader\'s own failures: one line, exit 2, an error report', () => {
+describe("the grader's own failures: one line, exit 2, an error report", () => {
   it('a course whose reference fails on a generated case', async () => {
     const course = courseCopy();
     made.push(course);
     const reference = readFileSync(join(course, 'src/mcp.ts'), 'utf8');
-    writeFileSync(join(course, 'src/mcp.ts'), reference.replace('export function frame(msg: object): string {', 'export function frame(msg: object): string {\n  throw new Error("the reference is broken");'));
+    writeFileSync(
+      join(course, 'src/mcp.ts'),
+      reference.replace(
+        'export function frame(msg: object): string {',
+        'export function frame(msg: object): string {\n  throw new Error("the reference is broken");',
+      ),
+    );
     const run = await runCi(['test', '--stage', 'config-and-framing', '--runs', '20', '--seed', '3', '--random', '1', '--submission', REPO], { cwd: course });
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);

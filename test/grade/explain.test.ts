@@ -9,7 +9,12 @@ import * as reference from '../../src/mcp.ts';
 // ------------------------------------------------------------------------------- the outputs
 
 const MESSAGES = [
-  { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'course', version: '1.0.0' } } },
+  {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'course', version: '1.0.0' } },
+  },
   { jsonrpc: '2.0', method: 'notifications/initialized' },
   { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'héllo wörld, naïve café' } } },
   { jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'file:///tmp/notes.txt' } },
@@ -69,7 +74,11 @@ function characterAtCaret(text: string, heading: string): string {
 function sortKeysDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysDeep);
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeysDeep((value as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, sortKeysDeep((value as Record<string, unknown>)[key])]),
+    );
   }
   return value;
 }
@@ -154,61 +163,97 @@ describe('where the outputs differ', () => {
 
 describe('hints on frames', () => {
   it('pretty-printed frame: never use the indent argument', () => {
-    const text = explain(EXPECTED_FRAMES, frameOutput((message) => JSON.stringify(message, null, 2) + '\n'));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput((message) => JSON.stringify(message, null, 2) + '\n'),
+    );
     expect(hints(text)).toContain("frames[0] (and 3 more) is pretty-printed: never use JSON.stringify's indent argument");
   });
 
   it('spaces between tokens without newlines', () => {
-    const text = explain(EXPECTED_FRAMES, frameOutput((message) => JSON.stringify(message).replaceAll('":', '": ') + '\n'));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput((message) => JSON.stringify(message).replaceAll('":', '": ') + '\n'),
+    );
     expect(hints(text)).toContain('has spaces between tokens');
   });
 
   it('CRLF at the end of a frame', () => {
-    const text = explain(EXPECTED_FRAMES, frameOutput((message) => JSON.stringify(message) + '\r\n'));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput((message) => JSON.stringify(message) + '\r\n'),
+    );
     expect(hints(text)).toContain('frames[0] (and 3 more) ends with \\r\\n');
     expect(text).toMatch(/\\r\\n",↵\n/); // the JSON escape of the frame's \r\n, shown as printed
   });
 
   it('no newline at the end of a frame', () => {
-    const text = explain(EXPECTED_FRAMES, frameOutput((message) => JSON.stringify(message)));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput((message) => JSON.stringify(message)),
+    );
     expect(hints(text)).toContain("has no final newline: frame() must append exactly one '\\n'");
   });
 
   it('two newlines at the end of a frame', () => {
-    const text = explain(EXPECTED_FRAMES, frameOutput((message) => JSON.stringify(message) + '\n\n'));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput((message) => JSON.stringify(message) + '\n\n'),
+    );
     expect(hints(text)).toContain("ends with 2 newlines: frame() must append exactly one '\\n'");
   });
 
   it('keys reordered (sorted) inside a frame', () => {
-    const text = explain(EXPECTED_FRAMES, frameOutput((message) => JSON.stringify(sortKeysDeep(message)) + '\n'));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput((message) => JSON.stringify(sortKeysDeep(message)) + '\n'),
+    );
     expect(hints(text)).toMatch(/frames\[0\].*keys are in another order \(yours are sorted\)/);
     expect(hints(text)).toContain("frame() must keep the message's key order");
   });
 
   it('non-ASCII escaped as \\uXXXX', () => {
     const escapeNonAscii = (text: string) => text.replace(/[\u0080-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    const text = explain(EXPECTED_FRAMES, frameOutput((message) => escapeNonAscii(JSON.stringify(message)) + '\n'));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput((message) => escapeNonAscii(JSON.stringify(message)) + '\n'),
+    );
     expect(hints(text)).toContain('frames[2] writes non-ASCII characters as \\uXXXX (\\u00e9)');
     expect(hints(text)).not.toContain('frames[0]');
   });
 
   it('\\/ escaping', () => {
-    const text = explain(EXPECTED_FRAMES, frameOutput((message) => JSON.stringify(message).replaceAll('/', '\\/') + '\n'));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput((message) => JSON.stringify(message).replaceAll('/', '\\/') + '\n'),
+    );
     expect(hints(text)).toContain("escapes '/' as '\\/'");
   });
 
   it('whitespace removed inside strings', () => {
-    const text = explain(EXPECTED_FRAMES, frameOutput((message) => JSON.stringify(message).replace(/\s/g, '') + '\n'));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput((message) => JSON.stringify(message).replace(/\s/g, '') + '\n'),
+    );
     expect(hints(text)).toContain('frames[2]: whitespace inside strings was removed (at params.arguments.text)');
   });
 
   it('frame() returning an object, not a string', () => {
-    const text = explain(EXPECTED_FRAMES, frameOutput((message) => message, (line) => line));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput(
+        (message) => message,
+        (line) => line,
+      ),
+    );
     expect(hints(text)).toContain('frames[0] (and 3 more): frame() returned an object, not a string');
   });
 
   it('several mistakes in one frame each get their hint', () => {
-    const text = explain(EXPECTED_FRAMES, frameOutput((message) => JSON.stringify(message, null, 2)));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput((message) => JSON.stringify(message, null, 2)),
+    );
     expect(hints(text)).toContain('is pretty-printed');
     expect(hints(text)).toContain('has no final newline');
   });
@@ -216,17 +261,26 @@ describe('hints on frames', () => {
 
 describe('hints on parsed', () => {
   it('parseFrame returning the line itself', () => {
-    const text = explain(EXPECTED_FRAMES, frameOutput(reference.frame, (line) => line));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput(reference.frame, (line) => line),
+    );
     expect(hints(text)).toContain('parsed[0] is a string: parseFrame must JSON.parse the line');
   });
 
   it('parseFrame returning nothing', () => {
-    const text = explain(EXPECTED_FRAMES, frameOutput(reference.frame, () => undefined));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput(reference.frame, () => undefined),
+    );
     expect(hints(text)).toContain('parsed[0] is null: parseFrame returned nothing');
   });
 
   it("parsed differs while the frame is right: parseFrame's fault", () => {
-    const text = explain(EXPECTED_FRAMES, frameOutput(reference.frame, (line) => (JSON.parse(line) as { params?: unknown }).params ?? {}));
+    const text = explain(
+      EXPECTED_FRAMES,
+      frameOutput(reference.frame, (line) => (JSON.parse(line) as { params?: unknown }).params ?? {}),
+    );
     expect(hints(text)).toContain("frames[0] is right but parsed[0] differs at parsed[0].jsonrpc (missing in yours): parseFrame's fault");
     expect(hints(text)).toContain('JSON.parse(line.trim())');
   });
@@ -356,10 +410,11 @@ describe('hints on configs', () => {
   });
 
   it('a valid config rejected', () => {
-    const strict = (text: string) => entriesOf(text).map(([name, entry]) => {
-      if (entry.type === undefined) throw new Error(`server ${name}: missing type`);
-      return { name, ...entry };
-    });
+    const strict = (text: string) =>
+      entriesOf(text).map(([name, entry]) => {
+        if (entry.type === undefined) throw new Error(`server ${name}: missing type`);
+        return { name, ...entry };
+      });
     const text = explain(expected, configOutput(CONFIG, strict));
     expect(hints(text)).toContain('parseConfig threw on a valid config; its message is in the [your_program] lines below');
   });
@@ -384,7 +439,12 @@ describe('colour and size', () => {
   });
 
   it('explains 1 MiB outputs quickly and briefly', () => {
-    const messages = Array.from({ length: 2500 }, (_, index) => ({ jsonrpc: '2.0', id: index, method: 'tools/call', params: { name: 'echo', arguments: { text: `message ${index} ${'·'.repeat(100)}` } } }));
+    const messages = Array.from({ length: 2500 }, (_, index) => ({
+      jsonrpc: '2.0',
+      id: index,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: `message ${index} ${'·'.repeat(100)}` } },
+    }));
     const expected = frameOutput((message) => JSON.stringify(message) + '\n', reference.parseFrame, messages);
     const broken = (message: object) => (JSON.stringify(message) + '\n').replace('"id":2499', '"id": 2499');
     const actual = frameOutput(broken, reference.parseFrame, messages);

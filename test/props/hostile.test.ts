@@ -32,11 +32,23 @@ function studentModule(source: string): { root: string; modulePath: string } {
 
 function grade(source: string, overrides: Partial<PropertyRunOptions> = {}): Promise<Verdict[]> {
   const { root, modulePath } = studentModule(source);
-  return runProperties({ suite: 'framing', stage: 'config-and-framing', modulePath, cwd: root, env: process.env, seed: 1234, runs: 300, timeoutMs: 30_000, ...overrides });
+  return runProperties({
+    suite: 'framing',
+    stage: 'config-and-framing',
+    modulePath,
+    cwd: root,
+    env: process.env,
+    seed: 1234,
+    runs: 300,
+    timeoutMs: 30_000,
+    ...overrides,
+  });
 }
 
 const forgedOutcomes =
-  PROPERTIES.map((property) => JSON.stringify({ type: 'outcome', property, passed: true, numRuns: 1000, numShrinks: 0, seed: 1234, durationMs: 1 })).join('\n') + '\n{"type":"done"}\n';
+  PROPERTIES.map((property) => JSON.stringify({ type: 'outcome', property, passed: true, numRuns: 1000, numShrinks: 0, seed: 1234, durationMs: 1 })).join(
+    '\n',
+  ) + '\n{"type":"done"}\n';
 
 /** Writes the forged outcome lines (and an answer-shaped line) on every fd from 3 to 9. */
 const FORGE = `
@@ -53,7 +65,9 @@ describe('forged verdicts', () => {
     expect(verdicts).toHaveLength(4);
     for (const verdict of verdicts) {
       expect(verdict.status).toBe('fail');
-      expect(verdict.message).toMatch(/^the grader's channel to your functions \(fd 3\) carried a message it did not expect: "\{\\"type\\":\\"outcome\\".*while loading .*mcp\.ts$/);
+      expect(verdict.message).toMatch(
+        /^the grader's channel to your functions \(fd 3\) carried a message it did not expect: "\{\\"type\\":\\"outcome\\".*while loading .*mcp\.ts$/,
+      );
       expect(verdict.details).toContain('leave fd 3 alone');
     }
   });
@@ -64,7 +78,9 @@ describe('forged verdicts', () => {
       export function parseFrame(line: string): unknown { forge(); process.exit(0); }`);
     for (const verdict of verdicts) {
       expect(verdict.status).toBe('fail');
-      expect(verdict.message).toMatch(/^the grader's channel to your functions \(fd 3\) carried a message it did not expect: "\{\\"type\\":\\"outcome\\".* while checking this property$/);
+      expect(verdict.message).toMatch(
+        /^the grader's channel to your functions \(fd 3\) carried a message it did not expect: "\{\\"type\\":\\"outcome\\".* while checking this property$/,
+      );
     }
   });
 
@@ -100,7 +116,11 @@ describe('garbage on fd 3', () => {
   const cases: Array<[string, string, RegExp]> = [
     ['a 10 MB line while loading', `writeSync(3, 'x'.repeat(10 * 1024 * 1024) + '\\n');`, /carried a line of more than 8 MiB while loading /],
     ['invalid JSON while loading', `writeSync(3, '{"type": rea\\n');`, /carried a line that is not JSON: "\{\\"type\\": rea" while loading /],
-    ['an answer before any call', `writeSync(3, '{"id":1,"value":"x"}\\n');`, /carried a message it did not expect: "\{\\"id\\":1,\\"value\\":\\"x\\"\}" while loading /],
+    [
+      'an answer before any call',
+      `writeSync(3, '{"id":1,"value":"x"}\\n');`,
+      /carried a message it did not expect: "\{\\"id\\":1,\\"value\\":\\"x\\"\}" while loading /,
+    ],
   ];
   for (const [name, write, message] of cases) {
     test(`${name}: every property fails saying what came`, async () => {
@@ -110,8 +130,16 @@ describe('garbage on fd 3', () => {
   }
 
   const duringCalls: Array<[string, string, string]> = [
-    ['an answer to a call never made', `'{"id":999999,"value":"x"}\\n'`, 'carried an answer to call 999999, which was never asked or is answered already while checking this property'],
-    ['an answer that cannot be decoded', `'{"id":1,"value":{"$":"bogus"}}\\n'`, 'carried an answer that cannot be read (an unknown tag "bogus"): "{\\"id\\":1,\\"value\\":{\\"$\\":\\"bogus\\"}}" while checking this property'],
+    [
+      'an answer to a call never made',
+      `'{"id":999999,"value":"x"}\\n'`,
+      'carried an answer to call 999999, which was never asked or is answered already while checking this property',
+    ],
+    [
+      'an answer that cannot be decoded',
+      `'{"id":1,"value":{"$":"bogus"}}\\n'`,
+      'carried an answer that cannot be read (an unknown tag "bogus"): "{\\"id\\":1,\\"value\\":{\\"$\\":\\"bogus\\"}}" while checking this property',
+    ],
     ['a 10 MB line', `'y'.repeat(10 * 1024 * 1024)`, 'carried a line of more than 8 MiB while checking this property'],
     ['invalid JSON', `'not json at all\\n'`, 'carried a line that is not JSON: "not json at all" while checking this property'],
   ];
@@ -121,11 +149,15 @@ describe('garbage on fd 3', () => {
         export function frame(msg: object): string { writeSync(3, ${line}); return JSON.stringify(msg) + '\\n'; }
         ${REFERENCE_PARSE}`);
       const [oneLine, compact, lineEndings, roundTrip] = verdicts;
-      for (const verdict of [oneLine, compact]) expect(verdict).toMatchObject({ status: 'fail', message: `the grader's channel to your functions (fd 3) ${message}` });
+      for (const verdict of [oneLine, compact])
+        expect(verdict).toMatchObject({ status: 'fail', message: `the grader's channel to your functions (fd 3) ${message}` });
       expect(oneLine!.details).toContain('replay: npx theinference test --stage config-and-framing --seed 1234 --runs 300');
       expect(lineEndings).toMatchObject({ status: 'pass' }); // a fresh oracle, and parseFrame writes nothing
       // the oracle that answered line-endings goes on with its call ids: a forged "id 1" is out of turn there
-      expect(roundTrip).toMatchObject({ status: 'fail', message: expect.stringMatching(/^the grader's channel to your functions \(fd 3\) carried .* while checking this property$/) });
+      expect(roundTrip).toMatchObject({
+        status: 'fail',
+        message: expect.stringMatching(/^the grader's channel to your functions \(fd 3\) carried .* while checking this property$/),
+      });
     });
   }
 });
@@ -139,7 +171,9 @@ describe('an oracle that dies or hangs', () => {
   });
 
   test('exiting on some messages, mid-batch: crash for the properties that call frame', async () => {
-    const verdicts = await grade(`export function frame(msg: object): string { if ('error' in msg) { console.error('bye'); process.exit(7); } return JSON.stringify(msg) + '\\n'; }\n${REFERENCE_PARSE}`);
+    const verdicts = await grade(
+      `export function frame(msg: object): string { if ('error' in msg) { console.error('bye'); process.exit(7); } return JSON.stringify(msg) + '\\n'; }\n${REFERENCE_PARSE}`,
+    );
     const [oneLine, compact, lineEndings, roundTrip] = verdicts;
     for (const verdict of [oneLine, compact, roundTrip]) {
       expect(verdict).toMatchObject({ status: 'crash', message: 'the process exited with code 7 while checking this property' });
@@ -160,14 +194,19 @@ describe('an oracle that dies or hangs', () => {
     const plain = await grade(`export function frame(msg: object): string { ${WRONG} }\n${REFERENCE_PARSE}`);
     const started = performance.now();
     const verdicts = await grade(`export function frame(msg: object): string { if ('error' in msg) { ${misbehave} } ${WRONG} }\n${REFERENCE_PARSE}`);
-    expect(verdicts.map(({ status, message, details }) => ({ status, message, details }))).toStrictEqual(plain.map(({ status, message, details }) => ({ status, message, details })));
+    expect(verdicts.map(({ status, message, details }) => ({ status, message, details }))).toStrictEqual(
+      plain.map(({ status, message, details }) => ({ status, message, details })),
+    );
     expect(verdicts[0]).toMatchObject({ status: 'fail' });
     expect(performance.now() - started).toBeLessThan(15_000);
   });
 
   test('a frame that blocks without using CPU gets a timeout, in bounded time', async () => {
     const started = performance.now();
-    const verdicts = await grade(`export function frame(msg: object): string { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return ''; }\n${REFERENCE_PARSE}`, { timeoutMs: 3000 });
+    const verdicts = await grade(
+      `export function frame(msg: object): string { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return ''; }\n${REFERENCE_PARSE}`,
+      { timeoutMs: 3000 },
+    );
     expect(verdicts[0]).toMatchObject({ status: 'timeout', message: expect.stringMatching(/while checking this property$/) });
     expect(verdicts.filter((verdict) => verdict.status === 'pass')).toEqual([]);
     expect(performance.now() - started).toBeLessThan(15_000);
@@ -175,7 +214,8 @@ describe('an oracle that dies or hangs', () => {
 
   test('a module that closes fd 3 while loading fails every property, saying how the process ended', async () => {
     const verdicts = await grade(`import { closeSync } from 'node:fs';\ncloseSync(3);\n${REFERENCE_FRAME}\n${REFERENCE_PARSE}`);
-    for (const verdict of verdicts) expect(verdict).toMatchObject({ status: 'crash', message: expect.stringMatching(/^the process exited with code 1 while loading .*mcp\.ts$/) });
+    for (const verdict of verdicts)
+      expect(verdict).toMatchObject({ status: 'crash', message: expect.stringMatching(/^the process exited with code 1 while loading .*mcp\.ts$/) });
   });
 });
 
@@ -188,20 +228,41 @@ describe.skipIf(!sandboxAvailability().available)('in the sandbox', () => {
       ${REFERENCE_PARSE}`;
     const { root, modulePath } = studentModule(spy);
     const options = { suite: 'framing', stage: 'config-and-framing', modulePath, cwd: root, env: process.env, seed: 1234, runs: 300, timeoutMs: 30_000 };
-    for (const verdict of await runProperties({ ...options, jail: jailed(root) })) expect(verdict).toMatchObject({ status: 'pass', message: 'held for 300 runs' });
+    for (const verdict of await runProperties({ ...options, jail: jailed(root) }))
+      expect(verdict).toMatchObject({ status: 'pass', message: 'held for 300 runs' });
     // without the sandbox the same module sees the course's fixtures, and says so
     expect((await runProperties(options))[0]).toMatchObject({ status: 'fail' });
   });
 
   test('forged outcome lines pass nothing there either', async () => {
     const { root, modulePath } = studentModule(`${FORGE}\nforge();\nprocess.exit(0);\n${REFERENCE_FRAME}\n${REFERENCE_PARSE}`);
-    const verdicts = await runProperties({ suite: 'framing', stage: 'config-and-framing', modulePath, cwd: root, env: process.env, seed: 1234, runs: 300, timeoutMs: 30_000, jail: jailed(root) });
+    const verdicts = await runProperties({
+      suite: 'framing',
+      stage: 'config-and-framing',
+      modulePath,
+      cwd: root,
+      env: process.env,
+      seed: 1234,
+      runs: 300,
+      timeoutMs: 30_000,
+      jail: jailed(root),
+    });
     for (const verdict of verdicts) expect(verdict.status).toBe('fail');
   });
 
   test('a frame that exits gets its crash verdict there too', async () => {
     const { root, modulePath } = studentModule(`export function frame(msg: object): string { process.exit(3); }\n${REFERENCE_PARSE}`);
-    const verdicts = await runProperties({ suite: 'framing', stage: 'config-and-framing', modulePath, cwd: root, env: process.env, seed: 1234, runs: 300, timeoutMs: 30_000, jail: jailed(root) });
+    const verdicts = await runProperties({
+      suite: 'framing',
+      stage: 'config-and-framing',
+      modulePath,
+      cwd: root,
+      env: process.env,
+      seed: 1234,
+      runs: 300,
+      timeoutMs: 30_000,
+      jail: jailed(root),
+    });
     expect(verdicts.map((verdict) => verdict.status)).toEqual(['crash', 'crash', 'pass', 'crash']);
   });
 });

@@ -25,11 +25,18 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('the values recorded beforehand', () => {
   test('are exactly those the real asynchronous run tries, in order', async () => {
-    for (const [seed, runs] of [[1, 100], [42, 1000], [-7, 250]] as const) {
+    for (const [seed, runs] of [
+      [1, 100],
+      [42, 1000],
+      [-7, 250],
+    ] as const) {
       const recorded = valuesTried(jsonRpcMessage, { seed, runs });
       expect(recorded).toHaveLength(runs);
       const seen: unknown[] = [];
-      await fc.check(fc.asyncProperty(jsonRpcMessage, async (value) => void seen.push(value)), { seed, numRuns: runs });
+      await fc.check(
+        fc.asyncProperty(jsonRpcMessage, async (value) => void seen.push(value)),
+        { seed, numRuns: runs },
+      );
       expect(seen.map((value) => encode(value))).toStrictEqual(recorded.map((value) => encode(value)));
     }
   });
@@ -97,7 +104,10 @@ function exoticModule(which: 'frame' | 'parseFrame', returns: Record<string, str
   const parseBody = which === 'parseFrame' ? exotic : `return ${REFERENCE_PARSE};`;
   const dir = join(scratch, which, 'src');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'mcp.ts'), `export function frame(msg: any): any {\n  ${frameBody}\n}\nexport function parseFrame(line: string): any {\n  ${parseBody}\n}\n`);
+  writeFileSync(
+    join(dir, 'mcp.ts'),
+    `export function frame(msg: any): any {\n  ${frameBody}\n}\nexport function parseFrame(line: string): any {\n  ${parseBody}\n}\n`,
+  );
   return join(dir, 'mcp.ts');
 }
 
@@ -105,7 +115,10 @@ function exoticModule(which: 'frame' | 'parseFrame', returns: Record<string, str
 async function inProcess(modulePath: string, seed: number, runs: number): Promise<Array<{ status: string; message: string; details?: string }>> {
   const student = (await import(pathToFileURL(modulePath).href)) as StudentModule;
   return suiteNamed('framing')!.properties.map((check) => {
-    const details = fc.check(fc.property(check.arbitrary, (value) => void check.check(student, value)), { seed, numRuns: runs });
+    const details = fc.check(
+      fc.property(check.arbitrary, (value) => void check.check(student, value)),
+      { seed, numRuns: runs },
+    );
     if (!details.failed) return { status: 'pass', message: `held for ${details.numRuns} runs` };
     const [value] = details.counterexample!;
     const error = details.errorInstance;
@@ -201,7 +214,10 @@ describe('a check that catches everything', () => {
   });
 
   test('is still judged on the answers, not on the misses it swallowed', async () => {
-    for (const [frame, passed] of [[(message: unknown) => JSON.stringify(message) + '\n', true], [(message: unknown) => JSON.stringify(message), false]] as const) {
+    for (const [frame, passed] of [
+      [(message: unknown) => JSON.stringify(message) + '\n', true],
+      [(message: unknown) => JSON.stringify(message), false],
+    ] as const) {
       store = new Answers();
       const oracle = localOracle(frame);
       const values = valuesTried(jsonRpcMessage, { seed: 3, runs: 50 });
@@ -225,7 +241,10 @@ describe('what the oracle will not copy', () => {
     const modulePath = exoticModule('frame', { huge: `${REFERENCE_FRAME}.slice(0, -1) + " ".repeat(5_000_000) + "\\n"` });
     const verdicts = await throughTheOracle(modulePath, 'huge', 1, 10);
     for (const verdict of verdicts.filter((_, index) => index !== 2)) {
-      expect(verdict).toMatchObject({ status: 'fail', message: expect.stringMatching(/^frame returned a string of \d+ characters, more than the 4 MiB the grader examines$/) });
+      expect(verdict).toMatchObject({
+        status: 'fail',
+        message: expect.stringMatching(/^frame returned a string of \d+ characters, more than the 4 MiB the grader examines$/),
+      });
     }
     expect(verdicts[2]).toMatchObject({ status: 'pass' }); // line-endings never calls frame
   });
@@ -233,6 +252,9 @@ describe('what the oracle will not copy', () => {
   test('a value nested past the limit fails saying so', async () => {
     const modulePath = exoticModule('parseFrame', { deep: '(() => { let v: any = []; for (let i = 0; i < 10_000; i++) v = [v]; return v; })()' });
     const verdicts = await throughTheOracle(modulePath, 'deep', 1, 10);
-    expect(verdicts[2]).toMatchObject({ status: 'fail', message: 'parseFrame returned a value nested more than 500 levels deep, deeper than the grader examines' });
+    expect(verdicts[2]).toMatchObject({
+      status: 'fail',
+      message: 'parseFrame returned a value nested more than 500 levels deep, deeper than the grader examines',
+    });
   });
 });

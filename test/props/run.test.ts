@@ -69,7 +69,9 @@ describe('runProperties on the framing suite', () => {
   });
 
   test('a pretty-printing frame fails "one line" and "compact", with the counterexample and the replay', async () => {
-    const verdicts = await grade(studentModule(`export function frame(msg: object): string { return JSON.stringify(msg, null, 2) + '\\n'; }\n${REFERENCE_PARSE}`));
+    const verdicts = await grade(
+      studentModule(`export function frame(msg: object): string { return JSON.stringify(msg, null, 2) + '\\n'; }\n${REFERENCE_PARSE}`),
+    );
     expect(statuses(verdicts)).toEqual({ oneLine: 'fail', compact: 'fail', lineEndings: 'pass', roundTrip: 'pass' });
     const { oneLine } = byProperty(verdicts);
     expect(oneLine.message).toMatch(/contains \d+ "\\n"/);
@@ -103,7 +105,9 @@ describe('runProperties on the framing suite', () => {
   });
 
   test('a parseFrame that assumes the trailing newline fails "line endings" on the line without it', async () => {
-    const verdicts = await grade(studentModule(`${REFERENCE_FRAME}\nexport function parseFrame(line: string): unknown { return JSON.parse(line.slice(0, -1)); }`));
+    const verdicts = await grade(
+      studentModule(`${REFERENCE_FRAME}\nexport function parseFrame(line: string): unknown { return JSON.parse(line.slice(0, -1)); }`),
+    );
     expect(statuses(verdicts)).toEqual({ oneLine: 'pass', compact: 'pass', lineEndings: 'fail', roundTrip: 'pass' });
     const { lineEndings } = byProperty(verdicts);
     expect(lineEndings.message).toMatch(/^parseFrame\(line without its "\\n"\) threw SyntaxError: /);
@@ -145,12 +149,26 @@ describe('runProperties on the framing suite', () => {
   test('an abort stops the oracle at once: every property not yet decided is infra "cancelled", even when aborted before the start', async () => {
     const hanging = studentModule(`export function frame(msg: object): string { for (;;) {} }\n${REFERENCE_PARSE}`);
     const slowToLoad = studentModule(`Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);\n${REFERENCE_FRAME}\n${REFERENCE_PARSE}`);
-    for (const [modulePath, abort] of [[hanging, 'while checking'], [slowToLoad, 'while loading'], [slowToLoad, 'before the start']] as const) {
+    for (const [modulePath, abort] of [
+      [hanging, 'while checking'],
+      [slowToLoad, 'while loading'],
+      [slowToLoad, 'before the start'],
+    ] as const) {
       const controller = new AbortController();
       if (abort === 'before the start') controller.abort();
       else setTimeout(() => controller.abort(), 1000);
       const started = performance.now();
-      const verdicts = await runProperties({ suite: 'framing', stage: 'config-and-framing', modulePath, cwd: REPO, env: process.env, seed: 1, runs: 100, timeoutMs: 60_000, signal: controller.signal });
+      const verdicts = await runProperties({
+        suite: 'framing',
+        stage: 'config-and-framing',
+        modulePath,
+        cwd: REPO,
+        env: process.env,
+        seed: 1,
+        runs: 100,
+        timeoutMs: 60_000,
+        signal: controller.signal,
+      });
       expect(performance.now() - started, abort).toBeLessThan(5000);
       for (const verdict of verdicts) expect(verdict).toMatchObject({ status: 'infra', message: 'cancelled' });
     }
@@ -191,7 +209,9 @@ describe('runProperties on the framing suite', () => {
 
   test('the same seed gives the same counterexample twice; the replay names non-default runs', async () => {
     // breaks only on some messages, so the counterexample depends on the seed
-    const escapingSlash = studentModule(`export function frame(msg: object): string { return JSON.stringify(msg).replaceAll('/', '\\\\/') + '\\n'; }\n${REFERENCE_PARSE}`);
+    const escapingSlash = studentModule(
+      `export function frame(msg: object): string { return JSON.stringify(msg).replaceAll('/', '\\\\/') + '\\n'; }\n${REFERENCE_PARSE}`,
+    );
     const first = byProperty(await grade(escapingSlash, { seed: 99, runs: 300 })).compact;
     const second = byProperty(await grade(escapingSlash, { seed: 99, runs: 300 })).compact;
     expect(first.status).toBe('fail');
@@ -209,7 +229,9 @@ describe('runProperties on the framing suite', () => {
     const { oneLine, compact } = byProperty(await grade(join(copy, 'src', 'mcp.ts'), { seed: 7 }));
     // as test/scenarios/pretty-printed/grader-output.txt has it
     expect(oneLine.message).toBe('frame(m) contains 4 "\\n"; a message must stay on one line (compact JSON, no pretty-printing)');
-    expect(compact.message).toBe('frame(m) differs from JSON.stringify(m) + "\\n" at character 1: "\\n  \\"jsonrpc\\"" where "\\"jsonrpc\\":\\"2" was expected');
+    expect(compact.message).toBe(
+      'frame(m) differs from JSON.stringify(m) + "\\n" at character 1: "\\n  \\"jsonrpc\\"" where "\\"jsonrpc\\":\\"2" was expected',
+    );
     for (const verdict of [oneLine, compact]) {
       expect(verdict.details).toBe(
         [

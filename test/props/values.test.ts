@@ -38,12 +38,14 @@ const EXOTIC: Record<string, () => unknown> = {
   symbol: () => Symbol('frame'),
   'registered symbol': () => Symbol.for('frame'),
   'well-known symbol': () => Symbol.iterator,
-  function: () => function frame(msg: object) {
-    return String(msg);
-  },
+  function: () =>
+    function frame(msg: object) {
+      return String(msg);
+    },
   'arrow function': () => (x: number) => x + 1,
   promise: () => Promise.resolve('{}\n'),
-  'array with holes': () => [1, , 3], // eslint-disable-line no-sparse-arrays
+  // biome-ignore lint/suspicious/noSparseArray: the hole is the value under test
+  'array with holes': () => [1, , 3],
   'sparse array of 100': () => Object.assign(new Array(100), { 7: 'x' }),
   'array with an extra key': () => Object.assign([1, 2], { extra: 'x' }),
   'object with a null prototype': () => Object.assign(Object.create(null), { a: 1, __proto__x: 2 }),
@@ -58,7 +60,11 @@ const EXOTIC: Record<string, () => unknown> = {
   date: () => new Date(0),
   'invalid date': () => new Date(NaN),
   regexp: () => /a+\//gi,
-  map: () => new Map<unknown, unknown>([['a', 1], [{ k: 1 }, [undefined]]]),
+  map: () =>
+    new Map<unknown, unknown>([
+      ['a', 1],
+      [{ k: 1 }, [undefined]],
+    ]),
   set: () => new Set([1, 'two', NaN]),
   error: () => new TypeError('as a value'),
   buffer: () => Buffer.from('{}\n'),
@@ -173,7 +179,14 @@ describe('bounds', () => {
       },
     });
     expect(JSON.parse(encode(getter))).toStrictEqual({ $: 'unreadable' });
-    const proxy = new Proxy({}, { ownKeys: () => { throw new Error('no'); } }); // prettier-ignore
+    const proxy = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('no');
+        },
+      },
+    ); // prettier-ignore
     expect(JSON.parse(encode(proxy))).toStrictEqual({ $: 'unreadable' });
   });
 });

@@ -19,7 +19,9 @@ describe('command-line numbers', () => {
     expect(seconds('--timeout', String(MAX_TIMEOUT_SECONDS))).toBe(MAX_TIMEOUT_SECONDS);
     expect(MAX_TIMEOUT_SECONDS * 1000 * 3).toBeLessThanOrEqual(2 ** 31 - 1);
     for (const bad of ['0', '-1', 'Infinity', 'NaN', '1e10', String(MAX_TIMEOUT_SECONDS + 1), '2147484', '', 'ten']) {
-      expect(() => seconds('--timeout', bad), bad).toThrow(new UsageError(`--timeout takes a positive number of seconds up to ${MAX_TIMEOUT_SECONDS}, not "${bad}"`));
+      expect(() => seconds('--timeout', bad), bad).toThrow(
+        new UsageError(`--timeout takes a positive number of seconds up to ${MAX_TIMEOUT_SECONDS}, not "${bad}"`),
+      );
     }
   });
 

@@ -42,12 +42,11 @@ beforeAll(async () => {
 }`;
   writeFileSync(source, `${prelude}\n${readFileSync(source, 'utf8')}`);
   const reportPath = join(dir, 'results.json');
-  const run = await runCli(['test', '--all', '--no-sandbox', '--seed', '7', '--submission', submission, '--report', reportPath]);
+  page = join(dir, 'report.html');
+  const run = await runCli(['test', '--all', '--no-sandbox', '--seed', '7', '--submission', submission, '--report', reportPath, '--html', page]);
   rmSync(submission, { recursive: true, force: true });
   expect(run.code).toBe(1);
   report = JSON.parse(readFileSync(reportPath, 'utf8')) as ResultsReport;
-  page = join(dir, 'report.html');
-  writeFileSync(page, toHtml(report));
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -56,6 +55,20 @@ const checks = () => report.stages.flatMap((stage) => stage.checks);
 const failing = () => checks().find((check) => check.id === FAILING_CASE)!;
 
 describe('the HTML report, as text', () => {
+  it('is what --html wrote from the same run as results.json', () => {
+    expect(readFileSync(page, 'utf8')).toBe(toHtml(report));
+  });
+
+  it("is written by a student's run too, and its path printed", async () => {
+    const student = join(dir, 'student.html');
+    const run = await runCli(['test', '--stage', 'config-and-framing', '--runs', '10', '--html', student]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`wrote an HTML report (the exchanges drawn): ${student}\n`);
+    const html = readFileSync(student, 'utf8');
+    expect(html).toContain('<span class="badge status-pass">pass</span> config-and-framing');
+    expect(html).not.toContain('status-skipped');
+  });
+
   it('is one page that asks for nothing outside it, with markup from the submission escaped', () => {
     const html = readFileSync(page, 'utf8');
     expect(failing().output?.text).toContain(HOSTILE); // the run really printed it
@@ -132,7 +145,7 @@ describe.skipIf(!CHROMIUM)(`the HTML report in headless Chromium${CHROMIUM ? '' 
     expect(strayed.flags).toBe(1);
   });
 
-  it('shows the submission\'s markup as text and runs none of it', async () => {
+  it("shows the submission's markup as text and runs none of it", async () => {
     const { page: tab } = await open(page);
     const seen = await tab.evaluate((id) => {
       const check = document.querySelector<HTMLElement>(`details.check[data-check="${id}"]`)!;
@@ -156,7 +169,12 @@ describe.skipIf(!CHROMIUM)(`the HTML report in headless Chromium${CHROMIUM ? '' 
     const child = spawn(process.execPath, [join(REPO, 'bin/theinference.js'), 'replay', cassette, '--report', reportPath, '--html', htmlPath], { cwd: REPO });
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: HOSTILE, version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: HOSTILE, version: '1' } },
+    });
     await lines.next(); // the result: nothing more is sent before it
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: HOSTILE } } });
@@ -165,13 +183,17 @@ describe.skipIf(!CHROMIUM)(`the HTML report in headless Chromium${CHROMIUM ? '' 
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(1);
     const played = JSON.parse(readFileSync(reportPath, 'utf8')) as PlayReport;
     const { page: tab, problems } = await open(htmlPath);
-    const seen = await tab.evaluate((id) => ({
-      arrows: document.querySelectorAll('.sequence [data-step]').length,
-      flagged: [...document.querySelectorAll<HTMLElement>('.first-divergence')].map((step) => Number(step.dataset.step)),
-      top: document.getElementById(id)!.getBoundingClientRect().top,
-      images: document.images.length,
-      text: document.body.innerText,
-    }), FIRST_FAILURE_ID);
+    const seen = await tab.evaluate(
+      (id) => ({
+        arrows: document.querySelectorAll('.sequence [data-step]').length,
+        flagged: [...document.querySelectorAll<HTMLElement>('.first-divergence')].map((step) => Number(step.dataset.step)),
+        top: document.getElementById(id)!.getBoundingClientRect().top,
+        images: document.images.length,
+        // biome-ignore lint/performance/useDomNodeTextContent: the text as laid out is what a person reads
+        text: document.body.innerText,
+      }),
+      FIRST_FAILURE_ID,
+    );
     expect(problems).toEqual([]);
     expect(seen.arrows).toBe(played.exchange.steps.length);
     expect(seen.flagged).toEqual([3]); // initialize, its result, initialized, then a call where the recording has tools/list

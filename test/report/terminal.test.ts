@@ -51,7 +51,12 @@ describe('the terminal reporter', () => {
     expect(lines[0]).toBe(`      ${'d'.repeat(LINE_CHARS)}…`);
     expect(lines[1]).toBe(`      [your_program] ${'e'.repeat(LINE_CHARS)}…`);
     let out = '';
-    new TerminalReporter((text) => (out += text), { color: false, verbose: false }).verdict({ name: 'c', status: 'crash', message: 'x'.repeat(5000), durationMs: 1 });
+    new TerminalReporter((text) => (out += text), { color: false, verbose: false }).verdict({
+      name: 'c',
+      status: 'crash',
+      message: 'x'.repeat(5000),
+      durationMs: 1,
+    });
     expect(out.split('\n')[0]!.length).toBeLessThan(LINE_CHARS + 40);
   });
 
@@ -70,7 +75,7 @@ describe('the terminal reporter', () => {
     expect(coloured).toEqual(['      \x1b[2m[your_program] \\x1b[31mred\\x1b[2J\\x1b]0;pwned\\x07\\r\\x9b1A\x1b[0m']);
   });
 
-  it('prints the diff explainer\'s output exactly as it made it, with colours or without', () => {
+  it("prints the diff explainer's output exactly as it made it, with colours or without", () => {
     const expected = Buffer.from('{"a":"x\\u001b","b":[1,2]}\n');
     const actual = Buffer.from('{"a":"x\x1b","b":[1,2]}\r\n\x00\x7f\xff');
     const explanation = explainDifference(expected, actual)!;
@@ -86,13 +91,24 @@ describe('one mistake shown once', () => {
   const expected = Buffer.from(`${JSON.stringify({ frames: ['{"jsonrpc":"2.0","id":1,"method":"ping"}\n'] }, null, 2)}\n`);
   const crlf = Buffer.from(expected.toString().replaceAll('\n', '\r\n'));
   const pretty = Buffer.from(`${JSON.stringify({ frames: [`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }, null, 2)}\n`] }, null, 2)}\n`);
-  const failing = (name: string, actual: Buffer): Verdict => ({ name, status: 'fail', message: 'output differs from expected.json', durationMs: 1, ...explainDifference(expected, actual) });
+  const failing = (name: string, actual: Buffer): Verdict => ({
+    name,
+    status: 'fail',
+    message: 'output differs from expected.json',
+    durationMs: 1,
+    ...explainDifference(expected, actual),
+  });
 
   for (const color of [false, true]) {
     it(`tells a CRLF failure and a pretty-printing one apart, and folds a repeat, colour ${color ? 'on' : 'off'}`, () => {
       let out = '';
       const reporter = new TerminalReporter((text) => (out += text), { color, verbose: false });
-      for (const [name, actual] of [['crlf', crlf], ['pretty', pretty], ['pretty-again', pretty]] as const) reporter.verdict(failing(name, actual));
+      for (const [name, actual] of [
+        ['crlf', crlf],
+        ['pretty', pretty],
+        ['pretty-again', pretty],
+      ] as const)
+        reporter.verdict(failing(name, actual));
       const plain = out.replace(/\x1b\[[\d;]*m/g, '');
       const [, afterCrlf = '', afterPretty = '', afterRepeat = ''] = plain.split(/^ {2}✗ .*$/m);
       expect(afterCrlf).toContain('CRLF');

@@ -37,7 +37,7 @@ describe('launcher', () => {
     }
   });
 
-  it('runs your_program.sh itself when it is not the course\'s own', async () => {
+  it("runs your_program.sh itself when it is not the course's own", async () => {
     const dir = courseCopy();
     copies.push(dir);
     appendFileSync(join(dir, PROGRAM), '# changed\n');

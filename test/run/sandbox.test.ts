@@ -28,7 +28,12 @@ async function inSandbox(root: string, script: string, network = true) {
   const jail = jailFor(root, { sandbox: true, network });
   expect(jail.kind).toBe('bwrap');
   const start = jail.wrap(process.execPath, ['-e', script]);
-  const result = await runProcess(start.command, start.args, { cwd: root, env: { PATH: process.env.PATH }, limits: { ...DEFAULT_LIMITS, timeoutMs: 5000 }, contained: true });
+  const result = await runProcess(start.command, start.args, {
+    cwd: root,
+    env: { PATH: process.env.PATH },
+    limits: { ...DEFAULT_LIMITS, timeoutMs: 5000 },
+    contained: true,
+  });
   return { ...result, out: result.stdout.toString(), err: result.stderr.toString() };
 }
 
@@ -37,7 +42,7 @@ describe('the sandbox', () => {
     expect(sandboxAvailability()).toEqual({ available: true });
   });
 
-  it('shows the run root\'s program parts read-only, and nothing else of it', async () => {
+  it("shows the run root's program parts read-only, and nothing else of it", async () => {
     const root = runRoot();
     const script = `
       const fs = require('node:fs');
@@ -64,11 +69,14 @@ describe('the sandbox', () => {
     expect(readFileSync(join(root, 'src/mcp.ts'), 'utf8')).toBe('// solution\n');
   });
 
-  it('has a /proc of its own: only its processes, none of the grader\'s', async () => {
-    const { out } = await inSandbox(runRoot(), `
+  it("has a /proc of its own: only its processes, none of the grader's", async () => {
+    const { out } = await inSandbox(
+      runRoot(),
+      `
       const fs = require('node:fs');
       const pids = fs.readdirSync('/proc').filter((entry) => /^\\d+$/.test(entry));
-      console.log(JSON.stringify({ pids: pids.length, parent: process.ppid, environOfGrader: fs.existsSync('/proc/${process.pid}') }));`);
+      console.log(JSON.stringify({ pids: pids.length, parent: process.ppid, environOfGrader: fs.existsSync('/proc/${process.pid}') }));`,
+    );
     const seen = JSON.parse(out);
     expect(seen.pids).toBeLessThanOrEqual(3); // its init, itself
     expect(seen.environOfGrader).toBe(false);
@@ -77,9 +85,12 @@ describe('the sandbox', () => {
   it('ends everything the program started when it ends, even a double-forked process in a session of its own', async () => {
     const root = runRoot();
     const marker = `sandbox-stray-${process.pid}`;
-    const { exitCode } = await inSandbox(root, `
+    const { exitCode } = await inSandbox(
+      root,
+      `
       require('node:child_process').spawn('sh', ['-c', 'env -i setsid sleep 60 ${marker} >/dev/null 2>&1 &'], { detached: true, stdio: 'ignore' }).unref();
-      setTimeout(() => {}, 300);`);
+      setTimeout(() => {}, 300);`,
+    );
     expect(exitCode).toBe(0);
     const alive = readdirSync('/proc').filter((pid) => {
       try {
@@ -96,10 +107,15 @@ describe('the sandbox', () => {
     const off = await inSandbox(runRoot(), script, false);
     expect(off.out.trim()).toBe('lo');
     const on = await inSandbox(runRoot(), script, true);
-    expect(on.out.trim().split(',').filter((name) => name !== 'lo')).not.toEqual([]);
+    expect(
+      on.out
+        .trim()
+        .split(',')
+        .filter((name) => name !== 'lo'),
+    ).not.toEqual([]);
   });
 
-  it('passes the grader\'s extra pipe (the cassette wire, fd 3) through', async () => {
+  it("passes the grader's extra pipe (the cassette wire, fd 3) through", async () => {
     const root = runRoot();
     const jail = jailFor(root, { sandbox: true, network: true });
     const start = jail.wrap(process.execPath, ['-e', `require('node:fs').writeSync(3, 'over the wire\\n')`]);
@@ -133,7 +149,12 @@ describe('time limits', () => {
     const jail = jailFor(root, { sandbox: true, network: true });
     const script = `for (let i = 0; i < 2; i++) require('node:child_process').spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }); setTimeout(() => {}, 60_000);`;
     const start = jail.wrap(process.execPath, ['-e', script]);
-    const result = await runProcess(start.command, start.args, { cwd: root, env: { PATH: process.env.PATH }, limits: { ...DEFAULT_LIMITS, timeoutMs: 500, wallMs: 20_000 }, contained: true });
+    const result = await runProcess(start.command, start.args, {
+      cwd: root,
+      env: { PATH: process.env.PATH },
+      limits: { ...DEFAULT_LIMITS, timeoutMs: 500, wallMs: 20_000 },
+      contained: true,
+    });
     expect(result.timeLimit).toBe('cpu');
   });
 });
@@ -149,7 +170,9 @@ describe('where no sandbox can be made', () => {
   it('grading a submission refuses, exit 2, with one line saying how to enable it', async () => {
     const run = await runCi([...QUICK, '--random', '0', '--submission', REPO], { env: withoutNamespaces() });
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe('theinference test: no sandbox can be made here (bwrap cannot make namespaces here: bwrap: No permissions to create new namespace): install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces (see docs/ci.md), or grade with --no-sandbox\n');
+    expect(run.stderr).toBe(
+      'theinference test: no sandbox can be made here (bwrap cannot make namespaces here: bwrap: No permissions to create new namespace): install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces (see docs/ci.md), or grade with --no-sandbox\n',
+    );
     expect(run.report).toBeUndefined();
   });
 
@@ -160,7 +183,7 @@ describe('where no sandbox can be made', () => {
     expect(run.report).toMatchObject({ status: 'pass', sandbox: 'none' });
   });
 
-  it('a student\'s run grades, with a note', async () => {
+  it("a student's run grades, with a note", async () => {
     const run = await runCli(['test', '--stage', 'config-and-framing', '--runs', '20'], { env: withoutNamespaces() });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^note: grading without a sandbox \(bwrap cannot make namespaces here/);

@@ -91,7 +91,10 @@ describe('runProcess', () => {
   it('an abort signal stops the program', async () => {
     const controller = new AbortController();
     const running = runProcess(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
-      cwd: process.cwd(), env: {}, limits: { ...limits, timeoutMs: 60_000 }, signal: controller.signal,
+      cwd: process.cwd(),
+      env: {},
+      limits: { ...limits, timeoutMs: 60_000 },
+      signal: controller.signal,
     });
     setTimeout(() => controller.abort(), 100);
     const result = await running;
