@@ -175,11 +175,7 @@ async function grade(
   const written = report({ interrupted });
   // A stopped run gets no summary; its files still say how far it got.
   if (interrupted === undefined) terminal.finish(written);
-  try {
-    allOf(settings.files.map(({ format, path }) => fileReporter(format, path))).finish(written);
-  } catch (error) {
-    throw new ReportError(`could not write the report: ${(error as Error).message}`);
-  }
+  allOf(settings.files.map(({ format, path }) => fileReporter(format, path))).finish(written);
   const files = settings.files.map(({ format, path }) => `${format.what} in ${path}`).join(', ');
   settings.write(
     `${interrupted === undefined ? '' : '\n'}graded with --seed ${settings.seed}${settings.shard.count > 1 ? ` as shard ${settings.shard.index}/${settings.shard.count}` : ''}: ${written.status}` +

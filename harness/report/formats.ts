@@ -1,6 +1,7 @@
 // The report files theinference writes, in one table: the command-line options of `test` and
 // `merge-reports`, their usage lines and CI mode all read it. A new format is a module with a
 // `render` and one entry here.
+import { ReportError } from '../errors.ts';
 import { writeAtomically } from '../files.ts';
 import { toHtml } from './html.ts';
 import { toResultsJson, type ResultsReport } from './json.ts';
@@ -36,5 +37,14 @@ export function requestedFiles(values: Partial<Record<ReportOption, string>>): {
 
 /** A reporter that writes one file at the end: atomically, so a reader never sees half of it. */
 export function fileReporter(format: ReportFormat, path: string): Reporter {
-  return { finish: (report) => writeAtomically(path, format.render(report), { overwrite: true }) };
+  return {
+    finish(report) {
+      const text = format.render(report);
+      try {
+        writeAtomically(path, text, { overwrite: true });
+      } catch (error) {
+        throw new ReportError(`--${format.option} ${path}: could not write it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      }
+    },
+  };
 }
