@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { InputError } from '../errors.ts';
 import { parsePath } from './json-path.ts';
+import { ownModule } from '../own-module.ts';
 import {
   CASSETTE_VERSION,
   isObject,
@@ -80,9 +81,7 @@ const CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'nod
 let parserSource: string | undefined;
 
 function cachePath(text: string): string {
-  parserSource ??= ['format.ts', 'model.ts', 'json-path.ts']
-    .map((name) => readFileSync(join(dirname(fileURLToPath(import.meta.url)), name), 'utf8'))
-    .join('\0');
+  parserSource ??= ['./format', './model', './json-path'].map((name) => readFileSync(ownModule(import.meta.url, name), 'utf8')).join('\0');
   return join(CACHE_DIR, `${createHash('sha256').update(parserSource).update('\0').update(text).digest('hex').slice(0, 32)}.json`);
 }
 

@@ -11,6 +11,7 @@ import type { Jail } from '../run/sandbox.ts';
 import { DEFAULT_LIMITS, runProcess, type RunResult } from '../run/spawn.ts';
 import { MAX_LINE_BYTES } from './protocol.ts';
 import { decodeAnswer, decodeThrown, DecodeError, type Unexaminable } from './values.ts';
+import { ownModule } from '../own-module.ts';
 
 export interface SessionOptions {
   modulePath: string;
@@ -56,7 +57,7 @@ export interface TroubleAt {
   call?: Call;
 }
 
-const ORACLE_SCRIPT = fileURLToPath(new URL('./oracle.ts', import.meta.url));
+const ORACLE_SCRIPT = ownModule(import.meta.url, './oracle');
 /** How long fd 3 may stay open after the process is gone (its last lines are already in the pipe). */
 const PIPE_GRACE_MS = 500;
 /** How long a closed session may take to exit before it is stopped. */
