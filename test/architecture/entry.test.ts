@@ -17,7 +17,8 @@ function standIn(): string {
   copyFileSync(join(REPO, 'bin', 'theinference.js'), join(root, 'bin', 'theinference.js'));
   writeFileSync(join(root, 'package.json'), '{ "type": "module" }\n');
   symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
-  const cli = (which: string) => `export async function main() { console.log(${JSON.stringify(which)}); return 0; }\nexport function internalError() { return 2; }\n`;
+  const cli = (which: string) =>
+    `export async function main() { console.log(${JSON.stringify(which)}); return 0; }\nexport function internalError() { return 2; }\n`;
   writeFileSync(join(root, 'harness', 'cli.ts'), cli('source'));
   writeFileSync(join(root, 'harness', 'report', 'other.ts'), 'export {};\n');
   writeFileSync(join(root, 'lib', 'cli.js'), cli('compiled'));

@@ -438,7 +438,7 @@ describe('colour and size', () => {
     expect(text.replace(/\x1b\[[\d;]*m/g, '')).toBe(explain(EXPECTED_FRAMES, pretty));
   });
 
-  it('explains 1 MiB outputs quickly and briefly', () => {
+  it('explains 1 MiB outputs briefly', () => {
     const messages = Array.from({ length: 2500 }, (_, index) => ({
       jsonrpc: '2.0',
       id: index,
@@ -449,22 +449,19 @@ describe('colour and size', () => {
     const broken = (message: object) => (JSON.stringify(message) + '\n').replace('"id":2499', '"id": 2499');
     const actual = frameOutput(broken, reference.parseFrame, messages);
     expect(expected.length).toBeGreaterThan(1024 * 1024);
-    const started = performance.now();
+    // How fast is bench/explain.ts's to say: a test on a loaded machine cannot.
     const text = explain(expected, actual);
-    const elapsed = performance.now() - started;
-    expect(elapsed).toBeLessThan(1000);
     expect(text).toContain('frames[2499]');
     expect(hints(text)).toContain('frames[2499] has spaces between tokens');
     expect(text.length).toBeLessThan(5000);
   });
 
-  it('explains a 1 MiB output on one line quickly', () => {
+  it('explains a 1 MiB output on one line, briefly', () => {
     const expected = Buffer.alloc(1024 * 1024, 'a');
     const actual = Buffer.from(expected);
     actual[700_000] = 0x62;
-    const started = performance.now();
     const text = explain(expected, actual);
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(text.length).toBeLessThan(5000);
     expect(text).toContain('first difference at byte offset 700000 (line 1, column 700001)');
     expect(characterAtCaret(text, 'your stdout:')).toBe('b');
   });
