@@ -49,13 +49,12 @@ describe('the cassette player in grading', () => {
     expect(detailText(verdict)).toContain('not-json: your client wrote a line that is not JSON');
   });
 
-  it('a client that floods the wire with 128k lines of garbage: a bounded verdict, in bounded time', async () => {
+  // Bounded time is the test's timeout: room for a loaded machine, far below an unbounded player's.
+  it('a client that floods the wire with 128k lines of garbage: a bounded verdict, in bounded time', { timeout: 60_000 }, async () => {
     const dir = courseWith((source) =>
       source.replace('    this.wire.write(frame(msg));', "    this.wire.write('\\u001b[31mgarbage\\n'.repeat(128_000) + frame(msg));"),
     );
-    const started = performance.now();
     const verdict = await grade(dir, 'handshake', 'everything-server');
-    expect(performance.now() - started).toBeLessThan(15_000);
     const said = (detailText(verdict) ?? '').split('\n').filter((line) => line.includes('not-json:'));
     expect(said).toHaveLength(20);
     expect(said[0]).toBe('  not-json: your client wrote a line that is not JSON: \\x1b[31mgarbage');
