@@ -2,7 +2,7 @@
 // bless writes expected.json from the reference (and nothing when the reference is unfit), watch
 // grades again on every save and stops cleanly on Ctrl-C, list shows which stages pass.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { courseCopy, REPO, runCli } from './helpers/cli.ts';
@@ -137,11 +137,27 @@ describe('test --watch', () => {
 });
 
 describe('list', () => {
-  it('shows every stage in course order and which pass', async () => {
-    const run = await runCli(['list']);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/1\. ✓ config-and-framing .* 34\/34 checks pass/);
-    expect(run.stdout).toMatch(/2\. ✓ handshake .* 10\/10 checks pass/);
-    expect(run.stdout).toMatch(/3\. ✓ tools .* 7\/7 checks pass/);
+  it('shows every stage in course order and which pass, and grades again only what changed', async () => {
+    const dir = courseCopy();
+    try {
+      const first = await runCli(['list'], { cwd: dir });
+      expect(first.code).toBe(0);
+      expect(first.stdout).toMatch(/1\. ✓ config-and-framing .* 34\/34 checks pass\n/);
+      expect(first.stdout).toMatch(/2\. ✓ handshake .* 10\/10 checks pass\n/);
+      expect(first.stdout).toMatch(/3\. ✓ tools .* 7\/7 checks pass\n/);
+      const again = await runCli(['list'], { cwd: dir });
+      expect(again.stdout.match(/nothing changed since/g)).toHaveLength(3);
+      // A change to one stage's fixture grades that stage again (and fails it); one to src/ grades them all.
+      const expected = join(dir, 'fixtures/tools/pagination/expected.json');
+      writeFileSync(expected, readFileSync(expected, 'utf8').replace('{', '{ '));
+      const fixture = await runCli(['list'], { cwd: dir });
+      expect(fixture.stdout).toMatch(/2\. ✓ handshake .* 10\/10 checks pass {2}\(nothing changed since/);
+      expect(fixture.stdout).toMatch(/3\. ✗ tools .* 6\/7 checks pass\n/);
+      appendFileSync(join(dir, 'src/mcp.ts'), '\n// a change\n');
+      const source = await runCli(['list'], { cwd: dir });
+      expect(source.stdout).not.toContain('nothing changed since');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

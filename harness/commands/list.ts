@@ -1,10 +1,12 @@
-// `theinference list`: every stage in course order, graded, with how many of its checks pass.
+// `theinference list`: every stage in course order, graded, with how many of its checks pass. A
+// stage graded before from the same files is not graded again: its count is remembered.
 import { findCourseRoot, loadCourse } from '../course.ts';
 import { gradeStages } from '../grade/stages.ts';
 import { DEFAULT_RUNS } from '../defaults.ts';
 import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher } from '../run/launcher.ts';
 import { parse, randomSeed } from './args.ts';
+import { ListCache } from './list-cache.ts';
 
 export async function list(args: string[]): Promise<number> {
   parse(args, {});
@@ -12,15 +14,21 @@ export async function list(args: string[]): Promise<number> {
   checkProgram(course.root);
   const env = programEnv();
   const start = await launcher(course.root, { bundle: true });
-  console.log('stages, in course order:');
+  const cache = new ListCache(course);
   const options = { runRoot: course.root, launcher: start, env, seed: randomSeed(), propertyRuns: DEFAULT_RUNS, continueAfterFailure: true };
-  await gradeStages(course.stages, options, {
-    stageEnd(result) {
-      const passed = result.verdicts.filter((verdict) => verdict.status === 'pass').length;
-      const mark = result.passed ? '✓' : '✗';
-      const number = course.stages.indexOf(result.stage) + 1;
-      console.log(`  ${number}. ${mark} ${result.stage.slug.padEnd(22)} ${result.stage.title.padEnd(28)} ${passed}/${result.verdicts.length} checks pass`);
-    },
-  });
+  console.log('stages, in course order:');
+  for (const [index, stage] of course.stages.entries()) {
+    let count = cache.get(stage);
+    const remembered = count !== undefined;
+    if (count === undefined) {
+      const [result] = await gradeStages([stage], options);
+      if (result === undefined) return 2;
+      count = { passed: result.verdicts.filter((verdict) => verdict.status === 'pass').length, total: result.verdicts.length, at: new Date().toISOString() };
+      cache.set(stage, count);
+    }
+    const mark = count.passed === count.total ? '✓' : '✗';
+    const since = remembered ? `  (nothing changed since ${new Date(count.at).toLocaleTimeString()})` : '';
+    console.log(`  ${index + 1}. ${mark} ${stage.slug.padEnd(22)} ${stage.title.padEnd(28)} ${count.passed}/${count.total} checks pass${since}`);
+  }
   return 0;
 }

@@ -12,9 +12,14 @@ import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
 import { suiteNamed } from '../stages/index.ts';
 import { Answers } from './answers.ts';
 import { judge, valuesTried, type Halt, type Oracle, type Outcome } from './judge.ts';
-import { OracleSession, type Call, type TroubleAt } from './session.ts';
+import { ORACLE_NEEDS_TSX, OracleSession, type Call, type TroubleAt } from './session.ts';
 import { clip } from './show.ts';
 import { describeThrown, type PropertyCheck } from './suite.ts';
+import { join } from 'node:path';
+import { bundle } from '../run/bundle.ts';
+
+/** Where the student's module is bundled for the oracle, in the run root (visible in its sandbox). */
+const BUNDLED_MODULE = join('.theinference', `module-${process.pid}.mjs`);
 
 export interface PropertyRunOptions {
   /** The suite, as course.yaml's `properties:` names it, e.g. `framing`. */
@@ -61,7 +66,7 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
   const answers = new Answers();
   const pool = new OraclePool(options, suite.requiredExports, answers);
   pool.warm(); // the oracle loads while the values are generated
-  const tried = new Map<fc.Arbitrary<unknown>, unknown[]>();
+  const tried = new Map<fc.Arbitrary<unknown>, readonly unknown[]>();
 
   const decided: Array<{ verdict: Verdict; sessions: readonly OracleSession[] }> = [];
   for (const check of suite.properties) {
@@ -107,6 +112,8 @@ class OraclePool implements Oracle<Stop> {
   private servedNow = new Set<OracleSession>();
   private readonly deadline: number;
   private readonly backstop: number;
+  /** Whether the student's module was bundled for the oracle (once per run, for every oracle of it). */
+  private bundled: Promise<boolean> | undefined;
 
   constructor(
     private readonly options: PropertyRunOptions,
@@ -191,10 +198,13 @@ class OraclePool implements Oracle<Stop> {
   }
 
   private async start(): Promise<OracleSession | Stop> {
+    this.bundled ??= ORACLE_NEEDS_TSX ? Promise.resolve(false) : bundle(this.options.modulePath, join(this.options.cwd, BUNDLED_MODULE));
+    const bundled = await this.bundled;
     const timeoutMs = this.deadline - performance.now();
     if (timeoutMs < MIN_CHILD_MS) return this.outOfTime();
     const session = new OracleSession({
       modulePath: this.options.modulePath,
+      ...(bundled && { bundled: join(this.options.cwd, BUNDLED_MODULE) }),
       exports: this.exports,
       cwd: this.options.cwd,
       env: this.options.env,

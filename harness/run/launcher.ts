@@ -3,10 +3,10 @@
 // code is bundled once per grade with esbuild and started with plain `node`: a third of the cost
 // per case, for the same bytes on stdout. Anything else runs your_program.sh itself. Either way
 // the program starts inside the run root's sandbox (sandbox.ts), where there is one.
-import { accessSync, constants, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { CourseError } from '../course.ts';
+import { bundle } from './bundle.ts';
 import { jailFor, type Jail } from './sandbox.ts';
 
 export const PROGRAM = 'your_program.sh';
@@ -14,7 +14,6 @@ const CANONICAL_PROGRAM = readFileSync(join(import.meta.dirname, '..', '..', PRO
 /** One bundle per grader process: several graders may share a course (CI shards, a test suite),
  *  and none may run a bundle that another is still writing. */
 const BUNDLE = join('.theinference', `program-${process.pid}.mjs`);
-const written = new Set<string>();
 
 export interface Launcher {
   command: string;
@@ -43,29 +42,10 @@ export async function launcher(runRoot: string, options: LaunchOptions): Promise
 async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omit<Launcher, 'jail'>> {
   const script = { command: join(runRoot, PROGRAM), args: [] };
   if (!options.bundle || readFileSync(join(runRoot, PROGRAM), 'utf8') !== CANONICAL_PROGRAM) return script;
-  const bundle = join(runRoot, BUNDLE);
-  try {
-    mkdirSync(join(runRoot, '.theinference'), { recursive: true });
-    if (!written.has(bundle)) {
-      written.add(bundle);
-      process.once('exit', () => rmSync(bundle, { force: true }));
-    }
-    await build({
-      entryPoints: [join(runRoot, 'program.ts')],
-      outfile: bundle,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external', // resolved from the course's node_modules, as tsx would
-      sourcemap: 'inline', // stack traces name src/mcp.ts and its lines, not the bundle
-      logLevel: 'silent',
-    });
-  } catch {
-    // A syntax error, say: your_program.sh will show the student tsx's own message for it.
-    return script;
-  }
-  return { command: process.execPath, args: ['--enable-source-maps', bundle] };
+  const bundled = join(runRoot, BUNDLE);
+  // A syntax error, say: your_program.sh will show the student tsx's own message for it.
+  if (!(await bundle(join(runRoot, 'program.ts'), bundled))) return script;
+  return { command: process.execPath, args: ['--enable-source-maps', bundled] };
 }
 
 /** your_program.sh must be there and executable before anything is graded. */

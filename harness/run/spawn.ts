@@ -67,6 +67,12 @@ const DRAIN_GRACE_MS = 200;
 const POLL_MS = 100;
 const DISCOVERY_MS = 500;
 export { WALL_FACTOR };
+/** A program still computing at the wall backstop gets up to this many backstops before it is stopped. */
+const STARVED_WALL_FACTOR = 3;
+/** The share of a core a program must have used since the last check to count as computing, not waiting. */
+const COMPUTING_SHARE = 0.05;
+/** How often (at most) a computing program past its wall backstop is looked at again. */
+const RECHECK_MS = 1000;
 /** Linux reports CPU time in clock ticks of 1/100 s (USER_HZ) on every architecture Node runs on. */
 const TICK_MS = 10;
 /** Set in every program's environment, so that a process that left the group is still found by it. */
@@ -138,13 +144,25 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       });
     };
 
-    const wallTimer = setTimeout(
-      () => {
-        timeLimit ??= 'wall';
-        stop();
-      },
-      limits.wallMs ?? limits.timeoutMs * WALL_FACTOR,
-    );
+    // The wall-time backstop is for a program waiting for what never comes. One still computing when it
+    // is due (a loop on a machine too busy to give it a whole core) is left to the CPU limit, which
+    // gives it the loop's verdict however loaded the machine; up to a last, far deadline.
+    const wallMs = limits.wallMs ?? limits.timeoutMs * WALL_FACTOR;
+    const lastDeadline = started + wallMs * STARVED_WALL_FACTOR;
+    let measuredFrom = { at: started, cpuMs: 0 };
+    const onWallDeadline = () => {
+      const now = performance.now();
+      const computing = processes.cpuMs - measuredFrom.cpuMs >= (now - measuredFrom.at) * COMPUTING_SHARE;
+      const recheckIn = Math.min(RECHECK_MS, wallMs, lastDeadline - now);
+      if (computing && recheckIn > 0 && timeLimit === undefined) {
+        measuredFrom = { at: now, cpuMs: processes.cpuMs };
+        wallTimer = setTimeout(onWallDeadline, recheckIn);
+        return;
+      }
+      timeLimit ??= 'wall';
+      stop();
+    };
+    let wallTimer = setTimeout(onWallDeadline, wallMs);
     options.signal?.addEventListener('abort', stop);
 
     // Every process seen in the group or started by one in it, for the CPU and memory sums and the final kill.

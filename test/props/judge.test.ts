@@ -41,6 +41,13 @@ describe('the values recorded beforehand', () => {
     }
   });
 
+  test('are made once per arbitrary, seed and runs: a grader grading again with its seed reuses them', () => {
+    const first = valuesTried(jsonRpcMessage, { seed: 11, runs: 200 });
+    expect(valuesTried(jsonRpcMessage, { seed: 11, runs: 200 })).toBe(first);
+    expect(valuesTried(jsonRpcMessage, { seed: 12, runs: 200 })).not.toBe(first);
+    expect(valuesTried(jsonRpcMessage, { seed: 11, runs: 100 })).toHaveLength(100);
+  });
+
   test('begin the sequence of a run that fails, up to its first failure', async () => {
     const recorded = valuesTried(jsonRpcMessage, { seed: 5, runs: 1000 });
     const seen: unknown[] = [];

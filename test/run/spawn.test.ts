@@ -2,11 +2,11 @@
 // comes back in bounded time with the right facts, and leaves no process behind.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runProcess, type RunResult } from '../../harness/run/spawn.ts';
+import { runProcess, type Limits, type RunResult } from '../../harness/run/spawn.ts';
 
 const limits = { timeoutMs: 1500, outputCap: 64 * 1024 };
 
-function node(script: string, overrides: Partial<typeof limits> = {}): Promise<RunResult> {
+function node(script: string, overrides: Partial<Limits> = {}): Promise<RunResult> {
   return runProcess(process.execPath, ['-e', script], { cwd: process.cwd(), env: { PATH: process.env.PATH }, limits: { ...limits, ...overrides } });
 }
 
@@ -54,6 +54,17 @@ describe('runProcess', () => {
     expect(result.timeLimit).toBe('cpu');
     expect(result.signal).toMatch(/SIGTERM|SIGKILL/);
     expect(await alive(grandchildPid(result))).toBe(false);
+  });
+
+  // The wall backstop set below the CPU limit stands for a machine so busy that a loop gets less
+  // than a core: the loop must still get the CPU verdict, and a program that waits the wall one.
+  it('leaves a program still computing at its wall backstop to the CPU limit; one that waits is stopped there', async () => {
+    const loop = await node('for (;;) {}', { timeoutMs: 350, wallMs: 300 });
+    expect(loop.timeLimit).toBe('cpu');
+    expect(loop.cpuMs).toBeGreaterThan(350);
+    const waits = await node('setInterval(() => {}, 1000)', { timeoutMs: 350, wallMs: 300 });
+    expect(waits.timeLimit).toBe('wall');
+    expect(waits.cpuMs).toBeLessThan(350);
   });
 
   it('stops a program that ignores SIGTERM, with SIGKILL', async () => {
