@@ -1,54 +1,76 @@
-// Watch mode, save to verdict: median over 20 saves of the time from writing src/mcp.ts to the
-// first case's verdict line, and to the line that says the whole grade is complete. Runs on a
-// scratch copy so the repo is not touched.
+// Watch mode, save to verdict: the median time from writing src/mcp.ts to the first case's verdict
+// line, and to the line that says the whole grade is complete; with the next grading's programs
+// started ahead (the default) and without (--no-prestart), in the same run, alternating. Between
+// saves the student reads the verdict (READ_MS): that is when the programs are started ahead.
+// Runs on a scratch copy so the repo is not touched.
 // Run: node --import tsx bench/watch.ts [saves]
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const repo = join(import.meta.dirname, '..');
 const saves = Number(process.argv[2] ?? 20);
-const course = mkdtempSync(join(tmpdir(), 'watch-bench-'));
-for (const part of ['course.yaml', 'program.ts', 'your_program.sh', 'package.json', 'src', 'cases', 'fixtures']) {
-  cpSync(join(repo, part), join(course, part), { recursive: true });
-}
-symlinkSync(join(repo, 'node_modules'), join(course, 'node_modules'), 'dir');
+/** How long a student takes to read a verdict before the next save. */
+const READ_MS = 2000;
 
-const child = spawn(process.execPath, [join(repo, 'bin/theinference.js'), 'test', '--stage', 'config-and-framing', '--watch', '--no-color'], { cwd: course });
-let output = '';
-let waiter: (() => void) | undefined;
-let firstVerdictAt: number | undefined;
-child.stdout.on('data', (chunk: Buffer) => {
-  output += chunk.toString();
-  if (firstVerdictAt === undefined && /^ {2}[✓✗] /m.test(output)) firstVerdictAt = performance.now();
-  if (output.includes('[watch] waiting for changes')) {
-    if (!output.includes('all graded stages pass')) throw new Error(`the reference did not pass under watch:\n${output}`);
-    output = '';
-    waiter?.();
+interface Watcher {
+  child: ChildProcess;
+  course: string;
+  /** Resolves at the next complete verdict with the time of its first case line. */
+  next(): Promise<number | undefined>;
+}
+
+function startWatch(extra: string[]): Watcher {
+  const course = mkdtempSync(join(tmpdir(), 'watch-bench-'));
+  for (const part of ['course.yaml', 'program.ts', 'your_program.sh', 'package.json', 'src', 'cases', 'fixtures']) {
+    cpSync(join(repo, part), join(course, part), { recursive: true });
   }
-});
-const verdict = () => new Promise<void>((resolve) => (waiter = resolve));
-
-await verdict(); // the first grade, at start
-const source = readFileSync(join(course, 'src/mcp.ts'), 'utf8');
-const times: number[] = [];
-const firsts: number[] = [];
-for (let save = 0; save < saves; save += 1) {
-  const started = performance.now();
-  firstVerdictAt = undefined;
-  const graded = verdict();
-  writeFileSync(join(course, 'src/mcp.ts'), `${source}// save ${save}\n`);
-  await graded;
-  times.push(performance.now() - started);
-  firsts.push(firstVerdictAt! - started);
+  symlinkSync(join(repo, 'node_modules'), join(course, 'node_modules'), 'dir');
+  const child = spawn(process.execPath, [join(repo, 'bin/theinference.js'), 'test', '--stage', 'config-and-framing', '--watch', '--no-color', ...extra], {
+    cwd: course,
+  });
+  let output = '';
+  let firstVerdictAt: number | undefined;
+  let waiter: ((first: number | undefined) => void) | undefined;
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    if (firstVerdictAt === undefined && /^ {2}[✓✗] /m.test(output)) firstVerdictAt = performance.now();
+    if (output.includes('[watch] waiting for changes')) {
+      if (!output.includes('all graded stages pass')) throw new Error(`the reference did not pass under watch:\n${output}`);
+      output = '';
+      const first = firstVerdictAt;
+      firstVerdictAt = undefined;
+      waiter?.(first);
+    }
+  });
+  return { child, course, next: () => new Promise((resolve) => (waiter = resolve)) };
 }
-child.kill('SIGINT');
-rmSync(course, { recursive: true, force: true });
-const summary = (values: number[]) => {
-  values.sort((a, b) => a - b);
-  return `median ${values[Math.floor(values.length / 2)]!.toFixed(0)} ms, min ${values[0]!.toFixed(0)} ms, max ${values.at(-1)!.toFixed(0)} ms`;
-};
-console.log(`watch, ${saves} saves of src/mcp.ts, stage config-and-framing on the reference:`);
-console.log(`  save to the first case's verdict: ${summary(firsts)}`);
-console.log(`  save to the whole stage's verdict: ${summary(times)} (target median <= 500 ms)`);
+
+const ways = { 'started ahead': startWatch([]), 'started on save (--no-prestart)': startWatch(['--no-prestart']) };
+await Promise.all(Object.values(ways).map((way) => way.next())); // the first grade, at start
+const source = readFileSync(join(repo, 'src/mcp.ts'), 'utf8');
+const times: Record<string, { whole: number[]; first: number[] }> = {};
+for (let save = 0; save < saves; save += 1) {
+  for (const [name, way] of Object.entries(ways)) {
+    await new Promise((resolve) => setTimeout(resolve, READ_MS));
+    const started = performance.now();
+    const graded = way.next();
+    writeFileSync(join(way.course, 'src/mcp.ts'), `${source}// save ${save}\n`);
+    const first = await graded;
+    (times[name] ??= { whole: [], first: [] }).whole.push(performance.now() - started);
+    times[name].first.push(first! - started);
+  }
+}
+for (const way of Object.values(ways)) {
+  way.child.kill('SIGINT');
+  await new Promise((resolve) => way.child.once('exit', resolve));
+  rmSync(way.course, { recursive: true, force: true });
+}
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+console.log(`watch, ${saves} saves of src/mcp.ts each way (a ${READ_MS / 1000} s read between), stage config-and-framing on the reference:`);
+for (const [name, { whole, first }] of Object.entries(times)) {
+  console.log(`  ${name.padEnd(32)} first case ${median(first).toFixed(0).padStart(5)} ms, whole stage ${median(whole).toFixed(0).padStart(5)} ms`);
+}
+const [ahead, onSave] = Object.values(times).map(({ whole }) => median(whole));
+console.log(`  ratio ${(ahead! / onSave!).toFixed(2)} (target: whole stage <= 500 ms, <= 0.25x)`);

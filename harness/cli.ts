@@ -23,6 +23,7 @@ const USAGE = `usage: theinference <command> [options]
        [--require-sandbox]           refuse to grade where no sandbox can be made (default with --submission)
        [--verbose] [--no-color]      relay stderr of passing cases too; plain text
        [--no-bundle]                 start every case through your_program.sh (slower; same bytes)
+       [--no-prestart]               watch: start each case's program on save, not ahead (less memory)
      report files, written when grading ends (--report and --junit make it a CI run):
 REPORT_FORMATS
      CI grading (any of these; see docs/ci.md):

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stillRunning } from './ci/helpers.ts';
 import { courseCopy, REPO, runCli } from './helpers/cli.ts';
 
 const copies: string[] = [];
@@ -133,6 +134,8 @@ describe('test --watch', () => {
     child.kill('SIGINT');
     expect(await exit).toBe(0);
     expect(output).toContain('[watch] stopped');
+    // The programs it had started ahead for the next save end with it.
+    expect(await stillRunning((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(`${dir}/.theinference/warm-start.mjs`))).toEqual([]);
   });
 });
 

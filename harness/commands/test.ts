@@ -5,7 +5,9 @@ import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../de
 import { findCourseRoot, loadCourse, type Course, type Stage } from '../course.ts';
 import { HostError, UsageError } from '../errors.ts';
 import type { StageResult } from '../grade/stage.ts';
+import { prestartStages } from '../grade/stage.ts';
 import { gradeStages } from '../grade/stages.ts';
+import type { Prestarts } from '../run/prestart.ts';
 import { buildReport, gradedInOrder } from '../report/build.ts';
 import { fileReporter, REPORT_OPTIONS, requestedFiles, type ReportFormat } from '../report/formats.ts';
 import { allOf } from '../report/reporter.ts';
@@ -28,6 +30,7 @@ const TEST_OPTIONS = {
   verbose: { type: 'boolean' },
   'no-color': { type: 'boolean' },
   'no-bundle': { type: 'boolean' },
+  'no-prestart': { type: 'boolean' },
   memory: { type: 'string' },
   'no-network': { type: 'boolean' },
   'no-sandbox': { type: 'boolean' },
@@ -122,7 +125,18 @@ export async function test(args: string[]): Promise<number> {
     const settings: TestSettings = { ...common, course, runRoot: scratch?.root ?? course.root, facts: scratch?.facts };
     if (values.watch) {
       const { watch } = await import('../run/watch.ts');
-      return await watch(settings, (course, stages, signal) => gradeAndReport({ ...settings, course, stages }, signal));
+      // Each round starts the next round's programs once its verdict is out; the next save releases them.
+      let ahead: Prestarts | undefined;
+      const keep = values['no-prestart'] ? undefined : (next: Prestarts) => (ahead = next);
+      try {
+        return await watch(settings, (course, stages, signal) => {
+          const taken = ahead;
+          ahead = undefined;
+          return gradeAndReport({ ...settings, course, stages }, signal, { taken, keep });
+        });
+      } finally {
+        ahead?.cancelAll(); // their pipes would keep this process from ending
+      }
     }
     const results = await gradeAndReport(settings, interruption?.signal);
     if (interruption?.exitCode !== undefined) {
@@ -151,9 +165,16 @@ function sandboxToUse(values: { submission?: string; 'no-sandbox'?: boolean; 're
   return true;
 }
 
+/** Watch mode's programs started ahead: those for this grading, and where to keep those for the next. */
+interface Ahead {
+  taken?: Prestarts;
+  /** Where the next grading's go; none: they are not started ahead (--no-prestart). */
+  keep?(next: Prestarts): void;
+}
+
 /** Grades the stages as a student sees them, printing as it goes; stops at the first that fails.
  *  The report files asked for are written at the end of every run that was not stopped. */
-export async function gradeAndReport(settings: TestSettings, signal?: AbortSignal): Promise<StageResult[]> {
+export async function gradeAndReport(settings: TestSettings, signal?: AbortSignal, ahead?: Ahead): Promise<StageResult[]> {
   const startedAt = new Date();
   const write = (text: string) => process.stdout.write(text);
   const reporter = allOf([new TerminalReporter(write, settings), ...settings.files.map(({ format, path }) => fileReporter(format, path))]);
@@ -166,9 +187,13 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
     propertyRuns: settings.runs,
     timeoutMs: settings.timeoutMs,
     memoryBytes: settings.memoryBytes,
-    signal,
   };
-  const results = await gradeStages(settings.stages, options, reporter);
+  let results: StageResult[];
+  try {
+    results = await gradeStages(settings.stages, { ...options, signal, prestarted: ahead?.taken }, reporter);
+  } finally {
+    ahead?.taken?.cancelAll(); // the ones this grading did not take (a case that changed, a stage not reached)
+  }
   if (signal?.aborted) return results;
   const run = {
     course: settings.course,
@@ -180,6 +205,7 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
   };
   reporter.finish(buildReport(run, gradedInOrder(settings.stages, results)));
   for (const { format, path } of settings.files) write(`wrote ${format.what}: ${resolve(path)}\n`);
+  if (ahead?.keep) ahead.keep(prestartStages(settings.stages, options)); // after the verdict is out: the student reads it meanwhile
   return results;
 }
 

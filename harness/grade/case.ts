@@ -6,7 +6,8 @@ import type { Duplex } from 'node:stream';
 import { attachPlayer, CassetteError, loadCassette, type Cassette, type PlayerSession, type PlayReport } from '../cassette/index.ts';
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
-import { runProcess, WALL_FACTOR, type Limits, type RunResult } from '../run/spawn.ts';
+import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
+import { runProcess, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import type { Verdict } from './verdict.ts';
 
@@ -17,6 +18,8 @@ export interface CaseContext {
   env: NodeJS.ProcessEnv;
   limits: Limits;
   signal?: AbortSignal;
+  /** Programs started ahead for these cases (watch mode): each case takes its own, or starts one. */
+  prestarted?: Prestarts;
 }
 
 /** The fd on which a program reaches the grader's cassette player. */
@@ -51,14 +54,32 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
 }
 
 export function runProgram(testCase: Case, context: CaseContext, player?: (wire: Duplex) => void): Promise<RunResult> {
+  const onPipes = player && (([wire]: NodeJS.ReadWriteStream[]) => player(wire as unknown as Duplex));
+  const ready = context.prestarted?.take(testCase.casePath);
+  if (ready) return ready.release(onPipes, context.signal);
   return runProcess(context.launcher.command, [...context.launcher.args, testCase.command, testCase.casePath], {
-    cwd: context.runRoot,
-    env: player ? { ...context.env, THEINFERENCE_WIRE_FD: String(WIRE_FD) } : context.env,
-    limits: context.limits,
+    ...programOptions(context, player !== undefined),
     signal: context.signal,
-    contained: context.launcher.jail.kind !== 'none',
-    ...(player && { extraPipes: 1, onPipes: ([wire]) => player(wire as unknown as Duplex) }),
+    ...(onPipes && { onPipes }),
   });
+}
+
+/** The case's program started ahead of time (watch mode), waiting to be released by runProgram. */
+export function prestartProgram(testCase: Case, context: CaseContext): Prestart | undefined {
+  const warm = context.launcher.warm;
+  // A case with a cassette gets its player when released (runWithPlayer): its wire is made now.
+  return warm && prestart(warm.command, [...warm.args, testCase.command, testCase.casePath], programOptions(context, testCase.cassettePath !== undefined));
+}
+
+/** How a case's program runs, however it is started: its folder, environment, limits, and the cassette wire if it has one. */
+function programOptions(context: CaseContext, wire: boolean): RunOptions {
+  return {
+    cwd: context.runRoot,
+    env: wire ? { ...context.env, THEINFERENCE_WIRE_FD: String(WIRE_FD) } : context.env,
+    limits: context.limits,
+    contained: context.launcher.jail.kind !== 'none',
+    ...(wire && { extraPipes: 1 }),
+  };
 }
 
 /** Between reads a case cuts a message into: long enough that a program waiting for a core on a

@@ -6,7 +6,8 @@ import { runProperties } from '../props/run.ts';
 import { CORES, inOrder } from '../run/pool.ts';
 import type { Launcher } from '../run/launcher.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
-import { gradeCase } from './case.ts';
+import { Prestarts } from '../run/prestart.ts';
+import { gradeCase, prestartProgram, type CaseContext } from './case.ts';
 import type { Verdict } from './verdict.ts';
 
 export interface GradeOptions {
@@ -23,6 +24,8 @@ export interface GradeOptions {
   memoryBytes?: number;
   signal?: AbortSignal;
   onVerdict?: (verdict: Verdict) => void;
+  /** Programs started ahead for these stages' cases (watch mode; see prestartStages). */
+  prestarted?: Prestarts;
 }
 
 export interface StageResult {
@@ -34,8 +37,7 @@ export interface StageResult {
 
 export async function gradeStage(stage: Stage, options: GradeOptions): Promise<StageResult> {
   const started = performance.now();
-  const limits = { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs ?? stage.timeoutMs, memoryBytes: options.memoryBytes ?? DEFAULT_LIMITS.memoryBytes };
-  const context = { runRoot: options.runRoot, launcher: options.launcher, env: options.env, limits, signal: options.signal };
+  const context = { ...caseContext(stage, options), signal: options.signal, prestarted: options.prestarted };
   // Once grading is stopped (a newer save in watch mode, Ctrl-C), what a killed case said is no verdict.
   const report = (verdict: Verdict) => {
     if (!options.signal?.aborted) options.onVerdict?.(verdict);
@@ -51,7 +53,7 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
         env: options.env,
         seed: options.seed,
         runs: options.propertyRuns,
-        timeoutMs: limits.timeoutMs,
+        timeoutMs: context.limits.timeoutMs,
         signal: options.signal,
         jail: options.launcher.jail,
       })
@@ -66,4 +68,24 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
 
   const verdicts = [...cases, ...propertyVerdicts];
   return { stage, verdicts, passed: verdicts.every((verdict) => verdict.status === 'pass'), durationMs: performance.now() - started };
+}
+
+/** One program per case of `stages`, started ahead and waiting (watch mode, between saves), where the
+ *  launcher can start them so; the next grading of these stages releases them. */
+export function prestartStages(stages: readonly Stage[], options: Omit<GradeOptions, 'prestarted' | 'signal' | 'onVerdict'>): Prestarts {
+  const prestarted = new Prestarts();
+  for (const stage of stages) {
+    const context = caseContext(stage, options);
+    for (const testCase of stage.cases) {
+      const started = prestartProgram(testCase, context);
+      if (started) prestarted.add(testCase.casePath, started);
+    }
+  }
+  return prestarted;
+}
+
+/** What every case of a stage runs with: its folder, its launcher and the stage's limits. */
+function caseContext(stage: Stage, options: Omit<GradeOptions, 'prestarted' | 'signal' | 'onVerdict'>): CaseContext {
+  const limits = { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs ?? stage.timeoutMs, memoryBytes: options.memoryBytes ?? DEFAULT_LIMITS.memoryBytes };
+  return { runRoot: options.runRoot, launcher: options.launcher, env: options.env, limits };
 }

@@ -3,7 +3,8 @@
 // code is bundled once per grade with esbuild and started with plain `node`: a third of the cost
 // per case, for the same bytes on stdout. Anything else runs your_program.sh itself. Either way
 // the program starts inside the run root's sandbox (sandbox.ts), where there is one.
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { writeAtomically } from '../files.ts';
 import { join } from 'node:path';
 import { CourseError } from '../course.ts';
 import { bundle } from './bundle.ts';
@@ -14,11 +15,17 @@ const CANONICAL_PROGRAM = readFileSync(join(import.meta.dirname, '..', '..', PRO
 /** One bundle per grader process: several graders may share a course (CI shards, a test suite),
  *  and none may run a bundle that another is still writing. */
 const BUNDLE = join('.theinference', `program-${process.pid}.mjs`);
+const WARM_START = join('.theinference', 'warm-start.mjs');
+/** From harness/run/ or lib/run/ alike: the script is plain JavaScript, kept in harness/. */
+const WARM_START_SOURCE = join(import.meta.dirname, '..', '..', 'harness', 'run', 'warm-start.mjs');
 
 export interface Launcher {
   command: string;
   /** Arguments before `<command> <case>`. */
   args: string[];
+  /** The same program started ahead of time, to wait for a go (warm-start.mjs) before it runs: where the
+   *  course's own your_program.sh is bundled. */
+  warm?: { command: string; args: string[] };
   /** The sandbox the command starts in; other programs of the same run root (the property oracle) start in one like it. */
   jail: Jail;
 }
@@ -36,7 +43,8 @@ export interface LaunchOptions {
 export async function launcher(runRoot: string, options: LaunchOptions): Promise<Launcher> {
   const start = await ownLauncher(runRoot, options);
   const jail = jailFor(runRoot, { sandbox: options.sandbox ?? true, network: options.network ?? true });
-  return { ...jail.wrap(start.command, start.args, options.visible), jail };
+  const warm = start.warm && jail.wrap(start.warm.command, start.warm.args, options.visible);
+  return { ...jail.wrap(start.command, start.args, options.visible), ...(warm && { warm }), jail };
 }
 
 async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omit<Launcher, 'jail'>> {
@@ -45,7 +53,16 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
   const bundled = join(runRoot, BUNDLE);
   // A syntax error, say: your_program.sh will show the student tsx's own message for it.
   if (!(await bundle(join(runRoot, 'program.ts'), bundled))) return script;
-  return { command: process.execPath, args: ['--enable-source-maps', bundled] };
+  // The waiting script goes beside the bundle, which the sandbox shows; written only when it differs,
+  // and atomically: programs started ahead may be reading it as it is written.
+  const warmStart = join(runRoot, WARM_START);
+  const waiting = readFileSync(WARM_START_SOURCE, 'utf8');
+  if (!existsSync(warmStart) || readFileSync(warmStart, 'utf8') !== waiting) writeAtomically(warmStart, waiting, { overwrite: true });
+  return {
+    command: process.execPath,
+    args: ['--enable-source-maps', bundled],
+    warm: { command: process.execPath, args: ['--enable-source-maps', warmStart, bundled] },
+  };
 }
 
 /** your_program.sh must be there and executable before anything is graded. */

@@ -39,7 +39,18 @@ export interface RunOptions {
   stdout?: 'pipe' | 'ignore';
   /** The command is a sandbox (sandbox.ts) whose end ends every process in it: nothing can leave it. */
   contained?: boolean;
+  /** Started ahead of time: the program (warm-start.mjs) waits for a line on one more pipe, whose fd
+   *  its environment names (GO_FD), written when `release` resolves; its limits, its duration and
+   *  `onPipes` (given with the release, for the other extra pipes) start then. */
+  release?: Promise<Release>;
 }
+
+export interface Release {
+  onPipes?: (pipes: NodeJS.ReadWriteStream[]) => void;
+}
+
+/** The environment variable that tells a program started ahead which fd its go comes on. */
+export const GO_FD = 'THEINFERENCE_GO_FD';
 
 export interface RunResult {
   exitCode: number | null;
@@ -79,15 +90,16 @@ const TICK_MS = 10;
 export const RUN_MARK = 'THEINFERENCE_RUN';
 
 export function runProcess(command: string, args: string[], options: RunOptions): Promise<RunResult> {
-  const started = performance.now();
+  let started = performance.now();
   const { limits } = options;
+  const extraPipes = options.extraPipes ?? 0;
   return new Promise((resolve) => {
     const mark = randomBytes(8).toString('hex');
     const child = spawn(command, args, {
       cwd: options.cwd,
-      env: { ...options.env, [RUN_MARK]: mark },
+      env: { ...options.env, [RUN_MARK]: mark, ...(options.release && { [GO_FD]: String(3 + extraPipes) }) },
       detached: true, // its own process group, so that a kill reaches everything it started
-      stdio: ['pipe', options.stdout ?? 'pipe', 'pipe', ...Array(options.extraPipes ?? 0).fill('pipe')],
+      stdio: ['pipe', options.stdout ?? 'pipe', 'pipe', ...Array(extraPipes + (options.release ? 1 : 0)).fill('pipe')],
     });
     const stdout = new Capture(limits.outputCap);
     const stderr = new Capture(limits.outputCap);
@@ -119,6 +131,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       finished = true;
       clearTimeout(wallTimer);
       clearInterval(poll);
+      released = true; // a release that comes after the end has nothing to start
       options.signal?.removeEventListener('abort', stop);
       killGroup('SIGKILL'); // leave nothing behind, even a grandchild that outlived its parent
       // Something may have left the group: a process still holds the pipes, the run was stopped,
@@ -134,7 +147,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
         exitCode: exit?.code ?? null,
         signal: exit?.signal ?? null,
         timeLimit,
-        cpuMs: processes.cpuMs,
+        cpuMs: processes.cpuMs - cpuBefore,
         flooded,
         stdout: stdout.bytes(),
         stderr: stderr.bytes(),
@@ -148,7 +161,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     // is due (a loop on a machine too busy to give it a whole core) is left to the CPU limit, which
     // gives it the loop's verdict however loaded the machine; up to a last, far deadline.
     const wallMs = limits.wallMs ?? limits.timeoutMs * WALL_FACTOR;
-    const lastDeadline = started + wallMs * STARVED_WALL_FACTOR;
+    let lastDeadline = Infinity;
     let measuredFrom = { at: started, cpuMs: 0 };
     const onWallDeadline = () => {
       const now = performance.now();
@@ -162,7 +175,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       timeLimit ??= 'wall';
       stop();
     };
-    let wallTimer = setTimeout(onWallDeadline, wallMs);
+    let wallTimer: NodeJS.Timeout | undefined;
     options.signal?.addEventListener('abort', stop);
 
     // Every process seen in the group or started by one in it, for the CPU and memory sums and the final kill.
@@ -171,20 +184,42 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     // most cases are over before the first scan of /proc (a few ms each on a busy machine) comes due.
     // Outside a sandbox a process that leaves the group must be found at once, to be killed with it.
     let lastDiscovery = options.contained ? performance.now() : -Infinity;
-    const poll = setInterval(() => {
-      if (timeLimit !== undefined || outOfMemory) return;
-      const discover = performance.now() - lastDiscovery >= DISCOVERY_MS;
-      if (discover) lastDiscovery = performance.now();
-      const usage = processes.measure(discover, limits.memoryBytes !== undefined);
-      if (usage.cpuMs > limits.timeoutMs) {
-        timeLimit = 'cpu';
-        stop();
-      } else if (limits.memoryBytes !== undefined && usage.residentBytes > limits.memoryBytes) {
-        outOfMemory = true;
-        stop();
+    let poll: NodeJS.Timeout | undefined;
+    /** CPU time used before the release (a program started ahead, booting): not the program's. */
+    let cpuBefore = 0;
+    let released = false;
+    /** The limits start: now, or when a program started ahead is released. */
+    const arm = (onPipes?: Release['onPipes']) => {
+      if (released) return;
+      released = true;
+      if (options.release) {
+        cpuBefore = processes.measure(true, false).cpuMs;
+        started = performance.now();
+        measuredFrom = { at: started, cpuMs: cpuBefore };
+        lastDiscovery = options.contained ? started : -Infinity;
+        const control = child.stdio[3 + extraPipes] as NodeJS.WritableStream | null;
+        control?.on('error', () => {}); // it may have ended while it waited
+        control?.end('go\n');
       }
-    }, POLL_MS);
-    poll.unref();
+      lastDeadline = started + wallMs * STARVED_WALL_FACTOR;
+      wallTimer = setTimeout(onWallDeadline, wallMs);
+      poll = setInterval(() => {
+        if (timeLimit !== undefined || outOfMemory) return;
+        const discover = performance.now() - lastDiscovery >= DISCOVERY_MS;
+        if (discover) lastDiscovery = performance.now();
+        const usage = processes.measure(discover, limits.memoryBytes !== undefined);
+        if (usage.cpuMs - cpuBefore > limits.timeoutMs) {
+          timeLimit = 'cpu';
+          stop();
+        } else if (limits.memoryBytes !== undefined && usage.residentBytes > limits.memoryBytes) {
+          outOfMemory = true;
+          stop();
+        }
+      }, POLL_MS);
+      poll.unref();
+      onPipes?.(child.stdio.slice(3, 3 + extraPipes) as unknown as NodeJS.ReadWriteStream[]);
+      if (options.release && !onPipes && options.stdin === undefined) child.stdin?.end();
+    };
     if (options.signal?.aborted) stop(); // aborted before it started: the listener would never fire
 
     const watch = (stream: NodeJS.ReadableStream | null, capture: Capture, name: 'stdout' | 'stderr') => {
@@ -213,9 +248,10 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     });
 
     child.stdin?.on('error', () => {}); // a program that exits without reading its stdin is not our error
-    if (options.onPipes) options.onPipes(child.stdio.slice(3) as unknown as NodeJS.ReadWriteStream[]);
+    if (options.release) void options.release.then((release) => arm(release.onPipes));
+    else arm(options.onPipes);
     if (options.stdin !== undefined) child.stdin?.end(options.stdin);
-    else if (!options.onPipes) child.stdin?.end();
+    else if (!options.onPipes && !options.release) child.stdin?.end();
   });
 }
 

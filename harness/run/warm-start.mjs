@@ -1,0 +1,25 @@
+// A case's program started ahead of time (watch mode, between saves): node has booted, and waits
+// here for the grader's go on the fd named by THEINFERENCE_GO_FD. Then it runs the program's bundle
+// as `node <bundle> <command> <case>` would, the bundle as it is at that moment (built after the
+// save). Plain JavaScript: it runs before anything could compile TypeScript.
+import { readSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+const fd = Number(process.env.THEINFERENCE_GO_FD);
+const byte = Buffer.alloc(1);
+const nap = new Int32Array(new SharedArrayBuffer(4));
+for (;;) {
+  let read;
+  try {
+    read = readSync(fd, byte, 0, 1, null);
+  } catch (error) {
+    if (error.code !== 'EAGAIN') throw error;
+    Atomics.wait(nap, 0, 0, 1);
+    continue;
+  }
+  if (read === 0) process.exit(0); // the grader went away without a go: nothing to run
+  if (byte[0] === 0x0a) break;
+}
+const [bundle, ...args] = process.argv.slice(2);
+process.argv = [process.argv[0], bundle, ...args];
+await import(pathToFileURL(bundle).href);

@@ -1,0 +1,59 @@
+// Programs started ahead (watch mode): graded exactly as programs started on demand, their limits
+// counted from the release (not from the boot, however long they waited), and none left behind
+// once cancelled.
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadCourse } from '../../harness/course.ts';
+import { gradeStage, prestartStages } from '../../harness/grade/stage.ts';
+import { programEnv } from '../../harness/run/env.ts';
+import { launcher } from '../../harness/run/launcher.ts';
+import { stillRunning } from '../ci/helpers.ts';
+import { REPO } from '../helpers/cli.ts';
+
+const course = loadCourse(REPO);
+
+/** Processes whose command line holds `text`. */
+const withCommandLine = (text: string) => (pid: string) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
+
+async function options() {
+  return { runRoot: REPO, launcher: await launcher(REPO, { bundle: true }), env: programEnv(), seed: 1, propertyRuns: 1 };
+}
+
+describe('programs started ahead', () => {
+  for (const slug of ['config-and-framing', 'tools']) {
+    it(`grade ${slug} as programs started on demand do, each case taking its own`, async () => {
+      const stage = { ...course.stages.find((candidate) => candidate.slug === slug)!, properties: undefined };
+      const grading = await options();
+      expect(grading.launcher.warm).toBeDefined();
+      const prestarted = prestartStages([stage], grading);
+      const ahead = await gradeStage(stage, { ...grading, prestarted });
+      const onDemand = await gradeStage(stage, grading);
+      const outcome = (verdicts: typeof ahead.verdicts) => verdicts.map(({ name, status, stdout }) => ({ name, status, stdout: stdout?.toString() }));
+      expect(outcome(ahead.verdicts)).toEqual(outcome(onDemand.verdicts));
+      expect(ahead.passed).toBe(true);
+      for (const testCase of stage.cases) expect(prestarted.take(testCase.casePath)).toBeUndefined();
+    });
+  }
+
+  it('count their time limits from the release, not from the start they waited after', async () => {
+    const stage = course.stages[0]!;
+    const oneCase = { ...stage, cases: stage.cases.slice(0, 1), properties: undefined };
+    const grading = { ...(await options()), timeoutMs: 300 }; // wall backstop 900 ms
+    const prestarted = prestartStages([oneCase], grading);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // longer than the backstop
+    const result = await gradeStage(oneCase, { ...grading, prestarted });
+    expect(result.verdicts[0]).toMatchObject({ status: 'pass' });
+  });
+
+  it('leave no process behind when cancelled', async () => {
+    const grading = await options();
+    const stage = { ...course.stages[0]!, properties: undefined };
+    const prestarted = prestartStages([stage], grading);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const marker = `${REPO}/.theinference/warm-start.mjs`;
+    const before = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && withCommandLine(marker)(entry));
+    expect(before.length).toBeGreaterThan(0);
+    prestarted.cancelAll();
+    expect(await stillRunning(withCommandLine(marker))).toEqual([]);
+  });
+});
