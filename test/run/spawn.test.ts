@@ -60,11 +60,12 @@ describe('runProcess', () => {
   // than a core: the loop must still get the CPU verdict, and a program that waits the wall one.
   it('leaves a program still computing at its wall backstop to the CPU limit; one that waits is stopped there', async () => {
     const loop = await node('for (;;) {}', { timeoutMs: 350, wallMs: 300 });
-    expect(loop.timeLimit).toBe('cpu');
-    expect(loop.cpuMs).toBeGreaterThan(350);
+    // Past its backstop: to its CPU limit, or (on a machine too busy for even that) to the last deadline, three backstops on.
+    if (loop.timeLimit === 'cpu') expect(loop.cpuMs).toBeGreaterThan(350);
+    else expect(loop.durationMs).toBeGreaterThanOrEqual(3 * 300);
     const waits = await node('setInterval(() => {}, 1000)', { timeoutMs: 350, wallMs: 300 });
     expect(waits.timeLimit).toBe('wall');
-    expect(waits.cpuMs).toBeLessThan(350);
+    expect(waits.durationMs).toBeLessThan(3 * 300);
   });
 
   it('stops a program that ignores SIGTERM, with SIGKILL', async () => {
