@@ -14,5 +14,9 @@ export const GENERATED_PER_COMMAND = 3;
  *  program sharing a core with a dozen others still finishes. */
 export const WALL_FACTOR = 3;
 
+/** A program still computing at its wall backstop (a loop on a machine too busy to give it a core) gets
+ *  up to this many backstops to reach its CPU limit before the backstop stops it. */
+export const STARVED_WALL_FACTOR = 3;
+
 /** Seeds are unsigned 32-bit numbers, as a report keeps them and `--seed` replays them. */
 export const MAX_SEED = 2 ** 32 - 1;

@@ -5,7 +5,7 @@
 // and turns each property's outcome, or what stopped it, into one Verdict. A property whose
 // calls ended an oracle gets the crash or timeout verdict; the properties after it go on.
 import type fc from 'fast-check';
-import { DEFAULT_RUNS } from '../defaults.ts';
+import { DEFAULT_RUNS, STARVED_WALL_FACTOR } from '../defaults.ts';
 import type { Verdict } from '../grade/verdict.ts';
 import type { Jail } from '../run/sandbox.ts';
 import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
@@ -122,8 +122,10 @@ class OraclePool implements Oracle<Stop> {
   ) {
     const now = performance.now();
     this.deadline = now + options.timeoutMs;
-    // the grader's own work on the suite (checks, shrinking) stops at the wall-time backstop
-    this.backstop = now + options.timeoutMs * WALL_FACTOR;
+    // The grader's own work on the suite (checks, shrinking) stops where its oracle would at the
+    // latest: an oracle still computing past its backstop (a starved loop) has until then to reach
+    // its CPU limit, and so the loop's verdict, on a loaded machine.
+    this.backstop = now + options.timeoutMs * WALL_FACTOR * STARVED_WALL_FACTOR;
   }
 
   warm(): void {

@@ -5,7 +5,7 @@
 // however it ends, plus of any process it started that left the group (setsid, a daemon). In a
 // sandbox (`contained`) the kill of the leader ends everything in its PID namespace. Never throws
 // for anything the program does; a program that could not be started comes back as `startError`.
-import { WALL_FACTOR } from '../defaults.ts';
+import { STARVED_WALL_FACTOR, WALL_FACTOR } from '../defaults.ts';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -78,8 +78,6 @@ const DRAIN_GRACE_MS = 200;
 const POLL_MS = 100;
 const DISCOVERY_MS = 500;
 export { WALL_FACTOR };
-/** A program still computing at the wall backstop gets up to this many backstops before it is stopped. */
-const STARVED_WALL_FACTOR = 3;
 /** The share of a core a program must have used since the last check to count as computing, not waiting. */
 const COMPUTING_SHARE = 0.05;
 /** How often (at most) a computing program past its wall backstop is looked at again. */
