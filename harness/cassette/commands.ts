@@ -5,7 +5,8 @@ import { checkWritable, parse, seconds } from '../commands/args.ts';
 import { UsageError } from '../errors.ts';
 // Each command imports what it needs when it runs: a replay starts for every test case.
 import { formatDiagnosis, moreDiagnosesLine, type PlayReport } from './diagnosis.ts';
-import { CassetteError, loadCassette, writeAtomically } from './format.ts';
+import { writeAtomically } from '../files.ts';
+import { CassetteError, loadCassette } from './format.ts';
 import type { Cassette } from './model.ts';
 import { escapeControls } from '../terminal-text.ts';
 

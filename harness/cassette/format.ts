@@ -340,7 +340,6 @@ export function serialiseCassette(cassette: Cassette): string {
 }
 
 export type SaveOptions = WriteOptions;
-export { writeAtomically };
 
 /** Writes atomically: a temporary file beside the target, then renamed (or hard-linked, which refuses to replace). */
 export function saveCassette(cassette: Cassette, target: string, options: SaveOptions = {}): void {

@@ -30,9 +30,11 @@ function studentModule(source: string): { root: string; modulePath: string } {
   return { root, modulePath: join(root, 'src', 'mcp.ts') };
 }
 
-function grade(source: string, overrides: Partial<PropertyRunOptions> = {}): Promise<Verdict[]> {
+/** The suite's runs on a student module of `source`; `sandboxed`: in the run root's sandbox, as graded. */
+function grade(source: string, overrides: Partial<PropertyRunOptions> = {}, sandboxed = false): Promise<Verdict[]> {
   const { root, modulePath } = studentModule(source);
   return runProperties({
+    ...(sandboxed && { jail: jailFor(root, { sandbox: true, network: false }) }),
     suite: 'framing',
     stage: 'config-and-framing',
     modulePath,
@@ -220,49 +222,24 @@ describe('an oracle that dies or hangs', () => {
 });
 
 describe.skipIf(!sandboxAvailability().available)('in the sandbox', () => {
-  const jailed = (root: string) => jailFor(root, { sandbox: true, network: false });
+  const sandboxed = (source: string) => grade(source, {}, true);
 
   test('the reference passes, and the oracle sees only the run root and its own files', async () => {
     const spy = `import { existsSync } from 'node:fs';
       export function frame(msg: object): string { return existsSync(${JSON.stringify(join(REPO, 'fixtures'))}) ? 'I can see fixtures/' : JSON.stringify(msg) + '\\n'; }
       ${REFERENCE_PARSE}`;
-    const { root, modulePath } = studentModule(spy);
-    const options = { suite: 'framing', stage: 'config-and-framing', modulePath, cwd: root, env: process.env, seed: 1234, runs: 300, timeoutMs: 30_000 };
-    for (const verdict of await runProperties({ ...options, jail: jailed(root) }))
-      expect(verdict).toMatchObject({ status: 'pass', message: 'held for 300 runs' });
+    for (const verdict of await sandboxed(spy)) expect(verdict).toMatchObject({ status: 'pass', message: 'held for 300 runs' });
     // without the sandbox the same module sees the course's fixtures, and says so
-    expect((await runProperties(options))[0]).toMatchObject({ status: 'fail' });
+    expect((await grade(spy))[0]).toMatchObject({ status: 'fail' });
   });
 
   test('forged outcome lines pass nothing there either', async () => {
-    const { root, modulePath } = studentModule(`${FORGE}\nforge();\nprocess.exit(0);\n${REFERENCE_FRAME}\n${REFERENCE_PARSE}`);
-    const verdicts = await runProperties({
-      suite: 'framing',
-      stage: 'config-and-framing',
-      modulePath,
-      cwd: root,
-      env: process.env,
-      seed: 1234,
-      runs: 300,
-      timeoutMs: 30_000,
-      jail: jailed(root),
-    });
+    const verdicts = await sandboxed(`${FORGE}\nforge();\nprocess.exit(0);\n${REFERENCE_FRAME}\n${REFERENCE_PARSE}`);
     for (const verdict of verdicts) expect(verdict.status).toBe('fail');
   });
 
   test('a frame that exits gets its crash verdict there too', async () => {
-    const { root, modulePath } = studentModule(`export function frame(msg: object): string { process.exit(3); }\n${REFERENCE_PARSE}`);
-    const verdicts = await runProperties({
-      suite: 'framing',
-      stage: 'config-and-framing',
-      modulePath,
-      cwd: root,
-      env: process.env,
-      seed: 1234,
-      runs: 300,
-      timeoutMs: 30_000,
-      jail: jailed(root),
-    });
+    const verdicts = await sandboxed(`export function frame(msg: object): string { process.exit(3); }\n${REFERENCE_PARSE}`);
     expect(verdicts.map((verdict) => verdict.status)).toEqual(['crash', 'crash', 'pass', 'crash']);
   });
 });
