@@ -24,6 +24,10 @@ const HARNESS = join(import.meta.dirname, '..');
 export class ListCache {
   private readonly path: string;
   private readonly entries: Entries;
+  /** Each stage's digest, taken once, before it is graded: what its count is kept under. */
+  private readonly digests = new Map<Stage, string>();
+  /** The digest of what every stage reads (the course's table and driver, src/, the grader), taken once. */
+  private shared: string | undefined;
 
   constructor(private readonly course: Course) {
     this.path = join(course.root, CACHE_FILE);
@@ -33,11 +37,11 @@ export class ListCache {
   /** The stage's last count, if nothing it was graded from has changed since. */
   get(stage: Stage): StageCount | undefined {
     const entry = this.entries[this.key(stage)];
-    return entry?.digest === stageDigest(this.course, stage) ? entry : undefined;
+    return entry?.digest === this.digest(stage) ? entry : undefined;
   }
 
   set(stage: Stage, count: StageCount): void {
-    this.entries[this.key(stage)] = { ...count, digest: stageDigest(this.course, stage) };
+    this.entries[this.key(stage)] = { ...count, digest: this.digest(stage) };
     // node_modules may be shared by several course folders (copies of one course): forget the gone ones.
     for (const key of Object.keys(this.entries)) if (!existsSync(key.split('\0')[0]!)) delete this.entries[key];
     try {
@@ -46,6 +50,23 @@ export class ListCache {
     } catch {
       // a cache that cannot be written only costs a grading next time
     }
+  }
+
+  private digest(stage: Stage): string {
+    this.shared ??= digestOf([
+      join(this.course.root, COURSE_FILE),
+      join(this.course.root, 'program.ts'),
+      join(this.course.root, 'your_program.sh'),
+      ...filesUnder(join(this.course.root, 'src')),
+      ...filesUnder(HARNESS),
+    ]);
+    let digest = this.digests.get(stage);
+    if (digest === undefined) {
+      const own = stage.cases.flatMap((testCase) => [...filesUnder(join(this.course.root, testCase.casePath)), ...filesUnder(testCase.fixtureDir)]);
+      digest = digestOf(own, `${stage.slug}\0${this.shared}`);
+      this.digests.set(stage, digest);
+    }
+    return digest;
   }
 
   private key(stage: Stage): string {
@@ -62,17 +83,9 @@ function readEntries(path: string): Entries {
   }
 }
 
-/** sha256 of every file a stage's grading reads: each file's path and bytes, in a fixed order. */
-export function stageDigest(course: Course, stage: Stage): string {
-  const hash = createHash('sha256').update(stage.slug);
-  const files = [
-    join(course.root, COURSE_FILE),
-    join(course.root, 'program.ts'),
-    join(course.root, 'your_program.sh'),
-    ...filesUnder(join(course.root, 'src')),
-    ...stage.cases.flatMap((testCase) => [...filesUnder(join(course.root, testCase.casePath)), ...filesUnder(testCase.fixtureDir)]),
-    ...filesUnder(HARNESS),
-  ];
+/** sha256 of `prefix` and of each file's path and bytes, in the order given. */
+function digestOf(files: string[], prefix = ''): string {
+  const hash = createHash('sha256').update(prefix);
   for (const file of files) {
     hash.update(`\0${file}\0`);
     try {
