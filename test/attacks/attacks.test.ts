@@ -68,6 +68,20 @@ describe('attacks on the verdict', () => {
     expect(leftInTmp(run.tmp)).toEqual([]);
   });
 
+  it("rewrites-the-bundles: what the grader runs next (the program bundle, the oracle's module, the programs started ahead) is read-only to it", async () => {
+    const run = await runCi([...STAGE_1, '--submission', attack('rewrites-the-bundles')]);
+    expect(run.code).toBe(1);
+    expectHonest(run.report);
+    const properties = checks(run.report).filter((check) => check.origin === 'property');
+    expect(properties).toHaveLength(4);
+    for (const property of properties) expect(property.status).not.toBe('pass');
+    const said = checks(run.report)
+      .map((check) => check.stderr?.text ?? '')
+      .join('\n');
+    expect(said).toContain('could not rewrite program-');
+    expect(said).not.toMatch(/^rewrote /m);
+  });
+
   it("cache-poison: the parse cache is out of the program's reach, and the grader does not trust it anyway", async () => {
     const cache = join(REPO, 'node_modules/.cache/theinference/cassettes');
     const before = snapshot(cache);
