@@ -41,39 +41,32 @@ REPORT_FORMATS
 
 exit codes: 0 pass, 1 the solution failed, 2 usage or infrastructure error`;
 
-const COMMANDS = ['test', 'list', 'bless', 'merge-reports', 'record', 'replay', 'lint', 'verify'];
+/** Each command, loaded when it runs. */
+const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
+  test: async (args) => (await import('./commands/test.ts')).test(args),
+  list: async (args) => (await import('./commands/list.ts')).list(args),
+  bless: async (args) => (await import('./commands/bless.ts')).bless(args),
+  'merge-reports': async (args) => (await import('./commands/merge-reports.ts')).mergeReports(args),
+  record: async (args) => (await import('./cassette/commands.ts')).record(args),
+  replay: async (args) => (await import('./cassette/commands.ts')).replay(args),
+  lint: async (args) => (await import('./cassette/commands.ts')).lint(args),
+  verify: async (args) => (await import('./cassette/commands.ts')).verify(args),
+};
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
+  const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   try {
-    switch (command) {
-      case 'test':
-        return await (await import('./commands/test.ts')).test(args);
-      case 'list':
-        return await (await import('./commands/list.ts')).list(args);
-      case 'bless':
-        return await (await import('./commands/bless.ts')).bless(args);
-      case 'merge-reports':
-        return await (await import('./commands/merge-reports.ts')).mergeReports(args);
-      case 'record':
-      case 'replay':
-      case 'lint':
-      case 'verify':
-        return await (await import('./cassette/commands.ts'))[command](args);
-      case undefined:
-      case 'help':
-      case '--help':
-      case '-h':
-        console.log(await usage());
-        return command === undefined ? 2 : 0;
-      default:
-        throw new UsageError(`unknown command "${command}"`);
+    if (run) return await run(args);
+    if (command === undefined || ['help', '--help', '-h'].includes(command)) {
+      console.log(await usage());
+      return command === undefined ? 2 : 0;
     }
+    throw new UsageError(`unknown command "${command}"`);
   } catch (error) {
     if (!(error instanceof InputError)) return internalError(error);
     // Every command's bad input reads the same: `theinference <command>: <what is wrong>`.
-    const known = command !== undefined && COMMANDS.includes(command);
-    console.error(`theinference${known ? ` ${command}` : ''}: ${escapeControls(oneLine(error.message))}`);
+    console.error(`theinference${run ? ` ${command}` : ''}: ${escapeControls(oneLine(error.message))}`);
     if (error instanceof UsageError) console.error('run `theinference help` for the commands and options');
     return 2;
   }
