@@ -32,7 +32,8 @@ export interface PropertyRunOptions {
   env: NodeJS.ProcessEnv;
   seed: number;
   runs: number;
-  /** For the whole suite, however many oracle processes it takes. */
+  /** CPU time for the whole suite, however many oracle processes it takes (a busy machine slows the
+   *  oracles, never makes them use more CPU); wall time is only a far backstop, as for a case. */
   timeoutMs: number;
   /** Aborting stops the oracle; the properties not yet decided come back as `infra`. */
   signal?: AbortSignal;
@@ -110,7 +111,9 @@ class OraclePool implements Oracle<Stop> {
   /** Calls an oracle was still answering when patience ran out: never asked ahead again. */
   private readonly slowCalls = new Set<string>();
   private servedNow = new Set<OracleSession>();
-  private readonly deadline: number;
+  private readonly started = performance.now();
+  /** The suite's wall-time backstop: the oracles of a module that waits (without CPU) share it. */
+  private readonly wallEnd: number;
   private readonly backstop: number;
   /** Whether the student's module was bundled for the oracle (once per run, for every oracle of it). */
   private bundled: Promise<boolean> | undefined;
@@ -120,12 +123,11 @@ class OraclePool implements Oracle<Stop> {
     private readonly exports: readonly string[],
     private readonly answers: Answers,
   ) {
-    const now = performance.now();
-    this.deadline = now + options.timeoutMs;
     // The grader's own work on the suite (checks, shrinking) stops where its oracle would at the
     // latest: an oracle still computing past its backstop (a starved loop) has until then to reach
     // its CPU limit, and so the loop's verdict, on a loaded machine.
-    this.backstop = now + options.timeoutMs * WALL_FACTOR * STARVED_WALL_FACTOR;
+    this.wallEnd = this.started + options.timeoutMs * WALL_FACTOR;
+    this.backstop = this.started + options.timeoutMs * WALL_FACTOR * STARVED_WALL_FACTOR;
   }
 
   warm(): void {
@@ -143,7 +145,7 @@ class OraclePool implements Oracle<Stop> {
   due(): Stop | undefined {
     if (this.moduleStop) return this.moduleStop;
     if (this.options.signal?.aborted) return (this.moduleStop = this.cancelled([]));
-    if (performance.now() > this.backstop) return this.outOfTime();
+    if (performance.now() > this.backstop) return this.outOfTime('wall');
     return undefined;
   }
 
@@ -202,8 +204,12 @@ class OraclePool implements Oracle<Stop> {
   private async start(): Promise<OracleSession | Stop> {
     this.bundled ??= ORACLE_NEEDS_TSX ? Promise.resolve(false) : bundle(this.options.modulePath, join(this.options.cwd, BUNDLED_MODULE));
     const bundled = await this.bundled;
-    const timeoutMs = this.deadline - performance.now();
-    if (timeoutMs < MIN_CHILD_MS) return this.outOfTime();
+    // Every earlier oracle has ended or is being stopped: what they used is spent.
+    const spent = (await Promise.all(this.sessions.map((session) => session.ended))).reduce((sum, result) => sum + result.cpuMs, 0);
+    const timeoutMs = this.options.timeoutMs - spent;
+    const wallMs = this.wallEnd - performance.now();
+    if (timeoutMs < MIN_CHILD_MS) return this.outOfTime('cpu');
+    if (wallMs < MIN_CHILD_MS) return this.outOfTime('wall');
     const session = new OracleSession({
       modulePath: this.options.modulePath,
       ...(bundled && { bundled: join(this.options.cwd, BUNDLED_MODULE) }),
@@ -211,6 +217,7 @@ class OraclePool implements Oracle<Stop> {
       cwd: this.options.cwd,
       env: this.options.env,
       timeoutMs,
+      wallMs,
       jail: this.options.jail,
       signal: this.options.signal,
     });
@@ -221,8 +228,9 @@ class OraclePool implements Oracle<Stop> {
     return session;
   }
 
-  /** Time is up: before this property asked anything, it was never checked; after, it timed out while checked. */
-  private outOfTime(): Stop {
+  /** Time is up, the suite's CPU time or its wall backstop: before this property asked anything, it was
+   *  never checked; after, it timed out while checked, in the words a single oracle's end would use. */
+  private outOfTime(limit: 'cpu' | 'wall'): Stop {
     const { options } = this;
     if (this.servedNow.size === 0) {
       return { halt: true, status: 'timeout', message: 'the time limit ran out before this property was checked', everyProperty: false, sessions: [] };
@@ -230,7 +238,7 @@ class OraclePool implements Oracle<Stop> {
     return {
       halt: true,
       status: 'timeout',
-      message: `timed out after ${(options.timeoutMs / 1000).toFixed(1)} s while checking this property`,
+      message: `${timeLimitWords(limit, options, performance.now() - this.started)} while checking this property`,
       details: [LOOP_HINT, ...replayLines(options)].join('\n'),
       everyProperty: false,
       sessions: this.served(),
@@ -308,14 +316,7 @@ const GARBLED_HINT =
 function howItEnded(result: RunResult, options: PropertyRunOptions): { status: Verdict['status']; message: string; hint: string } {
   if (options.signal?.aborted) return { status: 'infra', message: 'cancelled', hint: '' };
   if (result.startError) return { status: 'infra', message: `could not start node: ${result.startError.message}`, hint: '' };
-  if (result.timeLimit) {
-    const seconds = (options.timeoutMs / 1000).toFixed(1);
-    const message =
-      result.timeLimit === 'wall'
-        ? `was still running after ${((options.timeoutMs * WALL_FACTOR) / 1000).toFixed(1)} s of wall time`
-        : `used more than ${seconds} s of CPU time`;
-    return { status: 'timeout', message, hint: LOOP_HINT };
-  }
+  if (result.timeLimit) return { status: 'timeout', message: timeLimitWords(result.timeLimit, options, result.durationMs), hint: LOOP_HINT };
   if (result.outOfMemory) {
     return {
       status: 'crash',
@@ -336,6 +337,13 @@ function howItEnded(result: RunResult, options: PropertyRunOptions): { status: V
     message: `the process ${how}`,
     hint: 'your code ended the process (process.exit, an uncaught error, or a native crash): see its stderr',
   };
+}
+
+/** The suite's limits are its own, not a single oracle's: the CPU time of all its oracles together. */
+function timeLimitWords(limit: 'cpu' | 'wall', options: PropertyRunOptions, wallMs: number): string {
+  return limit === 'wall'
+    ? `was still running after ${(wallMs / 1000).toFixed(1)} s of wall time`
+    : `used more than ${(options.timeoutMs / 1000).toFixed(1)} s of CPU time`;
 }
 
 function outcomeVerdict(check: PropertyCheck, outcome: Outcome, durationMs: number, options: PropertyRunOptions): Verdict {

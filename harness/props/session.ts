@@ -21,7 +21,9 @@ export interface SessionOptions {
   exports: readonly string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** CPU time; wall time (`wallMs`) is a backstop for a process that waits. */
   timeoutMs: number;
+  wallMs?: number;
   jail?: Jail;
   signal?: AbortSignal;
 }
@@ -125,7 +127,7 @@ export class OracleSession {
     const run = runProcess(start.command, start.args, {
       cwd: options.cwd,
       env: options.env,
-      limits: { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs },
+      limits: { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs, ...(options.wallMs !== undefined && { wallMs: options.wallMs }) },
       stdin: '',
       // The student's own prints are no part of a verdict (answers come on fd 3).
       stdout: 'ignore',

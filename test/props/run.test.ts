@@ -146,6 +146,16 @@ describe('runProperties on the framing suite', () => {
     expect(oneLine.stderr).toContain('bye');
   });
 
+  // Two oracles here (frame's crash ends the first; parseFrame's property needs another), each asleep
+  // for 1.5 s of its 2.5 s budget: counted in wall time the second would never start, as on a machine
+  // busy enough to slow the first; counted in CPU time, as a case's limit is, both run.
+  test("the suite's time limit is the CPU time its oracles use together, not the wall time they take", async () => {
+    const sleepy = `Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
+      export function frame(msg: object): string { process.exit(3); }\n${REFERENCE_PARSE}`;
+    const verdicts = await grade(studentModule(sleepy), { timeoutMs: 2500 });
+    expect(statuses(verdicts)).toEqual({ oneLine: 'crash', compact: 'crash', lineEndings: 'pass', roundTrip: 'crash' });
+  });
+
   test('an abort stops the oracle at once: every property not yet decided is infra "cancelled", even when aborted before the start', async () => {
     const hanging = studentModule(`export function frame(msg: object): string { for (;;) {} }\n${REFERENCE_PARSE}`);
     const slowToLoad = studentModule(`Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);\n${REFERENCE_FRAME}\n${REFERENCE_PARSE}`);
