@@ -5,8 +5,9 @@
 //    Their calls are asked in batches: each round runs every undecided check, collects the calls
 //    they miss and asks them at once (a call on an answer, parseFrame(frame(m)), takes a round
 //    more). The first value whose check fails ends the list: fast-check never runs past it.
-// 2. The real fc.check runs with those answers at hand, so that it shrinks and reports as it always
-//    did; only the values it shrinks to ask more, one call at a time.
+// 2. When one failed (or asking ahead was abandoned), the real fc.check runs with those answers at
+//    hand, so that it shrinks and reports as it always did; only the values it shrinks to ask more,
+//    one call at a time. When every value passed, fc.check would say so: it is not run.
 // A Halt (the oracle died on a call, the time ran out) ends the property wherever it comes from.
 import fc from 'fast-check';
 import { encodeArgument, type Answers } from './answers.ts';
@@ -121,6 +122,10 @@ export async function judge<H extends Halt>(
     if (asked === 'abandon') break;
     if (asked) return asked;
   }
+  // Every value fc.check would try passed: it would say just that, so it need not make them again.
+  let allPassed = decided.size === values.length;
+  for (const result of decided.values()) allPassed &&= 'passed' in result;
+  if (allPassed) return { passed: true, numRuns: values.length, numShrinks: 0 };
 
   // 2. the real run: decided values answer at once, others (shrinking) ask as they go
   const known = new Map<string | undefined, Result<H>>();
