@@ -282,6 +282,25 @@ function allProcesses(): ProcessInfo[] {
   return found;
 }
 
+/** The children of a live process, those of every thread (Linux /proc/<pid>/task/<tid>/children). */
+function childrenOf(pid: number): number[] {
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return []; // it ended, or there is no /proc
+  }
+  const children: number[] = [];
+  for (const thread of threads) {
+    try {
+      for (const child of readFileSync(`/proc/${pid}/task/${thread}/children`, 'latin1').split(' ')) if (child !== '') children.push(Number(child));
+    } catch {
+      // the thread ended while we looked
+    }
+  }
+  return children;
+}
+
 /** The processes of one program: its group (led by the child), and whatever they started, even outside the group. */
 class ProgramProcesses {
   readonly tracked = new Set<number>();
@@ -297,9 +316,22 @@ class ProgramProcesses {
     if (leader !== undefined) this.tracked.add(leader);
   }
 
-  /** Reads all of /proc for processes of the group or started by a known one. */
+  /** Finds the processes started since the last look: in a sandbox, down the tree from the leader (its
+   *  orphans are adopted by its init, inside it); outside one, in all of /proc (an orphan there is
+   *  adopted by the machine's init, and only the group or the parent it had tells whose it is). */
   discover(): void {
     if (this.leader === undefined) return;
+    if (this.contained) {
+      const unvisited = [...this.tracked];
+      for (let pid = unvisited.pop(); pid !== undefined; pid = unvisited.pop()) {
+        for (const child of childrenOf(pid)) {
+          if (this.tracked.has(child)) continue;
+          this.tracked.add(child);
+          unvisited.push(child);
+        }
+      }
+      return;
+    }
     for (const info of allProcesses()) {
       if (info.pgrp !== this.leader && !this.tracked.has(info.ppid)) continue;
       this.tracked.add(info.pid);
@@ -319,7 +351,7 @@ class ProgramProcesses {
     }
   }
 
-  /** CPU time and resident memory of the known processes; `discover` first reads all of /proc for new ones.
+  /** CPU time and resident memory of the known processes; `discover` first looks for new ones.
    *  CPU time counts each live process's own time plus that of the children it has waited for (Linux
    *  moves a child's time to its parent then), so every tick is counted once. */
   measure(discover: boolean, memory: boolean): { cpuMs: number; residentBytes: number } {

@@ -103,6 +103,19 @@ describe('the sandbox', () => {
     expect(alive).toEqual([]);
   });
 
+  // The busy process is an orphan in a session of its own, adopted by the sandbox's init: found by
+  // walking down from the leader, its CPU time counts, so the verdict is the CPU limit's, not the
+  // wall backstop's that a waiting leader alone would earn.
+  it('counts the CPU time of a double-forked process that computes while the program waits', async () => {
+    const { timeLimit, cpuMs } = await inSandbox(
+      runRoot(),
+      `require('node:child_process').spawn('sh', ['-c', 'setsid ${process.execPath} -e "for (;;) {}" >/dev/null 2>&1 &'], { detached: true, stdio: 'ignore' }).unref();
+      setInterval(() => {}, 1000);`,
+    );
+    expect(timeLimit).toBe('cpu');
+    expect(cpuMs).toBeGreaterThan(5000);
+  });
+
   it('without network: no interface but a loopback of its own', async () => {
     const script = `console.log(Object.keys(require('node:os').networkInterfaces()).join(','))`;
     const off = await inSandbox(runRoot(), script, false);
