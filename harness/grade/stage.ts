@@ -2,7 +2,7 @@
 // handed to the reporter in case order as soon as each is known.
 import { join } from 'node:path';
 import type { Stage } from '../course.ts';
-import { runProperties } from '../props/run.ts';
+import { prestartProperties, runProperties, type PropertyRunOptions } from '../props/run.ts';
 import { CORES, inOrder } from '../run/pool.ts';
 import type { Launcher } from '../run/launcher.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
@@ -44,18 +44,15 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
   };
 
   // The property suite is one process for the whole stage: start it first, report it last.
-  const properties = stage.properties
+  const suite = propertyOptions(stage, context, options);
+  const properties = suite
     ? runProperties({
-        suite: stage.properties,
+        ...suite,
         stage: stage.slug,
-        modulePath: join(options.runRoot, 'src', 'mcp.ts'),
-        cwd: options.runRoot,
-        env: options.env,
         seed: options.seed,
         runs: options.propertyRuns,
-        timeoutMs: context.limits.timeoutMs,
         signal: options.signal,
-        jail: options.launcher.jail,
+        ...(options.prestarted && { prestarted: options.prestarted.take(propertiesKey(stage)) }),
       })
     : Promise.resolve([]);
   const cases = await inOrder(
@@ -80,8 +77,29 @@ export function prestartStages(stages: readonly Stage[], options: Omit<GradeOpti
       const started = prestartProgram(testCase, context);
       if (started) prestarted.add(testCase.casePath, started);
     }
+    const suite = propertyOptions(stage, context, options);
+    const oracle = suite && options.launcher.warmStart && prestartProperties(suite, options.launcher.warmStart);
+    if (oracle) prestarted.add(propertiesKey(stage), oracle);
   }
   return prestarted;
+}
+
+/** Where a stage's property oracle started ahead is kept among its cases' programs (never a case folder). */
+function propertiesKey(stage: Stage): string {
+  return `properties of ${stage.slug}`;
+}
+
+/** How a stage's property suite runs, whichever grading it is for; none when the stage has none. */
+function propertyOptions(stage: Stage, context: CaseContext, options: Pick<GradeOptions, 'runRoot' | 'env' | 'launcher'>) {
+  if (!stage.properties) return undefined;
+  return {
+    suite: stage.properties,
+    modulePath: join(options.runRoot, 'src', 'mcp.ts'),
+    cwd: options.runRoot,
+    env: options.env,
+    timeoutMs: context.limits.timeoutMs,
+    jail: options.launcher.jail,
+  } satisfies Partial<PropertyRunOptions>;
 }
 
 /** What every case of a stage runs with: its folder, its launcher and the stage's limits. */

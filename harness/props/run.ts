@@ -12,7 +12,8 @@ import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
 import { suiteNamed } from '../stages/index.ts';
 import { Answers } from './answers.ts';
 import { judge, valuesTried, type Halt, type Oracle, type Outcome } from './judge.ts';
-import { ORACLE_NEEDS_TSX, OracleSession, type Call, type TroubleAt } from './session.ts';
+import { ORACLE_NEEDS_TSX, OracleSession, prestartOracle, type Call, type TroubleAt } from './session.ts';
+import type { Prestart } from '../run/prestart.ts';
 import { clip } from './show.ts';
 import { describeThrown, type PropertyCheck } from './suite.ts';
 import { join } from 'node:path';
@@ -39,6 +40,19 @@ export interface PropertyRunOptions {
   signal?: AbortSignal;
   /** The run root's sandbox: the oracle starts in it, seeing the run root's parts and its own files. */
   jail?: Jail;
+  /** Its first oracle, started ahead (prestartProperties); cancelled when not used. */
+  prestarted?: Prestart;
+}
+
+/** The first oracle of a suite's next run, started ahead and waiting in `warmStart` (watch mode,
+ *  between saves); the run releases it once the module is bundled again. */
+export function prestartProperties(
+  options: Omit<PropertyRunOptions, 'stage' | 'seed' | 'runs' | 'signal' | 'prestarted'>,
+  warmStart: string,
+): Prestart | undefined {
+  const suite = suiteNamed(options.suite);
+  if (suite === undefined) return undefined;
+  return prestartOracle({ ...options, bundled: join(options.cwd, BUNDLED_MODULE), exports: suite.requiredExports }, warmStart);
 }
 
 /** Less time than this left is not worth starting an oracle for. */
@@ -91,6 +105,7 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
 
   // The student's stderr is known once each oracle has ended; it goes with every verdict but a pass.
   await pool.close();
+  options.prestarted?.cancel(); // not used: no oracle was needed, or the module did not bundle
   return Promise.all(
     decided.map(async ({ verdict, sessions }) => {
       if (verdict.status === 'pass') return verdict;
@@ -210,6 +225,9 @@ class OraclePool implements Oracle<Stop> {
     const wallMs = this.wallEnd - performance.now();
     if (timeoutMs < MIN_CHILD_MS) return this.outOfTime('cpu');
     if (wallMs < MIN_CHILD_MS) return this.outOfTime('wall');
+    // The one started ahead has the whole suite's limits: only ever the first, and only if it loads
+    // what this one would (compiled, it loads the bundle).
+    const prestarted = this.sessions.length === 0 && (bundled || ORACLE_NEEDS_TSX) ? this.options.prestarted : undefined;
     const session = new OracleSession({
       modulePath: this.options.modulePath,
       ...(bundled && { bundled: join(this.options.cwd, BUNDLED_MODULE) }),
@@ -220,6 +238,7 @@ class OraclePool implements Oracle<Stop> {
       wallMs,
       jail: this.options.jail,
       signal: this.options.signal,
+      ...(prestarted && { prestarted }),
     });
     this.sessions.push(session);
     const trouble = await session.loaded;

@@ -8,7 +8,8 @@ import { dirname, join, sep } from 'node:path';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Jail } from '../run/sandbox.ts';
-import { DEFAULT_LIMITS, runProcess, type RunResult } from '../run/spawn.ts';
+import { prestart, type Prestart } from '../run/prestart.ts';
+import { DEFAULT_LIMITS, runProcess, type RunOptions, type RunResult } from '../run/spawn.ts';
 import { MAX_LINE_BYTES } from './protocol.ts';
 import { decodeAnswer, decodeThrown, DecodeError, type Unexaminable } from './values.ts';
 import { ownModule } from '../own-module.ts';
@@ -26,6 +27,8 @@ export interface SessionOptions {
   wallMs?: number;
   jail?: Jail;
   signal?: AbortSignal;
+  /** The same oracle started ahead with these options (prestartOracle), released here instead of a start. */
+  prestarted?: Prestart;
 }
 
 /** One call of a student function; `key` is the same for the same function and encoded arguments. */
@@ -95,6 +98,41 @@ function oracleFiles(): string[] {
   return files;
 }
 
+type StartOptions = Omit<SessionOptions, 'signal' | 'prestarted'>;
+
+/** The oracle's command and what it runs under; `warmStart`: started ahead, waiting in that script for a go. */
+function oracleStart(options: StartOptions, warmStart?: string): { command: string; args: string[]; run: Omit<RunOptions, 'signal' | 'onPipes'> } {
+  // Without tsx the oracle starts in a fifth of the time; tsx still loads a module that did not bundle.
+  const plain = options.bundled !== undefined && !ORACLE_NEEDS_TSX;
+  const waiting = warmStart === undefined ? [] : [warmStart];
+  const load = plain
+    ? ['--enable-source-maps', ...waiting, ORACLE_SCRIPT, '--module', options.bundled!]
+    : ['--import', tsxLoader(), ...waiting, ORACLE_SCRIPT, '--module', options.modulePath];
+  const args = [...load, '--exports', options.exports.join(',')];
+  const start = options.jail ? options.jail.wrap(process.execPath, args, oracleFiles()) : { command: process.execPath, args };
+  return {
+    ...start,
+    run: {
+      cwd: options.cwd,
+      env: options.env,
+      limits: { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs, ...(options.wallMs !== undefined && { wallMs: options.wallMs }) },
+      stdin: '',
+      // The student's own prints are no part of a verdict (answers come on fd 3).
+      stdout: 'ignore',
+      extraPipes: 1, // fd 3, PROTOCOL_FD
+      // in a sandbox, its end is the end of everything in it
+      contained: options.jail !== undefined && options.jail.kind !== 'none',
+    },
+  };
+}
+
+/** An oracle started ahead (watch mode, between saves), booted in `warmStart` (warm-start.mjs) until an
+ *  OracleSession releases it; its limits start then. It loads `bundled` when the oracle runs compiled. */
+export function prestartOracle(options: StartOptions & { bundled: string }, warmStart: string): Prestart {
+  const start = oracleStart(options, warmStart);
+  return prestart(start.command, start.args, start.run);
+}
+
 export class OracleSession {
   /** Resolves when the module has loaded (undefined) or with what stopped it first. */
   readonly loaded: Promise<TroubleAt | undefined>;
@@ -116,33 +154,20 @@ export class OracleSession {
   constructor(options: SessionOptions) {
     this.loaded = new Promise((resolve) => (this.settleLoaded = resolve));
     this.exportNames = options.exports;
-    // Without tsx the oracle starts in a fifth of the time; tsx still loads a module that did not bundle.
-    const plain = options.bundled !== undefined && !ORACLE_NEEDS_TSX;
-    const load = plain
-      ? ['--enable-source-maps', ORACLE_SCRIPT, '--module', options.bundled!]
-      : ['--import', tsxLoader(), ORACLE_SCRIPT, '--module', options.modulePath];
-    const args = [...load, '--exports', options.exports.join(',')];
-    const start = options.jail ? options.jail.wrap(process.execPath, args, oracleFiles()) : { command: process.execPath, args };
     let pipeClosed: Promise<void> = Promise.resolve();
-    const run = runProcess(start.command, start.args, {
-      cwd: options.cwd,
-      env: options.env,
-      limits: { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs, ...(options.wallMs !== undefined && { wallMs: options.wallMs }) },
-      stdin: '',
-      // The student's own prints are no part of a verdict (answers come on fd 3).
-      stdout: 'ignore',
-      extraPipes: 1, // fd 3, PROTOCOL_FD
-      signal: this.stopper.signal,
-      // in a sandbox, its end is the end of everything in it
-      contained: options.jail !== undefined && options.jail.kind !== 'none',
-      onPipes: ([pipe]) => {
-        if (pipe === undefined) return;
-        this.wire = pipe;
-        pipe.on('data', (chunk: Buffer) => this.receive(chunk));
-        pipe.on('error', () => {});
-        pipeClosed = new Promise((resolve) => pipe.on('close', () => resolve()));
-      },
-    });
+    const onPipes = ([pipe]: NodeJS.ReadWriteStream[]) => {
+      if (pipe === undefined) return;
+      this.wire = pipe;
+      pipe.on('data', (chunk: Buffer) => this.receive(chunk));
+      pipe.on('error', () => {});
+      pipeClosed = new Promise((resolve) => pipe.on('close', () => resolve()));
+    };
+    let run: Promise<RunResult>;
+    if (options.prestarted) run = options.prestarted.release(onPipes, this.stopper.signal);
+    else {
+      const start = oracleStart(options);
+      run = runProcess(start.command, start.args, { ...start.run, signal: this.stopper.signal, onPipes });
+    }
     // after runProcess listens to the stopper: an abort before it would never reach the process
     const userSignal = options.signal;
     const cancel = () => this.fail({ kind: 'cancelled' });

@@ -26,6 +26,9 @@ export interface Launcher {
   /** The same program started ahead of time, to wait for a go (warm-start.mjs) before it runs: where the
    *  course's own your_program.sh is bundled. */
   warm?: { command: string; args: string[] };
+  /** The waiting script itself, in the run root, where `warm` is: any plain-JavaScript program of the
+   *  run root can be started ahead through it (the property oracle). */
+  warmStart?: string;
   /** The sandbox the command starts in; other programs of the same run root (the property oracle) start in one like it. */
   jail: Jail;
 }
@@ -44,7 +47,7 @@ export async function launcher(runRoot: string, options: LaunchOptions): Promise
   const start = await ownLauncher(runRoot, options);
   const jail = jailFor(runRoot, { sandbox: options.sandbox ?? true, network: options.network ?? true });
   const warm = start.warm && jail.wrap(start.warm.command, start.warm.args, options.visible);
-  return { ...jail.wrap(start.command, start.args, options.visible), ...(warm && { warm }), jail };
+  return { ...jail.wrap(start.command, start.args, options.visible), ...(warm && { warm, warmStart: start.warmStart }), jail };
 }
 
 async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omit<Launcher, 'jail'>> {
@@ -62,6 +65,7 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
     command: process.execPath,
     args: ['--enable-source-maps', bundled],
     warm: { command: process.execPath, args: ['--enable-source-maps', warmStart, bundled] },
+    warmStart,
   };
 }
 

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Verdict } from '../../harness/grade/verdict.ts';
 import { DEFAULT_RUNS } from '../../harness/defaults.ts';
-import { runProperties } from '../../harness/props/run.ts';
+import { prestartProperties, runProperties } from '../../harness/props/run.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'theinference-props-'));
@@ -154,6 +154,22 @@ describe('runProperties on the framing suite', () => {
       export function frame(msg: object): string { process.exit(3); }\n${REFERENCE_PARSE}`;
     const verdicts = await grade(studentModule(sleepy), { timeoutMs: 2500 });
     expect(statuses(verdicts)).toEqual({ oneLine: 'crash', compact: 'crash', lineEndings: 'pass', roundTrip: 'crash' });
+  });
+
+  // Started ahead (watch mode), the oracle boots and waits; the run releases it instead of starting
+  // one. The module reports when it loaded: after the wait, so in the process started before it.
+  test('an oracle started ahead is the one that answers once the run releases it', async () => {
+    const pretty = studentModule(
+      `console.error('loaded after ' + Math.round(process.uptime() * 1000) + ' ms');
+      export function frame(msg: object): string { return JSON.stringify(msg, null, 2) + '\\n'; }\n${REFERENCE_PARSE}`,
+    );
+    const suite = { suite: 'framing', modulePath: pretty, cwd: REPO, env: process.env, timeoutMs: 60_000 };
+    const prestarted = prestartProperties(suite, join(REPO, 'harness', 'run', 'warm-start.mjs'))!;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const verdicts = await runProperties({ ...suite, stage: 'config-and-framing', seed: 1234, runs: DEFAULT_RUNS, prestarted });
+    expect(statuses(verdicts)).toEqual({ oneLine: 'fail', compact: 'fail', lineEndings: 'pass', roundTrip: 'pass' });
+    const loadedAfter = Number(/loaded after (\d+) ms/.exec(byProperty(verdicts).oneLine.stderr ?? '')?.[1]);
+    expect(loadedAfter).toBeGreaterThanOrEqual(2000);
   });
 
   test('an abort stops the oracle at once: every property not yet decided is infra "cancelled", even when aborted before the start', async () => {
