@@ -134,6 +134,16 @@ const cases: Record<string, Record<string, CaseSpec>> = { handshake: {}, tools: 
   );
 
   frames = clone(base).slice(0, result + 1);
+  // Older than every MCP revision: 2024-10-07, a pre-release one, is still supported by the official SDK.
+  (message(frames[result]!).result as JsonObject).protocolVersion = '2000-01-01';
+  add(
+    'version-counter-offer-older-unsupported',
+    'The server answers with a protocol version older than any the client supports (2000-01-01): the client must refuse it as it refuses a newer one (no notifications/initialized), which a client that only compares dates does not.',
+    frames,
+    'the result offers protocolVersion 2000-01-01, older than every MCP revision; nothing follows it',
+  );
+
+  frames = clone(base).slice(0, result + 1);
   frames[result] = {
     from: 'server',
     message: {

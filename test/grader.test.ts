@@ -39,6 +39,10 @@ const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: strin
     stage: 'handshake',
     says: ['which your client does not support', 'the recording has no more client messages; your client sent notifications/initialized'],
   },
+  'version-compared-by-date': {
+    stage: 'handshake',
+    says: ['"2000-01-01", which your client does not support', 'comparing dates lets it through', 'your client sent notifications/initialized'],
+  },
   'version-must-match-exactly': {
     stage: 'handshake',
     says: [

@@ -17,12 +17,19 @@ function initializeRule(comparison: Comparison): Hint[] {
   const actual = field(both.actual, 'initialize');
   if (outcomeOf(expected) === 'refused' && outcomeOf(actual) === 'result') {
     const offered = field(actual, 'protocolVersion');
+    // Older and still unsupported: what a client that compares dates lets through.
+    const older = typeof offered === 'string' && offered < REQUESTED_VERSION;
     return [
       {
         kind: 'version-accepted',
         lines: [
           `the server offered protocol version ${JSON.stringify(offered)}, which your client does not support`,
           'initialize must refuse it (throw, and send no notifications/initialized)',
+          ...(older
+            ? [
+                `it is older than the version you asked for, and still not one you support: look it up in SUPPORTED_PROTOCOL_VERSIONS (comparing dates lets it through)`,
+              ]
+            : []),
         ],
       },
     ];
