@@ -117,4 +117,21 @@ describe('one mistake shown once', () => {
       expect(afterRepeat.trim()).toBe('(the same mistake as above; --verbose shows every one)');
     });
   }
+
+  it('folds two time-outs that differ only in the CPU each had used', () => {
+    let out = '';
+    const reporter = new TerminalReporter((text) => (out += text), { color: false, verbose: false });
+    for (const [name, cpu] of [
+      ['a', '0.16'],
+      ['b', '0.21'],
+    ])
+      reporter.verdict({
+        name,
+        status: 'timeout',
+        message: `was still running after 3 s of wall time, having used ${cpu} s of CPU, and was stopped`,
+        durationMs: 1,
+        details: 'it printed nothing',
+      });
+    expect(out).toContain('(the same mistake as above; --verbose shows every one)');
+  });
 });
