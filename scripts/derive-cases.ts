@@ -250,6 +250,37 @@ const cases: Record<string, Record<string, CaseSpec>> = { handshake: {}, tools: 
     'the image call turned into an audio one: no recorded server offers audio, and the 2025-11-25 schema defines it',
   );
 
+  // Requests from the server come while the client waits for a response of its own: the only place
+  // where every correct client answers them before its next message, whatever its reads.
+  frames = [...upToList(everythingTools), ...call(2)];
+  const listed = frames.findIndex((frame) => isClient(frame, 'tools/list'));
+  frames.splice(
+    listed + 1,
+    0,
+    { from: 'server', message: { method: 'ping', jsonrpc: '2.0', id: 0 } },
+    { from: 'client', message: { result: {}, jsonrpc: '2.0', id: 0 } },
+  );
+  add(
+    'ping-from-server',
+    'The server pings the client while the client waits for its tool list: the client answers at once with an empty result, then gets its list.',
+    frames,
+    'a ping from the server (its own id 0) and the empty result every client answers it with, added between tools/list and its result: MCP lets either side ping at any time',
+  );
+
+  const serverRequests = recorded('everything-server-requests');
+  const rootsRequest = serverRequests.frames.find((frame) => frame.from === 'server' && frame.message.method === 'roots/list')!;
+  frames = [...upToList(everythingTools), ...call(2)];
+  frames.splice(frames.length - 1, 0, clone(rootsRequest), {
+    from: 'client',
+    message: { error: { code: -32601, message: 'Method not found' }, jsonrpc: '2.0', id: message(rootsRequest).id! },
+  });
+  add(
+    'request-not-handled',
+    "While the client waits for a tool call's result, the server asks it for roots/list, a request this client does not handle: it answers with a -32601 error (Method not found) and gets its result.",
+    frames,
+    "the roots/list request of cassettes/everything-server-requests.yaml sent while the echo call runs; the client's -32601 answer written by hand (the recorded client had roots to give)",
+  );
+
   add(
     'memory-server',
     'The real memory server: its tools, then five calls that build a small knowledge graph and read it back.',

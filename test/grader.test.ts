@@ -56,6 +56,11 @@ const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: strin
   'pagination-not-followed': { stage: 'tools', says: ['follow nextCursor', 'the session ended before your client sent tools/list (id 101)'] },
   'is-error-thrown': { stage: 'tools', says: ['a tool that failed is still a result'] },
   'responses-matched-in-order': { stage: 'tools', says: ['match each response to its request by id'] },
+  'server-requests-ignored': {
+    stage: 'tools',
+    says: ["your client sent an answer to the server's ping request", 'any other request with a -32601 error', 'request-not-handled'],
+    timeout: '1',
+  },
   'text-content-only': { stage: 'tools', says: ['lost its audio content', 'keep every content item of a result'] },
 };
 

@@ -221,7 +221,7 @@ export class Player {
       this.diagnose(
         'params-differ',
         () =>
-          `your client sent ${describeMessage(message)} with ${path.split(/[.[]/)[0]} that differ from the recording at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`,
+          `your client sent ${describeMessage(message)} with ${differingPart(path)} from the recording at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`,
         {
           received: message,
           waitingFor,
@@ -317,6 +317,8 @@ export class Player {
       if (idKey(expected.id) !== idKey(actual.id)) return {};
       const field = 'result' in expected ? 'result' : 'error';
       if (!(field in actual)) return {};
+      // An error the client answers with is its code: the message is prose, the data its own.
+      if (field === 'error') return errorCodeDifference(expected.error, actual.error);
       const difference = firstDifference(expected[field], actual[field], free, [field]);
       return difference && { path: formatPath(difference.path), expected: difference.expected, actual: difference.actual };
     }
@@ -519,7 +521,12 @@ export class Player {
   }
 
   private describeExpected(message: JsonObject): string {
-    return kindOf(message) === 'response' ? `an answer to its request ${JSON.stringify(message.id)}` : describeMessage(message);
+    if (kindOf(message) !== 'response') return describeMessage(message);
+    const request = this.cassette.frames.find(
+      (frame) => frame.from === 'server' && kindOf(frame.message) === 'request' && idKey(frame.message.id) === idKey(message.id),
+    ) as Extract<Frame, { from: 'server' }> | undefined;
+    const method = typeof request?.message.method === 'string' ? `${request.message.method} ` : '';
+    return `an answer to the server's ${method}request (the server's id ${JSON.stringify(message.id)})`;
   }
 }
 
@@ -563,4 +570,17 @@ function describeMessage(message: JsonObject): string {
 
 function lineNote(frame: Frame): string {
   return frame.line === undefined ? '' : ` (line ${frame.line})`;
+}
+
+/** undefined when both errors carry the same code; else the code each has. */
+function errorCodeDifference(expected: Json | undefined, actual: Json | undefined): { path: string; expected: Json; actual: Json } | undefined {
+  const code = (error: Json | undefined): Json => (isObject(error) && error.code !== undefined ? error.code : null);
+  return code(expected) === code(actual) ? undefined : { path: 'error.code', expected: code(expected), actual: code(actual) };
+}
+
+/** The part of a message a path starts in, as a sentence names it: "params that differ", "a result that differs". */
+function differingPart(path: string): string {
+  const part = path.split(/[.[]/)[0]!;
+  if (part === 'params') return 'params that differ';
+  return `${/^[aeiou]/.test(part) ? 'an' : 'a'} ${part} that differs`;
 }

@@ -9,6 +9,7 @@ import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
 import { runProcess, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
+import { protocolHints } from './hints.ts';
 import type { Verdict } from './verdict.ts';
 
 export interface CaseContext {
@@ -110,8 +111,10 @@ function fixtureName(testCase: Case, file: string): string {
 function withProtocol(judgement: Judgement, report: PlayReport | undefined, cassette: string): Judgement {
   if (!report || report.diagnoses.length === 0) return judgement;
   const protocol = { cassette, diagnoses: report.diagnoses, more: report.moreDiagnoses };
-  if (judgement.status === 'pass') return { status: 'error', message: report.diagnoses[0]!.message, protocol };
-  return { ...judgement, protocol };
+  const hints = [...(judgement.status === 'pass' ? [] : (judgement.hints ?? [])), ...protocolHints(report.diagnoses)];
+  const hinted = hints.length > 0 ? { hints } : {};
+  if (judgement.status === 'pass') return { status: 'error', message: report.diagnoses[0]!.message, protocol, ...hinted };
+  return { ...judgement, protocol, ...hinted };
 }
 
 /** How a student names the case: its folder under cases/<stage>/ (the stage is in the heading). */

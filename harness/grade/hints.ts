@@ -2,6 +2,8 @@
 // The rules here are those for any JSON output; each stage's own rules are in its module under
 // harness/stages/. All of them read the comparison made in comparison.ts.
 import { isDeepStrictEqual } from 'node:util';
+import type { Diagnosis } from '../cassette/diagnosis.ts';
+import { kindOf } from '../cassette/model.ts';
 import type { HintRule } from '../stages/content.ts';
 import { hintRulesUpTo } from '../stages/index.ts';
 import { bothValues, describePath, firstJsonDifference, isNotBlank, keysAreSorted, valueAt, type Comparison } from './comparison.ts';
@@ -79,6 +81,23 @@ const OUTPUT_RULES: HintRule[] = [
     ];
   },
 ];
+
+// --------------------------------------------------------------- rules for what the player said
+
+/** Hints for a mistake of the protocol that the cassette player found, whatever the output shows. */
+export function protocolHints(diagnoses: readonly Diagnosis[]): Hint[] {
+  const unanswered = diagnoses.some((diagnosis) => diagnosis.kind === 'unused' && diagnosis.waitingFor && kindOf(diagnosis.waitingFor.message) === 'response');
+  if (!unanswered) return [];
+  return [
+    {
+      kind: 'server-request-unanswered',
+      lines: [
+        'the server sent your client a request while it waited for a response of its own, and your client never answered',
+        'a message with both a method and an id is a request: answer ping with an empty result, any other request with a -32601 error',
+      ],
+    },
+  ];
+}
 
 /** When no rule knows the mistake: at least say what kind of difference it is. */
 function fallback(comparison: Comparison): Hint[] {

@@ -210,6 +210,27 @@ describe('the player, in memory', () => {
     expect(wrong.session.finish().diagnoses[0]).toMatchObject({ kind: 'params-differ', path: 'result.roots[0].uri' });
   });
 
+  it("compares an error the client answers with by its code: the message and data are the client's own words", async () => {
+    const text = `${HEADER}  - client: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}
+  - server: {"jsonrpc":"2.0","id":0,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}
+  - client: {"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}}
+  - server: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}
+`;
+    const answer = (error: object) => {
+      const { wire, session } = createMemoryWire(cassette(text));
+      wire.write(line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo' } }));
+      wire.write(line({ jsonrpc: '2.0', id: 0, error }));
+      return session.finish();
+    };
+    expect(answer({ code: -32601, message: 'Method not found: sampling/createMessage', data: { method: 'sampling/createMessage' } }).ok).toBe(true);
+    expect(answer({ code: -32603, message: 'Method not found' }).diagnoses[0]).toMatchObject({
+      kind: 'params-differ',
+      path: 'error.code',
+      expected: -32601,
+      actual: -32603,
+    });
+    expect(answer({ message: 'Method not found' }).diagnoses.map((diagnosis) => diagnosis.kind)).toContain('params-differ');
+  });
   it('flags messages that break the MCP schema or are not JSON', () => {
     const { wire, session } = createMemoryWire(cassette(HANDSHAKE));
     wire.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}\n');
