@@ -5,7 +5,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectGolden, normalise, REPO, runCli, scenarioSubmission } from './helpers/cli.ts';
+import { expectGolden, normalise, patchedSubmission, REPO, runCli, scenarioSubmission } from './helpers/cli.ts';
 
 const SEED = ['--seed', '7'];
 
@@ -92,6 +92,22 @@ describe('the grader', () => {
         expect(run.stderr).toBe('');
         for (const phrase of says) expect(run.stdout).toContain(phrase);
         expectGolden(normalise(run.stdout), join(REPO, 'test/scenarios', scenario, 'grader-output.txt'));
+      } finally {
+        rmSync(submission, { recursive: true, force: true });
+      }
+    });
+  }
+
+  // Correct clients that chose otherwise where the protocol lets them (test/variants/<choice>/change.diff):
+  // the cases ask for what MCP asks and nothing more, so each passes every stage.
+  for (const variant of readdirSync(join(REPO, 'test/variants'))) {
+    it(`passes ${variant}, a correct client that chose otherwise`, async () => {
+      const submission = patchedSubmission(join(REPO, 'test/variants', variant, 'change.diff'));
+      try {
+        const run = await runCli(['test', '--stage', 'tools', '--runs', '10', ...SEED, '--submission', submission]);
+        expect(run.stdout).not.toMatch(/✗|!/);
+        expect(run.stdout).toMatch(/^all graded stages pass: tools, handshake, config-and-framing$/m);
+        expect(run.code).toBe(0);
       } finally {
         rmSync(submission, { recursive: true, force: true });
       }

@@ -328,7 +328,8 @@ export class Player {
       const recorded = this.recordedIdOf.get(idKey(params.requestId));
       if (recorded !== undefined) params = { ...params, requestId: recorded };
     }
-    const difference = firstDifference(expected.params ?? {}, params ?? {}, free, ['params']);
+    const method = expected.method as string;
+    const difference = firstDifference(asMcpMeans(method, expected.params), asMcpMeans(method, params), free, ['params']);
     return difference && { path: formatPath(difference.path), expected: difference.expected, actual: difference.actual };
   }
 
@@ -570,6 +571,21 @@ function describeMessage(message: JsonObject): string {
 
 function lineNote(frame: Frame): string {
   return frame.line === undefined ? '' : ` (line ${frame.line})`;
+}
+
+/** Params MCP makes optional with an empty default, by method: absent and empty mean the same. */
+const EMPTY_BY_DEFAULT: Readonly<Record<string, readonly string[]>> = {
+  'tools/call': ['arguments'],
+  'prompts/get': ['arguments'],
+};
+
+/** A request's params as MCP reads them, not as JSON does: no params are empty params, and an
+ *  optional param whose default is empty is left out when empty (docs/cassettes.md lists these). */
+function asMcpMeans(method: string, params: Json | undefined): Json {
+  if (!isObject(params)) return params ?? {};
+  const emptyByDefault = EMPTY_BY_DEFAULT[method]?.filter((key) => isObject(params[key]) && Object.keys(params[key]).length === 0);
+  if (!emptyByDefault?.length) return params;
+  return Object.fromEntries(Object.entries(params).filter(([key]) => !emptyByDefault.includes(key)));
 }
 
 /** undefined when both errors carry the same code; else the code each has. */

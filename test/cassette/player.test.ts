@@ -210,6 +210,23 @@ describe('the player, in memory', () => {
     expect(wrong.session.finish().diagnoses[0]).toMatchObject({ kind: 'params-differ', path: 'result.roots[0].uri' });
   });
 
+  it('reads params as MCP means them: arguments left out are the empty arguments, either way round', () => {
+    const played = (recorded: string, sent: object) => {
+      const text = `${HEADER}  - client: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get-tiny-image"${recorded}}}
+  - server: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}
+`;
+      const { wire, session } = createMemoryWire(cassette(text));
+      wire.write(line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get-tiny-image', ...sent } }));
+      return session.finish();
+    };
+    expect(played(',"arguments":{}', {}).ok).toBe(true);
+    expect(played('', { arguments: {} }).ok).toBe(true);
+    expect(played(',"arguments":{}', { arguments: {} }).ok).toBe(true);
+    // only empty is the default: arguments that hold something are compared
+    expect(played(',"arguments":{"size":1}', {}).diagnoses[0]).toMatchObject({ kind: 'params-differ', path: 'params.arguments' });
+    expect(played('', { arguments: { size: 1 } }).diagnoses[0]).toMatchObject({ kind: 'params-differ', path: 'params.arguments' });
+  });
+
   it("compares an error the client answers with by its code: the message and data are the client's own words", async () => {
     const text = `${HEADER}  - client: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}
   - server: {"jsonrpc":"2.0","id":0,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}

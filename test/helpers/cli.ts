@@ -3,7 +3,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { expect } from 'vitest';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
@@ -61,10 +61,14 @@ export function courseCopy(): string {
 /** A broken solution: the reference with one mistake, test/scenarios/<name>/mistake.diff, applied
  *  in a throwaway folder. A diff that no longer applies fails the test that asked for it. */
 export function scenarioSubmission(name: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `scenario-${name}-`));
+  return patchedSubmission(join(REPO, 'test/scenarios', name, 'mistake.diff'));
+}
+
+/** A submission folder holding the reference src/mcp.ts with `diff` applied. */
+export function patchedSubmission(diff: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `submission-${basename(dirname(diff))}-`));
   mkdirSync(join(dir, 'src'));
   cpSync(join(REPO, 'src/mcp.ts'), join(dir, 'src/mcp.ts'));
-  const diff = join(REPO, 'test/scenarios', name, 'mistake.diff');
   try {
     execFileSync('git', ['apply', diff], { cwd: dir, stdio: 'pipe' });
   } catch (error) {
