@@ -61,6 +61,7 @@ const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: strin
     says: ["your client sent an answer to the server's ping request", 'any other request with a -32601 error', 'request-not-handled'],
     timeout: '1',
   },
+  'ids-reused': { stage: 'tools', says: ['with an id it already gave initialize in this session', 'a counter that only grows'] },
   'text-content-only': { stage: 'tools', says: ['lost its audio content', 'keep every content item of a result'] },
 };
 

@@ -11,7 +11,8 @@ export type DiagnosisKind =
   | 'unused' // the session ended with recorded client messages never sent
   | 'invalid-message' // the message breaks the MCP schema of the negotiated version
   | 'not-json' // the client wrote a line that is not a JSON object
-  | 'line-too-long'; // the client wrote more than the player holds without a newline; reading stopped
+  | 'line-too-long' // the client wrote more than the player holds without a newline; reading stopped
+  | 'id-reused'; // a request with an id the client already used in this session
 
 export interface RecordedRef {
   /** Index into the cassette's frames. */

@@ -74,6 +74,8 @@ export class Player {
   private readonly recordedIdOf = new Map<string, Json>();
   private readonly liveTokenOf = new Map<string, Json>();
   private readonly methodOfRecordedId = new Map<string, string>();
+  /** Every id the client gave a request in this session -> that request's method. */
+  private readonly methodOfLiveId = new Map<string, string>();
   private readonly misses: Diagnosis[] = [];
   /** Diagnoses past KEPT_DIAGNOSES: counted only. */
   private more = 0;
@@ -184,6 +186,7 @@ export class Player {
       );
     }
     const kind = kindOf(message);
+    if (kind === 'request') this.checkIdIsNew(message);
     if (this.position >= this.cassette.frames.length) {
       this.diagnose('exhausted', () => `the recording has no more client messages; your client sent ${describeMessage(message)}`, {
         received: message,
@@ -235,6 +238,22 @@ export class Player {
       this.diagnose('unexpected-method', () => context, { received: message, waitingFor, nearest: this.nearest(message, expectedIndex) ?? waitingFor });
     }
     if (kind === 'request') this.reply(message.id ?? null, this.misses[this.misses.length - 1]!.message);
+  }
+
+  /** MCP: a request's id must not have been used before by the same side in the session, answered or not. */
+  private checkIdIsNew(request: JsonObject): void {
+    const key = idKey(request.id);
+    const before = this.methodOfLiveId.get(key);
+    if (before === undefined) {
+      this.methodOfLiveId.set(key, String(request.method));
+      return;
+    }
+    this.diagnose(
+      'id-reused',
+      () =>
+        `your client sent ${describeMessage(request)} with an id it already gave ${before} in this session: every request needs an id never used before in the session`,
+      { received: request },
+    );
   }
 
   /** Resolves once every message received so far has been checked against the schema. */

@@ -86,17 +86,23 @@ const OUTPUT_RULES: HintRule[] = [
 
 /** Hints for a mistake of the protocol that the cassette player found, whatever the output shows. */
 export function protocolHints(diagnoses: readonly Diagnosis[]): Hint[] {
-  const unanswered = diagnoses.some((diagnosis) => diagnosis.kind === 'unused' && diagnosis.waitingFor && kindOf(diagnosis.waitingFor.message) === 'response');
-  if (!unanswered) return [];
-  return [
-    {
+  const hints: Hint[] = [];
+  if (diagnoses.some((diagnosis) => diagnosis.kind === 'unused' && diagnosis.waitingFor && kindOf(diagnosis.waitingFor.message) === 'response')) {
+    hints.push({
       kind: 'server-request-unanswered',
       lines: [
         'the server sent your client a request while it waited for a response of its own, and your client never answered',
         'a message with both a method and an id is a request: answer ping with an empty result, any other request with a -32601 error',
       ],
-    },
-  ];
+    });
+  }
+  if (diagnoses.some((diagnosis) => diagnosis.kind === 'id-reused')) {
+    hints.push({
+      kind: 'id-reused',
+      lines: ['an id names one request for the whole session, even once it is answered', 'take each id from a counter that only grows'],
+    });
+  }
+  return hints;
 }
 
 /** When no rule knows the mistake: at least say what kind of difference it is. */

@@ -138,7 +138,17 @@ const differenceSchema = object({
   column: integer(1),
   lines: array(array(object({ text: string(), style: optional(oneOf(...SPAN_STYLES)) }))),
 });
-const DIAGNOSIS_KINDS = ['unexpected-method', 'params-differ', 'out-of-order', 'exhausted', 'unused', 'invalid-message', 'not-json', 'line-too-long'] as const;
+const DIAGNOSIS_KINDS = [
+  'unexpected-method',
+  'params-differ',
+  'out-of-order',
+  'exhausted',
+  'unused',
+  'invalid-message',
+  'not-json',
+  'line-too-long',
+  'id-reused',
+] as const;
 const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject });
 const diagnosisSchema = object({
   kind: oneOf(...DIAGNOSIS_KINDS),

@@ -210,6 +210,22 @@ describe('the player, in memory', () => {
     expect(wrong.session.finish().diagnoses[0]).toMatchObject({ kind: 'params-differ', path: 'result.roots[0].uri' });
   });
 
+  it('says when a request reuses an id the client gave an earlier request, answered or not, and still plays it', async () => {
+    const { wire, session } = createMemoryWire(cassette(HANDSHAKE));
+    wire.write(init(1));
+    wire.write(line({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    wire.write(line({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    wire.write(line({ jsonrpc: '2.0', id: '1', method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } }));
+    const report = session.finish();
+    expect(report.complete).toBe(true);
+    expect(report.diagnoses).toHaveLength(1);
+    expect(report.diagnoses[0]).toMatchObject({
+      kind: 'id-reused',
+      message:
+        'your client sent tools/list (id 1) with an id it already gave initialize in this session: every request needs an id never used before in the session',
+    });
+  });
+
   it('reads params as MCP means them: arguments left out are the empty arguments, either way round', () => {
     const played = (recorded: string, sent: object) => {
       const text = `${HEADER}  - client: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get-tiny-image"${recorded}}}
