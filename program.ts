@@ -34,21 +34,23 @@ const commands: Record<string, Command> = {
 
   /** The handshake against the case's cassette: what initialize() returned, or how it failed. */
   handshake: async (caseDir) => {
-    const client = new mcp.McpClient(new mcp.StdioTransport(connect(caseDir)));
+    const wire = connect(caseDir);
+    const client = new mcp.McpClient(new mcp.StdioTransport(wire));
     const initialize = await outcome(client.initialize());
     await client.close();
-    return { initialize };
+    return { initialize, ...leftOpen(wire) };
   },
 
   /** After the handshake: every tool (all pages), then the calls in calls.json, all at once. */
   tools: async (caseDir) => {
     const calls = readJson(join(caseDir, 'calls.json')) as { name: string; arguments?: object }[];
-    const client = new mcp.McpClient(new mcp.StdioTransport(connect(caseDir)));
+    const wire = connect(caseDir);
+    const client = new mcp.McpClient(new mcp.StdioTransport(wire));
     await client.initialize();
     const tools = await outcome(client.listTools());
     const results = await Promise.all(calls.map((call) => outcome(client.callTool(call.name, call.arguments))));
     await client.close();
-    return { tools, calls: results };
+    return { tools, calls: results, ...leftOpen(wire) };
   },
 };
 
@@ -71,9 +73,38 @@ function canonical(value: unknown): unknown {
   return Object.fromEntries(Object.keys(record).sort().map((key) => [key, canonical(record[key])]));
 }
 
+/** A wire that knows whether the client closed it. */
+interface TrackedWire extends mcp.Wire {
+  readonly closed: boolean;
+}
+
+/** After close(): the wire still open means close() never reached it (the program's exit would hide
+ *  that, closing everything), and the output says so. Nothing is added when it was closed. */
+function leftOpen(wire: TrackedWire): { closed?: false } {
+  if (wire.closed) return {};
+  console.error('close() returned, and the wire to the server is still open: close the transport, and the transport its wire');
+  return { closed: false };
+}
+
 /** The wire to the server. Under the grader it is fd 3, owned by the grader's cassette player.
  *  By hand, the case's cassette is played by `theinference replay`, whose diagnoses show on stderr. */
-function connect(caseDir: string): mcp.Wire {
+function connect(caseDir: string): TrackedWire {
+  const wire = openWire(caseDir);
+  let closed = false;
+  return {
+    write: (data) => wire.write(data),
+    chunks: wire.chunks,
+    close: () => {
+      closed = true;
+      wire.close();
+    },
+    get closed() {
+      return closed;
+    },
+  };
+}
+
+function openWire(caseDir: string): mcp.Wire {
   const fd = process.env.THEINFERENCE_WIRE_FD;
   if (fd !== undefined) {
     const socket = new Socket({ fd: Number(fd), readable: true, writable: true });

@@ -50,6 +50,7 @@ const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: strin
       'the session ended before your client sent notifications/initialized',
     ],
   },
+  'close-does-nothing': { stage: 'handshake', says: ['"closed": false', "the transport's close() its wire"] },
   'error-taken-as-result': { stage: 'handshake', says: ['an error response must reject the request with McpError'] },
   'non-json-line-crashes': { stage: 'handshake', says: ['non-json-line-before-result', 'SyntaxError'] },
   // stage 3: tools

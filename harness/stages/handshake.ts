@@ -61,6 +61,21 @@ function initializeRule(comparison: Comparison): Hint[] {
   return lines ? [{ kind: 'initialize-outcome', lines }] : [];
 }
 
+/** The driver adds `closed: false` when close() returned with the wire still open (program.ts). */
+function closeRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  if (!both || field(both.actual, 'closed') !== false || 'closed' in asRecord(both.expected)) return [];
+  return [
+    {
+      kind: 'close-left-open',
+      lines: [
+        'close() returned, and the wire to the server was still open: your program would have kept the server running',
+        "McpClient.close() must close its transport, and the transport's close() its wire (wire.close())",
+      ],
+    },
+  ];
+}
+
 // ----------------------------------------------------------------------------- random cases
 
 /** A generated server's handshake: its name, version, capabilities, instructions, the version it
@@ -94,6 +109,6 @@ function handshakeFiles(seed: number, index: number): GeneratedFiles {
 
 export const handshake: StageContent = {
   slug: 'handshake',
-  hints: [initializeRule],
+  hints: [initializeRule, closeRule],
   generators: { handshake: handshakeFiles },
 };
