@@ -81,6 +81,7 @@ describe('the grader', () => {
       const run = await runCli(['test', '--stage', stage, ...SEED, '--submission', join(REPO, 'starter')]);
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(/not implemented yet: \w+(\.\w+)? \(stage [a-z-]+\)/);
+      expect(run.stdout).not.toContain('✓'); // a student starts at zero: nothing unwritten passes
       expectGolden(normalise(run.stdout), join(REPO, `test/golden/starter-${stage}.txt`));
     });
   }
