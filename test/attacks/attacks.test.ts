@@ -30,18 +30,13 @@ function running(marker: string): Promise<number[]> {
   return stillRunning((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(marker));
 }
 
-/** What the starter itself passes in stage 1, as its recorded grader output says: throwing on invalid
- *  configuration is right. An attack that passes anything more has forged it. */
-const STARTER_PASSES = readFileSync(join(REPO, 'test/golden/starter-config-and-framing.txt'), 'utf8')
-  .split('\n')
-  .flatMap((line) => /^\s+✓ (\S+)/.exec(line)?.[1] ?? []);
-
+/** The starter passes nothing (its recorded grader output says so, and grader.test.ts checks it):
+ *  an attack that passes anything has forged it. */
 function expectHonest(report: ResultsReport | undefined): void {
   const all = checks(report);
   expect(all.length).toBeGreaterThan(30);
-  expect(STARTER_PASSES.length).toBeGreaterThan(0);
-  const passed = all.filter((check) => check.status === 'pass').map((check) => check.name);
-  expect(passed.filter((name) => !STARTER_PASSES.includes(name))).toEqual([]);
+  expect(readFileSync(join(REPO, 'test/golden/starter-config-and-framing.txt'), 'utf8')).not.toContain('✓');
+  expect(all.filter((check) => check.status === 'pass').map((check) => check.name)).toEqual([]);
   expect(report).toMatchObject({ status: 'fail', exitCode: 1, sandbox: 'bwrap' });
 }
 
