@@ -54,7 +54,7 @@ const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: strin
   'error-taken-as-result': { stage: 'handshake', says: ['an error response must reject the request with McpError'] },
   'non-json-line-crashes': { stage: 'handshake', says: ['non-json-line-before-result', 'SyntaxError'] },
   // stage 3: tools
-  'pagination-not-followed': { stage: 'tools', says: ['follow nextCursor', 'the session ended before your client sent tools/list (id 101)'] },
+  'pagination-not-followed': { stage: 'tools', says: ['follow nextCursor', 'the session ended before your client sent tools/list (recorded id 101)'] },
   'is-error-thrown': { stage: 'tools', says: ['a tool that failed is still a result'] },
   'responses-matched-in-order': { stage: 'tools', says: ['match each response to its request by id'] },
   'server-requests-ignored': {

@@ -101,13 +101,14 @@ export function compactLine(message: Json): string {
 }
 
 /** "tools/call "echo" (id 2)", "notifications/initialized", "a response to request 5" */
-export function describeMessage(message: JsonObject): string {
+/** `tools/call "echo" (id 3)`, `an error response to request 3`; `idLabel` says whose id it is where two sides' ids meet. */
+export function describeMessage(message: JsonObject, idLabel = 'id'): string {
   const kind = kindOf(message);
-  if (kind === 'response') return `a ${'error' in message ? 'error ' : ''}response to request ${JSON.stringify(message.id)}`;
+  if (kind === 'response') return `${'error' in message ? 'an error response' : 'a response'} to request ${JSON.stringify(message.id)}`;
   if (kind === undefined) return `a message that is neither request, notification nor response`;
   let text = String(message.method);
   const params = message.params;
   if (text === 'tools/call' && isObject(params) && typeof params.name === 'string') text += ` "${params.name}"`;
-  if (kind === 'request') text += ` (id ${JSON.stringify(message.id)})`;
+  if (kind === 'request') text += ` (${idLabel} ${JSON.stringify(message.id)})`;
   return text;
 }

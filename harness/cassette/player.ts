@@ -530,18 +530,22 @@ export class Player {
       const frame = this.cassette.frames[i]!;
       if (frame.from === 'stderr' || frame.from === 'stdout') continue;
       const message = frame.message;
-      if (frame.from === 'client') return `after your client's ${describeMessage(message)}`;
+      if (frame.from === 'client') {
+        return kindOf(message) === 'response'
+          ? `after your client's answer to the server's request ${JSON.stringify(message.id)}`
+          : `after your client's ${describeMessage(message, 'recorded id')}`;
+      }
       if (kindOf(message) === 'response') {
         const method = this.methodOfRecordedId.get(idKey(message.id));
         return `after the ${method ?? 'request'} ${'error' in message ? 'error' : 'result'}`;
       }
-      return `after the server's ${describeMessage(message)}`;
+      return `after the server's ${describeMessage(message, "the server's id")}`;
     }
     return 'at the start of the session';
   }
 
   private describeExpected(message: JsonObject): string {
-    if (kindOf(message) !== 'response') return describeMessage(message);
+    if (kindOf(message) !== 'response') return describeMessage(message, 'recorded id');
     const request = this.cassette.frames.find(
       (frame) => frame.from === 'server' && kindOf(frame.message) === 'request' && idKey(frame.message.id) === idKey(message.id),
     ) as Extract<Frame, { from: 'server' }> | undefined;
@@ -584,8 +588,9 @@ function preview(text: string): string {
 }
 
 /** A client's message in a few words; its method name is the client's and may be of any length. */
-function describeMessage(message: JsonObject): string {
-  return clip(describeInFull(message), 200);
+/** A message, cut to a length a diagnosis holds; by default one the client sent, with its own id. */
+function describeMessage(message: JsonObject, idLabel = 'your id'): string {
+  return clip(describeInFull(message, idLabel), 200);
 }
 
 function lineNote(frame: Frame): string {

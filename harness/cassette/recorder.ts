@@ -259,7 +259,7 @@ export function record(options: RecordOptions): Promise<number> {
       if (!output.destroyed && output !== process.stdout) output.end();
       if (problem !== undefined) return done(2);
 
-      const unanswered = [...pending.values()].map(describeMessage);
+      const unanswered = [...pending.values()].map((message) => describeMessage(message));
       const flaws: string[] = [];
       if (interruptedBy !== undefined) flaws.push(`interrupted by a second ${interruptedBy}: the server was stopped with SIGKILL`);
       else if (!sessionEnded || cut !== '' || unanswered.length > 0) {

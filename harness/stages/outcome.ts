@@ -1,5 +1,6 @@
 // What the hint rules of the stages that call a server (handshake, tools) share: how program.ts
 // prints the outcome of a request, and what it means when the student's differs.
+import { MISMATCH_ERROR_CODE } from '../cassette/player.ts';
 import { asRecord, field } from '../grade/comparison.ts';
 
 /** How program.ts prints an outcome: a result, `{ error: { code } }` for an McpError, or `{ refused: true }`. */
@@ -26,7 +27,16 @@ export function outcomeMistake(expected: unknown, actual: unknown, what: string)
       return [`${what} is a result with isError: true: a tool that failed is still a result`, 'callTool must return it, not throw'];
     return [`${what} threw where the server gave a result; its message is in the [your_program] lines below`];
   }
-  if (want === 'result' && got === 'error') return [`${what} rejected with McpError where the server gave a result`];
+  if (want === 'result' && got === 'error') {
+    // The player answers a request that strays from the recording with this code, not the server.
+    if (field(field(actual, 'error'), 'code') === MISMATCH_ERROR_CODE) {
+      return [
+        `${what} got error ${MISMATCH_ERROR_CODE}: the cassette player's answer to a request that differs from the recording`,
+        'what differs is in what the player says below',
+      ];
+    }
+    return [`${what} rejected with McpError where the server gave a result`];
+  }
   if (want === 'refused') return [`${what} should have been refused, and yours went on`];
   return undefined;
 }

@@ -73,14 +73,14 @@ describe('the SDK client against the everything server', () => {
     expect(replayed.results[1]).toMatchObject({ thrown: { code: -32000 } });
     const [first] = readReport(report).diagnoses;
     expect(first).toMatchObject({ kind: 'params-differ', path: 'params.arguments.message', expected: 'hello, cassette', actual: 'hello, tape' });
-    expect(replayed.stderr).toContain('params-differ: your client sent tools/call "echo" (id 2) with params that differ');
+    expect(replayed.stderr).toContain('params-differ: your client sent tools/call "echo" (your id 2) with params that differ');
   });
 
   it('diagnoses a client that sends an extra request, and one that stops early', async () => {
     const extraReport = join(dir, 'extra.json');
     await runSession(cassetteCommand('replay', everythingCassette, '--report', extraReport), [...STEPS, (client) => client.ping()], { roots: true });
     expect(readReport(extraReport).diagnoses.map((d) => d.kind)).toEqual(['exhausted']);
-    expect(readReport(extraReport).diagnoses[0]!.message).toBe('the recording has no more client messages; your client sent ping (id 13)');
+    expect(readReport(extraReport).diagnoses[0]!.message).toBe('the recording has no more client messages; your client sent ping (your id 13)');
 
     const shortReport = join(dir, 'short.json');
     await runSession(cassetteCommand('replay', everythingCassette, '--report', shortReport), STEPS.slice(0, 3), { roots: true });
@@ -107,13 +107,15 @@ describe('the SDK client against the everything server', () => {
     const diagnoses = readReport(report).diagnoses;
     // checked against the MCP schema as it passed
     expect(diagnoses.find((d) => d.kind === 'invalid-message')?.message).toBe(
-      'tools/call (id 2) is not valid MCP 2025-11-25: params.name: Invalid input: expected string, received number',
+      'tools/call (your id 2) is not valid MCP 2025-11-25: params.name: Invalid input: expected string, received number',
     );
     // it wrote everything at once: tools/list went out before the initialize result had arrived...
-    expect(diagnoses[0]!.message).toBe('your client sent tools/list (id 1) before the initialize result had arrived: wait for it (only ping may come earlier)');
+    expect(diagnoses[0]!.message).toBe(
+      'your client sent tools/list (your id 1) before the initialize result had arrived: wait for it (only ping may come earlier)',
+    );
     // ...and without notifications/initialized before it
     expect(diagnoses.map((d) => d.message)).toContainEqual(
-      expect.stringContaining('after the initialize result, the server expected notifications/initialized; your client sent tools/list (id 1)'),
+      expect.stringContaining('after the initialize result, the server expected notifications/initialized; your client sent tools/list (your id 1)'),
     );
     const answers = result.stdout
       .trim()

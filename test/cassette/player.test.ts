@@ -91,7 +91,7 @@ describe('the player, in memory', () => {
     // tools/list is in the recording, after the notification the client skipped
     expect(first.kind).toBe('out-of-order');
     expect(first.message).toBe(
-      'after the initialize result, the server expected notifications/initialized; your client sent tools/list (id 2), which the recording has later (line 13)',
+      'after the initialize result, the server expected notifications/initialized; your client sent tools/list (your id 2), which the recording has later (line 13)',
     );
     expect(first.nearest).toMatchObject({ frame: 4, line: 13 });
     expect(first.waitingFor).toMatchObject({ frame: 3, line: 12 });
@@ -103,7 +103,7 @@ describe('the player, in memory', () => {
     wire.write(line({ jsonrpc: '2.0', id: 1, method: 'ping' }));
     const first = session.finish().diagnoses[0]!;
     expect(first.kind).toBe('unexpected-method');
-    expect(first.message).toBe('at the start of the session, the server expected initialize (id 1); your client sent ping (id 1)');
+    expect(first.message).toBe('at the start of the session, the server expected initialize (recorded id 1); your client sent ping (your id 1)');
   });
 
   it('names the JSON path, the expected and the actual value when params differ; free fields and _meta are not compared', async () => {
@@ -143,7 +143,7 @@ describe('the player, in memory', () => {
     const shortReport = await short.session.done;
     expect(shortReport.diagnoses).toHaveLength(1);
     expect(shortReport.diagnoses[0]).toMatchObject({ kind: 'unused', unusedCount: 1 });
-    expect(shortReport.diagnoses[0]!.message).toBe('the session ended before your client sent tools/call "b" (id 2)');
+    expect(shortReport.diagnoses[0]!.message).toBe('the session ended before your client sent tools/call "b" (recorded id 2)');
   });
 
   it('writes recorded chunks as separate reads, joins frames marked flush: false, keeps CRLF and non-JSON lines', async () => {
@@ -222,7 +222,7 @@ describe('the player, in memory', () => {
     expect(report.diagnoses[0]).toMatchObject({
       kind: 'id-reused',
       message:
-        'your client sent tools/list (id 1) with an id it already gave initialize in this session: every request needs an id never used before in the session',
+        'your client sent tools/list (your id 1) with an id it already gave initialize in this session: every request needs an id never used before in the session',
     });
   });
 
@@ -284,7 +284,7 @@ describe('the player, in memory', () => {
     wire.close();
     const report = await session.done;
     expect(report.diagnoses.map((d) => d.message)).toEqual([
-      'tasks/list (id 2) is not valid MCP 2025-06-18: tasks/list does not exist in protocol version 2025-06-18 (it came in 2025-11-25)',
+      'tasks/list (your id 2) is not valid MCP 2025-06-18: tasks/list does not exist in protocol version 2025-06-18 (it came in 2025-11-25)',
     ]);
   });
 });

@@ -92,7 +92,9 @@ describe('the player on a child process pipe', () => {
     ]);
     expect(JSON.parse(result.reads.at(-1)!)).toMatchObject({ id: 2, error: { code: -32000 } });
     expect(result.diagnoses.map((d) => d.kind)).toEqual(['unexpected-method', 'unused']);
-    expect(result.diagnoses[0]!.message).toBe('after the ping result, the server expected tools/list (id 2); your client sent prompts/list (id 2)');
+    expect(result.diagnoses[0]!.message).toBe(
+      'after the ping result, the server expected tools/list (recorded id 2); your client sent prompts/list (your id 2)',
+    );
     expect(result.ok).toBe(false);
   });
 });
