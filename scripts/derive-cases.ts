@@ -101,7 +101,7 @@ const cases: Record<string, Record<string, CaseSpec>> = { handshake: {}, tools: 
   splitResult.cuts = [Math.floor(emoji / 2), emoji + 2]; // the second cut falls inside the emoji's four bytes
   add(
     'result-split-across-reads',
-    'The initialize result arrives in three reads, one of them cut inside a four-byte emoji.',
+    'The initialize result arrives in three reads, one of them cut inside a four-byte emoji (program.ts decodes the wire as UTF-8: this case tests that the client buffers a message across reads).',
     frames,
     'the initialize result cut into three reads, one cut inside the 🎉 of its instructions',
   );
