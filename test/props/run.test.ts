@@ -195,7 +195,8 @@ describe('runProperties on the framing suite', () => {
         timeoutMs: 60_000,
         signal: controller.signal,
       });
-      expect(performance.now() - started, abort).toBeLessThan(5000);
+      // far below the 60 s of CPU the oracle would otherwise be given: the abort stopped it
+      expect(performance.now() - started, abort).toBeLessThan(30_000);
       for (const verdict of verdicts) expect(verdict).toMatchObject({ status: 'infra', message: 'cancelled' });
     }
   });

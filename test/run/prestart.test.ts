@@ -13,7 +13,13 @@ import { REPO } from '../helpers/cli.ts';
 const course = loadCourse(REPO);
 
 /** Processes whose command line holds `text`. */
-const withCommandLine = (text: string) => (pid: string) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
+const withCommandLine = (text: string) => (pid: string) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
+  } catch {
+    return false; // it ended while we looked
+  }
+};
 
 async function options() {
   return { runRoot: REPO, launcher: await launcher(REPO, { bundle: true }), env: programEnv(), seed: 1, propertyRuns: 1 };
