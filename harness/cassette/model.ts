@@ -100,8 +100,8 @@ export function compactLine(message: Json): string {
   return JSON.stringify(message) + '\n';
 }
 
-/** "tools/call "echo" (id 2)", "notifications/initialized", "a response to request 5" */
-/** `tools/call "echo" (id 3)`, `an error response to request 3`; `idLabel` says whose id it is where two sides' ids meet. */
+/** `tools/call "echo" (id 3)`, `notifications/initialized`, `an error response to request 3`;
+ *  `idLabel` says whose id it is where the two sides' ids meet (`your id 3`). */
 export function describeMessage(message: JsonObject, idLabel = 'id'): string {
   const kind = kindOf(message);
   if (kind === 'response') return `${'error' in message ? 'an error response' : 'a response'} to request ${JSON.stringify(message.id)}`;

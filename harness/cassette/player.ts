@@ -587,8 +587,8 @@ function preview(text: string): string {
   return text.length > 80 ? `${text.slice(0, cutPoint(text, 77))}...` : text;
 }
 
-/** A client's message in a few words; its method name is the client's and may be of any length. */
-/** A message, cut to a length a diagnosis holds; by default one the client sent, with its own id. */
+/** A message in a few words, by default one the client sent, named with its own id; cut, since a
+ *  client's method name may be of any length. */
 function describeMessage(message: JsonObject, idLabel = 'your id'): string {
   return clip(describeInFull(message, idLabel), 200);
 }
