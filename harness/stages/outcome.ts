@@ -1,6 +1,6 @@
 // What the hint rules of the stages that call a server (handshake, tools) share: how program.ts
 // prints the outcome of a request, and what it means when the student's differs.
-import { MISMATCH_ERROR_CODE } from '../cassette/player.ts';
+import { MISMATCH_ERROR_CODE } from '../protocol.ts';
 import { asRecord, field } from '../grade/comparison.ts';
 
 /** How program.ts prints an outcome: a result, `{ error: { code } }` for an McpError, or `{ refused: true }`. */
