@@ -206,9 +206,10 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
   reporter.finish(buildReport(run, gradedInOrder(settings.stages, results)));
   for (const { format, path } of settings.files) write(`wrote ${format.what}: ${resolve(path)}\n`);
   // After the verdict is out, watch's last line too (starting 30 programs takes a few hundred ms of
-  // this thread): the student reads it meanwhile.
+  // this thread): the student reads it meanwhile. Not once watch has stopped (Ctrl-C may come first):
+  // programs waiting for a go that never comes would keep this process alive.
   const keep = ahead?.keep;
-  if (keep) setImmediate(() => keep(prestartStages(settings.stages, options)));
+  if (keep) setImmediate(() => signal?.aborted || keep(prestartStages(settings.stages, options)));
   return results;
 }
 

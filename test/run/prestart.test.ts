@@ -3,10 +3,13 @@
 // once cancelled.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { gradeAndReport } from '../../harness/commands/test.ts';
 import { loadCourse } from '../../harness/course.ts';
+import { DEFAULT_MEMORY_BYTES } from '../../harness/defaults.ts';
 import { gradeStage, prestartStages } from '../../harness/grade/stage.ts';
 import { programEnv } from '../../harness/run/env.ts';
 import { launcher } from '../../harness/run/launcher.ts';
+import type { Prestarts } from '../../harness/run/prestart.ts';
 import { stillRunning } from '../ci/helpers.ts';
 import { REPO } from '../helpers/cli.ts';
 
@@ -61,5 +64,38 @@ describe('programs started ahead', () => {
     expect(before.length).toBeGreaterThan(0);
     prestarted.cancelAll();
     expect(await stillRunning(withCommandLine(marker))).toEqual([]);
+  });
+
+  // Watch starts the next round's programs on the turn of the loop after a verdict; a Ctrl-C that
+  // comes first stops the round's signal, and then nothing may start: programs waiting for a go
+  // that never comes would keep the grader from exiting.
+  it('are not started for a next round once the grading was stopped right after its verdict', async () => {
+    const config = course.stages.find((candidate) => candidate.slug === 'config-and-framing')!;
+    const stage = { ...config, cases: config.cases.slice(0, 2), properties: undefined };
+    const settings = {
+      course,
+      runRoot: REPO,
+      stages: [stage],
+      seed: 1,
+      runs: 1,
+      memoryBytes: DEFAULT_MEMORY_BYTES,
+      network: true,
+      sandbox: true,
+      color: false,
+      verbose: false,
+      bundle: true,
+      files: [],
+      submission: REPO,
+    };
+    const turn = () => new Promise((resolve) => setTimeout(resolve, 100));
+    for (const stopped of [false, true]) {
+      const controller = new AbortController();
+      let kept: Prestarts | undefined;
+      await gradeAndReport(settings, controller.signal, { keep: (next) => (kept = next) });
+      if (stopped) controller.abort(); // as Ctrl-C does, before the loop turns
+      await turn();
+      expect(kept === undefined, stopped ? 'stopped' : 'going on').toBe(stopped);
+      kept?.cancelAll();
+    }
   });
 });
