@@ -1,13 +1,16 @@
 // The committed cassettes are sound and current: they load and lint clean, the installed servers
 // show no drift against them, and the SDK client replays the handshake variants.
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
 import { verifyCassette } from '../../harness/cassette/verify.ts';
 import { cassetteCommand, EVERYTHING, MEMORY, ROOT, runSession } from './sdk-session.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'verify-memory-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const folder = join(ROOT, 'cassettes');
 const files = readdirSync(folder).filter((file) => file.endsWith('.yaml'));
@@ -28,7 +31,7 @@ describe('committed cassettes', () => {
     const server = cassette.provenance.package === '@modelcontextprotocol/server-memory' ? MEMORY : EVERYTHING;
     const drift = await verifyCassette(cassette, server, {
       cwd: ROOT,
-      env: { ...process.env, MEMORY_FILE_PATH: join(mkdtempSync(join(tmpdir(), 'verify-memory-')), 'memory.jsonl') },
+      env: { ...process.env, MEMORY_FILE_PATH: join(mkdtempSync(join(scratch, 'memory-')), 'memory.jsonl') },
     });
     expect(drift).toEqual([]);
   });

@@ -2,10 +2,10 @@
 // servers through `record`, then against `replay` of what was recorded; clients that deviate get
 // the right diagnosis, and `verify` finds no drift in a fresh recording but finds a planted one.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlayReport } from '../../harness/cassette/diagnosis.ts';
 import { maskNondeterministic } from '../../harness/cassette/normalise.ts';
 import type { Json } from '../../harness/cassette/model.ts';
@@ -22,6 +22,7 @@ import {
 } from './sdk-session.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cassette-fidelity-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const everythingCassette = join(dir, 'everything.yaml');
 const STEPS = [...EVERYTHING_STEPS, ...EVERYTHING_EXTRA_STEPS];
 let recorded: SessionResult;

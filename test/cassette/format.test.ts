@@ -1,13 +1,16 @@
 // Cassette format v1: what loads, what is refused (with file, line and field), and how saving
 // protects what is on disk. The lint command runs as a real process.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CassetteError, loadCassette, parseCassette, saveCassette, serialiseCassette } from '../../harness/cassette/format.ts';
 import type { Cassette } from '../../harness/cassette/model.ts';
 import { cassetteCommand, ROOT } from './sdk-session.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'cassette-format-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const GOOD = `version: 1
 transport: stdio
@@ -83,7 +86,7 @@ describe('cassette format v1', () => {
   });
 
   it('saves atomically and never replaces a cassette unless asked', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cassette-save-'));
+    const dir = mkdtempSync(join(scratch, 'save-'));
     const target = join(dir, 'c.yaml');
     const cassette = parseCassette(GOOD);
     saveCassette(cassette, target);
@@ -97,7 +100,7 @@ describe('cassette format v1', () => {
   });
 
   it('lint: exit 0 on a sound cassette, 1 on a conversation that cannot be played, 2 with one line on bad input', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cassette-lint-'));
+    const dir = mkdtempSync(join(scratch, 'lint-'));
     const run = (file: string) => {
       const [command, ...args] = cassetteCommand('lint', file);
       return spawnSync(command!, args, { cwd: ROOT, encoding: 'utf8' });

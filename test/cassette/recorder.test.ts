@@ -1,10 +1,10 @@
 // The recorder as a process between a client and a real server process: byte-for-byte forwarding,
 // redaction, normalisation, and every way a session can go wrong leaving the target untouched.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import type { ServerFrame } from '../../harness/cassette/model.ts';
 import { argumentSecrets, redactCommand, Redactor, secretsFromCommand } from '../../harness/cassette/redact.ts';
@@ -56,6 +56,7 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
 `;
 
 const dir = mkdtempSync(join(tmpdir(), 'cassette-recorder-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const serverFile = join(dir, 'server.cjs');
 writeFileSync(serverFile, SERVER);
 const leakyFile = join(dir, 'leaky.cjs');
