@@ -54,15 +54,16 @@ export interface JudgeOptions {
 
 type Result<H> = { passed: true } | { error: unknown } | { halt: H };
 
-/** The values fc.check tries first for this arbitrary, seed and number of runs, in its order. */
 /** Values already made, by arbitrary, then seed and runs: a grader that grades again with the same
  *  seed (watch mode, on every save) makes them once, since fast-check makes the same values from the
  *  same seed. Values are data the checks only read. */
 const made = new WeakMap<fc.Arbitrary<unknown>, Map<string, readonly unknown[]>>();
 
+/** The values fc.check tries first for this arbitrary, seed and number of runs, in its order. */
 export function valuesTried(arbitrary: fc.Arbitrary<unknown>, options: JudgeOptions): readonly unknown[] {
   const key = `${options.seed}:${options.runs}`;
-  const known = made.get(arbitrary)?.get(key);
+  let byKey = made.get(arbitrary);
+  const known = byKey?.get(key);
   if (known !== undefined) return known;
   const values: unknown[] = [];
   fc.check(
@@ -71,8 +72,8 @@ export function valuesTried(arbitrary: fc.Arbitrary<unknown>, options: JudgeOpti
     }),
     { seed: options.seed, numRuns: options.runs },
   );
-  if (!made.has(arbitrary)) made.set(arbitrary, new Map());
-  made.get(arbitrary)!.set(key, values);
+  if (byKey === undefined) made.set(arbitrary, (byKey = new Map()));
+  byKey.set(key, values);
   return values;
 }
 

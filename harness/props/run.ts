@@ -4,20 +4,19 @@
 // file keeps an oracle going across the suite (a fresh one after one dies, while time remains)
 // and turns each property's outcome, or what stopped it, into one Verdict. A property whose
 // calls ended an oracle gets the crash or timeout verdict; the properties after it go on.
-import type fc from 'fast-check';
+import { join } from 'node:path';
 import { DEFAULT_RUNS, STARVED_WALL_FACTOR } from '../defaults.ts';
 import type { Verdict } from '../grade/verdict.ts';
+import { bundle } from '../run/bundle.ts';
+import type { Prestart } from '../run/prestart.ts';
 import type { Jail } from '../run/sandbox.ts';
 import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
 import { suiteNamed } from '../stages/index.ts';
 import { Answers } from './answers.ts';
 import { judge, valuesTried, type Halt, type Oracle, type Outcome } from './judge.ts';
 import { ORACLE_NEEDS_TSX, OracleSession, prestartOracle, type Call, type TroubleAt } from './session.ts';
-import type { Prestart } from '../run/prestart.ts';
 import { clip } from './show.ts';
 import { describeThrown, type PropertyCheck } from './suite.ts';
-import { join } from 'node:path';
-import { bundle } from '../run/bundle.ts';
 
 /** Where the student's module is bundled for the oracle, in the run root (visible in its sandbox). */
 const BUNDLED_MODULE = join('.theinference', `module-${process.pid}.mjs`);
@@ -81,7 +80,6 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
   const answers = new Answers();
   const pool = new OraclePool(options, suite.requiredExports, answers);
   pool.warm(); // the oracle loads while the values are generated
-  const tried = new Map<fc.Arbitrary<unknown>, readonly unknown[]>();
 
   const decided: Array<{ verdict: Verdict; sessions: readonly OracleSession[] }> = [];
   for (const check of suite.properties) {
@@ -92,9 +90,8 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
       decided.push({ verdict: stopVerdict(check, stopped, options, 0), sessions: stopped.sessions });
       continue;
     }
-    let values = tried.get(check.arbitrary);
-    if (values === undefined) tried.set(check.arbitrary, (values = valuesTried(check.arbitrary, options)));
-    const result = await judge(check, values, answers, suite.requiredExports, pool, options);
+    // properties on the same arbitrary share its values (valuesTried makes them once)
+    const result = await judge(check, valuesTried(check.arbitrary, options), answers, suite.requiredExports, pool, options);
     const durationMs = performance.now() - started;
     decided.push(
       'halt' in result
