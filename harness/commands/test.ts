@@ -4,8 +4,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
 import { findCourseRoot, loadCourse, type Course, type Stage } from '../course.ts';
 import { HostError, UsageError } from '../errors.ts';
-import type { StageResult } from '../grade/stage.ts';
-import { prestartStages } from '../grade/stage.ts';
+import { prestartStages, type StageResult } from '../grade/stage.ts';
 import { gradeStages } from '../grade/stages.ts';
 import type { Prestarts } from '../run/prestart.ts';
 import { buildReport, gradedInOrder } from '../report/build.ts';
@@ -168,7 +167,7 @@ function sandboxToUse(values: { submission?: string; 'no-sandbox'?: boolean; 're
 /** Watch mode's programs started ahead: those for this grading, and where to keep those for the next. */
 interface Ahead {
   taken?: Prestarts;
-  /** Where the next grading's go; none: they are not started ahead (--no-prestart). */
+  /** Where the next grading's programs go once started; none: they are not started ahead (--no-prestart). */
   keep?(next: Prestarts): void;
 }
 

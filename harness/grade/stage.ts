@@ -44,7 +44,7 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
   };
 
   // The property suite is one process for the whole stage: start it first, report it last.
-  const suite = propertyOptions(stage, context, options);
+  const suite = propertyOptions(stage, context);
   const properties = suite
     ? runProperties({
         ...suite,
@@ -67,8 +67,9 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
   return { stage, verdicts, passed: verdicts.every((verdict) => verdict.status === 'pass'), durationMs: performance.now() - started };
 }
 
-/** One program per case of `stages`, started ahead and waiting (watch mode, between saves), where the
- *  launcher can start them so; the next grading of these stages releases them. */
+/** One program per case of `stages`, and one property oracle per stage with properties, started ahead
+ *  and waiting (watch mode, between saves) where the launcher can start them so; the next grading of
+ *  these stages releases them. */
 export function prestartStages(stages: readonly Stage[], options: Omit<GradeOptions, 'prestarted' | 'signal' | 'onVerdict'>): Prestarts {
   const prestarted = new Prestarts();
   for (const stage of stages) {
@@ -77,7 +78,7 @@ export function prestartStages(stages: readonly Stage[], options: Omit<GradeOpti
       const started = prestartProgram(testCase, context);
       if (started) prestarted.add(testCase.casePath, started);
     }
-    const suite = propertyOptions(stage, context, options);
+    const suite = propertyOptions(stage, context);
     const oracle = suite && options.launcher.warmStart && prestartProperties(suite, options.launcher.warmStart);
     if (oracle) prestarted.add(propertiesKey(stage), oracle);
   }
@@ -89,16 +90,17 @@ function propertiesKey(stage: Stage): string {
   return `properties of ${stage.slug}`;
 }
 
-/** How a stage's property suite runs, whichever grading it is for; none when the stage has none. */
-function propertyOptions(stage: Stage, context: CaseContext, options: Pick<GradeOptions, 'runRoot' | 'env' | 'launcher'>) {
+/** How a stage's property suite runs, in the same folder, environment, sandbox and time limit as its
+ *  cases; none when the stage has none. */
+function propertyOptions(stage: Stage, context: CaseContext) {
   if (!stage.properties) return undefined;
   return {
     suite: stage.properties,
-    modulePath: join(options.runRoot, 'src', 'mcp.ts'),
-    cwd: options.runRoot,
-    env: options.env,
+    modulePath: join(context.runRoot, 'src', 'mcp.ts'),
+    cwd: context.runRoot,
+    env: context.env,
     timeoutMs: context.limits.timeoutMs,
-    jail: options.launcher.jail,
+    jail: context.launcher.jail,
   } satisfies Partial<PropertyRunOptions>;
 }
 

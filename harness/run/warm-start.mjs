@@ -1,7 +1,8 @@
-// A case's program started ahead of time (watch mode, between saves): node has booted, and waits
-// here for the grader's go on the fd named by THEINFERENCE_GO_FD. Then it runs the program's bundle
-// as `node <bundle> <command> <case>` would, the bundle as it is at that moment (built after the
-// save). Plain JavaScript: it runs before anything could compile TypeScript.
+// A program started ahead of time (watch mode, between saves: a case's program, or a stage's property
+// oracle): node has booted, and waits here for the grader's go on the fd named by THEINFERENCE_GO_FD.
+// Then it runs its script as `node <script> <args...>` would, the script and what it loads as they
+// are at that moment (bundled after the save). Plain JavaScript: it runs before anything could
+// compile TypeScript.
 import { readSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
@@ -20,6 +21,6 @@ for (;;) {
   if (read === 0) process.exit(0); // the grader went away without a go: nothing to run
   if (byte[0] === 0x0a) break;
 }
-const [bundle, ...args] = process.argv.slice(2);
-process.argv = [process.argv[0], bundle, ...args];
-await import(pathToFileURL(bundle).href);
+const [script, ...args] = process.argv.slice(2);
+process.argv = [process.argv[0], script, ...args];
+await import(pathToFileURL(script).href);
