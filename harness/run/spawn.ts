@@ -191,7 +191,9 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       if (released) return;
       released = true;
       if (options.release) {
-        cpuBefore = processes.measure(true, false).cpuMs;
+        // What booted: in a sandbox, below its leader (found by a cheap walk down the tree); outside
+        // one, the leader itself, which has started nothing while it waited: no read of all of /proc.
+        cpuBefore = processes.measure(options.contained === true, false).cpuMs;
         started = performance.now();
         measuredFrom = { at: started, cpuMs: cpuBefore };
         lastDiscovery = options.contained ? started : -Infinity;

@@ -24,8 +24,8 @@ const withCommandLine = (text: string) => (pid: string) => {
   }
 };
 
-async function options() {
-  return { runRoot: REPO, launcher: await launcher(REPO, { bundle: true }), env: programEnv(), seed: 1, propertyRuns: 1 };
+async function options(sandbox = true) {
+  return { runRoot: REPO, launcher: await launcher(REPO, { bundle: true, sandbox }), env: programEnv(), seed: 1, propertyRuns: 1 };
 }
 
 describe('programs started ahead', () => {
@@ -44,15 +44,18 @@ describe('programs started ahead', () => {
     });
   }
 
-  it('count their time limits from the release, not from the start they waited after', async () => {
-    const stage = course.stages[0]!;
-    const oneCase = { ...stage, cases: stage.cases.slice(0, 1), properties: undefined };
-    const grading = { ...(await options()), timeoutMs: 300 }; // wall backstop 900 ms
-    const prestarted = prestartStages([oneCase], grading);
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // longer than the backstop
-    const result = await gradeStage(oneCase, { ...grading, prestarted });
-    expect(result.verdicts[0]).toMatchObject({ status: 'pass' });
-  });
+  for (const sandbox of [true, false]) {
+    it(`count their time limits from the release, not from the start they waited after (${sandbox ? 'in' : 'without'} a sandbox)`, async () => {
+      const stage = course.stages[0]!;
+      const oneCase = { ...stage, cases: stage.cases.slice(0, 1), properties: undefined };
+      const grading = { ...(await options(sandbox)), timeoutMs: 300 }; // wall backstop 900 ms
+      expect(grading.launcher.jail.kind).toBe(sandbox ? 'bwrap' : 'none');
+      const prestarted = prestartStages([oneCase], grading);
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // longer than the backstop
+      const result = await gradeStage(oneCase, { ...grading, prestarted });
+      expect(result.verdicts[0]).toMatchObject({ status: 'pass' });
+    });
+  }
 
   it('leave no process behind when cancelled', async () => {
     const grading = await options();
