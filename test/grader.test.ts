@@ -47,6 +47,6 @@ describe('the grader', () => {
   it('has a test for every scenario folder, in a file of its stage', () => {
     expect(readdirSync(join(REPO, 'test/scenarios')).sort()).toEqual(Object.keys(SCENARIOS).sort());
     const files = readdirSync(join(REPO, 'test')).filter((name) => name.startsWith('scenarios-'));
-    for (const { stage } of Object.values(SCENARIOS)) expect(files).toContain(`scenarios-${stage === 'config-and-framing' ? 'framing' : stage}.test.ts`);
+    for (const { stage } of Object.values(SCENARIOS)) expect(files).toContain(`scenarios-${stage}.test.ts`);
   });
 });
