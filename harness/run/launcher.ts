@@ -3,9 +3,9 @@
 // code is bundled once per grade with esbuild and started with plain `node`: a third of the cost
 // per case, for the same bytes on stdout. Anything else runs your_program.sh itself. Either way
 // the program starts inside the run root's sandbox (sandbox.ts), where there is one.
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { writeAtomically } from '../files.ts';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CourseError } from '../course.ts';
 import { bundle } from './bundle.ts';
 import { jailFor, type Jail } from './sandbox.ts';
@@ -16,8 +16,14 @@ const CANONICAL_PROGRAM = readFileSync(join(import.meta.dirname, '..', '..', PRO
  *  and none may run a bundle that another is still writing. */
 const BUNDLE = join('.theinference', `program-${process.pid}.mjs`);
 const WARM_START = join('.theinference', 'warm-start.mjs');
-/** From harness/run/ or lib/run/ alike: the script is plain JavaScript, kept in harness/. */
-const WARM_START_SOURCE = join(import.meta.dirname, '..', '..', 'harness', 'run', 'warm-start.mjs');
+/** From harness/ or lib/ alike: these scripts are plain JavaScript, kept in harness/. */
+const HARNESS = join(import.meta.dirname, '..', '..', 'harness');
+/** The server a case's .mcp.json names, started by the student's spawnWire (harness/case-server/): shown
+ *  in the sandbox at .theinference/case-server/, where program.ts puts it on the PATH. */
+const CASE_SERVER_FILES = [
+  { file: 'theinference-case-server', mode: 0o755 },
+  { file: 'package.json', mode: 0o644 },
+];
 
 export interface Launcher {
   command: string;
@@ -44,6 +50,7 @@ export interface LaunchOptions {
 }
 
 export async function launcher(runRoot: string, options: LaunchOptions): Promise<Launcher> {
+  for (const { file, mode } of CASE_SERVER_FILES) install(join(HARNESS, 'case-server', file), join(runRoot, '.theinference', 'case-server', file), mode);
   const start = await ownLauncher(runRoot, options);
   const jail = jailFor(runRoot, { sandbox: options.sandbox ?? true, network: options.network ?? true });
   const warm = start.warm && jail.wrap(start.warm.command, start.warm.args, options.visible);
@@ -56,17 +63,24 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
   const bundled = join(runRoot, BUNDLE);
   // A syntax error, say: your_program.sh will show the student tsx's own message for it.
   if (!(await bundle(join(runRoot, 'program.ts'), bundled))) return script;
-  // The waiting script goes beside the bundle, which the sandbox shows; written only when it differs,
-  // and atomically: programs started ahead may be reading it as it is written.
+  // The waiting script goes beside the bundle, which the sandbox shows.
   const warmStart = join(runRoot, WARM_START);
-  const waiting = readFileSync(WARM_START_SOURCE, 'utf8');
-  if (!existsSync(warmStart) || readFileSync(warmStart, 'utf8') !== waiting) writeAtomically(warmStart, waiting, { overwrite: true });
+  install(join(HARNESS, 'run', 'warm-start.mjs'), warmStart, 0o644);
   return {
     command: process.execPath,
     args: ['--enable-source-maps', bundled],
     warm: { command: process.execPath, args: ['--enable-source-maps', warmStart, bundled] },
     warmStart,
   };
+}
+
+/** A script of the harness copied into the run root's .theinference/: written only when it differs, and
+ *  atomically, since programs started ahead may be reading it as it is written. */
+function install(source: string, target: string, mode: number): void {
+  const text = readFileSync(source, 'utf8');
+  if (existsSync(target) && readFileSync(target, 'utf8') === text) return;
+  mkdirSync(dirname(target), { recursive: true });
+  writeAtomically(target, text, { overwrite: true, mode });
 }
 
 /** your_program.sh must be there and executable before anything is graded. */

@@ -63,7 +63,7 @@ describe('attacks on the verdict', () => {
     expect(leftInTmp(run.tmp)).toEqual([]);
   });
 
-  it("rewrites-the-bundles: what the grader runs next (the program bundle, the oracle's module, the programs started ahead) is read-only to it", async () => {
+  it("rewrites-the-bundles: what the grader runs next (the program bundle, the oracle's module, the programs started ahead, the case server) is read-only to it", async () => {
     const run = await runCi([...STAGE_1, '--submission', attack('rewrites-the-bundles')]);
     expect(run.code).toBe(1);
     expectHonest(run.report);
@@ -74,6 +74,7 @@ describe('attacks on the verdict', () => {
       .map((check) => check.stderr?.text ?? '')
       .join('\n');
     expect(said).toContain('could not rewrite program-');
+    expect(said).toContain('could not rewrite case-server/theinference-case-server');
     expect(said).not.toMatch(/^rewrote /m);
   });
 

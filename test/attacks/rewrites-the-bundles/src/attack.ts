@@ -1,7 +1,8 @@
 // Rewrites what the grader runs next from the run root's .theinference/: the program bundle other
-// cases start, the programs started ahead (warm-start.mjs), and the student's module bundled for the
-// property oracle, there replaced by a correct framing module, so that every property would pass.
-import { readdirSync, writeFileSync } from 'node:fs';
+// cases start, the programs started ahead (warm-start.mjs), the server spawnWire cases start
+// (case-server/), and the student's module bundled for the property oracle, there replaced by a
+// correct framing module, so that every property would pass.
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const CORRECT = `export function frame(msg) { return JSON.stringify(msg) + '\\n'; }
@@ -11,7 +12,7 @@ export function parseConfig() { return []; }
 const folder = '.theinference';
 let entries: string[] = [];
 try {
-  entries = readdirSync(folder);
+  entries = (readdirSync(folder, { recursive: true }) as string[]).filter((entry) => !statSync(join(folder, entry)).isDirectory());
 } catch {
   // nothing to rewrite
 }
