@@ -3,9 +3,11 @@
 // case's expected.json. Everything printed here is decided by this file, never by prose or
 // free choices in the student's code; the student's messages go to stderr.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { Socket } from 'node:net';
-import { join, relative } from 'node:path';
+import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import * as mcp from './src/mcp.ts';
 
 type Command = (caseDir: string) => unknown | Promise<unknown>;
@@ -35,23 +37,23 @@ const commands: Record<string, Command> = {
 
   /** The handshake against the case's cassette: what initialize() returned, or how it failed. */
   handshake: async (caseDir) => {
-    const wire = connect(caseDir);
+    const wire = await connect(caseDir);
     const client = new mcp.McpClient(new mcp.StdioTransport(wire));
     const initialize = await outcome(client.initialize());
     await client.close();
-    return { initialize, ...leftOpen(wire) };
+    return { initialize, ...(await afterClose(wire)) };
   },
 
   /** After the handshake: every tool (all pages), then the calls in calls.json, all at once. */
   tools: async (caseDir) => {
     const calls = readJson(join(caseDir, 'calls.json')) as { name: string; arguments?: object }[];
-    const wire = connect(caseDir);
+    const wire = await connect(caseDir);
     const client = new mcp.McpClient(new mcp.StdioTransport(wire));
     await client.initialize();
     const tools = await outcome(client.listTools());
     const results = await Promise.all(calls.map((call) => outcome(client.callTool(call.name, call.arguments))));
     await client.close();
-    return { tools, calls: results, ...leftOpen(wire) };
+    return { tools, calls: results, ...(await afterClose(wire)) };
   },
 };
 
@@ -84,22 +86,30 @@ function canonical(value: unknown): unknown {
 /** A wire that knows whether the client closed it. */
 interface TrackedWire extends mcp.Wire {
   readonly closed: boolean;
+  /** Resolves once what the client wrote before closing has reached the player (a spawned server's relay). */
+  readonly delivered: Promise<void>;
 }
 
 /** After close(): the wire still open means close() never reached it (the program's exit would hide
- *  that, closing everything), and the output says so. Nothing is added when it was closed. */
-function leftOpen(wire: TrackedWire): { closed?: false } {
-  if (wire.closed) return {};
+ *  that, closing everything), and the output says so. Nothing is added when it was closed; the program
+ *  then waits until the player has everything the client sent, since it exits right after printing. */
+async function afterClose(wire: TrackedWire): Promise<{ closed?: false }> {
+  if (wire.closed) {
+    await wire.delivered;
+    return {};
+  }
   console.error('close() returned, and the wire to the server is still open: close the transport, and the transport its wire');
   return { closed: false };
 }
 
-/** The wire to the server. Under the grader it is fd 3, owned by the grader's cassette player.
- *  By hand, the case's cassette is played by `theinference replay`, whose diagnoses show on stderr. */
-function connect(caseDir: string): TrackedWire {
-  const wire = openWire(caseDir);
+/** The wire to the server. A case whose folder has a .mcp.json starts its server with your spawnWire;
+ *  any other reaches the cassette player directly: under the grader on fd 3, a socket the grader's
+ *  player owns; by hand through `theinference replay`, whose diagnoses show on stderr. */
+async function connect(caseDir: string): Promise<TrackedWire> {
+  const { wire, delivered } = existsSync(join(caseDir, '.mcp.json')) ? await spawnedWire(caseDir) : { wire: openWire(caseDir), delivered: Promise.resolve() };
   let closed = false;
   return {
+    delivered,
     write: (data) => wire.write(data),
     chunks: wire.chunks,
     close: () => {
@@ -115,16 +125,70 @@ function connect(caseDir: string): TrackedWire {
 function openWire(caseDir: string): mcp.Wire {
   const fd = process.env.THEINFERENCE_WIRE_FD;
   if (fd !== undefined) {
-    const socket = new Socket({ fd: Number(fd), readable: true, writable: true });
+    const socket = graderWire(fd);
     socket.setEncoding('utf8');
     return { write: (data) => void socket.write(data), chunks: socket, close: () => void socket.end() };
   }
-  const cassette = join('fixtures', relative('cases', caseDir), 'cassette.yaml');
-  const bin = ['bin/theinference.js', 'node_modules/theinference/bin/theinference.js'].find((path) => existsSync(path));
-  if (!existsSync(cassette) || bin === undefined) throw new Error(`run this from the course directory: no ${cassette} or theinference here`);
+  const { bin, cassette } = replayByHand(caseDir);
   const player = spawn(process.execPath, [bin, 'replay', cassette], { stdio: ['pipe', 'pipe', 'inherit'] });
   player.stdout.setEncoding('utf8');
   return { write: (data) => void player.stdin.write(data), chunks: player.stdout, close: () => void player.stdin.end() };
+}
+
+/** The first server of the case's .mcp.json (as your parseConfig reads it), started by your spawnWire. It
+ *  names theinference-case-server, which carries the session to the cassette player: it finds the player
+ *  through what this adds to the entry's env, and is found itself on the PATH your program passes on. */
+async function spawnedWire(caseDir: string): Promise<{ wire: mcp.Wire; delivered: Promise<void> }> {
+  const [server] = mcp.parseConfig(readFileSync(join(caseDir, '.mcp.json'), 'utf8'));
+  if (server?.type !== 'stdio') throw new Error(`parseConfig read no stdio server first in ${join(caseDir, '.mcp.json')}`);
+  const fd = process.env.THEINFERENCE_WIRE_FD;
+  let reach: Record<string, string>;
+  let serverDir: string;
+  let delivered = Promise.resolve();
+  if (fd !== undefined) {
+    const relay = await relayToGrader(fd);
+    reach = { THEINFERENCE_SERVER_SOCKET: relay.name };
+    delivered = relay.delivered;
+    serverDir = resolve('.theinference', 'case-server'); // put there by the grader, read-only
+  } else {
+    const { bin, cassette } = replayByHand(caseDir);
+    reach = { THEINFERENCE_CASSETTE: cassette, THEINFERENCE_BIN: bin };
+    serverDir = join(dirname(dirname(bin)), 'harness', 'case-server');
+  }
+  process.env.PATH = `${serverDir}${delimiter}${process.env.PATH ?? ''}`;
+  return { wire: mcp.spawnWire({ ...server, env: { ...server.env, ...reach } }), delivered };
+}
+
+/** A socket that theinference-case-server connects to, relayed byte for byte to the grader's wire: the
+ *  grader's player still decides, and reads the server's report of how it was started first. Its name
+ *  names an abstract socket on Linux (no file left behind); `delivered` resolves once the server's
+ *  end of input has been passed on to the grader. */
+async function relayToGrader(fd: string): Promise<{ name: string; delivered: Promise<void> }> {
+  const grader = graderWire(fd);
+  const delivered = new Promise<void>((done) => grader.once('finish', done).once('close', done));
+  const id = `theinference-case-server-${process.pid}-${randomBytes(6).toString('hex')}`;
+  const listening = createServer((server) => {
+    listening.close(); // one server a case
+    server.on('error', () => grader.end()); // the server went away: so did its session
+    server.pipe(grader);
+    grader.pipe(server);
+  });
+  const linux = process.platform === 'linux';
+  const name = linux ? id : join(tmpdir(), id);
+  await new Promise<void>((done) => listening.listen(linux ? `\0${name}` : name, done));
+  return { name, delivered };
+}
+
+function graderWire(fd: string): Socket {
+  return new Socket({ fd: Number(fd), readable: true, writable: true });
+}
+
+/** By hand: the case's cassette, and the theinference that plays it. */
+function replayByHand(caseDir: string): { bin: string; cassette: string } {
+  const cassette = join('fixtures', relative('cases', caseDir), 'cassette.yaml');
+  const bin = ['bin/theinference.js', 'node_modules/theinference/bin/theinference.js'].find((path) => existsSync(path));
+  if (!existsSync(cassette) || bin === undefined) throw new Error(`run this from the course directory: no ${cassette} or theinference here`);
+  return { bin: resolve(bin), cassette: resolve(cassette) };
 }
 
 const SERVER_FIELDS = ['name', 'type', 'command', 'args', 'env', 'url', 'headers'];

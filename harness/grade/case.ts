@@ -8,6 +8,7 @@ import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
 import { runProcess, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
+import { caseServerEntry, readStartReport, START_HINT, startProblem, type ServerEntry, type StartReport } from './case-server.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import { protocolHints } from './hints.ts';
 import type { Verdict } from './verdict.ts';
@@ -35,10 +36,10 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
     if (!(error instanceof CassetteError)) throw error;
     return { name, status: 'infra', message: `the case's cassette is unusable: ${error.message}`, durationMs: 0 };
   }
-  const { result, report } = await runWithPlayer(testCase, context, cassette);
+  const { result, report, start } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
   const judgement = withProtocol(
-    judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage }),
+    withServerStart(judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage }), start),
     report,
     fixtureName(testCase, 'cassette.yaml'),
   );
@@ -90,16 +91,50 @@ const CHUNK_GAP_MS = 50;
 /** How long the player may take, after the program exits, to check the last messages it sent. */
 const REPORT_GRACE_MS = 1000;
 
-/** The program, with the cassette's server side played on its fd 3 when the case has one. */
-export async function runWithPlayer(testCase: Case, context: CaseContext, cassette: Cassette | undefined): Promise<{ result: RunResult; report?: PlayReport }> {
+/** How the server of a case with a .mcp.json was started: what the entry says, and what the server reported. */
+export interface ServerStart {
+  entry: ServerEntry;
+  report?: StartReport;
+}
+
+/** The program, with the cassette's server side played on its fd 3 when the case has one; when the case
+ *  has a .mcp.json, behind the report of the server the program started (case-server.ts). */
+export async function runWithPlayer(
+  testCase: Case,
+  context: CaseContext,
+  cassette: Cassette | undefined,
+): Promise<{ result: RunResult; report?: PlayReport; start?: ServerStart }> {
   if (!cassette) return { result: await runProgram(testCase, context) };
+  const entry = caseServerEntry(join(context.runRoot, testCase.casePath));
+  const start: ServerStart | undefined = entry && { entry };
   let session: PlayerSession | undefined;
-  const result = await runProgram(testCase, context, (wire) => (session = attachPlayer(cassette, wire, { chunkGapMs: CHUNK_GAP_MS })));
-  if (!session) return { result };
+  const play = (wire: Duplex) => (session = attachPlayer(cassette, wire, { chunkGapMs: CHUNK_GAP_MS }));
+  const result = await runProgram(testCase, context, (wire) =>
+    start
+      ? readStartReport(wire, (report, rest) => {
+          if (!report) return;
+          start.report = report;
+          play(rest);
+        })
+      : play(wire),
+  );
+  if (!session) return { result, ...(start && { start }) };
   const grace = new Promise<void>((resolve) => setTimeout(resolve, REPORT_GRACE_MS).unref());
-  const ended = session;
+  const ended = session as PlayerSession;
   const report = await Promise.race([ended.done, grace.then(() => ended.finish())]);
-  return { result, report };
+  return { result, report, ...(start && { start }) };
+}
+
+/** A server started other than its entry says fails the case, whatever the output; a program that
+ *  failed anyway keeps its own verdict, with the hint. When the server never reached the grader, the
+ *  output's own hints are left out: they would blame what the client made of a server it never had. */
+function withServerStart(judgement: Judgement, start: ServerStart | undefined): Judgement {
+  const problem = start && startProblem(start.entry, start.report);
+  // A function not written yet (the starter's throw) ended the case before any server could start.
+  if (!problem || judgement.message.includes('not implemented yet')) return judgement;
+  const hints = [...(start.report ? (judgement.hints ?? []) : []), START_HINT];
+  if (judgement.status === 'pass') return { status: 'fail', message: problem, hints };
+  return { ...judgement, details: [judgement.details, problem].filter(Boolean).join('\n'), hints };
 }
 
 /** How a student finds a fixture file of the case: fixtures/ mirrors cases/. */

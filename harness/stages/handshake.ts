@@ -76,6 +76,20 @@ function closeRule(comparison: Comparison): Hint[] {
   ];
 }
 
+/** U+FFFD where expected.json has none: a read cut inside a character, decoded alone (spawnWire). */
+function decodingRule(comparison: Comparison): Hint[] {
+  if (!comparison.actualText.includes('\uFFFD') || comparison.expectedText.includes('\uFFFD')) return [];
+  return [
+    {
+      kind: 'character-cut-decoded',
+      lines: [
+        'a character the server wrote was cut between two reads, and each read was decoded alone: your output has U+FFFD (�) where it was',
+        "decode the child's stdout as one stream: child.stdout.setEncoding('utf8'), or one TextDecoder with { stream: true }",
+      ],
+    },
+  ];
+}
+
 // ----------------------------------------------------------------------------- random cases
 
 /** A generated server's handshake: its name, version, capabilities, instructions, the version it
@@ -109,6 +123,6 @@ function handshakeFiles(seed: number, index: number): GeneratedFiles {
 
 export const handshake: StageContent = {
   slug: 'handshake',
-  hints: [initializeRule, closeRule],
+  hints: [initializeRule, closeRule, decodingRule],
   generators: { handshake: handshakeFiles },
 };
