@@ -45,6 +45,8 @@ interface CaseSpec {
   about: string;
   cassette: Cassette;
   calls?: { name: string; arguments?: JsonObject }[];
+  /** The case's .mcp.json: program.ts starts its first server with the student's spawnWire. */
+  config?: JsonObject;
 }
 
 const cases: Record<string, Record<string, CaseSpec>> = { handshake: {}, tools: {} };
@@ -54,8 +56,8 @@ const cases: Record<string, Record<string, CaseSpec>> = { handshake: {}, tools: 
   const base = handshakeFrames(everythingHandshake);
   const result = resultIndex(base, 0);
   const listChanged: Frame = { from: 'server', message: { method: 'notifications/tools/list_changed', jsonrpc: '2.0' } };
-  const add = (name: string, about: string, frames: Frame[], note: string) =>
-    (cases.handshake![name] = { about, cassette: derived(everythingHandshake, 'everything-handshake', frames, note) });
+  const add = (name: string, about: string, frames: Frame[], note: string, config?: JsonObject) =>
+    (cases.handshake![name] = { about, cassette: derived(everythingHandshake, 'everything-handshake', frames, note), ...(config && { config }) });
 
   add(
     'everything-server',
@@ -104,6 +106,17 @@ const cases: Record<string, Record<string, CaseSpec>> = { handshake: {}, tools: 
     'The initialize result arrives in three reads, one of them cut inside a four-byte emoji (program.ts decodes the wire as UTF-8: this case tests that the client buffers a message across reads).',
     frames,
     'the initialize result cut into three reads, one cut inside the 🎉 of its instructions',
+  );
+
+  frames = clone(base);
+  const cutResult = frames[result] as Extract<Frame, { from: 'server' }>;
+  cutResult.cuts = [Buffer.from(`${JSON.stringify(cutResult.message)}\n`).indexOf(Buffer.from('🎉')) + 2];
+  add(
+    'server-spawned-from-config',
+    "Your spawnWire starts the server of the case's .mcp.json: theinference-case-server (it carries the recorded everything server's side), found on the PATH the child inherits, given the entry's args and env. The initialize result arrives in two reads cut inside a four-byte emoji: spawnWire decodes the child's stdout as one stream (a read decoded alone turns the cut character into U+FFFD).",
+    frames,
+    "the initialize result cut into two reads inside the 🎉 of its instructions; the server is started from the case's .mcp.json",
+    { mcpServers: { everything: { command: 'theinference-case-server', args: ['stdio'], env: { CASE_SERVER_GREETING: 'grüß dich 👋' } } } },
   );
 
   frames = clone(base);
@@ -297,6 +310,7 @@ for (const [stage, stageCases] of Object.entries(cases)) {
     mkdirSync(caseDir, { recursive: true });
     writeFileSync(join(caseDir, 'case.md'), `${spec.about}\n`);
     if (spec.calls) writeFileSync(join(caseDir, 'calls.json'), `${JSON.stringify(spec.calls, null, 2)}\n`);
+    if (spec.config) writeFileSync(join(caseDir, '.mcp.json'), `${JSON.stringify(spec.config, null, 2)}\n`);
     const fixtureDir = join(root, 'fixtures', stage, name);
     mkdirSync(fixtureDir, { recursive: true });
     saveCassette(spec.cassette, join(fixtureDir, 'cassette.yaml'), { overwrite: true });

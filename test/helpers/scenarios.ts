@@ -53,6 +53,12 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'close-does-nothing': { stage: 'handshake', says: ['"closed": false', "the transport's close() its wire"] },
   'error-taken-as-result': { stage: 'handshake', says: ['an error response must reject the request with McpError'] },
   'non-json-line-crashes': { stage: 'handshake', says: ['non-json-line-before-result', 'SyntaxError'] },
+  'spawn-env-replaced': { stage: 'handshake', says: ['spawn theinference-case-server ENOENT', "in its parent's environment (whose PATH finds the command)"] },
+  'spawn-env-ignored': {
+    stage: 'handshake',
+    says: ['server-spawned-from-config', "never reached the grader: your spawnWire did not start it, or not with the entry's env"],
+  },
+  'spawn-decodes-each-read': { stage: 'handshake', says: ['server-spawned-from-config', "child.stdout.setEncoding('utf8')"] },
   // stage 3: tools
   'pagination-not-followed': { stage: 'tools', says: ['follow nextCursor', 'the session ended before your client sent tools/list (recorded id 101)'] },
   'is-error-thrown': { stage: 'tools', says: ['a tool that failed is still a result'] },

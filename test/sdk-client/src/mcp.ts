@@ -1,7 +1,9 @@
 // A second, independent correct client for stages 2 and 3: the official SDK's Client behind a thin
 // adapter to the course API. The test suite grades it on every handshake and tools case, to prove
 // that the cases ask for what the protocol asks and nothing more (no ids, key orders or wording).
+import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError as SdkMcpError, ResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -10,6 +12,24 @@ export interface Wire {
   write(data: string): void;
   readonly chunks: AsyncIterable<string>;
   close(): void;
+}
+
+export type ServerConfig =
+  | { name: string; type: 'stdio'; command: string; args: string[]; env: Record<string, string> }
+  | { name: string; type: 'http'; url: string; headers: Record<string, string> };
+
+/** Enough of stage 1 for the cases that start their server from a .mcp.json: its stdio entries. */
+export function parseConfig(text: string): ServerConfig[] {
+  const servers = (JSON.parse(text) as { mcpServers: Record<string, { command: string; args?: string[]; env?: Record<string, string> }> }).mcpServers;
+  return Object.entries(servers).map(([name, entry]) => ({ name, type: 'stdio', command: entry.command, args: entry.args ?? [], env: entry.env ?? {} }));
+}
+
+/** The server as the SDK's stdio transport starts one: in its default environment, which keeps only a
+ *  few of the parent's variables (PATH among them), with the entry's env on top. */
+export function spawnWire(server: Extract<ServerConfig, { type: 'stdio' }>): Wire {
+  const child = spawn(server.command, server.args, { env: { ...getDefaultEnvironment(), ...server.env }, stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdout.setEncoding('utf8');
+  return { write: (data) => void child.stdin.write(data), chunks: child.stdout, close: () => child.stdin.end() };
 }
 
 export interface Transport {
