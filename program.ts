@@ -86,18 +86,16 @@ function canonical(value: unknown): unknown {
 /** A wire that knows whether the client closed it. */
 interface TrackedWire extends mcp.Wire {
   readonly closed: boolean;
-  /** Resolves once what the client wrote before closing has reached the player (a spawned server's relay). */
-  readonly delivered: Promise<void>;
+  /** Whether the end of what the client wrote reached the player: at once on the grader's wire; for a
+   *  spawned server, once the server saw its input end and the relay passed that on. */
+  delivered(): Promise<boolean>;
 }
 
 /** After close(): the wire still open means close() never reached it (the program's exit would hide
- *  that, closing everything), and the output says so. Nothing is added when it was closed; the program
- *  then waits until the player has everything the client sent, since it exits right after printing. */
+ *  that, closing everything), and the output says so. Nothing is added when it was closed, which for
+ *  a spawned server means its input ended: waited for, since the program exits right after printing. */
 async function afterClose(wire: TrackedWire): Promise<{ closed?: false }> {
-  if (wire.closed) {
-    await wire.delivered;
-    return {};
-  }
+  if (wire.closed && (await wire.delivered())) return {};
   console.error('close() returned, and the wire to the server is still open: close the transport, and the transport its wire');
   return { closed: false };
 }
@@ -106,7 +104,7 @@ async function afterClose(wire: TrackedWire): Promise<{ closed?: false }> {
  *  any other reaches the cassette player directly: under the grader on fd 3, a socket the grader's
  *  player owns; by hand through `theinference replay`, whose diagnoses show on stderr. */
 async function connect(caseDir: string): Promise<TrackedWire> {
-  const { wire, delivered } = existsSync(join(caseDir, '.mcp.json')) ? await spawnedWire(caseDir) : { wire: openWire(caseDir), delivered: Promise.resolve() };
+  const { wire, delivered } = existsSync(join(caseDir, '.mcp.json')) ? await spawnedWire(caseDir) : { wire: openWire(caseDir), delivered: async () => true };
   let closed = false;
   return {
     delivered,
@@ -138,13 +136,13 @@ function openWire(caseDir: string): mcp.Wire {
 /** The first server of the case's .mcp.json (as your parseConfig reads it), started by your spawnWire. It
  *  names theinference-case-server, which carries the session to the cassette player: it finds the player
  *  through what this adds to the entry's env, and is found itself on the PATH your program passes on. */
-async function spawnedWire(caseDir: string): Promise<{ wire: mcp.Wire; delivered: Promise<void> }> {
+async function spawnedWire(caseDir: string): Promise<{ wire: mcp.Wire; delivered: () => Promise<boolean> }> {
   const [server] = mcp.parseConfig(readFileSync(join(caseDir, '.mcp.json'), 'utf8'));
   if (server?.type !== 'stdio') throw new Error(`parseConfig read no stdio server first in ${join(caseDir, '.mcp.json')}`);
   const fd = process.env.THEINFERENCE_WIRE_FD;
   let reach: Record<string, string>;
   let serverDir: string;
-  let delivered = Promise.resolve();
+  let delivered = async () => true;
   if (fd !== undefined) {
     const relay = await relayToGrader(fd);
     reach = { THEINFERENCE_SERVER_SOCKET: relay.name };
@@ -161,13 +159,16 @@ async function spawnedWire(caseDir: string): Promise<{ wire: mcp.Wire; delivered
 
 /** A socket that theinference-case-server connects to, relayed byte for byte to the grader's wire: the
  *  grader's player still decides, and reads the server's report of how it was started first. Its name
- *  names an abstract socket on Linux (no file left behind); `delivered` resolves once the server's
- *  end of input has been passed on to the grader. */
-async function relayToGrader(fd: string): Promise<{ name: string; delivered: Promise<void> }> {
+ *  names an abstract socket on Linux (no file left behind). `delivered()`: true once the server's end
+ *  of input has been passed on to the grader, or at once when no server ever connected; false when
+ *  that has not come within SERVER_END_WAIT_MS (a spawnWire whose close() leaves the child's stdin open). */
+async function relayToGrader(fd: string): Promise<{ name: string; delivered: () => Promise<boolean> }> {
   const grader = graderWire(fd);
-  const delivered = new Promise<void>((done) => grader.once('finish', done).once('close', done));
+  const passedOn = new Promise<true>((done) => grader.once('finish', () => done(true)).once('close', () => done(true)));
+  let connected = false;
   const id = `theinference-case-server-${process.pid}-${randomBytes(6).toString('hex')}`;
   const listening = createServer((server) => {
+    connected = true;
     listening.close(); // one server a case
     server.on('error', () => grader.end()); // the server went away: so did its session
     server.pipe(grader);
@@ -176,8 +177,12 @@ async function relayToGrader(fd: string): Promise<{ name: string; delivered: Pro
   const linux = process.platform === 'linux';
   const name = linux ? id : join(tmpdir(), id);
   await new Promise<void>((done) => listening.listen(linux ? `\0${name}` : name, done));
-  return { name, delivered };
+  const waited = () => new Promise<false>((done) => setTimeout(() => done(false), SERVER_END_WAIT_MS));
+  return { name, delivered: async () => !connected || Promise.race([passedOn, waited()]) };
 }
+
+/** Far above the few milliseconds the end takes through two processes, even on a loaded machine. */
+const SERVER_END_WAIT_MS = 5000;
 
 function graderWire(fd: string): Socket {
   return new Socket({ fd: Number(fd), readable: true, writable: true });

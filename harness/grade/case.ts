@@ -38,11 +38,8 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   }
   const { result, report, start } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
-  const judgement = withProtocol(
-    withServerStart(judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage }), start),
-    report,
-    fixtureName(testCase, 'cassette.yaml'),
-  );
+  const judged = judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage });
+  const judgement = withProtocol(withSessionOver(withServerStart(judged, start), report), report, fixtureName(testCase, 'cassette.yaml'));
   const failed = judgement.status !== 'pass' && judgement.status !== 'infra';
   return {
     name,
@@ -123,6 +120,21 @@ export async function runWithPlayer(
   const ended = session as PlayerSession;
   const report = await Promise.race([ended.done, grace.then(() => ended.finish())]);
   return { result, report, ...(start && { start }) };
+}
+
+/** A program stopped by a limit after the whole recorded session was played right: what is left to
+ *  wait for is the end, and close() is where a client waits for it (the server's output ends only
+ *  after its input has). */
+function withSessionOver(judgement: Judgement, report: PlayReport | undefined): Judgement {
+  if (judgement.status !== 'timeout' || !report?.ok) return judgement;
+  const hint = {
+    kind: 'session-over',
+    lines: [
+      'every message of the session was exchanged right, and then your program did not end: is close() waiting for the server to close first?',
+      "the server's output ends only after its input does: close() ends the wire first (spawnWire's close: end the child's stdin), then waits",
+    ],
+  };
+  return { ...judgement, hints: [...(judgement.hints ?? []), hint] };
 }
 
 /** A server started other than its entry says fails the case, whatever the output; a program that

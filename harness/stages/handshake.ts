@@ -70,7 +70,7 @@ function closeRule(comparison: Comparison): Hint[] {
       kind: 'close-left-open',
       lines: [
         'close() returned, and the wire to the server was still open: your program would have kept the server running',
-        "McpClient.close() must close its transport, and the transport's close() its wire (wire.close())",
+        "McpClient.close() must close its transport, the transport's close() its wire (wire.close()), and spawnWire's close() the child's stdin",
       ],
     },
   ];
