@@ -58,25 +58,31 @@ describe('bless', () => {
     expect(after.get('/fixtures/config-and-framing/mcp-config/no-servers/expected.json')).toBe('{\n  "servers": []\n}\n');
   });
 
-  for (const [unfit, edit, says] of [
+  // Each unfit reference is blessed at the stage its flaw shows in, one of whose expected.json is missing.
+  const missing = { 'config-and-framing': 'config-and-framing/mcp-config/no-servers', handshake: 'handshake/everything-server' };
+  for (const [unfit, stage, edit, says] of [
     [
       'crashes',
+      'config-and-framing',
       (source: string) =>
         source.replace('  return JSON.parse(line.trim());', "  if (line.includes('-42')) process.exit(3);\n  return JSON.parse(line.trim());"),
       'the reference exited with code 3',
     ],
     [
       'times out',
+      'config-and-framing',
       (source: string) => source.replace('  return JSON.parse(line.trim());', "  while (line.includes('-42')) {}\n  return JSON.parse(line.trim());"),
       'the reference timed out',
     ],
     [
       'fails its property tests',
+      'config-and-framing',
       (source: string) => source.replace("  return JSON.stringify(msg) + '\\n';", "  return JSON.stringify(msg).replaceAll('\\u2028', '\\\\u2028') + '\\n';"),
       'property: frame(m) is exactly JSON.stringify(m)',
     ],
     [
       'breaks the protocol of a cassette',
+      'handshake',
       (source: string) => source.replace("    await this.notify('notifications/initialized');\n", ''),
       'the reference broke the protocol of its cassette',
     ],
@@ -88,9 +94,9 @@ describe('bless', () => {
       const text = readFileSync(source, 'utf8');
       expect(edit(text)).not.toBe(text);
       writeFileSync(source, edit(text));
-      rmSync(join(dir, 'fixtures/config-and-framing/mcp-config/no-servers/expected.json'));
+      rmSync(join(dir, 'fixtures', missing[stage], 'expected.json'));
       const before = expectedFiles(dir);
-      const run = await runCli(['bless'], { cwd: dir });
+      const run = await runCli(['bless', '--stage', stage], { cwd: dir });
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('the reference solution is not fit to bless; nothing was written');
       expect(run.stderr).toContain(says);

@@ -8,8 +8,9 @@ import { Player, type Piece } from './player.ts';
 import type { FaceOptions, PlayerSession } from './session.ts';
 
 /** How long the initialize result is held back: long enough that a client which sends
- *  notifications/initialized (or anything but ping) without waiting for it is seen to. */
-export const INITIALIZE_HOLD_MS = 20;
+ *  notifications/initialized (or anything but ping) without waiting for it is seen to, even when
+ *  a loaded machine preempts it between its two writes (20 ms let one through, with both cores busy). */
+export const INITIALIZE_HOLD_MS = 50;
 
 export interface StreamFaceOptions extends FaceOptions {
   /** Milliseconds the initialize result is held back (default INITIALIZE_HOLD_MS). */
