@@ -119,17 +119,25 @@ export async function lint(args: string[]): Promise<number> {
 /** How long verify waits for each of the server's answers, unless `--timeout` says otherwise. */
 const VERIFY_TIMEOUT_SECONDS = 10;
 
-/** `verify <cassette> [--timeout <seconds>] -- <server command...>`: 0 no drift, 1 drift, 2 bad input. */
+/** `verify <cassette> [--timeout <seconds>] [--redact-env NAME]... -- <server command...>`: 0 no drift, 1 drift, 2 bad input. */
 export async function verify(args: string[]): Promise<number> {
   const split = args.indexOf('--');
-  const parsed = parse(split === -1 ? args : args.slice(0, split), { timeout: { type: 'string' } }, { positionals: true });
+  const parsed = parse(
+    split === -1 ? args : args.slice(0, split),
+    { timeout: { type: 'string' }, 'redact-env': { type: 'string', multiple: true } },
+    { positionals: true },
+  );
   const [file, ...extra] = parsed.positionals;
   const command = split === -1 ? extra : args.slice(split + 1);
-  if (file === undefined || command.length === 0) throw new UsageError('usage: theinference verify <cassette> [--timeout <seconds>] -- <server command...>');
+  if (file === undefined || command.length === 0)
+    throw new UsageError('usage: theinference verify <cassette> [--timeout <seconds>] [--redact-env NAME]... -- <server command...>');
   const timeoutMs = (parsed.values.timeout === undefined ? VERIFY_TIMEOUT_SECONDS : seconds('--timeout', parsed.values.timeout)) * 1000;
   const cassette = loadCassette(file);
   const { verifyCassette } = await import('./verify.ts');
-  const drift = await verifyCassette(cassette, command, { timeoutMs });
+  const { secretsFromCommand, secretsFromEnv } = await import('./redact.ts');
+  // The secrets record would find in this run: never printed, sent where the cassette has their placeholders.
+  const secrets = [...secretsFromEnv(process.env, parsed.values['redact-env'] ?? []), ...secretsFromCommand(command)];
+  const drift = await verifyCassette(cassette, command, { timeoutMs, secrets });
   for (const item of drift) say('verify', `${file}${item.line ? `:${item.line}` : ''}: ${item.message}`);
   if (drift.length === 0) process.stdout.write(`${file}: no drift\n`);
   return drift.length === 0 ? 0 : 1;

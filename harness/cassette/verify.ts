@@ -1,12 +1,15 @@
 // Drift check: plays a cassette's client side against the live server and compares what the server
 // says now with what it said when recorded. Responses are paired by id, notifications and server
-// requests by method in order; free paths, `_meta`, UUIDs and timestamps are not compared.
+// requests by method in order; free paths, `_meta`, UUIDs and timestamps are not compared. Secrets
+// go as record left them: the server gets the real values where the cassette has placeholders, and
+// what it says is redacted before it is compared or printed.
 import { InputError } from '../errors.ts';
 import { spawn } from 'node:child_process';
 import { FreePaths, firstDifference, formatPath } from './json-path.ts';
 import { LineSplitter } from './lines.ts';
 import { describeMessage, idKey, isObject, kindOf, type Cassette, type Json, type JsonObject } from './model.ts';
 import { maskNondeterministic } from './normalise.ts';
+import { placeholder, Redactor, type Secret } from './redact.ts';
 
 export interface Drift {
   /** Index of the recorded frame concerned (-1: something the live server sent that was never recorded). */
@@ -23,6 +26,8 @@ export interface VerifyOptions {
   env?: NodeJS.ProcessEnv;
   /** How long to wait for each response. */
   timeoutMs?: number;
+  /** The secrets of this run (redact.ts), as record finds them. */
+  secrets?: readonly Secret[];
 }
 
 /** The server command could not be started: bad input, one line. */
@@ -40,6 +45,8 @@ export async function verifyCassette(cassette: Cassette, command: string[], opti
   await started;
   const drift: Drift[] = [];
   const live: JsonObject[] = [];
+  const redactor = new Redactor(options.secrets ?? []);
+  const send = (message: JsonObject) => child.stdin.write(`${restoreSecrets(JSON.stringify(message), options.secrets ?? [])}\n`);
   let waiting: { id: string; resolve: () => void } | undefined;
   // The client's recorded answers to server-initiated requests, sent as soon as the live server asks.
   const answers = recordedAnswers(cassette);
@@ -48,20 +55,21 @@ export async function verifyCassette(cassette: Cassette, command: string[], opti
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => {
     for (const line of splitter.push(chunk)) {
-      let message: unknown;
+      let parsed: unknown;
       try {
-        message = JSON.parse(line);
+        parsed = JSON.parse(line);
       } catch {
-        if (line.trim() !== '') drift.push({ frame: -1, message: `the server wrote non-JSON to stdout: ${JSON.stringify(line.slice(0, 80))}` });
+        if (line.trim() !== '') drift.push({ frame: -1, message: `the server wrote non-JSON to stdout: ${JSON.stringify(redactor.text(line).slice(0, 80))}` });
         continue;
       }
-      if (!isObject(message)) continue;
+      if (!isObject(parsed)) continue;
+      const message = redactor.json(parsed);
       live.push(message);
       if (kindOf(message) === 'request') {
         const answer = answers.find(({ method, frame }) => method === message.method && !answered.has(frame));
         if (answer) {
           answered.add(answer.frame);
-          child.stdin.write(JSON.stringify({ ...answer.message, id: message.id ?? null }) + '\n');
+          send({ ...answer.message, id: message.id ?? null });
         }
       }
       if (waiting && kindOf(message) === 'response' && idKey(message.id) === waiting.id) waiting.resolve();
@@ -75,7 +83,7 @@ export async function verifyCassette(cassette: Cassette, command: string[], opti
     const message = frame.message;
     const kind = kindOf(message);
     if (kind === 'response') continue; // sent when the live server asks
-    child.stdin.write(JSON.stringify(message) + '\n');
+    send(message);
     if (kind !== 'request') continue;
     const id = idKey(message.id);
     if (live.some((seen) => kindOf(seen) === 'response' && idKey(seen.id) === id)) continue;
@@ -96,6 +104,17 @@ export async function verifyCassette(cassette: Cassette, command: string[], opti
   await exited;
   clearTimeout(killer);
   return [...drift, ...compare(cassette, live)];
+}
+
+/** A client message's placeholders back to the values they stand for, written as JSON text writes them
+ *  (the first value of a name: a URL password found twice stands for the first). */
+function restoreSecrets(json: string, secrets: readonly Secret[]): string {
+  let result = json;
+  for (const { name, value } of secrets) {
+    const stand = placeholder(name);
+    if (result.includes(stand)) result = result.split(stand).join(JSON.stringify(value).slice(1, -1));
+  }
+  return result;
 }
 
 function recordedAnswers(cassette: Cassette): { method: string; frame: number; message: JsonObject }[] {

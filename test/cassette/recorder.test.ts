@@ -51,7 +51,11 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
   process.stdout.write('debug: key=' + args[0] + '\\n');
   send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: { args, password: args[2] } } });
   if (message.method === 'resources/read') send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: 'bad key ' + args[0], data: { args, token } } });
-  else send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'token ' + token + ' args ' + JSON.stringify(args) }] } });
+  else {
+    // whether the client sent the real key (as typed), not a placeholder
+    const key = message.params?.arguments?.key === args[0].split('=')[1] ? 'right' : 'wrong';
+    send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'token ' + token + ' args ' + JSON.stringify(args) + ' key ' + key }] } });
+  }
 });
 `;
 
@@ -223,7 +227,7 @@ describe('secrets in a recording', () => {
     expect(frames).toContainEqual({ from: 'stderr', text: started });
     expect(frames).toContainEqual({ from: 'client', message: JSON.parse(request(1, 'tools/call', { name: 'x', arguments: { key: '<redacted:--api-key>' } })) });
     expect(frames).toContainEqual({ from: 'stdout', text: 'debug: key=--api-key=<redacted:--api-key>\n' });
-    const result1 = { content: [{ type: 'text', text: `token <redacted:LEAKY_SERVICE_TOKEN> args ${JSON.stringify(REDACTED_ARGS)}` }] };
+    const result1 = { content: [{ type: 'text', text: `token <redacted:LEAKY_SERVICE_TOKEN> args ${JSON.stringify(REDACTED_ARGS)} key right` }] };
     const answer = { jsonrpc: '2.0', id: 1, result: result1 };
     // the exact bytes (CRLF) are kept, redacted like the message
     expect(frames).toContainEqual({ from: 'server', message: answer, raw: JSON.stringify(answer) + '\r\n' });
@@ -247,6 +251,22 @@ describe('secrets in a recording', () => {
     const replayed = await run([...CLI, 'replay', out, '--no-validate'], input.replace('sk-secret123', '<redacted:--api-key>'));
     expect(replayed.code).toBe(0);
     expect(replayed.stderr).toBe(shown + '\n');
+  });
+
+  it('are never printed by verify, which sends the server the real values and compares what it says redacted', async () => {
+    const out = join(freshDir('leaky-verify-'), 'leaky.yaml');
+    const input = request(1, 'tools/call', { name: 'x', arguments: { key: 'sk-secret123' } }) + request(2, 'resources/read', { uri: 'secret://x' });
+    const env = { LEAKY_SERVICE_TOKEN: 'tok-env-5ecret' };
+    expect((await run([...CLI, 'record', '--out', out, '--allow-noise', '--', NODE, leakyFile, ...ARGS], input, { env })).code).toBe(0);
+    const verified = await run([...CLI, 'verify', out, '--', NODE, leakyFile, ...ARGS], '', { env });
+    for (const secret of SECRETS) expect(verified.stdout.includes(secret) || verified.stderr.includes(secret), secret).toBe(false);
+    // every message is as recorded once redacted (the key came back "right"); what is left is its log lines on stdout
+    expect(verified.stderr).not.toContain('changed at');
+    expect(verified.stderr).toContain('the server wrote non-JSON to stdout: "debug: key=--api-key=<redacted:--api-key>');
+    // another token now: redacted alike, so still no drift, and still never printed
+    const rotated = await run([...CLI, 'verify', out, '--', NODE, leakyFile, ...ARGS], '', { env: { LEAKY_SERVICE_TOKEN: 'tok-rotated-9999' } });
+    expect(rotated.stderr).not.toContain('changed at');
+    expect(rotated.stderr).not.toContain('tok-rotated-9999');
   });
 
   it('are replaced in a .partial too', async () => {
