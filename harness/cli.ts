@@ -34,10 +34,18 @@ REPORT_FORMATS
   merge-reports --report <file> [--junit <file>] [--html <file>] <shard.json...>   one report from the shards' reports
   list                              the stages, and which pass
   bless [--stage <slug>]            rewrite expected.json from the reference solution (course authors)
-  record --out <cassette> -- <server command...>   record a real MCP server (stdio)
-  replay <cassette>                 play a cassette as a stdio MCP server
-  lint <cassette>                   check a cassette
-  verify <cassette> [--timeout <seconds>] -- <server command...>   replay a cassette's client side against a live server
+  record --out <cassette> -- <server command...>   record a real MCP server (stdio), secrets redacted
+       [--force]                     replace an existing cassette
+       [--redact-env <NAME>]         redact this variable's value too (repeat for more)
+       [--allow-noise]               keep non-JSON lines on the server's stdout as stdout frames
+       [--keep-nondeterministic]     do not mark UUIDs, timestamps and the like free
+  replay <cassette>                 play a cassette as a stdio MCP server (diagnoses on stderr)
+       [--report <file>] [--html <file>]   write what it found as JSON, or the session drawn
+       [--no-validate]               do not check the client's messages against the MCP schema
+  lint <cassette>...                check cassettes
+  verify <cassette> -- <server command...>   replay a cassette's client side against a live server
+       [--timeout <seconds>]         wait this long for each answer (default 10)
+       [--redact-env <NAME>]         a variable whose value is a secret too (repeat for more)
 
 exit codes: 0 pass, 1 the solution failed, 2 usage or infrastructure error`;
 
