@@ -54,6 +54,9 @@ export async function record(args: string[]): Promise<number> {
   });
 }
 
+/** What starts each line the recorded server wrote on stderr, as replay relays it. */
+export const SERVER_STDERR = '[server] ';
+
 /** `replay <cassette> [--report <file>] [--html <file>] [--no-validate]`: a stdio MCP server that plays
  *  the cassette; at the end, the play report as JSON and the session drawn as a page. */
 export async function replay(args: string[]): Promise<number> {
@@ -69,7 +72,8 @@ export async function replay(args: string[]): Promise<number> {
   const session = attachStreams(cassette, process.stdin, process.stdout, {
     endOutput: false,
     validate: parsed.values['no-validate'] !== true,
-    onStderr: (line) => process.stderr.write(escapeControls(line) + '\n'), // the recorded server's stderr
+    // The recorded server's stderr, marked as its own: a diagnosis starts with "theinference replay:".
+    onStderr: (line) => process.stderr.write(`${SERVER_STDERR}${escapeControls(line)}\n`),
     onDiagnosis: (diagnosis) => say('replay', formatDiagnosis(diagnosis)),
   });
   const stop = () => session.finish();

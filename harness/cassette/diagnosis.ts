@@ -7,6 +7,7 @@ export type DiagnosisKind =
   | 'unexpected-method' // the client sent another method (or kind of message) than the one recorded next
   | 'params-differ' // right method, params (or the answer to a server request) differ at `path`
   | 'out-of-order' // the message is recorded, but later than where the session is
+  | 'before-initialize-result' // a message other than ping before the initialize result had been written
   | 'exhausted' // the recording has no client message left
   | 'unused' // the session ended with recorded client messages never sent
   | 'invalid-message' // the message breaks the MCP schema of the negotiated version

@@ -178,7 +178,7 @@ export class Player {
     if (arrival.beforeInitializeResult && message.method !== 'ping') {
       // The lifecycle's rule: until the initialize result arrives, a client may send nothing but ping.
       this.diagnose(
-        'out-of-order',
+        'before-initialize-result',
         () => `your client sent ${describeMessage(message)} before the initialize result had arrived: wait for it (only ping may come earlier)`,
         {
           received: message,

@@ -142,6 +142,7 @@ const DIAGNOSIS_KINDS = [
   'unexpected-method',
   'params-differ',
   'out-of-order',
+  'before-initialize-result',
   'exhausted',
   'unused',
   'invalid-message',

@@ -127,7 +127,10 @@ describe('the exchange of a played session', () => {
       'client notification notifications/initialized',
       'server response result 0',
     ]);
-    expect(report.exchange.steps[1]!.diagnosis?.message).toContain('before the initialize result had arrived');
+    expect(report.exchange.steps[1]!.diagnosis).toMatchObject({
+      kind: 'before-initialize-result',
+      message: expect.stringContaining('before the initialize result had arrived'),
+    });
   });
 
   it('keeps the first steps of a flood and counts the rest; keeps a long message as its clipped text', async () => {

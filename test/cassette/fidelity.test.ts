@@ -111,6 +111,7 @@ describe('the SDK client against the everything server', () => {
       'tools/call (your id 2) is not valid MCP 2025-11-25: params.name: Invalid input: expected string, received number',
     );
     // it wrote everything at once: tools/list went out before the initialize result had arrived...
+    expect(diagnoses[0]!.kind).toBe('before-initialize-result');
     expect(diagnoses[0]!.message).toBe(
       'your client sent tools/list (your id 1) before the initialize result had arrived: wait for it (only ping may come earlier)',
     );

@@ -250,7 +250,7 @@ describe('secrets in a recording', () => {
     expect(result.stderr).not.toMatch(/[\x1b\r]/);
     const replayed = await run([...CLI, 'replay', out, '--no-validate'], input.replace('sk-secret123', '<redacted:--api-key>'));
     expect(replayed.code).toBe(0);
-    expect(replayed.stderr).toBe(shown + '\n');
+    expect(replayed.stderr).toBe(`[server] ${shown}\n`);
   });
 
   it('are never printed by verify, which sends the server the real values and compares what it says redacted', async () => {
