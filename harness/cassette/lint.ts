@@ -1,5 +1,9 @@
-// Checks beyond the format: that the conversation in a cassette can be played at all.
-import { idKey, kindOf, type Cassette } from './model.ts';
+// Checks beyond the format: that the conversation in a cassette can be played at all, and that it
+// names nothing of the machine it was recorded on (a home folder, a temporary folder).
+import { idKey, isObject, kindOf, type Cassette, type Json } from './model.ts';
+
+/** A path that exists on one machine only: a home folder, a temporary folder, a user's folder on Windows. */
+const MACHINE_PATH = /(?:^|file:\/\/|[\s"'=:(\[])((?:\/home\/|\/Users\/|\/root\/|\/tmp\/|\/var\/folders\/|\/private\/var\/|[A-Za-z]:\\+Users\\+)[^\s"')\]]*)/;
 
 export interface LintProblem {
   frame: number;
@@ -33,5 +37,36 @@ export function lintCassette(cassette: Cassette): LintProblem[] {
     }
   }
   if (clientMessages === 0) problems.push({ frame: -1, message: 'the cassette has no client message: nothing to match' });
+  const [program] = cassette.provenance.command;
+  if (program?.startsWith('/') || /^[A-Za-z]:\\/.test(program ?? '')) {
+    problems.push({
+      frame: -1,
+      message: `provenance.command starts with the absolute path ${JSON.stringify(program)}: name the command as typed in the project folder`,
+    });
+  }
+  for (const [index, frame] of cassette.frames.entries()) {
+    const text = frame.from === 'client' || frame.from === 'server' ? frame.message : frame.text;
+    const path = machinePath(text);
+    if (path) {
+      problems.push({
+        frame: index,
+        line: frame.line,
+        message: `${frame.from} frame names the machine path ${JSON.stringify(path)}: record in a folder whose path the cassette does not keep, or replace it by hand`,
+      });
+    }
+  }
+  const commandPath = cassette.provenance.command.map((arg) => machinePath(arg)).find(Boolean);
+  if (commandPath) problems.push({ frame: -1, message: `provenance.command names the machine path ${JSON.stringify(commandPath)}` });
   return problems;
+}
+
+/** The first machine path in any string of `value`, keys included. */
+function machinePath(value: Json): string | undefined {
+  if (typeof value === 'string') return MACHINE_PATH.exec(value)?.[1];
+  if (Array.isArray(value)) return value.map(machinePath).find(Boolean);
+  if (isObject(value))
+    return Object.entries(value)
+      .flatMap(([key, item]) => [machinePath(key), machinePath(item)])
+      .find(Boolean);
+  return undefined;
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CassetteError, loadCassette, parseCassette, saveCassette, serialiseCassette } from '../../harness/cassette/format.ts';
+import { lintCassette } from '../../harness/cassette/lint.ts';
 import type { Cassette } from '../../harness/cassette/model.ts';
 import { cassetteCommand, ROOT } from './sdk-session.ts';
 
@@ -120,6 +121,30 @@ describe('cassette format v1', () => {
     expect(newer.status).toBe(2);
     expect(newer.stderr.trim().split('\n')).toHaveLength(1);
     expect(newer.stderr).toContain('newer.yaml:1: version: this file is cassette version 3');
+  });
+});
+
+describe('lint and machine paths', () => {
+  const lintOf = (text: string) => lintCassette(parseCassette(text, 'paths.yaml')).map((problem) => problem.message);
+
+  it('refuses a home or temporary folder anywhere in a message, a URI, stderr, or the command', () => {
+    const withPath = (where: string) => GOOD.replace('"result":{}', `"result":{"content":[{"type":"text","text":"read ${where}"}]}`);
+    expect(lintOf(withPath('/home/ada/notes.txt'))).toEqual([
+      'server frame names the machine path "/home/ada/notes.txt": record in a folder whose path the cassette does not keep, or replace it by hand',
+    ]);
+    expect(lintOf(withPath('file:///tmp/mcp-x1/a.txt'))).toHaveLength(1);
+    expect(lintOf(withPath('C:\\\\Users\\\\ada\\\\a.txt'))).toHaveLength(1);
+    expect(lintOf(`${GOOD}  - stderr: "Secure MCP Filesystem Server running in /Users/ada/project"\n`)).toHaveLength(1);
+    expect(lintOf(GOOD.replace('command: [node, server.js]', 'command: [/usr/local/bin/node, server.js]'))).toEqual([
+      'provenance.command starts with the absolute path "/usr/local/bin/node": name the command as typed in the project folder',
+    ]);
+  });
+
+  it('lets through what only looks like one: a URL path, a relative path, a placeholder', () => {
+    const withText = (text: string) => GOOD.replace('"result":{}', `"result":{"text":${JSON.stringify(text)}}`);
+    for (const text of ['https://example.com/home/page', 'fixtures/home/notes.txt', 'read <setup:root>/notes.txt', 'the /tmp folder']) {
+      expect(lintOf(withText(text)), text).toEqual([]);
+    }
   });
 });
 
