@@ -3,7 +3,7 @@
 import { idKey, isObject, kindOf, type Cassette, type Json } from './model.ts';
 
 /** A path that exists on one machine only: a home folder, a temporary folder, a user's folder on Windows. */
-const MACHINE_PATH = /(?:^|file:\/\/|[\s"'=:(\[])((?:\/home\/|\/Users\/|\/root\/|\/tmp\/|\/var\/folders\/|\/private\/var\/|[A-Za-z]:\\+Users\\+)[^\s"')\]]*)/;
+const MACHINE_PATH = /(?:^|file:\/\/|[\s"'=:([])((?:\/home\/|\/Users\/|\/root\/|\/tmp\/|\/var\/folders\/|\/private\/var\/|[A-Za-z]:\\+Users\\+)[^\s"')\]]*)/;
 
 export interface LintProblem {
   frame: number;
