@@ -10,6 +10,7 @@ import { LineSplitter } from './lines.ts';
 import { describeMessage, idKey, isObject, kindOf, type Cassette, type Json, type JsonObject } from './model.ts';
 import { maskNondeterministic } from './normalise.ts';
 import { placeholder, Redactor, type Secret } from './redact.ts';
+import { clip } from '../terminal-text.ts';
 
 export interface Drift {
   /** Index of the recorded frame concerned (-1: something the live server sent that was never recorded). */
@@ -156,7 +157,7 @@ function compare(cassette: Cassette, live: JsonObject[]): Drift[] {
       drift.push({
         frame: index,
         line: frame.line,
-        message: `${describeMessage(recorded)} changed at ${formatPath(difference.path)}: recorded ${short(difference.expected)}, now ${short(difference.actual)}`,
+        message: `${describeMessage(recorded)} changed at ${formatPath(difference.path)}: ${sideBySide(difference.expected, difference.actual)}`,
         path: formatPath(difference.path),
         expected: difference.expected ?? null,
         actual: difference.actual ?? null,
@@ -169,7 +170,23 @@ function compare(cassette: Cassette, live: JsonObject[]): Drift[] {
   return drift;
 }
 
+/** Characters shown of a long value: before the first difference, and in all. */
+const BEFORE_DIFFERENCE = 30;
+const SHOWN = 80;
+
+/** `recorded …, now …`: two strings cut around where they first differ (a long text that changed in
+ *  its middle would look the same in both, cut at its start); other values from their start. */
+export function sideBySide(expected: Json | undefined, actual: Json | undefined): string {
+  if (typeof expected === 'string' && typeof actual === 'string') {
+    let at = 0;
+    while (at < expected.length && expected[at] === actual[at]) at++;
+    const from = Math.max(0, at - BEFORE_DIFFERENCE);
+    const cut = (text: string) => `${from > 0 ? '…' : ''}${clip(text.slice(from), SHOWN)}`;
+    return `recorded ${JSON.stringify(cut(expected))}, now ${JSON.stringify(cut(actual))}${from > 0 ? ` (they differ from character ${at} on)` : ''}`;
+  }
+  return `recorded ${short(expected)}, now ${short(actual)}`;
+}
+
 function short(value: Json | undefined): string {
-  const text = value === undefined ? 'nothing' : JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return value === undefined ? 'nothing' : clip(JSON.stringify(value), SHOWN);
 }

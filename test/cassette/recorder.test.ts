@@ -410,3 +410,14 @@ describe('bad input to replay and verify', () => {
     expect(result.stderr).toBe('theinference verify: cannot start the server command "no-such-mcp-server-anywhere": no such command\n');
   });
 });
+
+describe('what verify says of a changed value', () => {
+  it('cuts two long strings around where they first differ, not at their start', async () => {
+    const { sideBySide } = await import('../../harness/cassette/verify.ts');
+    const before = `${'Lorem ipsum dolor sit amet. '.repeat(10)}The answer is 41. ${'Consectetur adipiscing elit. '.repeat(10)}`;
+    const said = sideBySide(before, before.replace('41', '42'));
+    expect(said).toMatch(/^recorded "…[^"]*The answer is 41\.[^"]*…", now "…[^"]*The answer is 42\.[^"]*…" \(they differ from character 294 on\)$/);
+    expect(sideBySide('The sum is 41.', 'The sum is 42.')).toBe('recorded "The sum is 41.", now "The sum is 42."');
+    expect(sideBySide({ a: 1 }, undefined)).toBe('recorded {"a":1}, now nothing');
+  });
+});
