@@ -416,7 +416,7 @@ describe('what verify says of a changed value', () => {
     const { sideBySide } = await import('../../harness/cassette/verify.ts');
     const before = `${'Lorem ipsum dolor sit amet. '.repeat(10)}The answer is 41. ${'Consectetur adipiscing elit. '.repeat(10)}`;
     const said = sideBySide(before, before.replace('41', '42'));
-    expect(said).toMatch(/^recorded "…[^"]*The answer is 41\.[^"]*…", now "…[^"]*The answer is 42\.[^"]*…" \(they differ from character 294 on\)$/);
+    expect(said).toMatch(/^recorded "…[^"]*The answer is 41\.[^"]*…", now "…[^"]*The answer is 42\.[^"]*…" \(they differ from character 295 on\)$/);
     expect(sideBySide('The sum is 41.', 'The sum is 42.')).toBe('recorded "The sum is 41.", now "The sum is 42."');
     expect(sideBySide({ a: 1 }, undefined)).toBe('recorded {"a":1}, now nothing');
   });
