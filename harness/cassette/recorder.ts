@@ -278,6 +278,7 @@ export function record(options: RecordOptions): Promise<number> {
           return done(2);
         }
         log(`${flaws.join(' ')}; ${options.out} not written, what was recorded (${counts}) is in ${options.out}.partial`);
+        logRedactions(cassette, log);
         return done(interruptedBy === undefined ? 1 : 128 + constants.signals[interruptedBy]);
       }
       try {
@@ -287,9 +288,31 @@ export function record(options: RecordOptions): Promise<number> {
         return done(2);
       }
       log(`wrote ${options.out}: ${counts}`);
+      logRedactions(cassette, log);
       done(0);
     };
   });
+}
+
+/** How many values record replaced, by what they were (the placeholder's name) and where. */
+function logRedactions(cassette: Cassette, log: (line: string) => void): void {
+  const places = new Map<string, Map<string, number>>();
+  const count = (text: string, where: string) => {
+    for (const [, name] of text.matchAll(/<redacted:([^>]+)>/g)) {
+      const byPlace = places.get(name!) ?? new Map<string, number>();
+      byPlace.set(where, (byPlace.get(where) ?? 0) + 1);
+      places.set(name!, byPlace);
+    }
+  };
+  for (const arg of cassette.provenance.command) count(arg, 'the command');
+  for (const frame of cassette.frames) {
+    if (frame.from === 'stderr' || frame.from === 'stdout') count(frame.text, `${frame.from} lines`);
+    else count(JSON.stringify(frame.message), `${frame.from} messages`);
+  }
+  if (places.size === 0) return;
+  const total = [...places.values()].reduce((sum, byPlace) => sum + [...byPlace.values()].reduce((a, b) => a + b, 0), 0);
+  const named = [...places].map(([name, byPlace]) => `${name} (${[...byPlace].map(([where, times]) => `${times} in ${where}`).join(', ')})`);
+  log(`redacted ${total} value${total === 1 ? '' : 's'}: ${named.join('; ')}`);
 }
 
 function buildCassette(frames: Frame[], options: RecordOptions, cwd: string, redactor: Redactor): Cassette {

@@ -216,6 +216,10 @@ describe('secrets in a recording', () => {
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('sk-secret123'); // the client still gets what the server said
+    // how many values, of which secret, where: the key is in the command, the call, stderr, 2 log lines, 2 notices, a result, an error twice
+    expect(result.stderr).toContain(
+      'theinference record: redacted 27 values: --api-key (1 in the command, 1 in client messages, 1 in stderr lines, 2 in stdout lines, 5 in server messages); --password (',
+    );
     const bytes = readFileSync(out);
     for (const secret of SECRETS) expect(bytes.includes(secret), secret).toBe(false);
     for (const secret of SECRETS) expect(result.stderr.includes(secret), secret).toBe(false);
@@ -280,6 +284,7 @@ describe('secrets in a recording', () => {
     expect(result.code).toBe(1);
     expect(recorderLines(result.stderr)).toEqual([
       `theinference record: the server exited mid-session (exit code 4), leaving exit (id 2) unanswered; ${target} not written, what was recorded (2 client and 2 server messages) is in ${target}.partial`,
+      expect.stringMatching(/^theinference record: redacted \d+ values: --api-key \(1 in the command, /),
     ]);
     expect(readdirSync(folder)).toEqual(['c.yaml.partial']);
     const bytes = readFileSync(`${target}.partial`);
