@@ -1,4 +1,4 @@
-// Nondeterministic values (UUIDs, timestamps, clock times in prose) are detected and their paths
+// Nondeterministic values (UUIDs, timestamps and dates in the usual forms, clock times in prose) are detected and their paths
 // marked free: the player does not match them, verify does not compare them. The first recording
 // stays faithful (the client saw those very values); a re-recording over an existing cassette
 // carries the previous values over where both are nondeterministic, so that its diff shows only
@@ -6,15 +6,38 @@
 import { formatPath, getAt, parsePath, type Segment } from './json-path.ts';
 import { isObject, kindOf, type Frame, type Json, type JsonObject } from './model.ts';
 
-const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\b/gi;
+/** Any 8-4-4-4-12 hex group, whatever its version: ids, request tokens, task ids in prose. */
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 const TIMESTAMP = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})\b/g;
+/** An ISO date and time without a zone, `T` or space between: "2026-11-30 12:25:50". */
+const LOCAL_DATE_TIME = /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\b/g;
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+/** JavaScript's Date.toString(): "Mon Nov 30 2026 12:25:50 GMT+0000 (Coordinated Universal Time)". */
+const DATE_STRING = new RegExp(`\\b${DAY} ${MONTH} \\d{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT[+-]\\d{4}(?: \\([^)]*\\))?`, 'g');
+/** RFC 2822 and HTTP dates (toUTCString()): "Mon, 30 Nov 2026 12:25:50 GMT", "30 Nov 2026 12:25:50 +0000". */
+const RFC_2822 = new RegExp(`(?:\\b${DAY}, )?\\b\\d{1,2} ${MONTH} \\d{4} \\d{2}:\\d{2}(?::\\d{2})? (?:GMT|UTC|[+-]\\d{4})`, 'g');
 /** A clock time as servers print it in prose: "created at 12:18:55 AM". */
 const TIME_OF_DAY = /\b\d{1,2}:\d{2}:\d{2}\s?[AP]M\b/g;
-const PATTERNS = [UUID, TIMESTAMP, TIME_OF_DAY];
+/** A date alone, "2026-11-30": today's, as a server says it. Never under a `protocolVersion` key,
+ *  where MCP names its revisions by date. */
+const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b/g;
+/** Most specific first: each is masked before a shorter one could take part of it. */
+const PATTERNS: [RegExp, string][] = [
+  [UUID, '<uuid>'],
+  [TIMESTAMP, '<timestamp>'],
+  [DATE_STRING, '<date>'],
+  [RFC_2822, '<date>'],
+  [LOCAL_DATE_TIME, '<timestamp>'],
+  [TIME_OF_DAY, '<time>'],
+  [ISO_DATE, '<date>'],
+];
+/** The key whose value is a date that names a protocol revision, not a moment. */
+const REVISION_KEY = 'protocolVersion';
 
 /** Does this string hold a value that changes from run to run? */
 export function looksNondeterministic(text: string): boolean {
-  return PATTERNS.some((pattern) => {
+  return PATTERNS.some(([pattern]) => {
     pattern.lastIndex = 0;
     const found = pattern.test(text);
     pattern.lastIndex = 0;
@@ -22,11 +45,13 @@ export function looksNondeterministic(text: string): boolean {
   });
 }
 
-/** The same value with every UUID and timestamp replaced by a fixed mark, for comparing two runs. */
+/** The same value with every UUID, date and time replaced by a fixed mark, for comparing two runs. */
 export function maskNondeterministic<T extends Json>(value: T): T {
-  if (typeof value === 'string') return value.replace(UUID, '<uuid>').replace(TIMESTAMP, '<timestamp>').replace(TIME_OF_DAY, '<time>') as T;
+  if (typeof value === 'string') return PATTERNS.reduce((text: string, [pattern, mark]) => text.replace(pattern, mark), value) as T;
   if (Array.isArray(value)) return value.map((item) => maskNondeterministic(item)) as T;
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskNondeterministic(item)])) as T;
+  if (isObject(value)) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, key === REVISION_KEY ? item : maskNondeterministic(item)])) as T;
+  }
   return value;
 }
 
@@ -59,6 +84,7 @@ function collect(value: Json, path: Segment[], found: { path: Segment[]; value: 
   else if (isObject(value)) {
     for (const [key, item] of Object.entries(value)) {
       if (path.length === 0 && (key === 'id' || key === 'jsonrpc' || key === 'method')) continue;
+      if (key === REVISION_KEY) continue;
       collect(item, [...path, key], found);
     }
   }
