@@ -25,6 +25,7 @@ import {
   type Provenance,
 } from './model.ts';
 import { carryOver, markNondeterministic } from './normalise.ts';
+import { keepHandEdits } from './rerecord.ts';
 import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv } from './redact.ts';
 import { escapeControls } from '../terminal-text.ts';
 
@@ -268,7 +269,7 @@ export function record(options: RecordOptions): Promise<number> {
       if (cut !== '') flaws.push(`in the middle of a line (${Buffer.byteLength(cut)} bytes after its last complete line)`);
       if (unanswered.length > 0) flaws[flaws.length - 1] += `, leaving ${unanswered.join(', ')} unanswered`;
 
-      const cassette = buildCassette(frames, options, cwd, redactor);
+      const { cassette, lost } = buildCassette(frames, options, cwd, redactor);
       const counts = `${frames.filter((frame) => frame.from === 'client').length} client and ${frames.filter((frame) => frame.from === 'server').length} server messages`;
       if (flaws.length > 0) {
         try {
@@ -289,6 +290,7 @@ export function record(options: RecordOptions): Promise<number> {
       }
       log(`wrote ${options.out}: ${counts}`);
       logRedactions(cassette, log);
+      for (const line of lost) log(`not kept from the earlier recording: ${line}`);
       done(0);
     };
   });
@@ -315,7 +317,9 @@ function logRedactions(cassette: Cassette, log: (line: string) => void): void {
   log(`redacted ${total} value${total === 1 ? '' : 's'}: ${named.join('; ')}`);
 }
 
-function buildCassette(frames: Frame[], options: RecordOptions, cwd: string, redactor: Redactor): Cassette {
+/** The new cassette: redacted, nondeterministic values marked free, and over an earlier recording of the
+ *  same target, its values carried over and its hand edits kept (`lost` says what could not be). */
+function buildCassette(frames: Frame[], options: RecordOptions, cwd: string, redactor: Redactor): { cassette: Cassette; lost: string[] } {
   const redacted: Frame[] = frames.map((frame) => {
     if (frame.from === 'stderr' || frame.from === 'stdout') return { ...frame, text: redactor.text(frame.text) };
     const copy = { ...frame, message: redactor.json(frame.message) };
@@ -327,10 +331,10 @@ function buildCassette(frames: Frame[], options: RecordOptions, cwd: string, red
     }
     return copy;
   });
+  const previous = previousCassette(resolve(cwd, options.out));
   if (!options.keepNondeterministic) {
     markNondeterministic(redacted);
-    const previous = previousFrames(resolve(cwd, options.out));
-    if (previous) carryOver(previous, redacted);
+    if (previous) carryOver(previous.cassette.frames, redacted);
   }
   const provenance: Provenance = {
     command: redactCommand(portableCommand(options.command, cwd), redactor),
@@ -338,7 +342,8 @@ function buildCassette(frames: Frame[], options: RecordOptions, cwd: string, red
     recorded: new Date().toISOString().slice(0, 10),
     recorder: 'theinference record',
   };
-  return { version: CASSETTE_VERSION, transport: 'stdio', provenance, free: options.free ?? DEFAULT_FREE, frames: redacted };
+  const cassette: Cassette = { version: CASSETTE_VERSION, transport: 'stdio', provenance, free: options.free ?? DEFAULT_FREE, frames: redacted };
+  return { cassette, lost: previous ? keepHandEdits(previous.cassette, previous.text, cassette) : [] };
 }
 
 function parsesTo(raw: string, message: Json): boolean {
@@ -349,11 +354,11 @@ function parsesTo(raw: string, message: Json): boolean {
   }
 }
 
-/** The frames of the cassette a re-recording replaces, if there is a readable one. */
-function previousFrames(target: string): Frame[] | undefined {
+/** The cassette a re-recording replaces, and its text, if there is a readable one. */
+function previousCassette(target: string): { cassette: Cassette; text: string } | undefined {
   if (!existsSync(target)) return undefined;
   try {
-    return loadCassette(target).frames;
+    return { cassette: loadCassette(target), text: readFileSync(target, 'utf8') };
   } catch {
     return undefined;
   }

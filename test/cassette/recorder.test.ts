@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadCassette } from '../../harness/cassette/format.ts';
+import { loadCassette, saveCassette } from '../../harness/cassette/format.ts';
 import type { ServerFrame } from '../../harness/cassette/model.ts';
 import { argumentSecrets, redactCommand, Redactor, secretsFromCommand } from '../../harness/cassette/redact.ts';
 import { cassetteCommand, EVERYTHING, NODE, ROOT, runSession } from './sdk-session.ts';
@@ -160,6 +160,49 @@ describe('theinference record', () => {
     // a real change still shows
     expect((await run(command, request(1) + request(3))).code).toBe(0);
     expect(readFileSync(out, 'utf8')).not.toBe(first);
+  });
+
+  it('keeps hand edits on a re-recording where their messages still are, and says what it could not keep', async () => {
+    const out = join(freshDir('hand-'), 'hand.yaml');
+    const command = (mode: string) => cassetteCommand('record', '--out', out, '--force', '--', NODE, serverFile, mode);
+    expect((await run(command('ok'), request(1) + request(2))).code).toBe(0);
+    // the edits an author makes: free paths, a cut into reads, flush: false, a note, a comment
+    const edited = loadCassette(out);
+    edited.free = [...(edited.free ?? []), 'params.name'];
+    edited.provenance.note = 'the second call stands for any call';
+    const [first, second] = edited.frames.filter((frame): frame is ServerFrame => frame.from === 'server');
+    first!.cuts = [5];
+    first!.flush = false;
+    second!.free = ['result.content'];
+    saveCassette(edited, out, { overwrite: true });
+    writeFileSync(out, `# recorded from the test server in ok mode\n${readFileSync(out, 'utf8')}`);
+
+    const again = await run(command('ok'), request(1) + request(2));
+    expect(again.code).toBe(0);
+    const kept = loadCassette(out);
+    expect(kept.free).toContain('params.name');
+    expect(kept.provenance.note).toBe('the second call stands for any call');
+    const servers = kept.frames.filter((frame): frame is ServerFrame => frame.from === 'server');
+    expect(servers.map(({ cuts, flush, free }) => ({ cuts, flush, free }))).toEqual([
+      { cuts: [5], flush: false, free: undefined },
+      { cuts: undefined, flush: undefined, free: ['result.content'] },
+    ]);
+    expect(recorderLines(again.stderr).filter((line) => line.includes('not kept'))).toEqual([
+      'theinference record: not kept from the earlier recording: 1 comment line (record writes none): copy them back from the old file',
+    ]);
+
+    // the server now says other things (the cut no longer fits), and the second call is gone
+    const changed = await run(command('random'), request(1));
+    expect(changed.code).toBe(0);
+    expect(recorderLines(changed.stderr).filter((line) => line.includes('not kept'))).toEqual([
+      expect.stringMatching(
+        /not kept from the earlier recording: the frame at line \d+ \(response 1\): its cut into reads \(cuts\), since the server now sends other bytes$/,
+      ),
+      expect.stringMatching(
+        /not kept from the earlier recording: the frame at line \d+ \(response 2\): it is no longer in the session, and its hand edits went with it$/,
+      ),
+    ]);
+    expect(loadCassette(out).free).toContain('params.name');
   });
 
   it('refuses a server command that does not exist, and writes nothing', async () => {

@@ -1,0 +1,82 @@
+// A re-recording over a cassette (`record --force`) keeps what a person added to it by hand, where
+// the interaction it belongs to is still there: free paths (the cassette's and each frame's), the
+// cuts of a message into reads (`chunks`, `cuts`) and `flush: false`, and the provenance note. Frames
+// are paired in order by side, kind, method and id. What cannot be kept is said, one line each.
+import { getAt, parsePath } from './json-path.ts';
+import { compactLine, kindOf, type Cassette, type Frame, type JsonObject } from './model.ts';
+import { looksNondeterministic } from './normalise.ts';
+
+type Messaged = Extract<Frame, { from: 'client' | 'server' }>;
+
+export function keepHandEdits(previous: Cassette, previousText: string, next: Cassette): string[] {
+  const lost: string[] = [];
+  const globalFree = (previous.free ?? []).filter((path) => !(next.free ?? []).includes(path));
+  if (globalFree.length > 0) next.free = [...(next.free ?? []), ...globalFree];
+  if (previous.provenance.note !== undefined && next.provenance.note === undefined) next.provenance.note = previous.provenance.note;
+
+  let from = 0;
+  for (const before of previous.frames) {
+    if (before.from !== 'client' && before.from !== 'server') continue;
+    if (!handEdited(before)) {
+      from = Math.max(from, pair(before, next.frames, from) + 1);
+      continue;
+    }
+    const index = pair(before, next.frames, from);
+    const at = `the frame at line ${before.line ?? '?'} (${describe(before.message)})`;
+    if (index < 0) {
+      lost.push(`${at}: it is no longer in the session, and its hand edits went with it`);
+      continue;
+    }
+    from = index + 1;
+    const now = next.frames[index] as Messaged;
+    if (before.free) now.free = [...new Set([...(now.free ?? []), ...before.free])];
+    if (before.from !== 'server' || now.from !== 'server') continue;
+    if (before.flush === false) now.flush = false;
+    if (before.chunks === undefined && before.cuts === undefined) continue;
+    // Cuts are byte positions in the message: they mean the same only in the same bytes.
+    if (bytesOf(before) !== bytesOf(now)) {
+      lost.push(`${at}: its cut into reads (${before.chunks ? 'chunks' : 'cuts'}), since the server now sends other bytes`);
+      continue;
+    }
+    if (before.chunks) now.chunks = before.chunks;
+    if (before.cuts) now.cuts = before.cuts;
+  }
+  const comments = previousText.split('\n').filter((line) => /^\s*#|\s#\s/.test(line)).length;
+  if (comments > 0) lost.push(`${comments} comment line${comments === 1 ? '' : 's'} (record writes none): copy them back from the old file`);
+  return lost;
+}
+
+/** What record itself never writes on a frame: a person put it there. (Record marks free the paths
+ *  of values that look nondeterministic; any other free path is a person's.) */
+function handEdited(frame: Messaged): boolean {
+  const handFree = (frame.free ?? []).some((path) => {
+    const value = path.includes('*') ? undefined : getAt(frame.message, parsePath(path));
+    return !(typeof value === 'string' && looksNondeterministic(value));
+  });
+  if (frame.from === 'client') return handFree;
+  return handFree || frame.chunks !== undefined || frame.cuts !== undefined || frame.flush === false;
+}
+
+/** The first frame of `frames` from `from` on that is the same message; -1 when none is. */
+function pair(before: Messaged, frames: readonly Frame[], from: number): number {
+  for (let i = from; i < frames.length; i++) {
+    const frame = frames[i]!;
+    if (frame.from === before.from && same(frame.message, before.message)) return i;
+  }
+  return -1;
+}
+
+function same(a: JsonObject, b: JsonObject): boolean {
+  return kindOf(a) === kindOf(b) && a.method === b.method && JSON.stringify(a.id) === JSON.stringify(b.id);
+}
+
+function bytesOf(frame: Extract<Frame, { from: 'server' }>): string {
+  return frame.raw ?? compactLine(frame.message);
+}
+
+function describe(message: JsonObject): string {
+  const kind = kindOf(message);
+  return kind === 'response'
+    ? `response ${JSON.stringify(message.id)}`
+    : `${message.method}${message.id === undefined ? '' : ` ${JSON.stringify(message.id)}`}`;
+}
