@@ -35,6 +35,7 @@ REPORT_FORMATS
   list                              the stages, and which pass
   bless [--stage <slug>]            rewrite expected.json from the reference solution (course authors)
   record --out <cassette> -- <server command...>   record a real MCP server (stdio), secrets redacted
+       [--script <session.yaml>]     the SDK client plays these steps (else: relay a client on stdin/stdout)
        [--force]                     replace an existing cassette
        [--redact-env <NAME>]         redact this variable's value too (repeat for more)
        [--allow-noise]               keep non-JSON lines on the server's stdout as stdout frames

@@ -24,13 +24,15 @@ function load(command: string, file: string): Cassette | undefined {
   }
 }
 
-/** `record --out <cassette> [--force] [--redact-env NAME]... [--allow-noise] [--keep-nondeterministic] -- <server command...>` */
+/** `record --out <cassette> [--script <session.yaml>] [--force] [--redact-env NAME]... [--allow-noise] [--keep-nondeterministic] -- <server command...>`:
+ *  between a client and the server (stdin and stdout), or with the SDK client playing a script. */
 export async function record(args: string[]): Promise<number> {
   const split = args.indexOf('--');
   const parsed = parse(
     split === -1 ? args : args.slice(0, split),
     {
       out: { type: 'string' },
+      script: { type: 'string' },
       force: { type: 'boolean' },
       'redact-env': { type: 'string', multiple: true },
       'allow-noise': { type: 'boolean' },
@@ -41,17 +43,30 @@ export async function record(args: string[]): Promise<number> {
   const command = split === -1 ? parsed.positionals : args.slice(split + 1);
   const out = parsed.values.out;
   if (out === undefined || command.length === 0 || (split !== -1 && parsed.positionals.length > 0)) {
-    throw new UsageError('usage: theinference record --out <cassette> [--force] [--redact-env NAME]... -- <server command...>');
+    throw new UsageError('usage: theinference record --out <cassette> [--script <session.yaml>] [--force] [--redact-env NAME]... -- <server command...>');
   }
   const { record: recordSession } = await import('./recorder.ts');
-  return recordSession({
+  const options = {
     out,
     command,
     force: parsed.values.force === true,
     redactEnv: parsed.values['redact-env'] ?? [],
     allowNoise: parsed.values['allow-noise'] === true,
     keepNondeterministic: parsed.values['keep-nondeterministic'] === true,
+  };
+  if (parsed.values.script === undefined) return recordSession(options);
+  const { driveScript, loadScript } = await import('./script.ts');
+  const script = loadScript(parsed.values.script); // before the server starts: bad input changes nothing
+  const { PassThrough } = await import('node:stream');
+  const toServer = new PassThrough();
+  const fromServer = new PassThrough();
+  const recorded = recordSession({ ...options, input: toServer, output: fromServer });
+  const played = driveScript(script, toServer, fromServer).catch((error: Error) => {
+    say('record', `the script stopped: ${error.message}`);
+    toServer.end(); // the session ends with what was recorded so far
   });
+  const [code] = await Promise.all([recorded, played]);
+  return code;
 }
 
 /** What starts each line the recorded server wrote on stderr, as replay relays it. */

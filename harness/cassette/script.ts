@@ -1,0 +1,117 @@
+// A recording's client side, written down (`record --script session.yaml`): the official SDK client
+// makes the handshake, then each step in order, so that an author records a session without writing
+// a client. A step is a method alone (`tools/list`, `ping`) or a method with its params
+// (`tools/call: {name: echo, arguments: {message: hi}}`); a method under `notifications/` is sent as
+// a notification. What the server answers, errors included, is recorded as it comes.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CassetteError } from './format.ts';
+import { isObject, type JsonObject } from './model.ts';
+
+export interface SessionScript {
+  client: { name: string; version: string };
+  /** What the client declares in initialize; `roots` makes it answer roots/list with `roots`. */
+  capabilities: JsonObject;
+  roots: { uri: string; name?: string }[];
+  steps: { method: string; params?: JsonObject }[];
+}
+
+const KEYS = ['client', 'capabilities', 'roots', 'steps'];
+
+/** The script in `file`; bad input names the file, the line and what was expected. */
+export function loadScript(file: string): SessionScript {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CassetteError(file, undefined, '(file)', (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message);
+  }
+  const { LineCounter, parseDocument } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
+  const lineOf = (path: (string | number)[]) => {
+    const range = (doc.getIn(path, true) as { range?: [number, number, number] } | undefined)?.range ?? (doc.contents as { range?: [number] } | null)?.range;
+    return range ? lines.linePos(range[0]).line : undefined;
+  };
+  const fail = (path: (string | number)[], field: string, problem: string): never => {
+    throw new CassetteError(file, lineOf(path), field, problem);
+  };
+  if (doc.errors.length > 0) throw new CassetteError(file, lines.linePos(doc.errors[0]!.pos[0]).line, '(yaml)', doc.errors[0]!.message.split('\n')[0]!);
+  const root = doc.toJS() as unknown;
+  if (!isObject(root)) return fail([], '(top level)', 'expected a mapping with steps (and optionally client, capabilities, roots)');
+  for (const key of Object.keys(root)) if (!KEYS.includes(key)) fail([key], key, `unknown field (expected one of ${KEYS.join(', ')})`);
+  const client = root.client ?? { name: 'theinference-record', version: '1.0.0' };
+  if (!isObject(client) || typeof client.name !== 'string' || typeof client.version !== 'string') {
+    fail(['client'], 'client', 'expected {name: <string>, version: <string>}');
+  }
+  const capabilities = root.capabilities ?? {};
+  if (!isObject(capabilities)) fail(['capabilities'], 'capabilities', 'expected a mapping, as initialize declares it');
+  const roots = root.roots ?? [];
+  if (!Array.isArray(roots) || !roots.every((item) => isObject(item) && typeof item.uri === 'string')) {
+    fail(['roots'], 'roots', 'expected a list of {uri, name}');
+  }
+  if (!Array.isArray(root.steps) || root.steps.length === 0) return fail(['steps'], 'steps', 'expected a list of steps (a method, or {method: params})');
+  const steps = root.steps.map((step, index) => {
+    if (typeof step === 'string' && step !== '') return { method: step };
+    if (isObject(step) && Object.keys(step).length === 1) {
+      const [method, params] = Object.entries(step)[0]!;
+      if (params === null) return { method };
+      if (isObject(params)) return { method, params };
+    }
+    return fail(['steps', index], `steps[${index}]`, 'expected a method (tools/list) or one method with its params ({tools/call: {name: echo}})');
+  });
+  return {
+    client: client as SessionScript['client'],
+    capabilities: capabilities as JsonObject,
+    roots: roots as SessionScript['roots'],
+    steps,
+  };
+}
+
+/** Plays the script as the SDK client over a byte stream pair (to the server, from the server). */
+export async function driveScript(script: SessionScript, toServer: Writable, fromServer: Readable): Promise<void> {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { ListRootsRequestSchema, ResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const client = new Client(script.client, { capabilities: script.capabilities });
+  if ('roots' in script.capabilities) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: script.roots }));
+  await client.connect(await streamTransport(toServer, fromServer));
+  for (const { method, params } of script.steps) {
+    if (method.startsWith('notifications/')) await client.notification({ method, ...(params && { params }) });
+    else await client.request({ method, ...(params && { params }) }, ResultSchema).catch(() => undefined); // an error is the server's answer: recorded
+  }
+  await client.close();
+}
+
+/** The SDK's stdio framing over two streams. */
+async function streamTransport(toServer: Writable, fromServer: Readable): Promise<Transport> {
+  const { ReadBuffer, serializeMessage } = await import('@modelcontextprotocol/sdk/shared/stdio.js');
+  const buffer = new ReadBuffer();
+  const transport: Transport = {
+    async start() {
+      fromServer.on('data', (chunk: Buffer) => {
+        buffer.append(chunk);
+        for (;;) {
+          let message: JSONRPCMessage | null;
+          try {
+            message = buffer.readMessage();
+          } catch {
+            continue; // a line that is not JSON-RPC: the recorder keeps it (or refuses the session)
+          }
+          if (message === null) break;
+          transport.onmessage?.(message);
+        }
+      });
+      fromServer.once('end', () => transport.onclose?.());
+    },
+    async send(message) {
+      toServer.write(serializeMessage(message));
+    },
+    async close() {
+      toServer.end();
+    },
+  };
+  return transport;
+}
