@@ -36,6 +36,8 @@ REPORT_FORMATS
   bless [--stage <slug>]            rewrite expected.json from the reference solution (course authors)
   record --out <cassette> -- <server command...>   record a real MCP server (stdio), secrets redacted
        [--script <session.yaml>]     the SDK client plays these steps (else: relay a client on stdin/stdout)
+       [--setup <folder>]            copy it to a fresh folder, <setup> in the command and session
+       [--env <NAME=VALUE>]          start the server with this variable (<setup> may be in it; kept in the cassette)
        [--force]                     replace an existing cassette
        [--redact-env <NAME>]         redact this variable's value too (repeat for more)
        [--allow-noise]               keep non-JSON lines on the server's stdout as stdout frames
@@ -44,7 +46,7 @@ REPORT_FORMATS
        [--report <file>] [--html <file>]   write what it found as JSON, or the session drawn
        [--no-validate]               do not check the client's messages against the MCP schema
   lint <cassette>...                check cassettes
-  verify <cassette> -- <server command...>   replay a cassette's client side against a live server
+  verify <cassette> [-- <server command...>]   replay a cassette's client side against the live server (default: the recorded command)
        [--timeout <seconds>]         wait this long for each answer (default 10)
        [--redact-env <NAME>]         a variable whose value is a secret too (repeat for more)
 

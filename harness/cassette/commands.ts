@@ -33,6 +33,8 @@ export async function record(args: string[]): Promise<number> {
     {
       out: { type: 'string' },
       script: { type: 'string' },
+      setup: { type: 'string' },
+      env: { type: 'string', multiple: true },
       force: { type: 'boolean' },
       'redact-env': { type: 'string', multiple: true },
       'allow-noise': { type: 'boolean' },
@@ -49,6 +51,8 @@ export async function record(args: string[]): Promise<number> {
   const options = {
     out,
     command,
+    ...(parsed.values.setup !== undefined && { setup: parsed.values.setup }),
+    serverEnv: await serverEnv(parsed.values.env ?? []),
     force: parsed.values.force === true,
     redactEnv: parsed.values['redact-env'] ?? [],
     allowNoise: parsed.values['allow-noise'] === true,
@@ -67,6 +71,25 @@ export async function record(args: string[]): Promise<number> {
   });
   const [code] = await Promise.all([recorded, played]);
   return code;
+}
+
+/** `--env NAME=VALUE`s: kept in the cassette's provenance, so a secret is refused (pass it in the
+ *  environment, where record finds and redacts it). */
+async function serverEnv(entries: string[]): Promise<Record<string, string>> {
+  const { looksLikeCredential } = await import('./redact.ts');
+  const env: Record<string, string> = {};
+  for (const entry of entries) {
+    const equals = entry.indexOf('=');
+    if (equals <= 0) throw new UsageError(`--env ${entry}: expected NAME=VALUE`);
+    const name = entry.slice(0, equals);
+    if (looksLikeCredential(name)) {
+      throw new UsageError(
+        `--env ${name}: looks like a secret, and --env values are written to the cassette; set it in the environment instead, where record redacts it`,
+      );
+    }
+    env[name] = entry.slice(equals + 1);
+  }
+  return env;
 }
 
 /** What starts each line the recorded server wrote on stderr, as replay relays it. */
@@ -138,7 +161,7 @@ export async function lint(args: string[]): Promise<number> {
 /** How long verify waits for each of the server's answers, unless `--timeout` says otherwise. */
 const VERIFY_TIMEOUT_SECONDS = 10;
 
-/** `verify <cassette> [--timeout <seconds>] [--redact-env NAME]... -- <server command...>`: 0 no drift, 1 drift, 2 bad input. */
+/** `verify <cassette> [--timeout <seconds>] [--redact-env NAME]... [-- <server command...>]`: 0 no drift, 1 drift, 2 bad input. */
 export async function verify(args: string[]): Promise<number> {
   const split = args.indexOf('--');
   const parsed = parse(
@@ -147,11 +170,16 @@ export async function verify(args: string[]): Promise<number> {
     { positionals: true },
   );
   const [file, ...extra] = parsed.positionals;
-  const command = split === -1 ? extra : args.slice(split + 1);
-  if (file === undefined || command.length === 0)
-    throw new UsageError('usage: theinference verify <cassette> [--timeout <seconds>] [--redact-env NAME]... -- <server command...>');
+  const given = split === -1 ? extra : args.slice(split + 1);
+  if (file === undefined || (split === -1 && extra.length > 0))
+    throw new UsageError('usage: theinference verify <cassette> [--timeout <seconds>] [--redact-env NAME]... [-- <server command...>]');
   const timeoutMs = (parsed.values.timeout === undefined ? VERIFY_TIMEOUT_SECONDS : seconds('--timeout', parsed.values.timeout)) * 1000;
   const cassette = loadCassette(file);
+  // Without one, the server command is the recording's, run from here as it was typed in the project folder.
+  const command = given.length > 0 ? given : cassette.provenance.command;
+  if (command.some((arg) => arg.includes('<redacted:'))) {
+    throw new UsageError(`${file}: its recorded command has redacted secrets in it: give the server command after --`);
+  }
   const { verifyCassette } = await import('./verify.ts');
   const { secretsFromCommand, secretsFromEnv } = await import('./redact.ts');
   // The secrets record would find in this run: never printed, sent where the cassette has their placeholders.

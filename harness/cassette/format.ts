@@ -166,18 +166,24 @@ function checkKeys(value: JsonObject, allowed: string[], path: PathKey[], fail: 
 function readProvenance(value: unknown, fail: Fail): Provenance {
   const path = ['provenance'];
   if (!isObject(value)) return fail(path, 'expected a mapping with command and recorded');
-  checkKeys(value, ['command', 'package', 'packageVersion', 'recorded', 'recorder', 'note'], path, fail);
+  checkKeys(value, ['command', 'package', 'packageVersion', 'recorded', 'recorder', 'note', 'setup', 'env'], path, fail);
   const { command, recorded } = value;
   if (!Array.isArray(command) || command.length === 0 || !command.every((part) => typeof part === 'string')) {
     fail([...path, 'command'], 'expected a non-empty list of strings (the server command and its arguments)');
   }
   if (typeof recorded !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(recorded)) fail([...path, 'recorded'], 'expected a date, YYYY-MM-DD');
   const provenance: Provenance = { command: command as string[], recorded: recorded as string };
-  for (const key of ['package', 'packageVersion', 'recorder', 'note'] as const) {
+  for (const key of ['package', 'packageVersion', 'recorder', 'note', 'setup'] as const) {
     const field = value[key];
     if (field === undefined) continue;
     if (typeof field !== 'string') fail([...path, key], 'expected a string');
     provenance[key] = field as string;
+  }
+  const { env } = value;
+  if (env !== undefined) {
+    if (!isObject(env) || !Object.values(env).every((item) => typeof item === 'string'))
+      fail([...path, 'env'], 'expected a mapping of variable names to strings');
+    provenance.env = env as Record<string, string>;
   }
   return provenance;
 }

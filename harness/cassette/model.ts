@@ -64,6 +64,10 @@ export interface Provenance {
   recorder?: string;
   /** Anything else a person wants to say about where this came from. */
   note?: string;
+  /** A folder (relative to where record ran) copied into the fresh folder `<setup>` stands for (setup.ts). */
+  setup?: string;
+  /** Variables the server was started with, beside the environment's; `<setup>` may stand in their values. */
+  env?: Record<string, string>;
 }
 
 export interface Cassette {

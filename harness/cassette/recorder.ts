@@ -26,6 +26,7 @@ import {
 } from './model.ts';
 import { carryOver, markNondeterministic } from './normalise.ts';
 import { keepHandEdits } from './rerecord.ts';
+import { expandEnv, prepareSetup, type Setup } from './setup.ts';
 import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv } from './redact.ts';
 import { escapeControls } from '../terminal-text.ts';
 
@@ -46,6 +47,10 @@ export interface RecordOptions {
   /** How long the server may take to exit after SIGTERM before it gets SIGKILL. */
   killGraceMs?: number;
   env?: NodeJS.ProcessEnv;
+  /** A folder copied into the fresh folder `<setup>` stands for (setup.ts); kept in the provenance. */
+  setup?: string;
+  /** Variables to start the server with (`<setup>` may stand in them); kept in the provenance. */
+  serverEnv?: Record<string, string>;
   cwd?: string;
   input?: Readable;
   output?: Writable;
@@ -86,7 +91,16 @@ export function record(options: RecordOptions): Promise<number> {
     log(`${options.out}: the folder ${dirname(options.out)} does not exist`);
     return Promise.resolve(2);
   }
-  const redactor = new Redactor([...secretsFromEnv(env, options.redactEnv ?? []), ...secretsFromCommand(options.command)]);
+  let setup: Setup | undefined;
+  try {
+    setup = prepareSetup(options.setup, [...options.command, ...Object.values(options.serverEnv ?? {})], cwd);
+  } catch (error) {
+    log((error as Error).message);
+    return Promise.resolve(2);
+  }
+  const command = setup ? options.command.map(setup.expand) : options.command;
+  const serverEnv = { ...env, ...expandEnv(options.serverEnv, setup) };
+  const redactor = new Redactor([...secretsFromEnv(env, options.redactEnv ?? []), ...secretsFromCommand(options.command)], setup?.stands);
   const exitGraceMs = options.exitGraceMs ?? EXIT_GRACE_MS;
   const killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
 
@@ -107,7 +121,7 @@ export function record(options: RecordOptions): Promise<number> {
     const later = (ms: number, action: () => void) => timers.push(setTimeout(action, ms).unref());
     // Its own process group, so that a signal reaches whatever the command started (npx, a shell).
     const group = process.platform !== 'win32';
-    const child = spawn(options.command[0]!, options.command.slice(1), { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: group });
+    const child = spawn(command[0]!, command.slice(1), { cwd, env: serverEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: group });
     const running = () => child.exitCode === null && child.signalCode === null;
     const signalServer = (signal: NodeJS.Signals) => {
       try {
@@ -170,9 +184,15 @@ export function record(options: RecordOptions): Promise<number> {
       process.stderr.write(escapeControls(redactor.text(text)) + '\n');
     };
 
+    // With a setup, the client's `<setup>` reaches the server as the folder's path, line by line (a
+    // line keeps its terminator); the cassette keeps `<setup>`, as the client wrote it.
+    const forward = (line: string) => setup && child.stdin.writable && child.stdin.write(setup.expand(line));
     input.on('data', (chunk: Buffer) => {
-      if (child.stdin.writable) child.stdin.write(chunk);
-      for (const line of clientLines.push(clientText.write(chunk))) tapClient(line);
+      if (!setup && child.stdin.writable) child.stdin.write(chunk);
+      for (const line of clientLines.push(clientText.write(chunk))) {
+        forward(line);
+        tapClient(line);
+      }
     });
     const terminate = () => {
       if (terminated || !running()) return;
@@ -193,7 +213,10 @@ export function record(options: RecordOptions): Promise<number> {
       if (sessionEnded || finished) return;
       sessionEnded = true;
       const rest = clientLines.push(clientText.end()).concat(clientLines.flush());
-      for (const line of rest) tapClient(line);
+      for (const line of rest) {
+        forward(line);
+        tapClient(line);
+      }
       child.stdin.end();
       later(exitGraceMs, terminate);
     };
@@ -232,6 +255,7 @@ export function record(options: RecordOptions): Promise<number> {
       input.pause();
       input.removeAllListeners('data');
       if (input === process.stdin) process.stdin.destroy(); // a client that never closed it must not keep us alive
+      setup?.remove();
       resolvePromise(code);
     };
 
@@ -341,6 +365,8 @@ function buildCassette(frames: Frame[], options: RecordOptions, cwd: string, red
     ...findPackage(options.command, cwd),
     recorded: new Date().toISOString().slice(0, 10),
     recorder: 'theinference record',
+    ...(options.setup !== undefined && { setup: options.setup }),
+    ...(options.serverEnv !== undefined && Object.keys(options.serverEnv).length > 0 && { env: options.serverEnv }),
   };
   const cassette: Cassette = { version: CASSETTE_VERSION, transport: 'stdio', provenance, free: options.free ?? DEFAULT_FREE, frames: redacted };
   return { cassette, lost: previous ? keepHandEdits(previous.cassette, previous.text, cassette) : [] };

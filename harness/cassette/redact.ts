@@ -129,7 +129,12 @@ export function redactCommand(command: readonly string[], redactor: Redactor): s
 export class Redactor {
   private readonly pairs: [string, string][] = [];
 
-  constructor(secrets: readonly Secret[]) {
+  /** `stands`: other values to write as something else (a setup folder's path as `<setup>`). */
+  constructor(secrets: readonly Secret[], stands: readonly [string, string][] = []) {
+    for (const [value, stand] of [...stands].sort((a, b) => b[0].length - a[0].length)) {
+      const escaped = JSON.stringify(value).slice(1, -1);
+      for (const form of escaped === value ? [value] : [value, escaped]) this.pairs.push([form, stand]);
+    }
     const searched = secrets
       .filter((secret) => secret.value !== '' && (secret.named === true || secret.value.length >= MIN_SEARCHED_LENGTH))
       .sort((a, b) => b.value.length - a.value.length); // a secret containing another is replaced whole

@@ -10,6 +10,7 @@ import { LineSplitter } from './lines.ts';
 import { describeMessage, idKey, isObject, kindOf, type Cassette, type Json, type JsonObject } from './model.ts';
 import { maskNondeterministic } from './normalise.ts';
 import { placeholder, Redactor, type Secret } from './redact.ts';
+import { expandEnv, prepareSetup, type Setup } from './setup.ts';
 import { clip } from '../terminal-text.ts';
 
 export interface Drift {
@@ -34,9 +35,23 @@ export interface VerifyOptions {
 /** The server command could not be started: bad input, one line. */
 export class StartError extends InputError {}
 
+/** `command` may hold `<setup>`: the cassette's setup is made afresh (setup.ts), and its env set. */
 export async function verifyCassette(cassette: Cassette, command: string[], options: VerifyOptions = {}): Promise<Drift[]> {
+  const { setup: seed, env: serverEnv } = cassette.provenance;
+  const setup = prepareSetup(seed, [...command, ...Object.values(serverEnv ?? {})], options.cwd ?? process.cwd());
+  try {
+    return await verifyIn(setup, cassette, setup ? command.map(setup.expand) : command, {
+      ...options,
+      env: { ...(options.env ?? process.env), ...expandEnv(serverEnv, setup) },
+    });
+  } finally {
+    setup?.remove();
+  }
+}
+
+async function verifyIn(setup: Setup | undefined, cassette: Cassette, command: string[], options: VerifyOptions): Promise<Drift[]> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const child = spawn(command[0]!, command.slice(1), { cwd: options.cwd, env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(command[0]!, command.slice(1), { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'ignore'] });
   const started = new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', (error: NodeJS.ErrnoException) =>
@@ -46,8 +61,11 @@ export async function verifyCassette(cassette: Cassette, command: string[], opti
   await started;
   const drift: Drift[] = [];
   const live: JsonObject[] = [];
-  const redactor = new Redactor(options.secrets ?? []);
-  const send = (message: JsonObject) => child.stdin.write(`${restoreSecrets(JSON.stringify(message), options.secrets ?? [])}\n`);
+  const redactor = new Redactor(options.secrets ?? [], setup?.stands);
+  const send = (message: JsonObject) => {
+    const text = restoreSecrets(JSON.stringify(message), options.secrets ?? []);
+    child.stdin.write(`${setup ? setup.expand(text) : text}\n`);
+  };
   let waiting: { id: string; resolve: () => void } | undefined;
   // The client's recorded answers to server-initiated requests, sent as soon as the live server asks.
   const answers = recordedAnswers(cassette);

@@ -136,7 +136,7 @@ describe('lint and machine paths', () => {
     expect(lintOf(withPath('C:\\\\Users\\\\ada\\\\a.txt'))).toHaveLength(1);
     expect(lintOf(`${GOOD}  - stderr: "Secure MCP Filesystem Server running in /Users/ada/project"\n`)).toHaveLength(1);
     expect(lintOf(GOOD.replace('command: [node, server.js]', 'command: [/usr/local/bin/node, server.js]'))).toEqual([
-      'provenance.command starts with the absolute path "/usr/local/bin/node": name the command as typed in the project folder',
+      'provenance.command names the absolute path "/usr/local/bin/node": record from the project folder, with the command as typed there',
     ]);
   });
 

@@ -1,23 +1,21 @@
 // Re-records the committed cassettes in cassettes/ from the real servers, through `record`, driven
 // by the official SDK client: `node --import tsx test/cassette/record-committed.ts`.
 // Re-recording over an existing cassette keeps its nondeterministic values, so `git diff` shows real changes.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cassetteCommand, EVERYTHING, EVERYTHING_EXTRA_STEPS, EVERYTHING_STEPS, MEMORY, MEMORY_STEPS, ROOT, runSession, type Step } from './sdk-session.ts';
 
-const sessions: { file: string; server: string[]; steps: Step[]; roots?: boolean; env?: Record<string, string> }[] = [
+const sessions: { file: string; server: string[]; steps: Step[]; roots?: boolean; record?: string[] }[] = [
   { file: 'everything-handshake.yaml', server: EVERYTHING, steps: [(client) => client.ping()] },
   { file: 'everything-tools.yaml', server: EVERYTHING, steps: EVERYTHING_STEPS },
   { file: 'everything-server-requests.yaml', server: EVERYTHING, steps: EVERYTHING_EXTRA_STEPS, roots: true },
-  { file: 'memory-tools.yaml', server: MEMORY, steps: MEMORY_STEPS, env: { MEMORY_FILE_PATH: join(mkdtempSync(join(tmpdir(), 'memory-')), 'memory.jsonl') } },
+  // a fresh memory file each time, and the cassette says so: verify starts the server the same way
+  { file: 'memory-tools.yaml', server: MEMORY, steps: MEMORY_STEPS, record: ['--env', 'MEMORY_FILE_PATH=<setup>/memory.jsonl'] },
 ];
 
 for (const session of sessions) {
   const out = join(ROOT, 'cassettes', session.file);
-  const result = await runSession(cassetteCommand('record', '--out', out, '--force', '--', ...session.server), session.steps, {
+  const result = await runSession(cassetteCommand('record', '--out', out, '--force', ...(session.record ?? []), '--', ...session.server), session.steps, {
     roots: session.roots,
-    env: session.env,
   });
   process.stdout.write(`${session.file}: ${result.stderr.trim().split('\n').at(-1)}\n`);
 }

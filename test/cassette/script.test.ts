@@ -1,20 +1,25 @@
 // `record --script`: an author records a session from a written list of steps, the official SDK
 // client playing them against a real server; a script that cannot be read changes nothing.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
+import { lintCassette } from '../../harness/cassette/lint.ts';
 import { cassetteCommand, EVERYTHING, ROOT } from './sdk-session.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cassette-script-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const run = (...args: string[]) => {
+const run = (args: string[], env: NodeJS.ProcessEnv = {}) => {
   const [command, ...rest] = cassetteCommand(...args);
-  return spawnSync(command!, rest, { cwd: ROOT, encoding: 'utf8' });
+  return spawnSync(command!, rest, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
 };
+
+/** Setup folders left in the temporary folder by these tests' runs (they are removed at the end of each). */
+const before = new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('theinference-setup-')));
+const leftSetups = () => readdirSync(tmpdir()).filter((name) => name.startsWith('theinference-setup-') && !before.has(name));
 
 describe('record --script', () => {
   it('records the handshake and each step, in order, from the real server; verify then finds no drift', () => {
@@ -30,7 +35,7 @@ steps:
 `,
     );
     const out = join(dir, 'scripted.yaml');
-    const recorded = run('record', '--out', out, '--script', script, '--', ...EVERYTHING);
+    const recorded = run(['record', '--out', out, '--script', script, '--', ...EVERYTHING]);
     expect(recorded.status).toBe(0);
     expect(recorded.stderr).toContain('wrote');
     const client = loadCassette(out).frames.flatMap((frame) => (frame.from === 'client' ? [frame.message] : []));
@@ -40,9 +45,37 @@ steps:
     // the unknown tool's error is the server's answer, recorded like any other
     const last = loadCassette(out).frames.at(-1)!;
     expect(last).toMatchObject({ from: 'server', message: { id: client[5]!.id } });
-    const verified = run('verify', out, '--', ...EVERYTHING);
+    const verified = run(['verify', out, '--', ...EVERYTHING]);
     expect(verified.stdout).toContain('no drift');
     expect(verified.status).toBe(0);
+  });
+
+  it('records a server over a committed folder as <setup>: no machine path, no secret, and verify makes the folder afresh', () => {
+    const script = join(dir, 'files.yaml');
+    writeFileSync(
+      script,
+      `steps:
+  - tools/call: {name: list_directory, arguments: {path: "<setup>"}}
+  - tools/call: {name: read_text_file, arguments: {path: "<setup>/café.md"}}
+`,
+    );
+    const out = join(dir, 'files.yaml.cassette');
+    const secret = { FILES_API_TOKEN: 'tok-files-5ecret' };
+    const server = ['node', 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', '<setup>'];
+    const recorded = run(['record', '--out', out, '--script', script, '--setup', 'test/fixtures/notes', '--', ...server], secret);
+    expect(recorded.status).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    const cassette = loadCassette(out);
+    expect(cassette.provenance).toMatchObject({ command: server, setup: 'test/fixtures/notes' });
+    expect(lintCassette(cassette)).toEqual([]); // no temporary folder's path anywhere
+    expect(text).toContain('path: <setup>/café.md');
+    expect(text).toContain('Café au lait, two sugars.');
+    expect(text).toContain('[FILE] café.md');
+    for (const said of [text, recorded.stdout, recorded.stderr]) expect(said).not.toContain('tok-files-5ecret');
+    expect(leftSetups()).toEqual([]);
+    const verified = run(['verify', out, '--', ...server], secret);
+    expect(verified.stdout).toContain('no drift');
+    expect(leftSetups()).toEqual([]);
   });
 
   it('refuses a script it cannot read with one line naming the file, the line and what was expected, and writes nothing', () => {
@@ -56,7 +89,7 @@ steps:
       const script = join(dir, 'bad.yaml');
       writeFileSync(script, text);
       const out = join(dir, 'never.yaml');
-      const result = run('record', '--out', out, '--script', script, '--', ...EVERYTHING);
+      const result = run(['record', '--out', out, '--script', script, '--', ...EVERYTHING]);
       expect(result.status, text).toBe(2);
       expect(result.stderr.trim().split('\n'), text).toHaveLength(1);
       expect(result.stderr, text).toMatch(says);
