@@ -84,7 +84,9 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
         table.fail([...where, 'command'], `unknown command "${command}" (program.ts commands: ${commands.join(', ')})`);
       }
       const folder = table.scalar([...where, 'folder'], 'string');
-      return readCases(root, { stage: slug, command, folder, player }, options, (message) => table.fail([...where, 'folder'], message));
+      const first = table.optionalStrings([...where, 'first']);
+      const cases = readCases(root, { stage: slug, command, folder, player }, options, (message) => table.fail([...where, 'folder'], message));
+      return inOrder(cases, first, (name) => table.fail([...where, 'first'], `"first" names ${name}, which is not a case folder of cases/${folder}`));
     });
     if (cases.length === 0) table.fail([...at, 'cases'], `stage "${slug}" has no cases`);
     const properties = table.optional([...at, 'properties'], 'string');
@@ -102,6 +104,15 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
   });
   if (stages.length === 0) table.fail(['stages'], 'the course has no stages');
   return { root, commands, stages };
+}
+
+/** The cases `first` names, in its order (the focused ones, whose failures say the most), then the rest
+ *  in name order. */
+function inOrder(cases: Case[], first: string[] | undefined, unknown: (name: string) => never): Case[] {
+  if (first === undefined) return cases;
+  for (const name of first) if (!cases.some((testCase) => testCase.name === name)) unknown(name);
+  const rank = (testCase: Case) => (first.includes(testCase.name) ? first.indexOf(testCase.name) : first.length);
+  return [...cases].sort((a, b) => rank(a) - rank(b)); // stable: the rest keep their name order
 }
 
 interface CaseFolder {
@@ -175,6 +186,15 @@ class StageTable {
     const node = this.doc.getIn(path, true);
     if (!isMap(node)) this.fail(path, `${this.name(path)} must be a mapping`);
     return node.items.map((item) => String((item.key as { value?: unknown })?.value ?? item.key));
+  }
+
+  /** A list of strings, or undefined where there is none. */
+  optionalStrings(path: Path): string[] | undefined {
+    if (!this.doc.hasIn(path)) return undefined;
+    const items = this.doc.getIn(path);
+    const list = (items as { toJSON?: () => unknown } | undefined)?.toJSON?.() ?? items;
+    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) this.fail(path, `${this.name(path)} must be a list of case names`);
+    return list as string[];
   }
 
   seq(path: Path): unknown[] {

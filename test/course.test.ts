@@ -71,6 +71,20 @@ describe('the stage table', () => {
     expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'framng')}: unknown property suite "framng" (the stages' suites: framing)`);
   });
 
+  it('runs the cases "first" names first, in its order, and the rest by name; a name there that is no case is refused', () => {
+    const handshake = loadCourse(REPO).stages.find((stage) => stage.slug === 'handshake')!;
+    const names = handshake.cases.map((testCase) => testCase.name);
+    expect(names.slice(0, 2)).toEqual(['everything-server', 'memory-server']);
+    expect(names.slice(2)).toEqual([...names.slice(2)].sort());
+    const dir = copy();
+    editTable(dir, 'first: [everything-server, memory-server]', 'first: [memory-server, everything-servr]');
+    expect(loadError(dir)).toBe(
+      `course.yaml:${lineOf(dir, 'everything-servr')}: "first" names everything-servr, which is not a case folder of cases/handshake`,
+    );
+    editTable(dir, 'first: [memory-server, everything-servr]', 'first: everything-server');
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'first: everything-server')}: "stages[1].cases[0].first" must be a list of case names`);
+  });
+
   it('refuses a stage whose case folder does not exist', () => {
     const dir = copy();
     editTable(dir, 'folder: config-and-framing/mcp-config', 'folder: config-and-framing/nowhere');

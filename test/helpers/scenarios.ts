@@ -74,7 +74,7 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     timeout: '1',
   },
   'ids-reused': { stage: 'tools', says: ['with an id it already gave initialize in this session', 'a counter that only grows'] },
-  'text-content-only': { stage: 'tools', says: ['lost its audio content', 'keep every content item of a result'] },
+  'text-content-only': { stage: 'tools', says: ['lost its image content', 'keep every content item of a result'] },
 };
 
 /** One test per broken solution of `stage`. */
