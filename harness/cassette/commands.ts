@@ -64,9 +64,15 @@ export async function record(args: string[]): Promise<number> {
   const { PassThrough } = await import('node:stream');
   const toServer = new PassThrough();
   const fromServer = new PassThrough();
-  const recorded = recordSession({ ...options, input: toServer, output: fromServer });
+  let recorderDone = false;
+  // A recorder that ended first (it refused, or the server died) ends the client's session too.
+  const recorded = recordSession({ ...options, input: toServer, output: fromServer }).then((code) => {
+    recorderDone = true;
+    fromServer.end();
+    return code;
+  });
   const played = driveScript(script, toServer, fromServer).catch((error: Error) => {
-    say('record', `the script stopped: ${error.message}`);
+    if (!recorderDone) say('record', `the script stopped: ${error.message}`);
     toServer.end(); // the session ends with what was recorded so far
   });
   const [code] = await Promise.all([recorded, played]);

@@ -78,6 +78,17 @@ steps:
     expect(leftSetups()).toEqual([]);
   });
 
+  it('ends the script at once when the recorder refuses to start (its folder does not exist): one line, no wait', () => {
+    const script = join(dir, 'ping.yaml');
+    writeFileSync(script, 'steps: [ping]\n');
+    const started = performance.now();
+    const result = run(['record', '--out', join(dir, 'nowhere', 'x.yaml'), '--script', script, '--', ...EVERYTHING]);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('the folder')]);
+    // the SDK client would otherwise wait out its 60 s request timeout; this bounds a hang, not speed
+    expect(performance.now() - started).toBeLessThan(30_000);
+  });
+
   it('refuses a script it cannot read with one line naming the file, the line and what was expected, and writes nothing', () => {
     const cases: [string, RegExp][] = [
       ['steps:\n  - tools/list\n  - [not, a, step]\n', /bad\.yaml:3: steps\[1\]: expected a method \(tools\/list\) or one method with its params/],
