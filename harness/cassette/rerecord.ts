@@ -2,6 +2,7 @@
 // the interaction it belongs to is still there: free paths (the cassette's and each frame's), the
 // cuts of a message into reads (`chunks`, `cuts`) and `flush: false`, and the provenance note. Frames
 // are paired in order by side, kind, method and id. What cannot be kept is said, one line each.
+import { createRequire } from 'node:module';
 import { getAt, parsePath } from './json-path.ts';
 import { compactLine, kindOf, type Cassette, type Frame, type JsonObject } from './model.ts';
 import { looksNondeterministic } from './normalise.ts';
@@ -41,7 +42,9 @@ export function keepHandEdits(previous: Cassette, previousText: string, next: Ca
     if (before.chunks) now.chunks = before.chunks;
     if (before.cuts) now.cuts = before.cuts;
   }
-  const comments = previousText.split('\n').filter((line) => /^\s*#|\s#\s/.test(line)).length;
+  // Comments as YAML reads them: not a `#` inside a string or a block of text.
+  const { Lexer } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  const comments = [...new Lexer().lex(previousText)].filter((token) => token.startsWith('#')).length;
   if (comments > 0) lost.push(`${comments} comment line${comments === 1 ? '' : 's'} (record writes none): copy them back from the old file`);
   return lost;
 }

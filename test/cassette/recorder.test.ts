@@ -175,7 +175,14 @@ describe('theinference record', () => {
     first!.flush = false;
     second!.free = ['result.content'];
     saveCassette(edited, out, { overwrite: true });
-    writeFileSync(out, `# recorded from the test server in ok mode\n${readFileSync(out, 'utf8')}`);
+    // one comment; a # inside a string is no comment
+    writeFileSync(
+      out,
+      `# recorded from the test server in ok mode\n${readFileSync(out, 'utf8')}`.replace(
+        'recorder: theinference record',
+        'recorder: "theinference record # by hand"',
+      ),
+    );
 
     const again = await run(command('ok'), request(1) + request(2));
     expect(again.code).toBe(0);
