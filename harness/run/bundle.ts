@@ -2,11 +2,38 @@
 // module with esbuild: what the grader starts with bare `node` instead of compiling through tsx at
 // every start. Packages stay imports, resolved from the folder's node_modules as tsx would; the
 // inline source map keeps stack traces naming the student's files and lines.
-import { mkdirSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 const written = new Set<string>();
+
+/** A bundle named by the grader process that wrote it (`program-<pid>.mjs`, `module-<pid>.mjs`). */
+const OWNED = /^(?:program|module)-(\d+)\.mjs$/;
+
+/** Removes the bundles of grader processes that are gone: one killed outside its control (SIGKILL)
+ *  could not remove its own at exit, and they would pile up in the course folder. */
+export function sweepBundles(folder: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return; // no folder yet: nothing to sweep
+  }
+  for (const name of names) {
+    const pid = Number(OWNED.exec(name)?.[1]);
+    if (pid > 0 && !alive(pid)) rmSync(join(folder, name), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // someone else's: alive
+  }
+}
 
 /** Bundles `entry` into `outfile`; false when it does not build (a syntax error: tsx will say so better). */
 export async function bundle(entry: string, outfile: string): Promise<boolean> {

@@ -7,7 +7,7 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node
 import { writeAtomically } from '../files.ts';
 import { dirname, join } from 'node:path';
 import { CourseError } from '../course.ts';
-import { bundle } from './bundle.ts';
+import { bundle, sweepBundles } from './bundle.ts';
 import { jailFor, type Jail } from './sandbox.ts';
 
 export const PROGRAM = 'your_program.sh';
@@ -61,6 +61,7 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
   const script = { command: join(runRoot, PROGRAM), args: [] };
   if (!options.bundle || readFileSync(join(runRoot, PROGRAM), 'utf8') !== CANONICAL_PROGRAM) return script;
   const bundled = join(runRoot, BUNDLE);
+  sweepBundles(dirname(bundled));
   // A syntax error, say: your_program.sh will show the student tsx's own message for it.
   if (!(await bundle(join(runRoot, 'program.ts'), bundled))) return script;
   // The waiting script goes beside the bundle, which the sandbox shows.

@@ -1,6 +1,7 @@
 // The bundled lane must be indistinguishable from your_program.sh: the same bytes on stdout for
 // every case of the course, and your_program.sh itself whenever it is not the course's own.
-import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCourse } from '../../harness/course.ts';
@@ -35,6 +36,20 @@ describe('launcher', () => {
         stdout: slow.stdout.toString(),
       });
     }
+  });
+
+  it("removes the bundles that graders which are gone left behind (killed, they could not), and no one else's", async () => {
+    const dir = courseCopy();
+    copies.push(dir);
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!; // a process that has ended
+    const folder = join(dir, '.theinference');
+    mkdirSync(folder);
+    for (const name of [`program-${gone}.mjs`, `module-${gone}.mjs`, `program-${process.ppid}.mjs`, 'notes.txt']) writeFileSync(join(folder, name), '');
+    await launcher(dir, { bundle: true, sandbox: false });
+    const left = readdirSync(folder);
+    expect(left).not.toContain(`program-${gone}.mjs`);
+    expect(left).not.toContain(`module-${gone}.mjs`);
+    expect(left).toEqual(expect.arrayContaining([`program-${process.ppid}.mjs`, 'notes.txt', `program-${process.pid}.mjs`]));
   });
 
   it("runs your_program.sh itself when it is not the course's own", async () => {
