@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFi
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCassette, saveCassette } from '../harness/cassette/format.ts';
-import { courseCopy, REPO, runCli } from './helpers/cli.ts';
+import { asGoldenSees, courseCopy, normalise, REPO, runCli } from './helpers/cli.ts';
 
 const course = courseCopy();
 afterAll(() => rmSync(course, { recursive: true, force: true }));
@@ -86,9 +86,16 @@ describe('adding a case, as docs/authoring.md says', () => {
     const expected = readFileSync(join(course, 'fixtures/tools/notes/expected.json'), 'utf8');
     expect(expected).toContain('Café au lait, two sugars.');
     expect(expected).toContain('[FILE] café.md');
-    const graded = await cli(['test', '--stage', 'tools']);
+    const graded = await cli(['test', '--seed', '7']);
     expect(graded.code).toBe(0);
     expect(graded.stdout).toMatch(/✓ notes\b/);
+    // 6. the suite needs no edit: its recorded output of the reference still holds, the new case aside
+    const [output, golden] = asGoldenSees(normalise(graded.stdout), readFileSync(join(REPO, 'test/golden/reference.txt'), 'utf8'));
+    expect(output).toBe(golden);
+    expect(output).not.toContain('notes');
+    // ...while a check it has that now says otherwise still fails it
+    const [changed] = asGoldenSees(normalise(graded.stdout).replace('✓ everything-server', '✗ everything-server'), golden);
+    expect(changed).not.toBe(golden);
 
     // nothing holds the secret, nor the temporary folder a setup was copied to
     for (const [file, text] of filesWritten()) {

@@ -5,7 +5,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectGolden, normalise, patchedSubmission, REPO, runCli } from './helpers/cli.ts';
+import { expectGraderGolden, normalise, patchedSubmission, REPO, runCli } from './helpers/cli.ts';
 import { SCENARIOS, SEED } from './helpers/scenarios.ts';
 
 describe('the grader', () => {
@@ -15,7 +15,7 @@ describe('the grader', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).not.toMatch(/✗|!/);
     expect(run.stdout).toContain('all graded stages pass: config-and-framing, handshake, tools');
-    expectGolden(normalise(run.stdout), join(REPO, 'test/golden/reference.txt'));
+    expectGraderGolden(normalise(run.stdout), join(REPO, 'test/golden/reference.txt'));
   });
 
   for (const stage of ['config-and-framing', 'handshake', 'tools']) {
@@ -24,7 +24,7 @@ describe('the grader', () => {
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(/not implemented yet: \w+(\.\w+)? \(stage [a-z-]+\)/);
       expect(run.stdout).not.toContain('✓'); // a student starts at zero: nothing unwritten passes
-      expectGolden(normalise(run.stdout), join(REPO, `test/golden/starter-${stage}.txt`));
+      expectGraderGolden(normalise(run.stdout), join(REPO, `test/golden/starter-${stage}.txt`));
     });
   }
 

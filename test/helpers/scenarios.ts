@@ -4,7 +4,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { expectGolden, normalise, REPO, runCli, scenarioSubmission } from './cli.ts';
+import { expectGraderGolden, normalise, REPO, runCli, scenarioSubmission } from './cli.ts';
 
 /** The seed every recorded grader output was made with. */
 export const SEED = ['--seed', '7'];
@@ -88,7 +88,7 @@ export function scenarioTests(stage: string): void {
         expect(run.code).toBe(1);
         expect(run.stderr).toBe('');
         for (const phrase of says) expect(run.stdout).toContain(phrase);
-        expectGolden(normalise(run.stdout), join(REPO, 'test/scenarios', scenario, 'grader-output.txt'));
+        expectGraderGolden(normalise(run.stdout), join(REPO, 'test/scenarios', scenario, 'grader-output.txt'));
       } finally {
         rmSync(submission, { recursive: true, force: true });
       }
