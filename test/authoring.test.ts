@@ -11,6 +11,7 @@ const course = courseCopy();
 afterAll(() => rmSync(course, { recursive: true, force: true }));
 
 const SECRET = 'tok-author-5ecret-42';
+/** The new case: a name no course case has, so that the walk works on any course, this one grown too. */
 const FILESYSTEM = ['node', 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', '<setup>'];
 
 /** Every file of the scratch course but its dependencies, with its text. */
@@ -37,7 +38,7 @@ describe('adding a case, as docs/authoring.md says', () => {
       return run;
     };
     cpSync(join(REPO, 'test/fixtures/notes'), join(course, 'test/fixtures/notes'), { recursive: true });
-    mkdirSync(join(course, 'cassettes'));
+    mkdirSync(join(course, 'cassettes'), { recursive: true });
     const calls = [
       { name: 'list_directory', arguments: { path: '<setup>' } },
       { name: 'read_text_file', arguments: { path: '<setup>/café.md' } },
@@ -48,7 +49,7 @@ describe('adding a case, as docs/authoring.md says', () => {
       ['steps:', '  - tools/list', ...calls.map((call) => `  - tools/call: ${JSON.stringify(call)}`), ''].join('\n'),
     );
     // an --env that looks like a secret is refused before anything starts: it would be written
-    const refused = await cli(['record', '--out', 'cassettes/notes.yaml', '--env', `FILES_API_TOKEN=${SECRET}`, '--', ...FILESYSTEM]);
+    const refused = await cli(['record', '--out', 'cassettes/authored-notes.yaml', '--env', `FILES_API_TOKEN=${SECRET}`, '--', ...FILESYSTEM]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('looks like a secret');
 
@@ -56,7 +57,7 @@ describe('adding a case, as docs/authoring.md says', () => {
     const recorded = await cli([
       'record',
       '--out',
-      'cassettes/notes.yaml',
+      'cassettes/authored-notes.yaml',
       '--script',
       'notes-session.yaml',
       '--setup',
@@ -66,33 +67,39 @@ describe('adding a case, as docs/authoring.md says', () => {
     ]);
     expect(recorded.code).toBe(0);
     // 3. lint: no machine path anywhere
-    expect((await cli(['lint', 'cassettes/notes.yaml'])).code).toBe(0);
-    expect((await cli(['verify', 'cassettes/notes.yaml'])).stdout).toContain('no drift');
+    expect((await cli(['lint', 'cassettes/authored-notes.yaml'])).code).toBe(0);
+    expect((await cli(['verify', 'cassettes/authored-notes.yaml'])).stdout).toContain('no drift');
 
     // 4. the case
-    mkdirSync(join(course, 'cases/tools/notes'), { recursive: true });
-    writeFileSync(join(course, 'cases/tools/notes/calls.json'), `${JSON.stringify(calls, null, 2)}\n`);
-    writeFileSync(join(course, 'cases/tools/notes/case.md'), 'A folder listed and a file with a non-ASCII name read, from the real filesystem server.\n');
-    const cassette = loadCassette(join(course, 'cassettes/notes.yaml'));
+    mkdirSync(join(course, 'cases/tools/authored-notes'), { recursive: true });
+    writeFileSync(join(course, 'cases/tools/authored-notes/calls.json'), `${JSON.stringify(calls, null, 2)}\n`);
+    writeFileSync(
+      join(course, 'cases/tools/authored-notes/case.md'),
+      'A folder listed and a file with a non-ASCII name read, from the real filesystem server.\n',
+    );
+    const cassette = loadCassette(join(course, 'cassettes/authored-notes.yaml'));
     cassette.free = [...(cassette.free ?? []), 'params.capabilities'];
     delete cassette.file;
-    mkdirSync(join(course, 'fixtures/tools/notes'), { recursive: true });
-    saveCassette({ ...cassette, frames: cassette.frames.map(({ line: _line, ...frame }) => frame) }, join(course, 'fixtures/tools/notes/cassette.yaml'));
+    mkdirSync(join(course, 'fixtures/tools/authored-notes'), { recursive: true });
+    saveCassette(
+      { ...cassette, frames: cassette.frames.map(({ line: _line, ...frame }) => frame) },
+      join(course, 'fixtures/tools/authored-notes/cassette.yaml'),
+    );
 
     // 5. bless, grade
     const blessed = await cli(['bless', '--stage', 'tools']);
     expect(blessed.code).toBe(0);
-    expect(blessed.stdout).toContain('new      tools/notes');
-    const expected = readFileSync(join(course, 'fixtures/tools/notes/expected.json'), 'utf8');
+    expect(blessed.stdout).toContain('new      tools/authored-notes');
+    const expected = readFileSync(join(course, 'fixtures/tools/authored-notes/expected.json'), 'utf8');
     expect(expected).toContain('Café au lait, two sugars.');
     expect(expected).toContain('[FILE] café.md');
     const graded = await cli(['test', '--seed', '7']);
     expect(graded.code).toBe(0);
-    expect(graded.stdout).toMatch(/✓ notes\b/);
+    expect(graded.stdout).toMatch(/✓ authored-notes\b/);
     // 6. the suite needs no edit: its recorded output of the reference still holds, the new case aside
     const [output, golden] = asGoldenSees(normalise(graded.stdout), readFileSync(join(REPO, 'test/golden/reference.txt'), 'utf8'));
     expect(output).toBe(golden);
-    expect(output).not.toContain('notes');
+    expect(output).not.toContain('authored-notes');
     // ...while a check it has that now says otherwise still fails it
     const [changed] = asGoldenSees(normalise(graded.stdout).replace('✓ everything-server', '✗ everything-server'), golden);
     expect(changed).not.toBe(golden);
