@@ -147,10 +147,27 @@ export function parseCassette(text: string, file = '(cassette)'): Cassette {
   const frames = root.frames.map((entry, index) => readFrame(entry, index, fail, lineOf));
   const cassette: Cassette = { version: CASSETTE_VERSION, transport: 'stdio', provenance, frames, file };
   if (free) cassette.free = free;
+  readComments(doc, cassette);
   return cassette;
 }
 
 type Fail = (path: PathKey[], problem: string) => never;
+
+/** A person's comments, where a saved cassette has them again: at the top of the file, and just above
+ *  a frame (yaml puts the first frame's on the list itself). Comments elsewhere are not kept. */
+function readComments(doc: ReturnType<Yaml['parseDocument']>, cassette: Cassette): void {
+  const { isMap, isSeq } = yaml();
+  const firstKey = isMap(doc.contents) ? (doc.contents.items[0]?.key as { commentBefore?: string | null } | undefined) : undefined;
+  const top = doc.commentBefore ?? firstKey?.commentBefore;
+  if (top) cassette.comment = top;
+  const list = doc.get('frames', true);
+  if (!isSeq(list)) return;
+  list.items.forEach((item, index) => {
+    const comment = (item as { commentBefore?: string | null }).commentBefore ?? (index === 0 ? list.commentBefore : undefined);
+    const frame = cassette.frames[index];
+    if (comment && frame) frame.comment = comment;
+  });
+}
 
 function fieldName(path: PathKey[]): string {
   if (path.length === 0) return '(top level)';
@@ -327,6 +344,11 @@ export function serialiseCassette(cassette: Cassette): string {
   };
   const { Document, isMap, isSeq } = yaml();
   const doc = new Document(root);
+  if (cassette.comment) doc.commentBefore = cassette.comment;
+  (doc.get('frames', true) as { items: { commentBefore?: string }[] }).items.forEach((item, index) => {
+    const comment = cassette.frames[index]?.comment;
+    if (comment) item.commentBefore = comment;
+  });
   // Raw byte strings keep their escapes visible on one line.
   for (const frame of (doc.get('frames') as { items: unknown[] }).items) {
     if (!isMap(frame)) continue;

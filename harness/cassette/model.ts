@@ -15,6 +15,8 @@ export interface ClientFrame {
   free?: string[];
   /** 1-based line in the cassette file where the frame starts, when it came from a file. */
   line?: number;
+  /** The comment lines a person wrote just above the frame (without their `#`); kept by load and save. */
+  comment?: string;
 }
 
 /** A message the server sent; replayed at its recorded place. */
@@ -31,6 +33,7 @@ export interface ServerFrame {
   /** false: the next stdout frame's bytes travel in the same read as this one's. */
   flush?: boolean;
   line?: number;
+  comment?: string;
 }
 
 /** Bytes on the server's stdout that are not a JSON-RPC message (a careless log line). */
@@ -42,6 +45,7 @@ export interface StdoutFrame {
   cuts?: number[];
   flush?: boolean;
   line?: number;
+  comment?: string;
 }
 
 /** One line the server wrote on stderr (no terminator). */
@@ -49,6 +53,7 @@ export interface StderrFrame {
   from: 'stderr';
   text: string;
   line?: number;
+  comment?: string;
 }
 
 export type Frame = ClientFrame | ServerFrame | StdoutFrame | StderrFrame;
@@ -79,6 +84,8 @@ export interface Cassette {
   frames: Frame[];
   /** Where it was loaded from, for messages; never saved. */
   file?: string;
+  /** The comment lines at the top of the file (without their `#`); kept by load and save. */
+  comment?: string;
 }
 
 export function isObject(value: unknown): value is JsonObject {

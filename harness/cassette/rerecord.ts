@@ -1,7 +1,8 @@
 // A re-recording over a cassette (`record --force`) keeps what a person added to it by hand, where
 // the interaction it belongs to is still there: free paths (the cassette's and each frame's), the
-// cuts of a message into reads (`chunks`, `cuts`) and `flush: false`, and the provenance note. Frames
-// are paired in order by side, kind, method and id. What cannot be kept is said, one line each.
+// cuts of a message into reads (`chunks`, `cuts`), `flush: false`, comments (at the top of the file
+// and above a frame) and the provenance note. Frames are paired in order by side, kind, method and
+// id. What cannot be kept is said, one line each.
 import { createRequire } from 'node:module';
 import { getAt, parsePath } from './json-path.ts';
 import { compactLine, kindOf, type Cassette, type Frame, type JsonObject } from './model.ts';
@@ -14,6 +15,7 @@ export function keepHandEdits(previous: Cassette, previousText: string, next: Ca
   const globalFree = (previous.free ?? []).filter((path) => !(next.free ?? []).includes(path));
   if (globalFree.length > 0) next.free = [...(next.free ?? []), ...globalFree];
   if (previous.provenance.note !== undefined && next.provenance.note === undefined) next.provenance.note = previous.provenance.note;
+  if (previous.comment !== undefined) next.comment = previous.comment;
 
   let from = 0;
   for (const before of previous.frames) {
@@ -30,6 +32,7 @@ export function keepHandEdits(previous: Cassette, previousText: string, next: Ca
     }
     from = index + 1;
     const now = next.frames[index] as Messaged;
+    if (before.comment !== undefined) now.comment = before.comment;
     if (before.free) now.free = [...new Set([...(now.free ?? []), ...before.free])];
     if (before.from !== 'server' || now.from !== 'server') continue;
     if (before.flush === false) now.flush = false;
@@ -42,10 +45,19 @@ export function keepHandEdits(previous: Cassette, previousText: string, next: Ca
     if (before.chunks) now.chunks = before.chunks;
     if (before.cuts) now.cuts = before.cuts;
   }
-  // Comments as YAML reads them: not a `#` inside a string or a block of text.
+  // Comments as YAML reads them (not a `#` inside a string or a block of text), less those kept or
+  // gone with their message's frame: what is left sat elsewhere.
   const { Lexer } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   const comments = [...new Lexer().lex(previousText)].filter((token) => token.startsWith('#')).length;
-  if (comments > 0) lost.push(`${comments} comment line${comments === 1 ? '' : 's'} (record writes none): copy them back from the old file`);
+  const lines = (comment: string | undefined) => (comment === undefined ? 0 : comment.split('\n').length);
+  const placed =
+    lines(previous.comment) + previous.frames.reduce((sum, frame) => sum + (frame.from === 'client' || frame.from === 'server' ? lines(frame.comment) : 0), 0);
+  const elsewhere = comments - placed;
+  if (elsewhere > 0) {
+    lost.push(
+      `${elsewhere} comment line${elsewhere === 1 ? '' : 's'} inside a frame, at the end of a line or above a stdout or stderr line (record keeps those at the top and above a message): copy them back from the old file`,
+    );
+  }
   return lost;
 }
 
@@ -56,6 +68,7 @@ function handEdited(frame: Messaged): boolean {
     const value = path.includes('*') ? undefined : getAt(frame.message, parsePath(path));
     return !(typeof value === 'string' && looksNondeterministic(value));
   });
+  if (frame.comment !== undefined) return true;
   if (frame.from === 'client') return handFree;
   return handFree || frame.chunks !== undefined || frame.cuts !== undefined || frame.flush === false;
 }

@@ -166,36 +166,34 @@ describe('theinference record', () => {
     const out = join(freshDir('hand-'), 'hand.yaml');
     const command = (mode: string) => cassetteCommand('record', '--out', out, '--force', '--', NODE, serverFile, mode);
     expect((await run(command('ok'), request(1) + request(2))).code).toBe(0);
-    // the edits an author makes: free paths, a cut into reads, flush: false, a note, a comment
+    // the edits an author makes: free paths, a cut into reads, flush: false, a note, comments
     const edited = loadCassette(out);
     edited.free = [...(edited.free ?? []), 'params.name'];
     edited.provenance.note = 'the second call stands for any call';
+    edited.comment = ' recorded from the test server in ok mode';
     const [first, second] = edited.frames.filter((frame): frame is ServerFrame => frame.from === 'server');
     first!.cuts = [5];
     first!.flush = false;
+    first!.comment = ' the first answer, cut';
     second!.free = ['result.content'];
     saveCassette(edited, out, { overwrite: true });
-    // one comment; a # inside a string is no comment
-    writeFileSync(
-      out,
-      `# recorded from the test server in ok mode\n${readFileSync(out, 'utf8')}`.replace(
-        'recorder: theinference record',
-        'recorder: "theinference record # by hand"',
-      ),
-    );
+    // and a comment at the end of a line, which record does not keep; a # inside a string is no comment
+    writeFileSync(out, readFileSync(out, 'utf8').replace('recorder: theinference record', 'recorder: "theinference record # by hand" # by hand'));
 
     const again = await run(command('ok'), request(1) + request(2));
     expect(again.code).toBe(0);
     const kept = loadCassette(out);
     expect(kept.free).toContain('params.name');
     expect(kept.provenance.note).toBe('the second call stands for any call');
+    expect(kept.comment).toBe(' recorded from the test server in ok mode');
+    expect(kept.frames.filter((frame) => frame.from === 'server').map((frame) => frame.comment)).toEqual([' the first answer, cut', undefined]);
     const servers = kept.frames.filter((frame): frame is ServerFrame => frame.from === 'server');
     expect(servers.map(({ cuts, flush, free }) => ({ cuts, flush, free }))).toEqual([
       { cuts: [5], flush: false, free: undefined },
       { cuts: undefined, flush: undefined, free: ['result.content'] },
     ]);
     expect(recorderLines(again.stderr).filter((line) => line.includes('not kept'))).toEqual([
-      'theinference record: not kept from the earlier recording: 1 comment line (record writes none): copy them back from the old file',
+      'theinference record: not kept from the earlier recording: 1 comment line inside a frame, at the end of a line or above a stdout or stderr line (record keeps those at the top and above a message): copy them back from the old file',
     ]);
 
     // the server now says other things (the cut no longer fits), and the second call is gone
