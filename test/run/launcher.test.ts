@@ -4,9 +4,10 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadCourse } from '../../harness/course.ts';
-import { runProgram } from '../../harness/grade/case.ts';
-import { launcher, PROGRAM } from '../../harness/run/launcher.ts';
+import { loadCourse, type Case } from '../../harness/course.ts';
+import { loadCassette } from '../../harness/cassette/index.ts';
+import { runWithPlayer } from '../../harness/grade/case.ts';
+import { launcher, PROGRAM, type Launcher } from '../../harness/run/launcher.ts';
 import { programEnv } from '../../harness/run/env.ts';
 import { DEFAULT_LIMITS } from '../../harness/run/spawn.ts';
 import { courseCopy, REPO } from '../helpers/cli.ts';
@@ -28,8 +29,14 @@ describe('launcher', () => {
     const script = await launcher(REPO, { bundle: false });
     expect((await launcher(REPO, { bundle: true, sandbox: false })).command).toBe(process.execPath);
     expect((await launcher(REPO, { bundle: false, sandbox: false })).command).toBe(join(REPO, PROGRAM));
+    // a case with a cassette runs with its player, as graded: without one it would only fail, both ways alike
+    const run = async (testCase: Case, start: Launcher) => {
+      const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
+      return (await runWithPlayer(testCase, context(REPO, start), cassette)).result;
+    };
     for (const testCase of course.stages.flatMap((stage) => stage.cases)) {
-      const [fast, slow] = await Promise.all([runProgram(testCase, context(REPO, bundled)), runProgram(testCase, context(REPO, script))]);
+      const [fast, slow] = await Promise.all([run(testCase, bundled), run(testCase, script)]);
+      expect(fast.exitCode, testCase.casePath).toBe(0);
       expect({ case: testCase.casePath, exit: fast.exitCode, stdout: fast.stdout.toString() }).toEqual({
         case: testCase.casePath,
         exit: slow.exitCode,
