@@ -88,6 +88,11 @@ export interface Cassette {
   comment?: string;
 }
 
+/** `text` as it stands inside a JSON string: escaped, without the quotes. */
+export function inJsonText(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,7 +4,7 @@
 // carries the previous values over where both are nondeterministic, so that its diff shows only
 // real changes.
 import { formatPath, getAt, parsePath, type Segment } from './json-path.ts';
-import { isObject, kindOf, type Frame, type Json, type JsonObject } from './model.ts';
+import { inJsonText, isObject, kindOf, type Frame, type Json, type JsonObject } from './model.ts';
 
 /** Any 8-4-4-4-12 hex group, whatever its version: ids, request tokens, task ids in prose. */
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
@@ -109,7 +109,7 @@ export function carryOver(previous: readonly Frame[], frames: Frame[]): void {
       if (typeof old !== 'string' || typeof current !== 'string' || old === current) continue;
       if (!looksNondeterministic(old) || !looksNondeterministic(current)) continue;
       now.message = setAt(now.message, path, old) as JsonObject;
-      if (now.from === 'server' && now.raw !== undefined) now.raw = now.raw.split(JSON.stringify(current).slice(1, -1)).join(JSON.stringify(old).slice(1, -1));
+      if (now.from === 'server' && now.raw !== undefined) now.raw = now.raw.split(inJsonText(current)).join(inJsonText(old));
     }
   }
 }

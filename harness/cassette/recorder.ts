@@ -186,7 +186,7 @@ export function record(options: RecordOptions): Promise<number> {
 
     // With a setup, the client's `<setup>` reaches the server as the folder's path, line by line (a
     // line keeps its terminator); the cassette keeps `<setup>`, as the client wrote it.
-    const forward = (line: string) => setup && child.stdin.writable && child.stdin.write(setup.expand(line));
+    const forward = (line: string) => setup && child.stdin.writable && child.stdin.write(setup.expandInJson(line));
     input.on('data', (chunk: Buffer) => {
       if (!setup && child.stdin.writable) child.stdin.write(chunk);
       for (const line of clientLines.push(clientText.write(chunk))) {

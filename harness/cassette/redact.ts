@@ -3,7 +3,7 @@
 // the server command (`--api-key=…`, `--password …`, `Authorization: Bearer …`), and passwords in
 // URLs (`scheme://user:password@host`). Each known value is replaced wherever it appears, and a
 // password in any URL is replaced whether it was known or not.
-import { isObject, type Json } from './model.ts';
+import { inJsonText, isObject, type Json } from './model.ts';
 
 /** Words that make an environment variable's name look like a credential. */
 const CREDENTIAL_WORDS = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASSPHRASE|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE/i;
@@ -129,24 +129,25 @@ export function redactCommand(command: readonly string[], redactor: Redactor): s
 export class Redactor {
   private readonly pairs: [string, string][] = [];
 
+  /** Values already replaced: a secret found twice (an env value also in the command) is replaced once. */
+  private readonly seen = new Set<string>();
+
   /** `stands`: other values to write as something else (a setup folder's path as `<setup>`). */
   constructor(secrets: readonly Secret[], stands: readonly [string, string][] = []) {
-    for (const [value, stand] of [...stands].sort((a, b) => b[0].length - a[0].length)) {
-      const escaped = JSON.stringify(value).slice(1, -1);
-      for (const form of escaped === value ? [value] : [value, escaped]) this.pairs.push([form, stand]);
-    }
+    for (const [value, stand] of [...stands].sort((a, b) => b[0].length - a[0].length)) this.replace(value, stand);
     const searched = secrets
       .filter((secret) => secret.value !== '' && (secret.named === true || secret.value.length >= MIN_SEARCHED_LENGTH))
       .sort((a, b) => b.value.length - a.value.length); // a secret containing another is replaced whole
-    const seen = new Set<string>();
-    for (const { name, value } of searched) {
-      const stand = placeholder(name);
-      const escaped = JSON.stringify(value).slice(1, -1); // as it appears inside JSON text
-      for (const form of escaped === value ? [value] : [value, escaped]) {
-        if (seen.has(form)) continue;
-        seen.add(form);
-        this.pairs.push([form, stand]);
-      }
+    for (const { name, value } of searched) this.replace(value, placeholder(name));
+  }
+
+  /** `value` becomes `stand`, as it is and as it appears inside JSON text. */
+  private replace(value: string, stand: string): void {
+    const escaped = inJsonText(value);
+    for (const form of escaped === value ? [value] : [value, escaped]) {
+      if (this.seen.has(form)) continue;
+      this.seen.add(form);
+      this.pairs.push([form, stand]);
     }
   }
 

@@ -7,12 +7,15 @@ import { cpSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { InputError } from '../errors.ts';
+import { inJsonText } from './model.ts';
 
 export const SETUP = '<setup>';
 
 export interface Setup {
   /** `<setup>` replaced by the folder's path. */
   expand(text: string): string;
+  /** The same inside JSON text (a client's line): the path as a JSON string writes it. */
+  expandInJson(text: string): string;
   /** The folder's path (as given and as resolved), each with what stands for it in a cassette. */
   readonly stands: [string, string][];
   remove(): void;
@@ -30,6 +33,7 @@ export function prepareSetup(seed: string | undefined, uses: readonly string[], 
   const real = realpathSync(dir);
   return {
     expand: (text) => text.split(SETUP).join(dir),
+    expandInJson: (text) => text.split(SETUP).join(inJsonText(dir)),
     stands: [...new Set([dir, real])].map((path) => [path, SETUP]),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };

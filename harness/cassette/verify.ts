@@ -7,7 +7,7 @@ import { InputError } from '../errors.ts';
 import { spawn } from 'node:child_process';
 import { FreePaths, firstDifference, formatPath } from './json-path.ts';
 import { LineSplitter } from './lines.ts';
-import { describeMessage, idKey, isObject, kindOf, type Cassette, type Json, type JsonObject } from './model.ts';
+import { describeMessage, idKey, inJsonText, isObject, kindOf, type Cassette, type Json, type JsonObject } from './model.ts';
 import { maskNondeterministic } from './normalise.ts';
 import { placeholder, Redactor, type Secret } from './redact.ts';
 import { expandEnv, prepareSetup, type Setup } from './setup.ts';
@@ -64,7 +64,7 @@ async function verifyIn(setup: Setup | undefined, cassette: Cassette, command: s
   const redactor = new Redactor(options.secrets ?? [], setup?.stands);
   const send = (message: JsonObject) => {
     const text = restoreSecrets(JSON.stringify(message), options.secrets ?? []);
-    child.stdin.write(`${setup ? setup.expand(text) : text}\n`);
+    child.stdin.write(`${setup ? setup.expandInJson(text) : text}\n`);
   };
   let waiting: { id: string; resolve: () => void } | undefined;
   // The client's recorded answers to server-initiated requests, sent as soon as the live server asks.
@@ -131,7 +131,7 @@ function restoreSecrets(json: string, secrets: readonly Secret[]): string {
   let result = json;
   for (const { name, value } of secrets) {
     const stand = placeholder(name);
-    if (result.includes(stand)) result = result.split(stand).join(JSON.stringify(value).slice(1, -1));
+    if (result.includes(stand)) result = result.split(stand).join(inJsonText(value));
   }
   return result;
 }
