@@ -11,9 +11,14 @@ const written = new Set<string>();
 /** A bundle named by the grader process that wrote it (`program-<pid>.mjs`, `module-<pid>.mjs`). */
 const OWNED = /^(?:program|module)-(\d+)\.mjs$/;
 
+/** Folders swept by this process: what was left there before it started is gone after one sweep. */
+const swept = new Set<string>();
+
 /** Removes the bundles of grader processes that are gone: one killed outside its control (SIGKILL)
- *  could not remove its own at exit, and they would pile up in the course folder. */
+ *  could not remove its own at exit, and they would pile up in the course folder. Once per folder. */
 export function sweepBundles(folder: string): void {
+  if (swept.has(folder)) return;
+  swept.add(folder);
   let names: string[];
   try {
     names = readdirSync(folder);

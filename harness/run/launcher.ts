@@ -78,10 +78,18 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
 /** A script of the harness copied into the run root's .theinference/: written only when it differs, and
  *  atomically, since programs started ahead may be reading it as it is written. */
 function install(source: string, target: string, mode: number): void {
-  const text = readFileSync(source, 'utf8');
+  const text = harnessScript(source);
   if (existsSync(target) && readFileSync(target, 'utf8') === text) return;
   mkdirSync(dirname(target), { recursive: true });
   writeAtomically(target, text, { overwrite: true, mode });
+}
+
+/** The harness's own scripts, read once per grader process (watch makes a launcher on every save). */
+const scripts = new Map<string, string>();
+function harnessScript(path: string): string {
+  let text = scripts.get(path);
+  if (text === undefined) scripts.set(path, (text = readFileSync(path, 'utf8')));
+  return text;
 }
 
 /** your_program.sh must be there and executable before anything is graded. */
