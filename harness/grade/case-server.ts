@@ -9,17 +9,15 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { Hint } from './verdict.ts';
 
+/** What a server is started with: its args, and its environment (or the variables its entry adds). */
+interface Startup {
+  args: string[];
+  env: Record<string, string>;
+}
 /** What the case's server must be started with: the first entry of its .mcp.json. */
-export interface ServerEntry {
-  args: string[];
-  env: Record<string, string>;
-}
-
+export type ServerEntry = Startup;
 /** What theinference-case-server says it was started with. */
-export interface StartReport {
-  args: string[];
-  env: Record<string, string>;
-}
+export type StartReport = Startup;
 
 /** The longest report read: an environment is a few kilobytes. */
 const MAX_REPORT_BYTES = 256 * 1024;

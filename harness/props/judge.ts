@@ -124,9 +124,9 @@ export async function judge<H extends Halt>(
     if (asked) return asked;
   }
   // Every value fc.check would try passed: it would say just that, so it need not make them again.
-  let allPassed = decided.size === values.length;
-  for (const result of decided.values()) allPassed &&= 'passed' in result;
-  if (allPassed) return { passed: true, numRuns: values.length, numShrinks: 0 };
+  if (decided.size === values.length && [...decided.values()].every((result) => 'passed' in result)) {
+    return { passed: true, numRuns: values.length, numShrinks: 0 };
+  }
 
   // 2. the real run: decided values answer at once, others (shrinking) ask as they go
   const known = new Map<string | undefined, Result<H>>();
