@@ -63,6 +63,8 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['server-spawned-from-config', 'every message of the session was exchanged right, and then your program did not end', "end the child's stdin"],
     timeout: '2',
   },
+  // an attack too: a client that goes straight to the grader's relay, around the server the entry names, reaches no player
+  'spawn-wire-bypassed': { stage: 'handshake', says: ['server-spawned-from-config', 'never reached the grader'], timeout: '2' },
   'spawn-decodes-each-read': { stage: 'handshake', says: ['server-spawned-from-config', "child.stdout.setEncoding('utf8')"] },
   // stage 3: tools
   'pagination-not-followed': { stage: 'tools', says: ['follow nextCursor', 'the session ended before your client sent tools/list (recorded id 101)'] },
