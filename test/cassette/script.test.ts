@@ -17,9 +17,9 @@ const run = (args: string[], env: NodeJS.ProcessEnv = {}) => {
   return spawnSync(command!, rest, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
 };
 
-/** Setup folders left in the temporary folder by these tests' runs (they are removed at the end of each). */
-const before = new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('theinference-setup-')));
-const leftSetups = () => readdirSync(tmpdir()).filter((name) => name.startsWith('theinference-setup-') && !before.has(name));
+/** The temporary folder of the runs that make setups: their own, so that other tests' setups are not seen. */
+const runsTmp = mkdtempSync(join(dir, 'tmp-'));
+const leftSetups = () => readdirSync(runsTmp).filter((name) => name.startsWith('theinference-setup-'));
 
 describe('record --script', () => {
   it('records the handshake and each step, in order, from the real server; verify then finds no drift', () => {
@@ -60,7 +60,7 @@ steps:
 `,
     );
     const out = join(dir, 'files.yaml.cassette');
-    const secret = { FILES_API_TOKEN: 'tok-files-5ecret' };
+    const secret = { FILES_API_TOKEN: 'tok-files-5ecret', TMPDIR: runsTmp };
     const server = ['node', 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', '<setup>'];
     const recorded = run(['record', '--out', out, '--script', script, '--setup', 'test/fixtures/notes', '--', ...server], secret);
     expect(recorded.status).toBe(0);
