@@ -46,7 +46,7 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
     ...judgement,
     ...(failed && { rerun: `./${PROGRAM} ${testCase.command} ${testCase.casePath}` }),
     ...(report && { exchange: report.exchange }),
-    ...relayed(result, context.runRoot),
+    ...relayed(result, context),
     stdout: result.stdout,
     durationMs: result.durationMs,
   };
@@ -225,9 +225,11 @@ function firstErrorLine(stderr: string): string | undefined {
     ?.trim();
 }
 
-/** Stderr as the student should read it: paths relative to the course (a scratch copy's name is noise). */
-function relayed(result: RunResult, root: string): Pick<Verdict, 'stderr'> {
+/** Stderr as the student should read it: positions in their own files (not the bundle's), paths
+ *  relative to the course (a scratch copy's name is noise). */
+function relayed(result: RunResult, { runRoot: root, launcher }: CaseContext): Pick<Verdict, 'stderr'> {
   if (result.stderr.length === 0) return {};
-  const text = result.stderr.toString('utf8').replaceAll(`file://${root}/`, '').replaceAll(`${root}/`, '');
+  const stderr = result.stderr.toString('utf8');
+  const text = (launcher.positions?.(stderr) ?? stderr).replaceAll(`file://${root}/`, '').replaceAll(`${root}/`, '');
   return { stderr: result.flooded === 'stderr' ? `${text}\n[stderr truncated]` : text };
 }

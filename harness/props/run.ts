@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { DEFAULT_RUNS, STARVED_WALL_FACTOR } from '../defaults.ts';
 import type { Verdict } from '../grade/verdict.ts';
-import { bundle } from '../run/bundle.ts';
+import { bundle, type Bundle } from '../run/bundle.ts';
 import type { Prestart } from '../run/prestart.ts';
 import type { Jail } from '../run/sandbox.ts';
 import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
@@ -106,7 +106,8 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
   return Promise.all(
     decided.map(async ({ verdict, sessions }) => {
       if (verdict.status === 'pass') return verdict;
-      const stderr = tail((await Promise.all(sessions.map((session) => session.ended))).map((result) => result.stderr.toString('utf8')).join(''));
+      const printed = (await Promise.all(sessions.map((session) => session.ended))).map((result) => result.stderr.toString('utf8')).join('');
+      const stderr = tail(await pool.positions(printed));
       return stderr === '' ? verdict : { ...verdict, stderr };
     }),
   );
@@ -128,7 +129,7 @@ class OraclePool implements Oracle<Stop> {
   private readonly wallEnd: number;
   private readonly backstop: number;
   /** Whether the student's module was bundled for the oracle (once per run, for every oracle of it). */
-  private bundled: Promise<boolean> | undefined;
+  private bundled: Promise<Bundle | undefined> | undefined;
 
   constructor(
     private readonly options: PropertyRunOptions,
@@ -183,6 +184,12 @@ class OraclePool implements Oracle<Stop> {
     await Promise.all(this.sessions.map((session) => session.close()));
   }
 
+  /** What the oracles printed, with the bundle's positions told in the student's files. */
+  async positions(printed: string): Promise<string> {
+    const bundled = await this.bundled;
+    return bundled ? bundled.positions(printed) : printed;
+  }
+
   private async ask(calls: Call[], patienceMs?: number): Promise<undefined | 'abandon' | { stop: Stop; attributed: boolean }> {
     const due = this.due();
     if (due) return { stop: due, attributed: false };
@@ -214,7 +221,7 @@ class OraclePool implements Oracle<Stop> {
   }
 
   private async start(): Promise<OracleSession | Stop> {
-    this.bundled ??= ORACLE_NEEDS_TSX ? Promise.resolve(false) : bundle(this.options.modulePath, join(this.options.cwd, BUNDLED_MODULE));
+    this.bundled ??= ORACLE_NEEDS_TSX ? Promise.resolve(undefined) : bundle(this.options.modulePath, join(this.options.cwd, BUNDLED_MODULE));
     const bundled = await this.bundled;
     // Every earlier oracle has ended or is being stopped: what they used is spent.
     const spent = (await Promise.all(this.sessions.map((session) => session.ended))).reduce((sum, result) => sum + result.cpuMs, 0);
@@ -227,7 +234,7 @@ class OraclePool implements Oracle<Stop> {
     const prestarted = this.sessions.length === 0 && (bundled || ORACLE_NEEDS_TSX) ? this.options.prestarted : undefined;
     const session = new OracleSession({
       modulePath: this.options.modulePath,
-      ...(bundled && { bundled: join(this.options.cwd, BUNDLED_MODULE) }),
+      ...(bundled && { bundled: bundled.path }),
       exports: this.exports,
       cwd: this.options.cwd,
       env: this.options.env,

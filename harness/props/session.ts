@@ -106,7 +106,7 @@ function oracleStart(options: StartOptions, warmStart?: string): { command: stri
   const plain = options.bundled !== undefined && !ORACLE_NEEDS_TSX;
   const waiting = warmStart === undefined ? [] : [warmStart];
   const load = plain
-    ? ['--enable-source-maps', ...waiting, ORACLE_SCRIPT, '--module', options.bundled!]
+    ? [...waiting, ORACLE_SCRIPT, '--module', options.bundled!] // no source maps: the grader maps the stack traces (source-positions.ts)
     : ['--import', tsxLoader(), ...waiting, ORACLE_SCRIPT, '--module', options.modulePath];
   const args = [...load, '--exports', options.exports.join(',')];
   const start = options.jail ? options.jail.wrap(process.execPath, args, oracleFiles()) : { command: process.execPath, args };

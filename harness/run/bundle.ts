@@ -1,10 +1,17 @@
 // A TypeScript entry and what it imports from its own folder, bundled into one plain-JavaScript
 // module with esbuild: what the grader starts with bare `node` instead of compiling through tsx at
-// every start. Packages stay imports, resolved from the folder's node_modules as tsx would; the
-// inline source map keeps stack traces naming the student's files and lines.
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// every start. Packages stay imports, resolved from the folder's node_modules as tsx would. The
+// source map stays with the grader, which tells stack traces in the student's files and lines.
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { sourcePositions, type PositionMapper } from './source-positions.ts';
+
+export interface Bundle {
+  path: string;
+  /** Rewrites the bundle's positions in what it prints as the sources' (source-positions.ts). */
+  positions: PositionMapper;
+}
 
 const written = new Set<string>();
 
@@ -40,15 +47,15 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Bundles `entry` into `outfile`; false when it does not build (a syntax error: tsx will say so better). */
-export async function bundle(entry: string, outfile: string): Promise<boolean> {
+/** Bundles `entry` into `outfile`; undefined when it does not build (a syntax error: tsx will say so better). */
+export async function bundle(entry: string, outfile: string): Promise<Bundle | undefined> {
   try {
     mkdirSync(dirname(outfile), { recursive: true });
     if (!written.has(outfile)) {
       written.add(outfile);
       process.once('exit', () => rmSync(outfile, { force: true }));
     }
-    await build({
+    const { outputFiles } = await build({
       entryPoints: [entry],
       outfile,
       bundle: true,
@@ -56,11 +63,16 @@ export async function bundle(entry: string, outfile: string): Promise<boolean> {
       format: 'esm',
       target: 'node20',
       packages: 'external',
-      sourcemap: 'inline',
+      sourcemap: 'external', // made, not linked from the bundle: node never reads it
+      write: false,
       logLevel: 'silent',
     });
-    return true;
+    const code = outputFiles.find((file) => file.path === resolve(outfile));
+    const map = outputFiles.find((file) => file.path === `${resolve(outfile)}.map`);
+    if (code === undefined || map === undefined) return undefined;
+    writeFileSync(outfile, code.contents);
+    return { path: outfile, positions: sourcePositions(outfile, JSON.parse(map.text)) };
   } catch {
-    return false;
+    return undefined;
   }
 }

@@ -8,6 +8,7 @@ import { writeAtomically } from '../files.ts';
 import { dirname, join } from 'node:path';
 import { CourseError } from '../course.ts';
 import { bundle, sweepBundles } from './bundle.ts';
+import type { PositionMapper } from './source-positions.ts';
 import { jailFor, type Jail } from './sandbox.ts';
 
 export const PROGRAM = 'your_program.sh';
@@ -37,6 +38,8 @@ export interface Launcher {
   warmStart?: string;
   /** The sandbox the command starts in; other programs of the same run root (the property oracle) start in one like it. */
   jail: Jail;
+  /** Where the program is a bundle: its stack traces' positions told in the sources' (it runs without source maps). */
+  positions?: PositionMapper;
 }
 
 export interface LaunchOptions {
@@ -54,24 +57,30 @@ export async function launcher(runRoot: string, options: LaunchOptions): Promise
   const start = await ownLauncher(runRoot, options);
   const jail = jailFor(runRoot, { sandbox: options.sandbox ?? true, network: options.network ?? true });
   const warm = start.warm && jail.wrap(start.warm.command, start.warm.args, options.visible);
-  return { ...jail.wrap(start.command, start.args, options.visible), ...(warm && { warm, warmStart: start.warmStart }), jail };
+  return {
+    ...jail.wrap(start.command, start.args, options.visible),
+    ...(warm && { warm, warmStart: start.warmStart }),
+    jail,
+    ...(start.positions && { positions: start.positions }),
+  };
 }
 
 async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omit<Launcher, 'jail'>> {
   const script = { command: join(runRoot, PROGRAM), args: [] };
   if (!options.bundle || readFileSync(join(runRoot, PROGRAM), 'utf8') !== CANONICAL_PROGRAM) return script;
-  const bundled = join(runRoot, BUNDLE);
-  sweepBundles(dirname(bundled));
+  sweepBundles(join(runRoot, dirname(BUNDLE)));
+  const bundled = await bundle(join(runRoot, 'program.ts'), join(runRoot, BUNDLE));
   // A syntax error, say: your_program.sh will show the student tsx's own message for it.
-  if (!(await bundle(join(runRoot, 'program.ts'), bundled))) return script;
+  if (bundled === undefined) return script;
   // The waiting script goes beside the bundle, which the sandbox shows.
   const warmStart = join(runRoot, WARM_START);
   install(join(HARNESS, 'run', 'warm-start.mjs'), warmStart, 0o644);
   return {
     command: process.execPath,
-    args: ['--enable-source-maps', bundled],
-    warm: { command: process.execPath, args: ['--enable-source-maps', warmStart, bundled] },
+    args: [bundled.path],
+    warm: { command: process.execPath, args: [warmStart, bundled.path] },
     warmStart,
+    positions: bundled.positions,
   };
 }
 

@@ -1,0 +1,60 @@
+// Stack traces in a bundle's terms, told in the source's. Bundled programs run without
+// `--enable-source-maps` (parsing a map costs each case process more than running its case): the
+// grader keeps the bundle's map and rewrites what they print on stderr, as Node would have
+// printed it with the map: the file and line of an uncaught error with its source line and caret,
+// and each stack frame's file, line and column.
+import { SourceMap, type SourceMapPayload } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/** Rewrites a bundle's positions in text; text without them comes back as it was. */
+export type PositionMapper = (text: string) => string;
+
+export function sourcePositions(bundlePath: string, payload: SourceMapPayload): PositionMapper {
+  const map = new SourceMap(payload);
+  const folder = dirname(bundlePath);
+  const sources = payload.sources.map((source) => resolve(folder, source));
+  // Node names an ES module by its URL; a program printing import.meta.filename would use the path.
+  const url = pathToFileURL(bundlePath).href;
+  const file = `(?:${escape(url)}|${escape(bundlePath)})`;
+
+  /** The source position of a 1-based line and column of the bundle. */
+  const original = (line: number, column: number) => {
+    const entry = map.findEntry(line - 1, column - 1) as Partial<{ originalSource: string; originalLine: number; originalColumn: number }>;
+    if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return undefined;
+    const index = payload.sources.indexOf(entry.originalSource);
+    const path = index === -1 ? resolve(folder, entry.originalSource) : sources[index]!;
+    const text = index === -1 ? undefined : payload.sourcesContent?.[index]?.split('\n')[entry.originalLine];
+    return { path, line: entry.originalLine + 1, column: entry.originalColumn + 1, text };
+  };
+
+  // An uncaught error's header: `<file>:<line>`, the line of code, a caret under the failing column.
+  const header = new RegExp(`^${file}:(\\d+)\\n.*\\n( *)(\\^+)$`, 'gm');
+  // A frame with a function name, `at f (<file>:l:c)`, or without, `at <file>:l:c`.
+  const frame = new RegExp(`^(\\s+at (?:async )?)(?:(.+?) \\()?${file}:(\\d+):(\\d+)(\\)?)$`, 'gm');
+  // Anywhere else (an error printed by hand, a stack kept in a string).
+  const position = new RegExp(`${file}:(\\d+):(\\d+)`, 'g');
+
+  return (text) => {
+    if (!text.includes(bundlePath) && !text.includes(url)) return text;
+    return text
+      .replace(header, (whole, line: string, indent: string, carets: string) => {
+        const source = original(Number(line), indent.length + 1);
+        if (source?.text === undefined) return whole;
+        return `${source.path}:${source.line}\n${source.text}\n${' '.repeat(source.column - 1)}${carets}`;
+      })
+      .replace(frame, (whole, at: string, name: string | undefined, line: string, column: string, close: string) => {
+        const source = original(Number(line), Number(column));
+        if (source === undefined || (name !== undefined) !== (close !== '')) return whole;
+        return `${at}${name ?? '<anonymous>'} (${source.path}:${source.line}:${source.column})`;
+      })
+      .replace(position, (whole, line: string, column: string) => {
+        const source = original(Number(line), Number(column));
+        return source === undefined ? whole : `${source.path}:${source.line}:${source.column}`;
+      });
+  };
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
