@@ -16,7 +16,7 @@ export function sourcePositions(bundlePath: string, payload: SourceMapPayload): 
   const sources = payload.sources.map((source) => resolve(folder, source));
   // Node names an ES module by its URL; a program printing import.meta.filename would use the path.
   const url = pathToFileURL(bundlePath).href;
-  const file = `(?:${escape(url)}|${escape(bundlePath)})`;
+  const file = `(?:${literally(url)}|${literally(bundlePath)})`;
 
   /** The source position of a 1-based line and column of the bundle. */
   const original = (line: number, column: number) => {
@@ -55,6 +55,6 @@ export function sourcePositions(bundlePath: string, payload: SourceMapPayload): 
   };
 }
 
-function escape(text: string): string {
+function literally(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
