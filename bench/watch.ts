@@ -2,9 +2,12 @@
 // line, and to the line that says the whole grade is complete; with the next grading's programs
 // started ahead (the default) and without (--no-prestart), in the same run, alternating. Between
 // saves the student reads the verdict (READ_MS): that is when the programs are started ahead.
+// A save that keeps what frame and parseFrame answer (any save of a passing solution) lets the
+// property suite take its last verdicts once the oracle has answered the same; a third watcher
+// saves the reference and the pretty-printed mistake in turn, so that every save is judged afresh.
 // Runs on a scratch copy so the repo is not touched.
 // Run: node --import tsx bench/watch.ts [saves]
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +24,7 @@ interface Watcher {
   next(): Promise<number | undefined>;
 }
 
-function startWatch(extra: string[]): Watcher {
+function startWatch(extra: string[], mustPass = true): Watcher {
   const course = mkdtempSync(join(tmpdir(), 'watch-bench-'));
   for (const part of ['course.yaml', 'program.ts', 'your_program.sh', 'package.json', 'src', 'cases', 'fixtures']) {
     cpSync(join(repo, part), join(course, part), { recursive: true });
@@ -37,7 +40,7 @@ function startWatch(extra: string[]): Watcher {
     output += chunk.toString();
     if (firstVerdictAt === undefined && /^ {2}[✓✗] /m.test(output)) firstVerdictAt = performance.now();
     if (output.includes('[watch] waiting for changes')) {
-      if (!output.includes('all graded stages pass')) throw new Error(`the reference did not pass under watch:\n${output}`);
+      if (mustPass && !output.includes('all graded stages pass')) throw new Error(`the reference did not pass under watch:\n${output}`);
       output = '';
       const first = firstVerdictAt;
       firstVerdictAt = undefined;
@@ -47,16 +50,22 @@ function startWatch(extra: string[]): Watcher {
   return { child, course, next: () => new Promise((resolve) => (waiter = resolve)) };
 }
 
-const ways = { 'started ahead': startWatch([]), 'started on save (--no-prestart)': startWatch(['--no-prestart']) };
+const ways = {
+  'started ahead': startWatch([]),
+  'started on save (--no-prestart)': startWatch(['--no-prestart']),
+  'started ahead, answers changed': startWatch([], false),
+};
 await Promise.all(Object.values(ways).map((way) => way.next())); // the first grade, at start
 const source = readFileSync(join(repo, 'src/mcp.ts'), 'utf8');
+const broken = applied(join(repo, 'test/scenarios/pretty-printed/mistake.diff'));
 const times: Record<string, { whole: number[]; first: number[] }> = {};
 for (let save = 0; save < saves; save += 1) {
   for (const [name, way] of Object.entries(ways)) {
     await new Promise((resolve) => setTimeout(resolve, READ_MS));
     const started = performance.now();
     const graded = way.next();
-    writeFileSync(join(way.course, 'src/mcp.ts'), `${source}// save ${save}\n`);
+    const changed = name === 'started ahead, answers changed' && save % 2 === 0;
+    writeFileSync(join(way.course, 'src/mcp.ts'), `${changed ? broken : source}// save ${save}\n`);
     const first = await graded;
     (times[name] ??= { whole: [], first: [] }).whole.push(performance.now() - started);
     times[name].first.push(first! - started);
@@ -73,4 +82,13 @@ for (const [name, { whole, first }] of Object.entries(times)) {
   console.log(`  ${name.padEnd(32)} first case ${median(first).toFixed(0).padStart(5)} ms, whole stage ${median(whole).toFixed(0).padStart(5)} ms`);
 }
 const [ahead, onSave] = Object.values(times).map(({ whole }) => median(whole));
+/** src/mcp.ts with a scenario's mistake applied, in a scratch folder. */
+function applied(diff: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'watch-bench-mistake-'));
+  cpSync(join(repo, 'src'), join(dir, 'src'), { recursive: true });
+  execFileSync('git', ['apply', diff], { cwd: dir });
+  const text = readFileSync(join(dir, 'src/mcp.ts'), 'utf8');
+  rmSync(dir, { recursive: true, force: true });
+  return text;
+}
 console.log(`  ratio ${(ahead! / onSave!).toFixed(2)} (target: whole stage <= 500 ms, <= 0.25x)`);

@@ -62,6 +62,20 @@ const PATIENCE_MS = 2000;
 /** The tail of stderr kept on a verdict. */
 const STDERR_KEPT = 8 * 1024;
 
+/** A batch of calls asked of an oracle, and the lines that answered them, byte for byte. */
+interface Batch {
+  calls: readonly Call[];
+  lines: readonly Buffer[];
+}
+
+/** The last run of each suite on each module in this grader process (watch mode grades again on every
+ *  save), kept when it ran clean: every batch asked, and the verdicts. The checks are pure functions of
+ *  the values (the same for the same seed) and the answers: a run whose oracle answers every batch of
+ *  the last one with the same bytes would decide the same, so it takes the verdicts without running
+ *  the checks again. Each batch is asked only once the ones before it were answered the same: then it
+ *  is the batch the checks would ask next, never a call they would not make. */
+const lastRuns = new Map<string, { batches: readonly Batch[]; verdicts: readonly Verdict[] }>();
+
 /** Why a property stopped, worded; `everyProperty`: the properties after it stop the same way. */
 interface Stop extends Halt {
   status: Verdict['status'];
@@ -81,8 +95,17 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
   const pool = new OraclePool(options, suite.requiredExports, answers);
   pool.warm(); // the oracle loads while the values are generated
 
+  const runKey = JSON.stringify([options.suite, options.modulePath, options.seed, options.runs]);
+  const last = lastRuns.get(runKey);
+  lastRuns.delete(runKey);
   const decided: Array<{ verdict: Verdict; sessions: readonly OracleSession[] }> = [];
-  for (const check of suite.properties) {
+  const replayStarted = performance.now();
+  pool.beginProperty();
+  if (last && (await pool.answersAsBefore(last.batches))) {
+    const durationMs = performance.now() - replayStarted;
+    for (const verdict of last.verdicts) decided.push({ verdict: { ...verdict, durationMs }, sessions: pool.served() });
+  }
+  for (const check of decided.length > 0 ? [] : suite.properties) {
     const started = performance.now();
     pool.beginProperty();
     const stopped = pool.moduleStop;
@@ -100,6 +123,9 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
     );
   }
 
+  if (pool.clean && decided.every(({ verdict }) => verdict.status === 'pass' || verdict.status === 'fail')) {
+    lastRuns.set(runKey, { batches: pool.batches, verdicts: decided.map(({ verdict }) => verdict) });
+  }
   // The student's stderr is known once each oracle has ended; it goes with every verdict but a pass.
   await pool.close();
   options.prestarted?.cancel(); // not used: no oracle was needed, or the module did not bundle
@@ -117,6 +143,10 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
 class OraclePool implements Oracle<Stop> {
   /** Set once a stop ends every property (the module cannot be used, the run was cancelled). */
   moduleStop: Stop | undefined;
+  /** Every batch asked and answered in full, in order. */
+  readonly batches: Batch[] = [];
+  /** No batch met trouble (an oracle ended, stalled, was stopped): the batches are the whole run. */
+  clean = true;
   private readonly sessions: OracleSession[] = [];
   private session: OracleSession | undefined;
   private starting: Promise<OracleSession | Stop> | undefined;
@@ -184,6 +214,17 @@ class OraclePool implements Oracle<Stop> {
     await Promise.all(this.sessions.map((session) => session.close()));
   }
 
+  /** Asks `batches` of a last run in order, while each is answered with the same bytes as then. */
+  async answersAsBefore(batches: readonly Batch[]): Promise<boolean> {
+    for (const before of batches) {
+      const asked = this.batches.length;
+      if ((await this.ask([...before.calls])) !== undefined || this.batches.length !== asked + 1) return false;
+      const now = this.batches[asked]!;
+      if (now.calls.length !== before.calls.length || now.lines.some((line, index) => !line.equals(before.lines[index]!))) return false;
+    }
+    return true;
+  }
+
   /** What the oracles printed, with the bundle's positions told in the student's files. */
   async positions(printed: string): Promise<string> {
     const bundled = await this.bundled;
@@ -199,9 +240,21 @@ class OraclePool implements Oracle<Stop> {
     if (!(session instanceof OracleSession)) return { stop: session, attributed: false };
     this.servedNow.add(session);
     const evictions = this.answers.evictions;
-    const trouble = await session.ask(needed, (call, answer, bytes) => this.answers.add(call, answer, bytes), patienceMs);
-    // answers that no longer fit are not worth asking ahead: the real run asks as it goes
-    if (trouble === undefined) return patienceMs !== undefined && this.answers.evictions > evictions ? 'abandon' : undefined;
+    const lines: Buffer[] = [];
+    const trouble = await session.ask(
+      needed,
+      (call, answer, line) => {
+        this.answers.add(call, answer, line.length);
+        lines.push(line);
+      },
+      patienceMs,
+    );
+    if (trouble === undefined) {
+      this.batches.push({ calls: needed, lines });
+      // answers that no longer fit are not worth asking ahead: the real run asks as it goes
+      return patienceMs !== undefined && this.answers.evictions > evictions ? 'abandon' : undefined;
+    }
+    this.clean = false;
     if (this.session === session) this.session = undefined;
     if (trouble.trouble.kind === 'stalled') {
       if (trouble.call) this.slowCalls.add(trouble.call.key);

@@ -145,7 +145,7 @@ export class OracleSession {
   private readonly lines = new LineReader(MAX_LINE_BYTES);
   private nextId = 1;
   private readonly due: Array<{ id: number; call: Call }> = [];
-  private batch: { onAnswer: (call: Call, answer: Answer, bytes: number) => void; done: (trouble?: TroubleAt) => void; patience?: number } | undefined;
+  private batch: { onAnswer: (call: Call, answer: Answer, line: Buffer) => void; done: (trouble?: TroubleAt) => void; patience?: number } | undefined;
   private patienceTimer: NodeJS.Timeout | undefined;
   private settleLoaded!: (trouble?: TroubleAt) => void;
   private closing = false;
@@ -182,10 +182,11 @@ export class OracleSession {
     });
   }
 
-  /** Asks for `calls` in one batch; `onAnswer` gets each answer as it comes. Resolves when all are
+  /** Asks for `calls` in one batch; `onAnswer` gets each answer as it comes, with the line that
+   *  brought it. Resolves when all are
    *  answered (undefined) or with the trouble that stopped the session. `patienceMs`: give up
    *  (trouble `stalled`) when no answer comes for that long. */
-  ask(calls: readonly Call[], onAnswer: (call: Call, answer: Answer, bytes: number) => void, patienceMs?: number): Promise<TroubleAt | undefined> {
+  ask(calls: readonly Call[], onAnswer: (call: Call, answer: Answer, line: Buffer) => void, patienceMs?: number): Promise<TroubleAt | undefined> {
     if (this.troubleAt) return Promise.resolve(this.troubleAt);
     if (this.phase !== 'calls' || this.batch) throw new Error('OracleSession.ask: not loaded, or a batch is already out');
     if (calls.length === 0) return Promise.resolve(undefined);
@@ -292,7 +293,7 @@ export class OracleSession {
       return this.fail({ kind: 'garbled', what: `an answer that cannot be read (${error.message}): ${excerpt(text)}` });
     }
     this.due.shift();
-    this.batch?.onAnswer(head.call, answer, line.length);
+    this.batch?.onAnswer(head.call, answer, line);
     if (this.due.length > 0) return this.waitPatiently();
     clearTimeout(this.patienceTimer);
     const batch = this.batch;

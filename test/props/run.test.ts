@@ -4,10 +4,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test, vi } from 'vitest';
 import type { Verdict } from '../../harness/grade/verdict.ts';
 import { DEFAULT_RUNS } from '../../harness/defaults.ts';
 import { prestartProperties, runProperties } from '../../harness/props/run.ts';
+import { suiteNamed } from '../../harness/stages/index.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'theinference-props-'));
@@ -236,16 +237,38 @@ describe('runProperties on the framing suite', () => {
 
   test('the same seed gives the same counterexample twice; the replay names non-default runs', async () => {
     // breaks only on some messages, so the counterexample depends on the seed
-    const escapingSlash = studentModule(
-      `export function frame(msg: object): string { return JSON.stringify(msg).replaceAll('/', '\\\\/') + '\\n'; }\n${REFERENCE_PARSE}`,
-    );
-    const first = byProperty(await grade(escapingSlash, { seed: 99, runs: 300 })).compact;
-    const second = byProperty(await grade(escapingSlash, { seed: 99, runs: 300 })).compact;
+    const source = `export function frame(msg: object): string { return JSON.stringify(msg).replaceAll('/', '\\\\/') + '\\n'; }\n${REFERENCE_PARSE}`;
+    // two copies: a second run on the same module would take the first one's verdicts (the next test)
+    const first = byProperty(await grade(studentModule(source), { seed: 99, runs: 300 })).compact;
+    const second = byProperty(await grade(studentModule(source), { seed: 99, runs: 300 })).compact;
     expect(first.status).toBe('fail');
     expect(first.details).toContain('\\\\/'); // the escaped slash in the student's frame
     expect(second.message).toBe(first.message);
     expect(second.details).toBe(first.details);
     expect(first.details).toContain('replay: npx theinference test --stage config-and-framing --seed 99 --runs 300');
+  });
+
+  test('a run whose oracle answers as the last one did takes its verdicts without checking again; one whose answers changed is judged', async () => {
+    const module = studentModule(`${REFERENCE_FRAME}\n${REFERENCE_PARSE}`);
+    const checks = suiteNamed('framing')!.properties.map((property) => vi.spyOn(property, 'check'));
+    const checked = () => checks.reduce((sum, check) => sum + check.mock.calls.length, 0);
+    try {
+      expect(new Set((await grade(module)).map((verdict) => verdict.status))).toEqual(new Set(['pass']));
+      expect(checked()).toBeGreaterThan(4000);
+      const before = checked();
+      expect(new Set((await grade(module)).map((verdict) => verdict.status))).toEqual(new Set(['pass']));
+      expect(checked()).toBe(before); // answered the same: decided the same, with no check run
+      // the same file, now pretty-printing: its answers differ, and the checks say so
+      writeFileSync(module, `export function frame(msg: object): string { return JSON.stringify(msg, null, 2) + '\\n'; }\n${REFERENCE_PARSE}`);
+      expect(statuses(await grade(module))).toEqual({ oneLine: 'fail', compact: 'fail', lineEndings: 'pass', roundTrip: 'pass' });
+      expect(checked()).toBeGreaterThan(before);
+      // a failing run is kept as well: the same answers again give the same counterexample
+      const again = byProperty(await grade(module)).oneLine;
+      expect(again.status).toBe('fail');
+      expect(again.details).toContain('counterexample');
+    } finally {
+      for (const check of checks) check.mockRestore();
+    }
   });
 
   test("a seed's counterexample is the one the runner found before the oracle (the pretty-printed scenario's golden)", async () => {
