@@ -22,7 +22,7 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'slash-escaped': { stage: 'config-and-framing', says: ["escapes '/' as '\\/'"] },
   'parse-assumes-newline': { stage: 'config-and-framing', says: ['parseFrame(line without its "\\n") threw'] },
   'logs-to-stdout': { stage: 'config-and-framing', says: ['a log line on stdout', 'use console.error'] },
-  hangs: { stage: 'config-and-framing', says: ['timeout: used more than 2 s of CPU time'], timeout: '2' },
+  hangs: { stage: 'config-and-framing', says: ['timeout: used more than 1 s of CPU time'], timeout: '1' },
   'floods-stdout': { stage: 'config-and-framing', says: ['printed more than 1 MiB on stdout'], timeout: '3' },
   crashes: { stage: 'config-and-framing', says: ['crash: exited with code 1', 'TypeError'] },
   // stage 1: config
