@@ -66,6 +66,8 @@ const STDERR_KEPT = 8 * 1024;
 interface Batch {
   calls: readonly Call[];
   lines: readonly Buffer[];
+  /** Asked ahead (with patience) or on demand (without), as asked again. */
+  patienceMs?: number;
 }
 
 /** The last run of each suite on each module in this grader process (watch mode grades again on every
@@ -214,11 +216,12 @@ class OraclePool implements Oracle<Stop> {
     await Promise.all(this.sessions.map((session) => session.close()));
   }
 
-  /** Asks `batches` of a last run in order, while each is answered with the same bytes as then. */
+  /** Asks `batches` of a last run in order, as they were asked then (ahead, with patience, or on
+   *  demand), while each is answered with the same bytes as then. */
   async answersAsBefore(batches: readonly Batch[]): Promise<boolean> {
     for (const before of batches) {
       const asked = this.batches.length;
-      if ((await this.ask([...before.calls])) !== undefined || this.batches.length !== asked + 1) return false;
+      if ((await this.ask([...before.calls], before.patienceMs)) !== undefined || this.batches.length !== asked + 1) return false;
       const now = this.batches[asked]!;
       if (now.calls.length !== before.calls.length || now.lines.some((line, index) => !line.equals(before.lines[index]!))) return false;
     }
@@ -250,7 +253,7 @@ class OraclePool implements Oracle<Stop> {
       patienceMs,
     );
     if (trouble === undefined) {
-      this.batches.push({ calls: needed, lines });
+      this.batches.push({ calls: needed, lines, patienceMs });
       // answers that no longer fit are not worth asking ahead: the real run asks as it goes
       return patienceMs !== undefined && this.answers.evictions > evictions ? 'abandon' : undefined;
     }

@@ -183,9 +183,8 @@ export class OracleSession {
   }
 
   /** Asks for `calls` in one batch; `onAnswer` gets each answer as it comes, with the line that
-   *  brought it. Resolves when all are
-   *  answered (undefined) or with the trouble that stopped the session. `patienceMs`: give up
-   *  (trouble `stalled`) when no answer comes for that long. */
+   *  brought it. Resolves when all are answered (undefined) or with the trouble that stopped the
+   *  session. `patienceMs`: give up (trouble `stalled`) when no answer comes for that long. */
   ask(calls: readonly Call[], onAnswer: (call: Call, answer: Answer, line: Buffer) => void, patienceMs?: number): Promise<TroubleAt | undefined> {
     if (this.troubleAt) return Promise.resolve(this.troubleAt);
     if (this.phase !== 'calls' || this.batch) throw new Error('OracleSession.ask: not loaded, or a batch is already out');

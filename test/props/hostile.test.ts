@@ -203,6 +203,21 @@ describe('an oracle that dies or hangs', () => {
     expect(performance.now() - started).toBeLessThan(15_000);
   });
 
+  // A second run on the same file asks the last run's batches again before any check runs: asked as
+  // they were then (ahead, with patience), a call that now hangs is abandoned as the checks would.
+  test('a frame changed since the last run to hang on a later message still fails as a plain wrong frame does', async () => {
+    const { root, modulePath } = studentModule(`export function frame(msg: object): string { ${WRONG} }\n${REFERENCE_PARSE}`);
+    const run = () =>
+      runProperties({ suite: 'framing', stage: 'config-and-framing', modulePath, cwd: root, env: process.env, seed: 1234, runs: 300, timeoutMs: 30_000 });
+    const plain = await run();
+    writeFileSync(modulePath, `export function frame(msg: object): string { if ('error' in msg) { for (;;) {} } ${WRONG} }\n${REFERENCE_PARSE}`);
+    const verdicts = await run();
+    expect(verdicts.map(({ status, message, details }) => ({ status, message, details }))).toStrictEqual(
+      plain.map(({ status, message, details }) => ({ status, message, details })),
+    );
+    expect(verdicts[0]).toMatchObject({ status: 'fail' });
+  });
+
   test('a frame that blocks without using CPU gets a timeout, in bounded time', async () => {
     const started = performance.now();
     const verdicts = await grade(
