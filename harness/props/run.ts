@@ -103,11 +103,12 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
   const decided: Array<{ verdict: Verdict; sessions: readonly OracleSession[] }> = [];
   const replayStarted = performance.now();
   pool.beginProperty();
-  if (last && (await pool.answersAsBefore(last.batches))) {
+  const answeredAsBefore = last !== undefined && (await pool.answersAsBefore(last.batches));
+  if (answeredAsBefore) {
     const durationMs = performance.now() - replayStarted;
     for (const verdict of last.verdicts) decided.push({ verdict: { ...verdict, durationMs }, sessions: pool.served() });
   }
-  for (const check of decided.length > 0 ? [] : suite.properties) {
+  for (const check of answeredAsBefore ? [] : suite.properties) {
     const started = performance.now();
     pool.beginProperty();
     const stopped = pool.moduleStop;

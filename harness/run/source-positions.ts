@@ -13,7 +13,6 @@ export type PositionMapper = (text: string) => string;
 export function sourcePositions(bundlePath: string, payload: SourceMapPayload): PositionMapper {
   const map = new SourceMap(payload);
   const folder = dirname(bundlePath);
-  const sources = payload.sources.map((source) => resolve(folder, source));
   // Node names an ES module by its URL; a program printing import.meta.filename would use the path.
   const url = pathToFileURL(bundlePath).href;
   const file = `(?:${literally(url)}|${literally(bundlePath)})`;
@@ -22,10 +21,8 @@ export function sourcePositions(bundlePath: string, payload: SourceMapPayload): 
   const original = (line: number, column: number) => {
     const entry = map.findEntry(line - 1, column - 1) as Partial<{ originalSource: string; originalLine: number; originalColumn: number }>;
     if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return undefined;
-    const index = payload.sources.indexOf(entry.originalSource);
-    const path = index === -1 ? resolve(folder, entry.originalSource) : sources[index]!;
-    const text = index === -1 ? undefined : payload.sourcesContent?.[index]?.split('\n')[entry.originalLine];
-    return { path, line: entry.originalLine + 1, column: entry.originalColumn + 1, text };
+    const text = payload.sourcesContent?.[payload.sources.indexOf(entry.originalSource)]?.split('\n')[entry.originalLine];
+    return { path: resolve(folder, entry.originalSource), line: entry.originalLine + 1, column: entry.originalColumn + 1, text };
   };
 
   // An uncaught error's header: `<file>:<line>`, the line of code, a caret under the failing column.
