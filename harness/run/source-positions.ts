@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 export type PositionMapper = (text: string) => string;
 
 export function sourcePositions(bundlePath: string, payload: SourceMapPayload): PositionMapper {
-  const map = new SourceMap(payload);
+  let map: SourceMap | undefined; // made the first time a position is asked: most gradings print none
   const folder = dirname(bundlePath);
   // Node names an ES module by its URL; a program printing import.meta.filename would use the path.
   const url = pathToFileURL(bundlePath).href;
@@ -19,6 +19,7 @@ export function sourcePositions(bundlePath: string, payload: SourceMapPayload): 
 
   /** The source position of a 1-based line and column of the bundle. */
   const original = (line: number, column: number) => {
+    map ??= new SourceMap(payload);
     const entry = map.findEntry(line - 1, column - 1) as Partial<{ originalSource: string; originalLine: number; originalColumn: number }>;
     if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return undefined;
     const text = payload.sourcesContent?.[payload.sources.indexOf(entry.originalSource)]?.split('\n')[entry.originalLine];
