@@ -5,7 +5,10 @@
 // A save that keeps what frame and parseFrame answer (any save of a passing solution) lets the
 // property suite take its last verdicts once the oracle has answered the same; a third watcher
 // saves the reference and the pretty-printed mistake in turn, so that every save is judged afresh.
-// Runs on a scratch copy so the repo is not touched.
+// A fourth runs the grader as issue 10 found it (commit ISSUE_10_FOUND, its own course and
+// reference, extracted with git archive): today's way, in the same run. A clone without that commit
+// leaves it out and says so.
+// Runs on scratch copies so the repo is not touched.
 // Run: node --import tsx bench/watch.ts [saves]
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -16,6 +19,8 @@ const repo = join(import.meta.dirname, '..');
 const saves = Number(process.argv[2] ?? 20);
 /** How long a student takes to read a verdict before the next save. */
 const READ_MS = 2000;
+/** The last commit before the work of issue 10 (instant feedback) began. */
+const ISSUE_10_FOUND = 'ea3c845';
 
 interface Watcher {
   child: ChildProcess;
@@ -24,13 +29,14 @@ interface Watcher {
   next(): Promise<number | undefined>;
 }
 
-function startWatch(extra: string[], mustPass = true): Watcher {
+/** A watcher on a scratch copy of the course; `grader` is the repo whose bin runs (this one, or an old tree). */
+function startWatch(extra: string[], { mustPass = true, grader = repo } = {}): Watcher {
   const course = mkdtempSync(join(tmpdir(), 'watch-bench-'));
   for (const part of ['course.yaml', 'program.ts', 'your_program.sh', 'package.json', 'src', 'cases', 'fixtures']) {
-    cpSync(join(repo, part), join(course, part), { recursive: true });
+    cpSync(join(grader, part), join(course, part), { recursive: true });
   }
   symlinkSync(join(repo, 'node_modules'), join(course, 'node_modules'), 'dir');
-  const child = spawn(process.execPath, [join(repo, 'bin/theinference.js'), 'test', '--stage', 'config-and-framing', '--watch', '--no-color', ...extra], {
+  const child = spawn(process.execPath, [join(grader, 'bin/theinference.js'), 'test', '--stage', 'config-and-framing', '--watch', '--no-color', ...extra], {
     cwd: course,
   });
   let output = '';
@@ -50,13 +56,29 @@ function startWatch(extra: string[], mustPass = true): Watcher {
   return { child, course, next: () => new Promise((resolve) => (waiter = resolve)) };
 }
 
-const ways = {
+/** The repo as it was at `commit`, in a scratch folder sharing this repo's node_modules; none if this clone lacks it. */
+function oldTree(commit: string): string | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'watch-bench-old-'));
+  try {
+    execFileSync('sh', ['-c', `git -C "$1" archive "$2" | tar -x -C "$3"`, 'sh', repo, commit, dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    console.log(`(this clone does not have commit ${commit}: the grader as issue 10 found it is left out)`);
+    return undefined;
+  }
+  symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return dir;
+}
+
+const old = oldTree(ISSUE_10_FOUND);
+const ways: Record<string, Watcher> = {
   'started ahead': startWatch([]),
   'started on save (--no-prestart)': startWatch(['--no-prestart']),
-  'started ahead, answers changed': startWatch([], false),
+  'started ahead, answers changed': startWatch([], { mustPass: false }),
+  ...(old && { [`as issue 10 found it (${ISSUE_10_FOUND})`]: startWatch([], { grader: old }) }),
 };
+const sources = new Map(Object.keys(ways).map((name) => [name, readFileSync(join(ways[name]!.course, 'src/mcp.ts'), 'utf8')]));
 await Promise.all(Object.values(ways).map((way) => way.next())); // the first grade, at start
-const source = readFileSync(join(repo, 'src/mcp.ts'), 'utf8');
 const broken = applied(join(repo, 'test/scenarios/pretty-printed/mistake.diff'));
 const times: Record<string, { whole: number[]; first: number[] }> = {};
 for (let save = 0; save < saves; save += 1) {
@@ -65,7 +87,7 @@ for (let save = 0; save < saves; save += 1) {
     const started = performance.now();
     const graded = way.next();
     const changed = name === 'started ahead, answers changed' && save % 2 === 0;
-    writeFileSync(join(way.course, 'src/mcp.ts'), `${changed ? broken : source}// save ${save}\n`);
+    writeFileSync(join(way.course, 'src/mcp.ts'), `${changed ? broken : sources.get(name)}// save ${save}\n`);
     const first = await graded;
     (times[name] ??= { whole: [], first: [] }).whole.push(performance.now() - started);
     times[name].first.push(first! - started);
@@ -76,12 +98,14 @@ for (const way of Object.values(ways)) {
   await new Promise((resolve) => way.child.once('exit', resolve));
   rmSync(way.course, { recursive: true, force: true });
 }
+if (old) rmSync(old, { recursive: true, force: true });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 console.log(`watch, ${saves} saves of src/mcp.ts each way (a ${READ_MS / 1000} s read between), stage config-and-framing on the reference:`);
 for (const [name, { whole, first }] of Object.entries(times)) {
-  console.log(`  ${name.padEnd(32)} first case ${median(first).toFixed(0).padStart(5)} ms, whole stage ${median(whole).toFixed(0).padStart(5)} ms`);
+  console.log(`  ${name.padEnd(36)} first case ${median(first).toFixed(0).padStart(5)} ms, whole stage ${median(whole).toFixed(0).padStart(5)} ms`);
 }
-const [ahead, onSave] = Object.values(times).map(({ whole }) => median(whole));
+const whole = (name: string) => median(times[name]!.whole);
+const ahead = whole('started ahead');
 /** src/mcp.ts with a scenario's mistake applied, in a scratch folder. */
 function applied(diff: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'watch-bench-mistake-'));
@@ -91,4 +115,8 @@ function applied(diff: string): string {
   rmSync(dir, { recursive: true, force: true });
   return text;
 }
-console.log(`  ratio ${(ahead! / onSave!).toFixed(2)} (target: whole stage <= 500 ms, <= 0.25x)`);
+console.log(`  started ahead / --no-prestart: ${(ahead / whole('started on save (--no-prestart)')).toFixed(2)}`);
+if (old)
+  console.log(
+    `  started ahead / as issue 10 found it: ${(ahead / whole(`as issue 10 found it (${ISSUE_10_FOUND})`)).toFixed(2)} (target: whole stage <= 500 ms, <= 0.25x)`,
+  );
