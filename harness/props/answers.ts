@@ -2,7 +2,7 @@
 // the oracle said for the same call (the function and its encoded arguments). A call not answered
 // yet throws OracleMiss through the check; the runner asks the oracle and runs the check again
 // from the start, which is sound because a check is a pure function of its value and the answers.
-import type { Answer, Call } from './session.ts';
+import { AnswerLater, type Answer, type Call } from './session.ts';
 import { RUNNER_SIGNAL, type StudentModule } from './suite.ts';
 import { encode, MAX_DEPTH, VALUE_BUDGET_BYTES, type Unexaminable } from './values.ts';
 
@@ -23,7 +23,7 @@ export class NotExaminable extends Error {
 const ANSWERS_BUDGET_BYTES = 32 * 1024 * 1024;
 
 export class Answers {
-  private readonly known = new Map<string, { answer: Answer; bytes: number }>();
+  private readonly known = new Map<string, { answer: Answer | AnswerLater; bytes: number }>();
   private bytes = 0;
   /** How many answers were dropped to stay within budget. */
   evictions = 0;
@@ -40,7 +40,7 @@ export class Answers {
     return this.known.has(key);
   }
 
-  add(call: Call, answer: Answer, bytes: number): void {
+  add(call: Call, answer: Answer | AnswerLater, bytes: number): void {
     if (this.known.has(call.key)) return;
     this.known.set(call.key, { answer, bytes });
     this.bytes += bytes;
@@ -63,6 +63,7 @@ export class Answers {
           this.firstMiss ??= call;
           throw new OracleMiss(call);
         }
+        if (known.answer instanceof AnswerLater) known.answer = known.answer.read();
         return replay(fn, known.answer);
       };
     return Object.freeze(Object.fromEntries(names.map((name) => [name, stand(name)])));

@@ -222,7 +222,7 @@ class OraclePool implements Oracle<Stop> {
   async answersAsBefore(batches: readonly Batch[]): Promise<boolean> {
     for (const before of batches) {
       const asked = this.batches.length;
-      if ((await this.ask([...before.calls], before.patienceMs)) !== undefined || this.batches.length !== asked + 1) return false;
+      if ((await this.ask([...before.calls], before.patienceMs, before.lines)) !== undefined || this.batches.length !== asked + 1) return false;
       const now = this.batches[asked]!;
       if (now.calls.length !== before.calls.length || now.lines.some((line, index) => !line.equals(before.lines[index]!))) return false;
     }
@@ -235,7 +235,7 @@ class OraclePool implements Oracle<Stop> {
     return bundled ? bundled.positions(printed) : printed;
   }
 
-  private async ask(calls: Call[], patienceMs?: number): Promise<undefined | 'abandon' | { stop: Stop; attributed: boolean }> {
+  private async ask(calls: Call[], patienceMs?: number, asBefore?: readonly Buffer[]): Promise<undefined | 'abandon' | { stop: Stop; attributed: boolean }> {
     const due = this.due();
     if (due) return { stop: due, attributed: false };
     const needed = calls.filter((call) => !this.answers.has(call.key));
@@ -252,6 +252,7 @@ class OraclePool implements Oracle<Stop> {
         lines.push(line);
       },
       patienceMs,
+      asBefore,
     );
     if (trouble === undefined) {
       this.batches.push({ calls: needed, lines, patienceMs });

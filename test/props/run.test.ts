@@ -258,10 +258,16 @@ describe('runProperties on the framing suite', () => {
       const before = checked();
       expect(new Set((await grade(module)).map((verdict) => verdict.status))).toEqual(new Set(['pass']));
       expect(checked()).toBe(before); // answered the same: decided the same, with no check run
+      // parseFrame changed, frame kept: frame's batches answer the same and are read only when the
+      // checks need them, parseFrame's differ, and every property is judged
+      writeFileSync(module, `${REFERENCE_FRAME}\nexport function parseFrame(line: string): unknown { return JSON.parse(line.slice(0, -1)); }`);
+      expect(statuses(await grade(module))).toEqual({ oneLine: 'pass', compact: 'pass', lineEndings: 'fail', roundTrip: 'pass' });
+      expect(checked()).toBeGreaterThan(before);
       // the same file, now pretty-printing: its answers differ, and the checks say so
       writeFileSync(module, `export function frame(msg: object): string { return JSON.stringify(msg, null, 2) + '\\n'; }\n${REFERENCE_PARSE}`);
+      const judged = checked();
       expect(statuses(await grade(module))).toEqual({ oneLine: 'fail', compact: 'fail', lineEndings: 'pass', roundTrip: 'pass' });
-      expect(checked()).toBeGreaterThan(before);
+      expect(checked()).toBeGreaterThan(judged);
       // a failing run is kept as well: the same answers again give the same counterexample
       const again = byProperty(await grade(module)).oneLine;
       expect(again.status).toBe('fail');
