@@ -33,7 +33,7 @@ async function live(stage: Stage): Promise<number> {
   const context = { runRoot: root, launcher: start, env, limits: DEFAULT_LIMITS };
   await inOrder(
     stage.cases.map((testCase) => async () => {
-      const [command, ...args] = loadCassette(testCase.cassettePath!).provenance.command;
+      const [command, ...args] = loadCassette(testCase.cassettePath!).provenance.command!;
       const server = spawn(command!, args, { cwd: root, stdio: ['pipe', 'pipe', 'ignore'] });
       const result = await runProgram(testCase, context, (wire: Duplex) => {
         // Either side may close first: what the other still writes then has nowhere to go.

@@ -181,8 +181,10 @@ export async function verify(args: string[]): Promise<number> {
     throw new UsageError('usage: theinference verify <cassette> [--timeout <seconds>] [--redact-env NAME]... [-- <server command...>]');
   const timeoutMs = (parsed.values.timeout === undefined ? VERIFY_TIMEOUT_SECONDS : seconds('--timeout', parsed.values.timeout)) * 1000;
   const cassette = loadCassette(file);
+  if (cassette.transport !== 'stdio') throw new UsageError(`${file}: verify re-records over stdio; this cassette was recorded over ${cassette.transport}`);
   // Without one, the server command is the recording's, run from here as it was typed in the project folder.
   const command = given.length > 0 ? given : cassette.provenance.command;
+  if (command === undefined) throw new UsageError(`${file}: its provenance names no server command: give one after --`);
   if (command.some((arg) => arg.includes('<redacted:'))) {
     throw new UsageError(`${file}: its recorded command has redacted secrets in it: give the server command after --`);
   }

@@ -1,4 +1,4 @@
-// Cassette format v1: the only code that knows the YAML. Loading validates everything the player
+// Cassette format (version 2, and version 1, which it extends): the only code that knows the YAML. Loading validates everything the player
 // relies on and names file, line and field on error; saving is atomic (a temporary file renamed
 // or linked into place), so a crash never leaves half a cassette at the target path.
 import { createHash } from 'node:crypto';
@@ -22,6 +22,13 @@ import {
   type Json,
   type JsonObject,
   type Provenance,
+  type Headers,
+  type HttpCarrier,
+  type HttpPlacement,
+  type HttpReply,
+  type HttpSession,
+  type Transport,
+  type CassetteVersion,
 } from './model.ts';
 
 // The YAML library is loaded on first use: a replay whose cassette is cached never needs it.
@@ -132,20 +139,30 @@ export function parseCassette(text: string, file = '(cassette)'): Cassette {
     fail([], (error as Error).message);
   }
   if (!isObject(root)) return fail([], 'expected a mapping with version, transport, provenance and frames');
-  checkKeys(root, ['version', 'transport', 'provenance', 'free', 'frames'], [], fail);
+  checkKeys(root, ['version', 'transport', 'provenance', 'http', 'free', 'frames'], [], fail);
 
-  if (root.version !== CASSETTE_VERSION) {
-    if (typeof root.version === 'number' && root.version > CASSETTE_VERSION) {
-      fail(['version'], `this file is cassette version ${root.version}; this theinference reads version ${CASSETTE_VERSION} only (update theinference)`);
+  const version = root.version;
+  if (version !== 1 && version !== 2) {
+    if (typeof version === 'number' && version > CASSETTE_VERSION) {
+      fail(['version'], `this file is cassette version ${version}; this theinference reads versions 1 and 2 (update theinference)`);
     }
-    fail(['version'], `expected ${CASSETTE_VERSION}, got ${JSON.stringify(root.version ?? null)}`);
+    fail(['version'], `expected 1 or 2, got ${JSON.stringify(version ?? null)}`);
   }
-  if (root.transport !== 'stdio') fail(['transport'], `expected "stdio", got ${JSON.stringify(root.transport ?? null)}`);
-  const provenance = readProvenance(root.provenance, fail);
+  const transports: Transport[] = version === 1 ? ['stdio'] : ['stdio', 'http'];
+  const transport = root.transport as Transport;
+  if (!transports.includes(transport)) {
+    fail(
+      ['transport'],
+      `expected ${transports.map((name) => `"${name}"`).join(' or ')}${version === 1 ? ' (version 1 is stdio only)' : ''}, got ${JSON.stringify(root.transport ?? null)}`,
+    );
+  }
+  const provenance = readProvenance(root.provenance, transport, fail);
+  if (root.http !== undefined && transport !== 'http') fail(['http'], 'only an HTTP cassette (transport: http) has this');
+  const http = transport === 'http' ? readHttpSession(root.http, fail) : undefined;
   const free = root.free === undefined ? undefined : readPaths(root.free, ['free'], fail);
   if (!Array.isArray(root.frames)) return fail(['frames'], 'expected a list of frames');
-  const frames = root.frames.map((entry, index) => readFrame(entry, index, fail, lineOf));
-  const cassette: Cassette = { version: CASSETTE_VERSION, transport: 'stdio', provenance, frames, file };
+  const frames = root.frames.map((entry, index) => readFrame(entry, index, transport, fail, lineOf));
+  const cassette: Cassette = { version: version as CassetteVersion, transport, provenance, ...(http && { http }), frames, file };
   if (free) cassette.free = free;
   readComments(doc, cassette);
   return cassette;
@@ -180,17 +197,21 @@ function checkKeys(value: JsonObject, allowed: string[], path: PathKey[], fail: 
   }
 }
 
-function readProvenance(value: unknown, fail: Fail): Provenance {
+function readProvenance(value: unknown, transport: Transport, fail: Fail): Provenance {
   const path = ['provenance'];
-  if (!isObject(value)) return fail(path, 'expected a mapping with command and recorded');
-  checkKeys(value, ['command', 'package', 'packageVersion', 'recorded', 'recorder', 'note', 'setup', 'env'], path, fail);
+  const needed = transport === 'stdio' ? 'command' : 'url';
+  if (!isObject(value)) return fail(path, `expected a mapping with ${needed} and recorded`);
+  checkKeys(value, ['command', 'url', 'package', 'packageVersion', 'recorded', 'recorder', 'note', 'setup', 'env'], path, fail);
   const { command, recorded } = value;
-  if (!Array.isArray(command) || command.length === 0 || !command.every((part) => typeof part === 'string')) {
+  if (command === undefined ? transport === 'stdio' : !Array.isArray(command) || command.length === 0 || !command.every((part) => typeof part === 'string')) {
     fail([...path, 'command'], 'expected a non-empty list of strings (the server command and its arguments)');
   }
+  if (value.url === undefined ? transport === 'http' : typeof value.url !== 'string' || !/^https?:\/\/[^\s]+$/.test(value.url)) {
+    fail([...path, 'url'], 'expected the URL the server was recorded at (http:// or https://)');
+  }
   if (typeof recorded !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(recorded)) fail([...path, 'recorded'], 'expected a date, YYYY-MM-DD');
-  const provenance: Provenance = { command: command as string[], recorded: recorded as string };
-  for (const key of ['package', 'packageVersion', 'recorder', 'note', 'setup'] as const) {
+  const provenance: Provenance = { ...(command !== undefined && { command: command as string[] }), recorded: recorded as string };
+  for (const key of ['url', 'package', 'packageVersion', 'recorder', 'note', 'setup'] as const) {
     const field = value[key];
     if (field === undefined) continue;
     if (typeof field !== 'string') fail([...path, key], 'expected a string');
@@ -219,27 +240,46 @@ function readPaths(value: unknown, path: PathKey[], fail: Fail): string[] {
 }
 
 const FRAME_KEYS = {
-  client: ['client', 'free'],
-  server: ['server', 'free', 'raw', 'chunks', 'cuts', 'flush'],
+  client: ['client', 'free', 'http'],
+  server: ['server', 'free', 'raw', 'chunks', 'cuts', 'flush', 'http'],
   stdout: ['stdout', 'chunks', 'cuts', 'flush'],
   stderr: ['stderr'],
+  sse: ['sse', 'http'],
 } as const;
 
-function readFrame(entry: unknown, index: number, fail: Fail, lineOf: (path: PathKey[]) => number | undefined): Frame {
+/** What each transport's frames may hold: the bytes of a stdio read mean nothing on HTTP, and an SSE event nothing on stdio. */
+const CASSETTE_OF: Record<Transport, string> = { stdio: 'a stdio cassette', http: 'an HTTP cassette' };
+const NOT_ON: Record<Transport, string[]> = { stdio: ['http', 'sse'], http: ['raw', 'chunks', 'cuts', 'flush', 'stdout', 'stderr'] };
+
+function readFrame(entry: unknown, index: number, transport: Transport, fail: Fail, lineOf: (path: PathKey[]) => number | undefined): Frame {
   const path: PathKey[] = ['frames', index];
-  if (!isObject(entry)) return fail(path, 'expected a mapping with one of client, server, stdout, stderr');
+  const kinds = Object.keys(FRAME_KEYS).join(', ');
+  if (!isObject(entry)) return fail(path, `expected a mapping with one of ${kinds}`);
   const directions = (Object.keys(FRAME_KEYS) as (keyof typeof FRAME_KEYS)[]).filter((key) => key in entry);
-  if (directions.length !== 1)
-    fail(path, `expected exactly one of client, server, stdout, stderr; got ${directions.length === 0 ? 'none' : directions.join(' and ')}`);
+  if (directions.length !== 1) fail(path, `expected exactly one of ${kinds}; got ${directions.length === 0 ? 'none' : directions.join(' and ')}`);
   const from = directions[0]!;
   checkKeys(entry, [...FRAME_KEYS[from]], path, fail);
+  for (const key of NOT_ON[transport]) {
+    if (key in entry)
+      fail([...path, key], `${CASSETTE_OF[transport]} has no ${key === 'sse' || key === 'stdout' || key === 'stderr' ? `${key} frames` : `${key} field`}`);
+  }
   const line = lineOf(path);
+  if (from === 'sse') {
+    if (entry.sse !== null && typeof entry.sse !== 'string') fail([...path, 'sse'], 'expected the data of the event (a string), or null for comments only');
+    const http = readPlacement(entry.http, [...path, 'http'], fail);
+    if (entry.sse === null && !http.comments) fail([...path, 'http', 'comments'], 'an event without data is a block of comments: give them');
+    return { from, ...(entry.sse !== null && { data: entry.sse as string }), http, line };
+  }
   if (from === 'client' || from === 'server') {
     const message = entry[from];
     checkMessage(message, [...path, from], fail);
     const frame: ClientFrame | ServerFrame =
       from === 'client' ? { from, message: message as JsonObject, line } : { from, message: message as JsonObject, line };
     if (entry.free !== undefined) frame.free = readPaths(entry.free, [...path, 'free'], fail);
+    if (entry.http !== undefined) {
+      if (frame.from === 'client') frame.http = readCarrier(entry.http, [...path, 'http'], fail);
+      else frame.http = readPlacement(entry.http, [...path, 'http'], fail);
+    }
     if (frame.from === 'server') {
       if (entry.raw !== undefined) {
         if (typeof entry.raw !== 'string') fail([...path, 'raw'], 'expected a string: the exact bytes the server wrote');
@@ -296,6 +336,89 @@ function readChunks(entry: JsonObject, frame: { chunks?: string[]; cuts?: number
   }
 }
 
+function readHttpSession(value: unknown, fail: Fail): HttpSession {
+  const path = ['http'];
+  if (!isObject(value)) return fail(path, 'expected a mapping with path (the path the client used), and the replies to get and delete');
+  checkKeys(value, ['path', 'get', 'delete'], path, fail);
+  if (typeof value.path !== 'string' || !value.path.startsWith('/')) fail([...path, 'path'], 'expected a path starting with "/" (e.g. /mcp)');
+  const session: HttpSession = { path: value.path as string };
+  for (const method of ['get', 'delete'] as const) {
+    if (value[method] !== undefined) session[method] = readReply(value[method], [...path, method], fail);
+  }
+  return session;
+}
+
+function readCarrier(value: unknown, path: PathKey[], fail: Fail): HttpCarrier {
+  if (!isObject(value)) return fail(path, 'expected a mapping with path, headers and reply (the POST that carried the message)');
+  checkKeys(value, ['path', 'headers', 'reply'], path, fail);
+  if (typeof value.path !== 'string' || !value.path.startsWith('/')) fail([...path, 'path'], 'expected a path starting with "/"');
+  return {
+    path: value.path as string,
+    ...(value.headers !== undefined && { headers: readHeaders(value.headers, [...path, 'headers'], fail) }),
+    reply: readReply(value.reply, [...path, 'reply'], fail),
+  };
+}
+
+const BODIES = ['json', 'sse', 'none', 'text'] as const;
+
+function readReply(value: unknown, path: PathKey[], fail: Fail): HttpReply {
+  if (!isObject(value)) return fail(path, `expected a mapping with status, headers and body (${BODIES.join(', ')})`);
+  checkKeys(value, ['status', 'headers', 'body', 'text'], path, fail);
+  const { status, body } = value;
+  if (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599) fail([...path, 'status'], 'expected an HTTP status (100 to 599)');
+  if (!BODIES.includes(body as HttpReply['body'])) fail([...path, 'body'], `expected one of ${BODIES.join(', ')}`);
+  if ((value.text !== undefined) !== (body === 'text')) fail([...path, 'text'], 'a text body, and only a text body, has its text');
+  if (value.text !== undefined && typeof value.text !== 'string') fail([...path, 'text'], 'expected a string');
+  return {
+    status: status as number,
+    ...(value.headers !== undefined && { headers: readHeaders(value.headers, [...path, 'headers'], fail) }),
+    body: body as HttpReply['body'],
+    ...(value.text !== undefined && { text: value.text as string }),
+  };
+}
+
+function readHeaders(value: unknown, path: PathKey[], fail: Fail): Headers {
+  if (!isObject(value)) return fail(path, 'expected a mapping of header names to values');
+  for (const [name, text] of Object.entries(value)) {
+    if (!/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) fail([...path, name], 'expected a header name in lower case');
+    if (typeof text !== 'string' || /[\r\n]/.test(text)) fail([...path, name], 'expected the value as one line of text');
+  }
+  return value as Headers;
+}
+
+function readPlacement(value: unknown, path: PathKey[], fail: Fail): HttpPlacement {
+  if (value === undefined) return {};
+  if (!isObject(value))
+    return fail(path, 'expected a mapping: request (the id whose POST stream carried it; none for the GET stream), id, event, retry, comments, at');
+  checkKeys(value, ['request', 'id', 'event', 'retry', 'comments', 'at'], path, fail);
+  const placement: HttpPlacement = {};
+  if (value.request !== undefined) {
+    if (typeof value.request !== 'string' && typeof value.request !== 'number') fail([...path, 'request'], 'expected the recorded id of a client request');
+    placement.request = value.request;
+  }
+  for (const key of ['id', 'event'] as const) {
+    if (value[key] === undefined) continue;
+    if (typeof value[key] !== 'string' || /[\r\n]/.test(value[key] as string)) fail([...path, key], 'expected one line of text');
+    placement[key] = value[key] as string;
+  }
+  if (value.retry !== undefined) {
+    if (!Number.isInteger(value.retry) || (value.retry as number) < 0) fail([...path, 'retry'], 'expected milliseconds (an integer, 0 or more)');
+    placement.retry = value.retry as number;
+  }
+  if (value.comments !== undefined) {
+    const comments = value.comments;
+    if (!Array.isArray(comments) || !comments.every((line) => typeof line === 'string' && !/[\r\n]/.test(line))) {
+      fail([...path, 'comments'], 'expected a list of one-line strings');
+    }
+    placement.comments = comments as string[];
+  }
+  if (value.at !== undefined) {
+    if (typeof value.at !== 'number' || !(value.at >= 0)) fail([...path, 'at'], 'expected milliseconds since the session started (0 or more)');
+    placement.at = value.at as number;
+  }
+  return placement;
+}
+
 function checkMessage(message: unknown, path: PathKey[], fail: Fail): void {
   if (!isObject(message)) return fail(path, 'expected a JSON-RPC message (a mapping)');
   if (message.jsonrpc !== '2.0') fail([...path, 'jsonrpc'], 'expected "2.0"');
@@ -313,11 +436,14 @@ export function serialiseCassette(cassette: Cassette): string {
   const frames = cassette.frames.map((frame): Record<string, Json> => {
     switch (frame.from) {
       case 'client':
-        return { client: frame.message, ...(frame.free ? { free: frame.free } : {}) };
+        return { client: frame.message, ...(frame.free ? { free: frame.free } : {}), ...(frame.http && { http: frame.http as unknown as JsonObject }) };
+      case 'sse':
+        return { sse: frame.data ?? null, http: frame.http as JsonObject };
       case 'server':
         return {
           server: frame.message,
           ...(frame.free ? { free: frame.free } : {}),
+          ...(frame.http && { http: frame.http as JsonObject }),
           ...(frame.raw !== undefined ? { raw: frame.raw } : {}),
           ...(frame.chunks ? { chunks: frame.chunks } : {}),
           ...(frame.cuts ? { cuts: frame.cuts } : {}),
@@ -339,6 +465,7 @@ export function serialiseCassette(cassette: Cassette): string {
     version: cassette.version,
     transport: cassette.transport,
     provenance: provenance as JsonObject,
+    ...(cassette.http && { http: cassette.http as unknown as JsonObject }),
     ...(cassette.free ? { free: cassette.free } : {}),
     frames,
   };

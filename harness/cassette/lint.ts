@@ -37,7 +37,7 @@ export function lintCassette(cassette: Cassette): LintProblem[] {
     }
   }
   if (clientMessages === 0) problems.push({ frame: -1, message: 'the cassette has no client message: nothing to match' });
-  const absolute = cassette.provenance.command.find((arg) => arg.startsWith('/') || /^[A-Za-z]:\\/.test(arg));
+  const absolute = (cassette.provenance.command ?? []).find((arg) => arg.startsWith('/') || /^[A-Za-z]:\\/.test(arg));
   if (absolute !== undefined) {
     problems.push({
       frame: -1,
@@ -45,7 +45,7 @@ export function lintCassette(cassette: Cassette): LintProblem[] {
     });
   }
   for (const [index, frame] of cassette.frames.entries()) {
-    const text = frame.from === 'client' || frame.from === 'server' ? frame.message : frame.text;
+    const text = frame.from === 'client' || frame.from === 'server' ? frame.message : frame.from === 'sse' ? (frame.data ?? '') : frame.text;
     const path = machinePath(text);
     if (path) {
       problems.push({

@@ -4,8 +4,56 @@
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-/** The one cassette version this code reads and writes. */
-export const CASSETTE_VERSION = 1;
+/** The cassette version this code writes; it reads this one and version 1 (stdio only, the same frames). */
+export const CASSETTE_VERSION = 2;
+export type CassetteVersion = 1 | 2;
+
+/** The transports a cassette is recorded over; any cassette plays over either where its messages allow. */
+export type Transport = 'stdio' | 'http';
+
+/** HTTP header names in lower case, as recorded: only the headers that matter to MCP (http-headers.ts). */
+export type Headers = Record<string, string>;
+
+/** How the server answered an HTTP request of an HTTP cassette. */
+export interface HttpReply {
+  status: number;
+  headers?: Headers;
+  /** json: the body is the server message answering the request; sse: an event stream carrying the
+   *  frames whose `request` is this request's id; none: no body (202 to a notification or response);
+   *  text: a body that is not a message (an error page), kept in `text`. */
+  body: 'json' | 'sse' | 'none' | 'text';
+  text?: string;
+}
+
+/** The POST that carried a client message, and how the server answered it. */
+export interface HttpCarrier {
+  /** The request's path (e.g. /mcp). */
+  path: string;
+  headers?: Headers;
+  reply: HttpReply;
+}
+
+/** Where a server frame went on HTTP, and the event fields it went with on a stream. */
+export interface HttpPlacement {
+  /** The recorded id of the request whose POST stream (or JSON body) carried it; absent: the GET stream. */
+  request?: Json;
+  /** SSE fields of the event (a JSON body has none). */
+  id?: string;
+  event?: string;
+  retry?: number;
+  /** Comment lines (`: text`) written just before the event. */
+  comments?: string[];
+  /** Milliseconds from the start of the session to when it arrived (replay with --pace recorded). */
+  at?: number;
+}
+
+/** The requests without a message (GET opens the server's stream, DELETE ends the session), as answered. */
+export interface HttpSession {
+  /** The path the client used. */
+  path: string;
+  get?: HttpReply;
+  delete?: HttpReply;
+}
 
 /** A message the client sent; matched against the live client's message, never replayed. */
 export interface ClientFrame {
@@ -17,6 +65,8 @@ export interface ClientFrame {
   line?: number;
   /** The comment lines a person wrote just above the frame (without their `#`); kept by load and save. */
   comment?: string;
+  /** HTTP cassettes: the POST that carried it. */
+  http?: HttpCarrier;
 }
 
 /** A message the server sent; replayed at its recorded place. */
@@ -34,6 +84,8 @@ export interface ServerFrame {
   flush?: boolean;
   line?: number;
   comment?: string;
+  /** HTTP cassettes: the stream or body it went in. */
+  http?: HttpPlacement;
 }
 
 /** Bytes on the server's stdout that are not a JSON-RPC message (a careless log line). */
@@ -56,11 +108,25 @@ export interface StderrFrame {
   comment?: string;
 }
 
-export type Frame = ClientFrame | ServerFrame | StdoutFrame | StderrFrame;
+/** An event on an HTTP stream that carries no message: the priming event (an id and empty data) a
+ *  server may open each stream with, or a keep-alive comment. */
+export interface SseFrame {
+  from: 'sse';
+  /** The data field; absent for a block of comments only. */
+  data?: string;
+  /** Where it went and its other fields, as for a server frame. */
+  http: HttpPlacement;
+  line?: number;
+  comment?: string;
+}
+
+export type Frame = ClientFrame | ServerFrame | StdoutFrame | StderrFrame | SseFrame;
 
 export interface Provenance {
-  /** The server command as a person would type it (no machine paths). */
-  command: string[];
+  /** The server command as a person would type it (no machine paths); for HTTP, how it was started, when known. */
+  command?: string[];
+  /** HTTP cassettes: the server's URL as recorded (no credentials). */
+  url?: string;
   package?: string;
   packageVersion?: string;
   /** YYYY-MM-DD */
@@ -76,9 +142,11 @@ export interface Provenance {
 }
 
 export interface Cassette {
-  version: typeof CASSETTE_VERSION;
-  transport: 'stdio';
+  version: CassetteVersion;
+  transport: Transport;
   provenance: Provenance;
+  /** HTTP cassettes: the path and the answers to GET and DELETE. */
+  http?: HttpSession;
   /** Paths free in every client message that has them (e.g. `params.clientInfo`). */
   free?: string[];
   frames: Frame[];

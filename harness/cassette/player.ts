@@ -20,6 +20,8 @@ import {
   type Frame,
   type Json,
   type JsonObject,
+  type ServerFrame,
+  type SseFrame,
 } from './model.ts';
 import { editAndCut, editChunks, type Edit } from './raw-edit.ts';
 import { checkClientMessage, loadSchemas, PENDING } from './schema.ts';
@@ -32,6 +34,9 @@ export interface Piece {
   after: 'write' | 'glue' | 'pause';
   /** The answer to initialize: a face may hold it back a moment, so that a client that does not wait for it shows. */
   initializeResult?: boolean;
+  /** On the first piece of a server message: the frame, and the message as sent (ids mapped to the
+   *  live client's), for a face that frames messages its own way (HTTP). */
+  from?: { frame: ServerFrame; message: JsonObject };
 }
 
 /** When a client message arrived, as the face that carried it saw it. */
@@ -48,6 +53,9 @@ export interface PlayerOutput {
   diagnose?(diagnosis: Diagnosis): void;
   /** The player reads nothing more from this client (it wrote a line too long to hold): stop the input. */
   cut?(): void;
+  /** An HTTP stream event that carries no message (a priming event, a keep-alive), at its place; a
+   *  byte-stream face has nowhere to put it. */
+  sse?(frame: SseFrame): void;
 }
 
 export interface PlayerOptions {
@@ -406,6 +414,11 @@ export class Player {
       this.output.stderr?.(frame.text);
       return;
     }
+    if (frame.from === 'sse') {
+      this.output.sse?.(frame);
+      return;
+    }
+    let from: Piece['from'];
     let chunks: (string | Uint8Array)[];
     let initializeResult = false;
     if (frame.from === 'stdout') {
@@ -418,12 +431,14 @@ export class Player {
       }
       initializeResult = message.method === undefined && this.methodOfRecordedId.get(idKey(message.id)) === 'initialize';
       const edits = this.editsFor(message);
-      const step = this.log.add(() => exchangeStep('server', edits.length === 0 ? message : applyEdits(message, edits)));
+      const sent = edits.length === 0 ? message : applyEdits(message, edits);
+      from = { frame, message: sent };
+      const step = this.log.add(() => exchangeStep('server', sent));
       if (initializeResult) this.initializeResultStep = step;
       const textEdits = () => edits.map((edit) => ({ path: edit.path, replacement: JSON.stringify(edit.value) }));
       if (frame.cuts) chunks = editAndCut(frame.raw ?? compactLine(message), textEdits(), frame.cuts);
       else if (frame.raw === undefined && frame.chunks === undefined) {
-        chunks = [compactLine(edits.length === 0 ? message : applyEdits(message, edits))];
+        chunks = [compactLine(sent)];
       } else {
         const recorded = frame.chunks ?? [frame.raw!];
         chunks = edits.length === 0 ? recorded : editChunks(recorded, textEdits());
@@ -435,7 +450,12 @@ export class Player {
     if (chunks.length > 1 && !this.glued) this.output.write({ bytes: '', after: 'pause' });
     this.glued = frame.flush === false;
     for (let i = 0; i < chunks.length; i++) {
-      this.output.write({ bytes: chunks[i]!, after: i === chunks.length - 1 ? last : 'pause', ...(initializeResult && i === 0 && { initializeResult }) });
+      this.output.write({
+        bytes: chunks[i]!,
+        after: i === chunks.length - 1 ? last : 'pause',
+        ...(i === 0 && from && { from }),
+        ...(initializeResult && i === 0 && { initializeResult }),
+      });
     }
   }
 
@@ -528,7 +548,7 @@ export class Player {
   private context(index: number): string {
     for (let i = index - 1; i >= 0; i--) {
       const frame = this.cassette.frames[i]!;
-      if (frame.from === 'stderr' || frame.from === 'stdout') continue;
+      if (frame.from === 'stderr' || frame.from === 'stdout' || frame.from === 'sse') continue;
       const message = frame.message;
       if (frame.from === 'client') {
         return kindOf(message) === 'response'

@@ -330,10 +330,10 @@ function logRedactions(cassette: Cassette, log: (line: string) => void): void {
       places.set(name!, byPlace);
     }
   };
-  for (const arg of cassette.provenance.command) count(arg, 'the command');
+  for (const arg of cassette.provenance.command ?? []) count(arg, 'the command');
   for (const frame of cassette.frames) {
     if (frame.from === 'stderr' || frame.from === 'stdout') count(frame.text, `${frame.from} lines`);
-    else count(JSON.stringify(frame.message), `${frame.from} messages`);
+    else if (frame.from !== 'sse') count(JSON.stringify(frame.message), `${frame.from} messages`);
   }
   if (places.size === 0) return;
   const total = [...places.values()].reduce((sum, byPlace) => sum + [...byPlace.values()].reduce((a, b) => a + b, 0), 0);
@@ -346,6 +346,7 @@ function logRedactions(cassette: Cassette, log: (line: string) => void): void {
 function buildCassette(frames: Frame[], options: RecordOptions, cwd: string, redactor: Redactor): { cassette: Cassette; lost: string[] } {
   const redacted: Frame[] = frames.map((frame) => {
     if (frame.from === 'stderr' || frame.from === 'stdout') return { ...frame, text: redactor.text(frame.text) };
+    if (frame.from === 'sse') return frame; // a stdio recording has none
     const copy = { ...frame, message: redactor.json(frame.message) };
     if (copy.from === 'server' && copy.raw !== undefined) {
       const raw = redactor.text(copy.raw);

@@ -65,12 +65,16 @@ describe('cassette format v1', () => {
 
   it('names file, line and field for each kind of bad input', () => {
     expect(refusal('version: 1\nframes: [\n').message).toMatch(/^bad\.yaml:\d+: \(yaml\): /);
-    expect(refusal(GOOD.replace('version: 1', 'version: 2')).message).toBe(
-      'bad.yaml:1: version: this file is cassette version 2; this theinference reads version 1 only (update theinference)',
+    expect(refusal(GOOD.replace('version: 1', 'version: 3')).message).toBe(
+      'bad.yaml:1: version: this file is cassette version 3; this theinference reads versions 1 and 2 (update theinference)',
+    );
+    expect(refusal(GOOD.replace('transport: stdio', 'transport: http')).message).toBe(
+      'bad.yaml:2: transport: expected "stdio" (version 1 is stdio only), got "http"',
     );
     expect(refusal(GOOD.replace('  - server:', '  - sever:')).message).toBe(
-      'bad.yaml:8: frames[1]: expected exactly one of client, server, stdout, stderr; got none',
+      'bad.yaml:8: frames[1]: expected exactly one of client, server, stdout, stderr, sse; got none',
     );
+    expect(refusal(GOOD + '    http: {request: 1}\n').message).toBe('bad.yaml:9: frames[1].http: a stdio cassette has no http field');
     expect(refusal(GOOD.replace('"jsonrpc":"2.0","id":1,"result"', '"jsonrpc":"1.0","id":1,"result"')).message).toBe(
       'bad.yaml:8: frames[1].server.jsonrpc: expected "2.0"',
     );
@@ -78,7 +82,7 @@ describe('cassette format v1', () => {
     expect(refusal(GOOD + '    chunks: ["{}", "x"]\n').message).toBe("bad.yaml:9: frames[1].chunks: the chunks do not add up to the frame's bytes");
     expect(refusal(GOOD + '    raw: "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":2,\\"result\\":{}}\\n"\n').field).toBe('frames[1].raw');
     expect(refusal(GOOD + '    color: blue\n').message).toBe(
-      'bad.yaml:9: frames[1].color: unknown field (expected one of: server, free, raw, chunks, cuts, flush)',
+      'bad.yaml:9: frames[1].color: unknown field (expected one of: server, free, raw, chunks, cuts, flush, http)',
     );
     expect(refusal(GOOD + '    cuts: [5, 3]\n').message).toBe(
       'bad.yaml:9: frames[1].cuts: expected increasing byte offsets between 1 and 36 (the frame has 37 bytes)',
@@ -170,5 +174,66 @@ describe('the annotated example in docs/cassettes.md', () => {
     expect(await session.done).toMatchObject({ ok: true });
     expect(chunks).toHaveLength(6); // notification, result, stdout line, two chunks, two notifications in one read
     expect(chunks.at(-1)!.split('\n')).toHaveLength(3);
+  });
+});
+
+describe('cassette format v2: HTTP', () => {
+  const HTTP: Cassette = {
+    version: 2,
+    transport: 'http',
+    provenance: { url: 'http://127.0.0.1/mcp', package: '@scope/server', recorded: '2026-11-30', recorder: 'hand-written' },
+    http: { path: '/mcp', get: { status: 405, body: 'none' }, delete: { status: 200, body: 'none' } },
+    frames: [
+      {
+        from: 'client',
+        message: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25' } },
+        http: {
+          path: '/mcp',
+          headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', authorization: '<redacted>' },
+          reply: { status: 200, headers: { 'content-type': 'text/event-stream', 'mcp-session-id': 'abc' }, body: 'sse' },
+        },
+      },
+      { from: 'sse', data: '', http: { request: 1, id: 'e0', at: 3 } },
+      {
+        from: 'server',
+        message: { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25' } },
+        http: { request: 1, id: 'e1', event: 'message', at: 4 },
+      },
+      {
+        from: 'client',
+        message: { jsonrpc: '2.0', method: 'notifications/initialized' },
+        http: { path: '/mcp', reply: { status: 202, body: 'none' } },
+      },
+      { from: 'sse', http: { comments: ['keepalive'], at: 900 } },
+      {
+        from: 'client',
+        message: { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        http: { path: '/mcp', reply: { status: 400, headers: { 'content-type': 'text/plain' }, body: 'text', text: 'Bad Request' } },
+      },
+    ],
+  };
+
+  it('round-trips an HTTP session: the POST of each client message, its reply, every event of each stream', () => {
+    const back = parseCassette(serialiseCassette(HTTP), 'h.yaml');
+    expect(back.frames.map(({ line: _line, ...frame }) => frame)).toEqual(HTTP.frames);
+    expect(back.http).toEqual(HTTP.http);
+    expect(back.provenance).toEqual(HTTP.provenance);
+    expect(back.transport).toBe('http');
+  });
+
+  it('names file, line and field for bad HTTP input', () => {
+    const text = serialiseCassette(HTTP);
+    expect(refusal(text.replace('status: 405', 'status: 999')).message).toMatch(/^bad\.yaml:\d+: http\.get\.status: expected an HTTP status \(100 to 599\)$/);
+    expect(refusal(text.replace('  url: http://127.0.0.1/mcp\n', '')).message).toBe(
+      'bad.yaml:4: provenance.url: expected the URL the server was recorded at (http:// or https://)',
+    );
+    expect(refusal(text.replace('body: sse', 'body: stream')).field).toBe('frames[0].http.reply.body');
+    expect(refusal(text.replace('mcp-session-id: abc', 'Mcp-Session-Id: abc')).message).toMatch(
+      /frames\[0\]\.http\.reply\.headers\.Mcp-Session-Id: expected a header name in lower case$/,
+    );
+    expect(refusal(text.replace('  - sse: null\n    http:\n      comments:\n        - keepalive\n', '  - sse: null\n    http:\n')).message).toMatch(
+      /frames\[4\]\.http\.comments: an event without data is a block of comments: give them$/,
+    );
+    expect(refusal(text.replace('      at: 4\n', '      at: 4\n    raw: "{}\\n"\n')).message).toMatch(/frames\[2\]\.raw: an HTTP cassette has no raw field$/);
   });
 });

@@ -273,7 +273,7 @@ describe('secrets in a recording', () => {
     for (const secret of SECRETS) expect(result.stderr.includes(secret), secret).toBe(false);
 
     const cassette = loadCassette(out);
-    expect(cassette.provenance.command.slice(2)).toEqual(REDACTED_ARGS);
+    expect(cassette.provenance.command!.slice(2)).toEqual(REDACTED_ARGS);
     const frames = cassette.frames.map(({ line: _line, ...frame }) => frame);
     const started = `starting with ${REDACTED_ARGS.join(' ')} token=<redacted:LEAKY_SERVICE_TOKEN> \x1b[31mred\x1b[0m 50%\r100%`;
     expect(frames).toContainEqual({ from: 'stderr', text: started });
