@@ -42,7 +42,10 @@ REPORT_FORMATS
        [--redact-env <NAME>]         redact this variable's value too (repeat for more)
        [--allow-noise]               keep non-JSON lines on the server's stdout as stdout frames
        [--keep-nondeterministic]     do not mark UUIDs, timestamps and the like free
-  replay <cassette>                 play a cassette as a stdio MCP server (diagnoses on stderr)
+  record --out <cassette> --http <url>   record a Streamable HTTP server: point the client at the printed URL
+       [--port <n>] [--force]        the proxy's port on 127.0.0.1 (default: a free one); replace an existing cassette
+  replay <cassette>                 play a cassette as an MCP server, over the transport it was recorded on (diagnoses on stderr)
+       [--stdio | --http [--port <n>]]   over stdio, or over HTTP on 127.0.0.1 (its URL printed on stdout)
        [--report <file>] [--html <file>]   write what it found as JSON, or the session drawn
        [--no-validate]               do not check the client's messages against the MCP schema
   lint <cassette>...                check cassettes

@@ -2,12 +2,13 @@
 // 2 usage or bad input). Bad input is thrown as an InputError, which the CLI prints as one line
 // naming file, line and field, as it does for every command.
 import { checkWritable, parse, seconds } from '../commands/args.ts';
-import { UsageError } from '../errors.ts';
+import { HostError, UsageError } from '../errors.ts';
 // Each command imports what it needs when it runs: a replay starts for every test case.
-import { formatDiagnosis, moreDiagnosesLine, type PlayReport } from './diagnosis.ts';
+import { formatDiagnosis, moreDiagnosesLine, type Diagnosis, type PlayReport } from './diagnosis.ts';
 import { writeAtomically } from '../files.ts';
 import { CassetteError, loadCassette } from './format.ts';
 import type { Cassette } from './model.ts';
+import type { PlayerSession } from './session.ts';
 import { escapeControls } from '../terminal-text.ts';
 
 /** One line each; what it quotes (a client's line, a cassette's text) cannot drive the terminal. */
@@ -25,9 +26,14 @@ function load(command: string, file: string): Cassette | undefined {
 }
 
 /** `record --out <cassette> [--script <session.yaml>] [--force] [--redact-env NAME]... [--allow-noise] [--keep-nondeterministic] -- <server command...>`:
- *  between a client and the server (stdin and stdout), or with the SDK client playing a script. */
+ *  between a client and the server (stdin and stdout), or with the SDK client playing a script;
+ *  `record --out <cassette> --http <url> [--port N] [--force]`: a proxy on 127.0.0.1 in front of an HTTP server. */
 export async function record(args: string[]): Promise<number> {
   const split = args.indexOf('--');
+  if ((split === -1 ? args : args.slice(0, split)).includes('--http')) {
+    const { recordHttp } = await import('./http-record-command.ts');
+    return recordHttp(args);
+  }
   const parsed = parse(
     split === -1 ? args : args.slice(0, split),
     {
@@ -101,31 +107,65 @@ async function serverEnv(entries: string[]): Promise<Record<string, string>> {
 /** What starts each line the recorded server wrote on stderr, as replay relays it. */
 export const SERVER_STDERR = '[server] ';
 
-/** `replay <cassette> [--report <file>] [--html <file>] [--no-validate]`: a stdio MCP server that plays
- *  the cassette; at the end, the play report as JSON and the session drawn as a page. */
+const REPLAY_USAGE = 'usage: theinference replay <cassette> [--stdio | --http [--port N]] [--report <file>] [--html <file>] [--no-validate]';
+
+/** `replay <cassette> [--stdio | --http [--port N]] [--report <file>] [--html <file>] [--no-validate]`:
+ *  an MCP server that plays the cassette, over the transport it was recorded on unless told (stdio
+ *  on stdin and stdout; Streamable HTTP on 127.0.0.1, its URL printed on stdout); at the end, the
+ *  play report as JSON and the session drawn as a page. */
 export async function replay(args: string[]): Promise<number> {
-  const parsed = parse(args, { report: { type: 'string' }, html: { type: 'string' }, 'no-validate': { type: 'boolean' } }, { positionals: true });
+  const parsed = parse(
+    args,
+    {
+      report: { type: 'string' },
+      html: { type: 'string' },
+      'no-validate': { type: 'boolean' },
+      stdio: { type: 'boolean' },
+      http: { type: 'boolean' },
+      port: { type: 'string' },
+    },
+    { positionals: true },
+  );
   const [file, ...extra] = parsed.positionals;
-  if (file === undefined || extra.length > 0) throw new UsageError('usage: theinference replay <cassette> [--report <file>] [--html <file>] [--no-validate]');
+  if (file === undefined || extra.length > 0 || (parsed.values.stdio && parsed.values.http)) throw new UsageError(REPLAY_USAGE);
   const { report: reportFile, html: htmlFile } = parsed.values;
   // Before playing: a client cannot be asked to run again.
   if (reportFile !== undefined) checkWritable('--report', reportFile);
   if (htmlFile !== undefined) checkWritable('--html', htmlFile);
+  const port = parsed.values.port === undefined ? 0 : portNumber(parsed.values.port);
   const cassette = loadCassette(file);
-  const { attachStreams } = await import('./stream-face.ts');
-  const session = attachStreams(cassette, process.stdin, process.stdout, {
-    endOutput: false,
+  const overHttp = parsed.values.http === true || (cassette.transport === 'http' && parsed.values.stdio !== true);
+  if (parsed.values.port !== undefined && !overHttp) throw new UsageError('--port is for a replay over HTTP (an HTTP cassette, or --http)');
+  const options = {
     validate: parsed.values['no-validate'] !== true,
     // The recorded server's stderr, marked as its own: a diagnosis starts with "theinference replay:".
-    onStderr: (line) => process.stderr.write(`${SERVER_STDERR}${escapeControls(line)}\n`),
-    onDiagnosis: (diagnosis) => say('replay', formatDiagnosis(diagnosis)),
-  });
+    onStderr: (line: string) => process.stderr.write(`${SERVER_STDERR}${escapeControls(line)}\n`),
+    onDiagnosis: (diagnosis: Diagnosis) => say('replay', formatDiagnosis(diagnosis)),
+  };
+  let session: PlayerSession;
+  let close = async () => {};
+  if (overHttp) {
+    const { serveCassette } = await import('./http-face.ts');
+    let served: Awaited<ReturnType<typeof serveCassette>>;
+    try {
+      served = await serveCassette(cassette, { ...options, port });
+    } catch (error) {
+      throw new HostError((error as Error).message);
+    }
+    process.stdout.write(`${served.url}\n`);
+    session = served;
+    close = () => served.close();
+  } else {
+    const { attachStreams } = await import('./stream-face.ts');
+    session = attachStreams(cassette, process.stdin, process.stdout, { ...options, endOutput: false });
+  }
   const stop = () => session.finish();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   const report = await session.done;
   process.off('SIGTERM', stop);
   process.off('SIGINT', stop);
+  await close();
   process.stdin.destroy();
   const more = moreDiagnosesLine(report);
   if (more) say('replay', more);
@@ -135,6 +175,13 @@ export async function replay(args: string[]): Promise<number> {
     writeAtomically(htmlFile, sessionHtml(report, file), { overwrite: true });
   }
   return exitCodeOf(report);
+}
+
+/** `--port N`: 0 (any free port) to 65535. */
+function portNumber(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port takes a port number (0 for a free one), not "${text}"`);
+  return port;
 }
 
 export function exitCodeOf(report: PlayReport): number {

@@ -13,7 +13,12 @@ export type DiagnosisKind =
   | 'invalid-message' // the message breaks the MCP schema of the negotiated version
   | 'not-json' // the client wrote a line that is not a JSON object
   | 'line-too-long' // the client wrote more than the player holds without a newline; reading stopped
-  | 'id-reused'; // a request with an id the client already used in this session
+  | 'id-reused' // a request with an id the client already used in this session
+  | 'http-accept' // a POST whose Accept lacks application/json or text/event-stream (answered 406)
+  | 'http-content-type' // a POST whose body is not declared application/json (answered 415)
+  | 'http-session' // a request without the session id the server gave, or with another one
+  | 'http-protocol-version' // a request after initialize without the negotiated MCP-Protocol-Version
+  | 'http-method'; // a request the server does not take (a path or method it never answered)
 
 export interface RecordedRef {
   /** Index into the cassette's frames. */

@@ -34,9 +34,10 @@ export interface Piece {
   after: 'write' | 'glue' | 'pause';
   /** The answer to initialize: a face may hold it back a moment, so that a client that does not wait for it shows. */
   initializeResult?: boolean;
-  /** On the first piece of a server message: the frame, and the message as sent (ids mapped to the
-   *  live client's), for a face that frames messages its own way (HTTP). */
-  from?: { frame: ServerFrame; message: JsonObject };
+  /** On the first piece of a server message: the message as sent (ids mapped to the live client's)
+   *  and the recorded frame it plays (none for the player's own error replies), for a face that
+   *  frames messages its own way (HTTP). */
+  from?: { message: JsonObject; frame?: ServerFrame };
 }
 
 /** When a client message arrived, as the face that carried it saw it. */
@@ -126,6 +127,17 @@ export class Player {
 
   get done(): boolean {
     return this.finished !== undefined;
+  }
+
+  /** The recorded client message the player waits for next, if the recording has one there. */
+  get expecting(): ClientFrame | undefined {
+    const frame = this.cassette.frames[this.position];
+    return frame?.from === 'client' ? frame : undefined;
+  }
+
+  /** A mistake the transport saw (an HTTP header), said and reported as the player's own. */
+  transportMistake(kind: DiagnosisKind, message: string): void {
+    this.diagnose(kind, () => message, {}, undefined);
   }
 
   /** Client bytes as they come, cut into lines here; `arrival` is asked as each line completes. */
@@ -481,7 +493,7 @@ export class Player {
   private reply(id: Json, text: string, code = MISMATCH_ERROR_CODE): void {
     const answer = { jsonrpc: '2.0', id, error: { code, message: `theinference: ${text}` } };
     this.log.add(() => exchangeStep('server', answer));
-    this.output.write({ bytes: compactLine(answer), after: 'write' });
+    this.output.write({ bytes: compactLine(answer), after: 'write', from: { message: answer } });
   }
 
   /** Logs a client message (or line) at its place on the wire; `text` stands for it when it is too long to keep. */

@@ -149,6 +149,11 @@ const DIAGNOSIS_KINDS = [
   'not-json',
   'line-too-long',
   'id-reused',
+  'http-accept',
+  'http-content-type',
+  'http-session',
+  'http-protocol-version',
+  'http-method',
 ] as const;
 const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject });
 const diagnosisSchema = object({

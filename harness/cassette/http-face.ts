@@ -1,0 +1,364 @@
+// The player served over Streamable HTTP on 127.0.0.1: the same state machine as every other face
+// (player.ts), with HTTP around its messages. Each POST hands the client's message to the player;
+// the server messages the player puts out go where the recording had them: a response to the POST
+// of its request (a JSON body, or an event on that request's SSE stream, which ends with it), a
+// notification or server request on the stream open at the time, or on the GET stream. The headers
+// the transport requires are checked and diagnosed as the player's own mistakes; the session id is
+// a fresh one each replay, so a client that sends a remembered one is caught.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { PlayReport } from './diagnosis.ts';
+import { kindOf, type Cassette, type ClientFrame, type HttpPlacement, type HttpReply, type JsonObject } from './model.ts';
+import { Player, type Piece } from './player.ts';
+import type { FaceOptions, PlayerSession } from './session.ts';
+import { formatSseEvent } from './sse.ts';
+import { INITIALIZE_HOLD_MS } from './stream-face.ts';
+
+export interface HttpFaceOptions extends FaceOptions {
+  /** 0 (default): a free port. Always on 127.0.0.1. */
+  port?: number;
+  /** Milliseconds the initialize result is held back (default INITIALIZE_HOLD_MS), as on stdio. */
+  initializeHoldMs?: number;
+}
+
+export interface HttpPlayerSession extends PlayerSession {
+  /** http://127.0.0.1:<port><path> */
+  readonly url: string;
+  /** Stops listening and ends every open stream. */
+  close(): Promise<void>;
+}
+
+/** The largest body a POST may have: a message the player would refuse as too long anyway. */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const JSON_TYPE = 'application/json';
+const SSE_TYPE = 'text/event-stream';
+
+/** Where a client's request is answered: its POST, as a JSON body or as an event stream. */
+interface Channel {
+  response: ServerResponse;
+  /** The live id of the request it answers. */
+  id: string;
+  reply?: HttpReply;
+  streaming: boolean;
+  ended: boolean;
+}
+
+export async function serveCassette(cassette: Cassette, options: HttpFaceOptions = {}): Promise<HttpPlayerSession> {
+  const face = new HttpFace(cassette, options);
+  const server = createServer((request, response) => face.handle(request, response));
+  server.keepAliveTimeout = 60_000;
+  await listen(server, options.port ?? 0);
+  const { port } = server.address() as AddressInfo;
+  const path = cassette.http?.path ?? '/mcp';
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}${path}`,
+    done: face.done,
+    finish: () => face.finish(),
+    get diagnoses() {
+      return face.player.diagnoses;
+    },
+    close: () =>
+      (closed ??= new Promise((resolve) => {
+        face.finish();
+        face.endStreams();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      })),
+  };
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new Error(`port ${port} on 127.0.0.1 is in use: pick another with --port, or 0 for a free one`) : error),
+    );
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+}
+
+class HttpFace {
+  readonly player: Player;
+  readonly done: Promise<PlayReport>;
+  private resolveDone!: (report: PlayReport) => void;
+  private report: PlayReport | undefined;
+  private readonly path: string;
+  /** Open POST channels by the live id of their request, in the order they were opened. */
+  private readonly channels = new Map<string, Channel>();
+  /** The client's GET stream, when the recording answered GET with one. */
+  private getStream: ServerResponse | undefined;
+  /** What goes on the GET stream before the client opened it. */
+  private readonly forGet: string[] = [];
+  /** The session id given with the initialize result (a fresh one), once given. */
+  private sessionId: string | undefined;
+  /** The protocol version the initialize result agreed on, once sent. */
+  private version: string | undefined;
+  private holding = false;
+  /** The POST being handed to the player: what it puts out at once and cannot place goes there. */
+  private current: Channel | undefined;
+
+  constructor(
+    private readonly cassette: Cassette,
+    private readonly options: HttpFaceOptions,
+  ) {
+    this.path = cassette.http?.path ?? '/mcp';
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    this.player = new Player(
+      cassette,
+      {
+        write: (piece) => this.place(piece),
+        sse: (frame) => this.event(frame.http, frame.data),
+        stderr: (line) => options.onStderr?.(line),
+        diagnose: (diagnosis) => options.onDiagnosis?.(diagnosis),
+      },
+      options,
+    );
+    this.player.start();
+  }
+
+  finish(): PlayReport {
+    if (this.report) return this.report;
+    this.player.endOfInput();
+    this.report = this.player.finish();
+    this.resolveDone(this.report);
+    return this.report;
+  }
+
+  endStreams(): void {
+    for (const channel of this.channels.values()) this.end(channel);
+    this.getStream?.end();
+  }
+
+  handle(request: IncomingMessage, response: ServerResponse): void {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== this.path) {
+      this.mistake('http-method', `your client sent ${request.method} ${url.pathname}; the server was recorded at ${this.path}`);
+      return void response.writeHead(404).end();
+    }
+    if (request.method !== 'POST' && request.method !== 'GET' && request.method !== 'DELETE') {
+      this.mistake('http-method', `your client sent ${request.method} ${this.path}: a Streamable HTTP client sends POST, GET or DELETE`);
+      return void response.writeHead(405, { allow: 'POST, GET, DELETE' }).end();
+    }
+    if (!this.sessionOk(request, response)) return;
+    if (request.method === 'GET') return this.get(request, response);
+    if (request.method === 'DELETE') return this.delete(response);
+    this.post(request, response);
+  }
+
+  /** After the server gave a session id, every request carries it (400 without, 404 with another). */
+  private sessionOk(request: IncomingMessage, response: ServerResponse): boolean {
+    if (this.sessionId === undefined) return true;
+    const sent = request.headers['mcp-session-id'];
+    if (sent === this.sessionId) {
+      this.checkVersion(request);
+      return true;
+    }
+    const what = `${request.method} ${this.path}`;
+    if (sent === undefined) {
+      this.mistake(
+        'http-session',
+        `your client sent ${what} without the Mcp-Session-Id header: send the session id the initialize response gave on every later request`,
+      );
+      rpcError(response, 400, 'Bad Request: Mcp-Session-Id header is required');
+    } else {
+      this.mistake(
+        'http-session',
+        `your client sent ${what} with Mcp-Session-Id ${JSON.stringify(sent)}, not the one the initialize response gave in this session`,
+      );
+      rpcError(response, 404, 'Session not found');
+    }
+    return false;
+  }
+
+  private checkVersion(request: IncomingMessage): void {
+    if (this.version === undefined) return;
+    const sent = request.headers['mcp-protocol-version'];
+    if (sent === this.version) return;
+    this.mistake(
+      'http-protocol-version',
+      sent === undefined
+        ? `your client sent ${request.method} ${this.path} without the MCP-Protocol-Version header: after initialize, every request says the version agreed (${this.version})`
+        : `your client sent MCP-Protocol-Version ${JSON.stringify(sent)}; the version agreed at initialize is ${this.version}`,
+    );
+  }
+
+  private post(request: IncomingMessage, response: ServerResponse): void {
+    const accept = String(request.headers.accept ?? '');
+    if (!accept.includes(JSON_TYPE) || !accept.includes(SSE_TYPE)) {
+      this.mistake('http-accept', `your client's POST says Accept: ${JSON.stringify(accept)}; it must accept both ${JSON_TYPE} and ${SSE_TYPE}`);
+      request.resume();
+      return rpcError(response, 406, `Not Acceptable: Client must accept both ${JSON_TYPE} and ${SSE_TYPE}`);
+    }
+    const type = String(request.headers['content-type'] ?? '');
+    if (!type.startsWith(JSON_TYPE)) {
+      this.mistake('http-content-type', `your client's POST says Content-Type: ${JSON.stringify(type)}; a message is sent as ${JSON_TYPE}`);
+      request.resume();
+      return rpcError(response, 415, `Unsupported Media Type: Content-Type must be ${JSON_TYPE}`);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (size > MAX_BODY_BYTES) return rpcError(response, 413, `Payload Too Large: more than ${MAX_BODY_BYTES / 1024 / 1024} MiB`);
+      this.message(Buffer.concat(chunks).toString('utf8'), response);
+    });
+  }
+
+  /** One POSTed body: handed to the player, answered as the recording answered it. */
+  private message(text: string, response: ServerResponse): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      message = undefined;
+    }
+    const expected = this.player.expecting;
+    const isRequest = typeof message === 'object' && message !== null && kindOf(message as JsonObject) === 'request';
+    const id = isRequest ? JSON.stringify((message as JsonObject).id) : 'null';
+    const channel: Channel = { response, id, reply: expected?.http?.reply, streaming: false, ended: false };
+    if (isRequest) this.channels.set(id, channel);
+    this.current = channel;
+    try {
+      this.player.receiveLine(text, { beforeInitializeResult: this.holding });
+    } finally {
+      this.current = undefined;
+    }
+    if (!isRequest && !channel.ended) this.accepted(channel, expected);
+    response.on('close', () => {
+      channel.ended = true;
+      this.channels.delete(id);
+    });
+  }
+
+  /** A notification or a response from the client: 202 with no body, or what the recording answered. */
+  private accepted(channel: Channel, expected: ClientFrame | undefined): void {
+    const reply = expected?.http?.reply;
+    channel.ended = true;
+    if (reply === undefined || reply.body === 'none' || reply.body === 'json' || reply.body === 'sse') return void channel.response.writeHead(202).end();
+    channel.response.writeHead(reply.status, this.headers(reply)).end(reply.text ?? '');
+  }
+
+  private get(request: IncomingMessage, response: ServerResponse): void {
+    const reply = this.cassette.http?.get;
+    if (reply === undefined || reply.body !== 'sse' || reply.status !== 200) {
+      return void response.writeHead(reply?.status ?? 405, reply ? this.headers(reply) : { allow: 'POST, DELETE' }).end(reply?.text ?? '');
+    }
+    if (!String(request.headers.accept ?? '').includes(SSE_TYPE)) {
+      this.mistake('http-accept', `your client's GET says Accept: ${JSON.stringify(request.headers.accept ?? '')}; a GET stream needs ${SSE_TYPE}`);
+      return rpcError(response, 406, `Not Acceptable: Client must accept ${SSE_TYPE}`);
+    }
+    this.getStream?.end();
+    this.getStream = response;
+    response.writeHead(200, { ...this.headers(reply), 'content-type': SSE_TYPE, 'cache-control': 'no-cache' });
+    response.flushHeaders();
+    for (const bytes of this.forGet.splice(0)) response.write(bytes);
+    response.on('close', () => {
+      if (this.getStream === response) this.getStream = undefined;
+    });
+  }
+
+  private delete(response: ServerResponse): void {
+    const reply = this.cassette.http?.delete ?? { status: 200, body: 'none' as const };
+    response.writeHead(reply.status, this.headers(reply)).end(reply.text ?? '');
+    if (reply.status < 300) {
+      this.finish();
+      this.endStreams();
+    }
+  }
+
+  /** A piece of a server message from the player: its whole message goes where it belongs. */
+  private place(piece: Piece): void {
+    if (!piece.from) return; // the rest of a message already placed (stdio reads mean nothing here)
+    const { message, frame } = piece.from;
+    const placement = frame?.http;
+    if (kindOf(message) === 'response') {
+      const channel = this.channels.get(JSON.stringify(message.id)) ?? (message.id === null ? this.current : undefined);
+      // none: the client gave up on the request (closed its POST); the answer has nowhere to go
+      if (channel) this.answer(channel, message, placement, piece.initializeResult === true);
+      return;
+    }
+    // A notification or server request: on the stream of the request it came with, else the GET stream.
+    this.event(placement ?? {}, JSON.stringify(message), message);
+  }
+
+  /** An event for a stream: the latest open POST stream when recorded on one, else the GET stream. */
+  private event(placement: HttpPlacement, data: string | undefined, message?: JsonObject): void {
+    const onRequest = placement.request !== undefined || (message !== undefined && this.cassette.transport === 'stdio');
+    const channel = onRequest ? [...this.channels.values()].reverse().find((open) => !open.ended) : undefined;
+    // a recorded event goes out with its own fields; a message from a stdio recording as SDK servers send one
+    const fields = message !== undefined && this.cassette.transport === 'stdio' ? { event: 'message' } : placement;
+    const bytes = formatSseEvent(fields, data);
+    if (channel) {
+      this.stream(channel);
+      channel.response.write(bytes);
+    } else if (this.getStream) this.getStream.write(bytes);
+    else if (message !== undefined) this.forGet.push(bytes);
+  }
+
+  private answer(channel: Channel, message: JsonObject, placement: HttpPlacement | undefined, initializeResult: boolean): void {
+    const send = () => {
+      if (initializeResult) this.agreed(message);
+      if (channel.ended) return;
+      if (channel.streaming || channel.reply?.body === 'sse') {
+        this.stream(channel);
+        channel.response.write(formatSseEvent(placement ?? { event: 'message' }, JSON.stringify(message)));
+        return this.end(channel);
+      }
+      channel.ended = true;
+      this.channels.delete(channel.id);
+      channel.response.writeHead(channel.reply?.status ?? 200, { ...this.headers(channel.reply), 'content-type': JSON_TYPE }).end(JSON.stringify(message));
+    };
+    if (!initializeResult) return send();
+    // Held back a moment, as on stdio: a client that goes on without waiting for it is seen to.
+    this.holding = true;
+    setTimeout(() => {
+      this.holding = false;
+      send();
+    }, this.options.initializeHoldMs ?? INITIALIZE_HOLD_MS);
+  }
+
+  /** The initialize result is out: from now on each request says the version it agreed. */
+  private agreed(result: JsonObject): void {
+    const version = (result.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    if (typeof version === 'string') this.version = version;
+  }
+
+  /** Opens the channel as an event stream, once. */
+  private stream(channel: Channel): void {
+    if (channel.streaming || channel.ended) return;
+    channel.streaming = true;
+    channel.response.writeHead(200, { ...this.headers(channel.reply), 'content-type': SSE_TYPE, 'cache-control': 'no-cache' });
+    channel.response.flushHeaders();
+  }
+
+  private end(channel: Channel): void {
+    if (channel.ended) return;
+    channel.ended = true;
+    this.channels.delete(channel.id);
+    channel.response.end();
+  }
+
+  /** A recorded reply's headers, the session id replaced by this replay's own. */
+  private headers(reply: HttpReply | undefined): Record<string, string> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(reply?.headers ?? {})) {
+      if (name === 'content-type' || name === 'content-length') continue;
+      if (name === 'mcp-session-id') headers[name] = this.sessionId ??= randomUUID();
+      else headers[name] = value;
+    }
+    return headers;
+  }
+
+  private mistake(kind: Parameters<Player['transportMistake']>[0], message: string): void {
+    this.player.transportMistake(kind, message);
+  }
+}
+
+/** A JSON-RPC error as the body of an HTTP error, worded as the SDK's servers word it (a client may show it). */
+function rpcError(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { 'content-type': JSON_TYPE }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}

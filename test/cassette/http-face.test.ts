@@ -1,0 +1,165 @@
+// The player served over Streamable HTTP: the official SDK client sees the same session from a
+// replayed cassette as from the live server-everything it was recorded from; a fetch client sees
+// the same replies (status, headers that matter, body) for each kind of request; and every header
+// mistake the transport rules out is answered as a server would and diagnosed.
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCassette } from '../../harness/cassette/format.ts';
+import { serveCassette, type HttpPlayerSession } from '../../harness/cassette/http-face.ts';
+import { parseSse } from '../../harness/cassette/sse.ts';
+import { ROOT, runHttpSession, startEverythingHttp, TOOLS_STEPS, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
+import { cassetteCommand } from './sdk-session.ts';
+
+const TOOLS = join(ROOT, 'cassettes', 'everything-http-tools.yaml');
+const HANDSHAKE = join(ROOT, 'cassettes', 'everything-http-handshake.yaml');
+
+let live: Running;
+beforeAll(async () => {
+  live = await startEverythingHttp();
+});
+afterAll(() => live?.stop());
+
+async function replaying<T>(file: string, use: (player: HttpPlayerSession) => Promise<T>): Promise<{ value: T; player: HttpPlayerSession }> {
+  const player = await serveCassette(loadCassette(file));
+  try {
+    return { value: await use(player), player };
+  } finally {
+    await player.close();
+  }
+}
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'http-recorder-test', version: '1.0.0' } },
+};
+const BOTH = 'application/json, text/event-stream';
+
+function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: BOTH, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/** What a client can rely on in a reply: the status, the headers that matter, the body (SSE events
+ *  parsed, with the event ids and session ids a server makes up fresh each time masked). */
+async function reply(response: Response): Promise<unknown> {
+  const type = response.headers.get('content-type') ?? '';
+  const text = await response.text();
+  const body = type.startsWith('text/event-stream') ? parseSse(text).map((event) => ({ ...event, ...(event.id && { id: '<id>' }) })) : text;
+  return { status: response.status, type, session: response.headers.has('mcp-session-id'), body };
+}
+
+describe('the HTTP player face', () => {
+  it('gives the SDK client the same session as the live server, progress notifications before the result included', async () => {
+    const liveSession = await runHttpSession(live.url, TOOLS_STEPS);
+    const { value: replayed, player } = await replaying(TOOLS, (player) => runHttpSession(player.url, TOOLS_STEPS));
+    expect(replayed).toEqual(liveSession);
+    expect(replayed.progress).toHaveLength(2);
+    const report = await player.done;
+    expect(report.diagnoses).toEqual([]);
+    expect(report.complete).toBe(true);
+  });
+
+  it('answers a fetch client as the live server does: an SSE reply with its priming event, a 202, a held GET stream, a DELETE', async () => {
+    const session = async (url: string) => {
+      const initialize = await post(url, INITIALIZE);
+      const id = initialize.headers.get('mcp-session-id')!;
+      const headers = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
+      const steps = [await reply(initialize)];
+      steps.push(await reply(await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers)));
+      const get = await fetch(url, { headers: { accept: 'text/event-stream', ...headers } });
+      steps.push({ status: get.status, type: get.headers.get('content-type') });
+      await get.body?.cancel();
+      steps.push(await reply(await post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, headers)));
+      steps.push(await reply(await fetch(url, { method: 'DELETE', headers })));
+      return steps;
+    };
+    const liveSteps = await session(live.url);
+    const { value: replayed, player } = await replaying(HANDSHAKE, (player) => session(player.url));
+    expect(replayed).toEqual(liveSteps);
+    expect((liveSteps[0] as { body: { data?: string }[] }).body[0]).toEqual({ id: '<id>', data: '' }); // the priming event
+    expect((await player.done).diagnoses).toEqual([]);
+  });
+
+  it('answers an Accept without both types with 406 and a Content-Type that is not JSON with 415, worded as the live server words them, and says so', async () => {
+    const mistakes = async (url: string) => [
+      await reply(await post(url, INITIALIZE, { accept: 'application/json' })),
+      await reply(await post(url, INITIALIZE, { 'content-type': 'text/plain' })),
+    ];
+    const liveReplies = await mistakes(live.url);
+    const { value: replayed, player } = await replaying(HANDSHAKE, (player) => mistakes(player.url));
+    expect(replayed).toEqual(liveReplies);
+    // and the session ended there, with the recording's messages unused
+    expect(player.diagnoses.map((diagnosis) => diagnosis.kind)).toEqual(['http-accept', 'http-content-type', 'unused']);
+    expect(player.diagnoses[0]!.message).toBe(
+      'your client\'s POST says Accept: "application/json"; it must accept both application/json and text/event-stream',
+    );
+  });
+
+  it('gives a fresh session id each replay, and says when a request comes without it, with another, or without MCP-Protocol-Version', async () => {
+    const { value, player } = await replaying(HANDSHAKE, async (player) => {
+      const initialize = await post(player.url, INITIALIZE);
+      await initialize.text();
+      const id = initialize.headers.get('mcp-session-id')!;
+      const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+      return {
+        id,
+        missing: (await post(player.url, initialized)).status,
+        wrong: (await post(player.url, initialized, { 'mcp-session-id': 'remembered' })).status,
+        noVersion: (await post(player.url, initialized, { 'mcp-session-id': id })).status,
+      };
+    });
+    const recorded = loadCassette(HANDSHAKE).frames[0]!;
+    expect(value.id).not.toBe(recorded.from === 'client' && recorded.http?.reply.headers?.['mcp-session-id']);
+    expect(value).toMatchObject({ missing: 400, wrong: 404, noVersion: 202 });
+    expect(player.diagnoses.map((diagnosis) => diagnosis.kind)).toEqual(['http-session', 'http-session', 'http-protocol-version', 'unused']);
+    expect(player.diagnoses[2]!.message).toBe(
+      'your client sent POST /mcp without the MCP-Protocol-Version header: after initialize, every request says the version agreed (2025-11-25)',
+    );
+  });
+
+  it('plays a stdio recording over HTTP: its responses as JSON bodies, to the SDK client', async () => {
+    const { value, player } = await replaying(join(ROOT, 'cassettes', 'everything-handshake.yaml'), (player) =>
+      runHttpSession(player.url, [(client) => client.ping()]),
+    );
+    expect(value.results).toEqual([{}]);
+    expect((value.server as { version: { name: string } }).version.name).toBe('mcp-servers/everything');
+    expect((await player.done).diagnoses).toEqual([]);
+  });
+
+  it('theinference replay serves an HTTP cassette on 127.0.0.1, prints its URL, and ends when the client ends the session', async () => {
+    const [command, ...args] = cassetteCommand('replay', HANDSHAKE);
+    const child = spawn(command!, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [url] = await waitForOutput(child, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/m, 'replay');
+    const session = await runHttpSession(url, [(client) => client.ping()]);
+    const [code] = await once(child, 'close');
+    expect(session.results).toEqual([{}]);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  });
+
+  it('theinference replay refuses a port in use in one line, and --port without HTTP', () => {
+    const taken = new URL(live.url).port;
+    const run = (...args: string[]) => {
+      const [command, ...rest] = cassetteCommand('replay', ...args);
+      return spawnSync(command!, rest, { cwd: ROOT, encoding: 'utf8' });
+    };
+    const inUse = run(HANDSHAKE, '--port', taken);
+    expect({ status: inUse.status, stderr: inUse.stderr }).toEqual({
+      status: 2,
+      stderr: `theinference replay: port ${taken} on 127.0.0.1 is in use: pick another with --port, or 0 for a free one\n`,
+    });
+    const stdio = run(join(ROOT, 'cassettes', 'everything-handshake.yaml'), '--port', '0');
+    expect({ status: stdio.status, stderr: stdio.stderr }).toEqual({
+      status: 2,
+      stderr: 'theinference replay: --port is for a replay over HTTP (an HTTP cassette, or --http)\nrun `theinference help` for the commands and options\n',
+    });
+  });
+});
