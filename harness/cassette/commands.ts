@@ -30,7 +30,7 @@ function load(command: string, file: string): Cassette | undefined {
  *  `record --out <cassette> --http <url> [--port N] [--force]`: a proxy on 127.0.0.1 in front of an HTTP server. */
 export async function record(args: string[]): Promise<number> {
   const split = args.indexOf('--');
-  if ((split === -1 ? args : args.slice(0, split)).includes('--http')) {
+  if ((split === -1 ? args : args.slice(0, split)).some((arg) => arg === '--http' || arg.startsWith('--http='))) {
     const { recordHttp } = await import('./http-record-command.ts');
     return recordHttp(args);
   }

@@ -355,7 +355,7 @@ function readCarrier(value: unknown, path: PathKey[], fail: Fail): HttpCarrier {
   return {
     path: value.path as string,
     ...(value.headers !== undefined && { headers: readHeaders(value.headers, [...path, 'headers'], fail) }),
-    reply: readReply(value.reply, [...path, 'reply'], fail),
+    ...(value.reply !== undefined && { reply: readReply(value.reply, [...path, 'reply'], fail) }),
   };
 }
 

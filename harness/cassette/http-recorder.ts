@@ -223,7 +223,8 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
         log(`the client POSTed ${what}; not recorded: ${redactor().text(body.toString('utf8')).slice(0, 80)}`);
         return;
       }
-      const frame: ClientFrame = { from: 'client', message, http: { path, headers: keptRequestHeaders(req.headers), reply: { status: 0, body: 'none' } } };
+      // its reply is written once the server answers (a .partial may end before)
+      const frame: ClientFrame = { from: 'client', message, http: { path, headers: keptRequestHeaders(req.headers) } };
       frames.push(frame);
       exchange.frame = frame;
       if (kindOf(message) === 'request') {
@@ -397,7 +398,11 @@ function buildCassette(
 ): { cassette: Cassette; lost: string[] } {
   const redacted = frames.map((frame): Frame => {
     if (frame.from === 'client')
-      return { ...frame, message: redactor.json(frame.message), http: { ...frame.http!, reply: redactReply(frame.http!.reply, redactor) } };
+      return {
+        ...frame,
+        message: redactor.json(frame.message),
+        http: { ...frame.http!, ...(frame.http!.reply && { reply: redactReply(frame.http!.reply, redactor) }) },
+      };
     if (frame.from === 'server') return { ...frame, message: redactor.json(frame.message), http: redactPlacement(frame.http!, redactor) };
     if (frame.from === 'sse')
       return { ...frame, ...(frame.data !== undefined && { data: redactor.text(frame.data) }), http: redactPlacement(frame.http, redactor) };

@@ -1,6 +1,7 @@
-// Checks beyond the format: that the conversation in a cassette can be played at all, and that it
-// names nothing of the machine it was recorded on (a home folder, a temporary folder).
-import { idKey, isObject, kindOf, type Cassette, type Json } from './model.ts';
+// Checks beyond the format: that the conversation in a cassette can be played at all (over HTTP,
+// that each message went where a server can send it), and that it names nothing of the machine it
+// was recorded on (a home folder, a temporary folder).
+import { idKey, isObject, kindOf, type Cassette, type HttpPlacement, type Json } from './model.ts';
 
 /** A path that exists on one machine only: a home folder, a temporary folder, a user's folder on Windows. */
 const MACHINE_PATH = /(?:^|file:\/\/|[\s"'=:([])((?:\/home\/|\/Users\/|\/root\/|\/tmp\/|\/var\/folders\/|\/private\/var\/|[A-Za-z]:\\+Users\\+)[^\s"')\]]*)/;
@@ -53,6 +54,42 @@ export function lintCassette(cassette: Cassette): LintProblem[] {
         line: frame.line,
         message: `${frame.from} frame names the machine path ${JSON.stringify(path)}: record in a folder whose path the cassette does not keep, or replace it by hand`,
       });
+    }
+  }
+  if (cassette.transport === 'http') problems.push(...httpProblems(cassette));
+  return problems;
+}
+
+/** Over HTTP a server message can go only on the stream of a request still open (or as its JSON
+ *  body), or on a GET stream the server held open; a notification or a response gets no body. */
+function httpProblems(cassette: Cassette): LintProblem[] {
+  const problems: LintProblem[] = [];
+  /** The client requests whose POST is still open, by recorded id: how it was answered. */
+  const open = new Map<string, 'json' | 'sse'>();
+  const getStream = cassette.http?.get?.status === 200 && cassette.http.get.body === 'sse';
+  const place = (placement: HttpPlacement, what: string): string | undefined => {
+    if (placement.request === undefined) {
+      return getStream ? undefined : `${what} was on the GET stream, but the recording has no GET stream the server held open`;
+    }
+    const body = open.get(idKey(placement.request));
+    if (body === undefined) return `${what} went with request ${JSON.stringify(placement.request)}, which is not a client request still open at that point`;
+    if (body === 'json' && what !== 'the response')
+      return `${what} went with request ${JSON.stringify(placement.request)}, which was answered with a JSON body, not a stream`;
+    return undefined;
+  };
+  for (const [index, frame] of cassette.frames.entries()) {
+    const problem = (text: string | undefined) => text && problems.push({ frame: index, line: frame.line, message: text });
+    if (frame.from === 'client') {
+      const kind = kindOf(frame.message);
+      const body = frame.http?.reply?.body;
+      if (kind === 'request' && (body === 'json' || body === 'sse')) open.set(idKey(frame.message.id as Json), body);
+      else if (kind !== 'request' && (body === 'json' || body === 'sse'))
+        problem(`a client ${kind} was answered with a ${body} body; only a request's POST gets one`);
+    } else if (frame.from === 'sse') problem(place(frame.http, 'an event without a message'));
+    else if (frame.from === 'server' && frame.http) {
+      const response = kindOf(frame.message) === 'response';
+      problem(place(frame.http, response ? 'the response' : `server ${kindOf(frame.message)} ${String(frame.message.method)}`));
+      if (response && frame.http.request !== undefined) open.delete(idKey(frame.http.request));
     }
   }
   return problems;

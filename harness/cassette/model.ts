@@ -30,7 +30,8 @@ export interface HttpCarrier {
   /** The request's path (e.g. /mcp). */
   path: string;
   headers?: Headers;
-  reply: HttpReply;
+  /** Absent only in a `.partial` recording whose session ended before the server answered it. */
+  reply?: HttpReply;
 }
 
 /** Where a server frame went on HTTP, and the event fields it went with on a stream. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CassetteError, loadCassette, parseCassette, saveCassette, serialiseCassette } from '../../harness/cassette/format.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
-import type { Cassette } from '../../harness/cassette/model.ts';
+import type { Cassette, ClientFrame } from '../../harness/cassette/model.ts';
 import { cassetteCommand, ROOT } from './sdk-session.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'cassette-format-'));
@@ -182,7 +182,7 @@ describe('cassette format v2: HTTP', () => {
     version: 2,
     transport: 'http',
     provenance: { url: 'http://127.0.0.1/mcp', package: '@scope/server', recorded: '2026-11-30', recorder: 'hand-written' },
-    http: { path: '/mcp', get: { status: 405, body: 'none' }, delete: { status: 200, body: 'none' } },
+    http: { path: '/mcp', get: { status: 200, headers: { 'content-type': 'text/event-stream' }, body: 'sse' }, delete: { status: 200, body: 'none' } },
     frames: [
       {
         from: 'client',
@@ -221,13 +221,31 @@ describe('cassette format v2: HTTP', () => {
     expect(back.transport).toBe('http');
   });
 
+  it('lint: a sound HTTP session is clean; a message placed where no server could send it is named', () => {
+    expect(lintCassette(HTTP)).toEqual([]);
+    const misplaced = structuredClone(HTTP);
+    misplaced.frames.splice(3, 0, { from: 'server', message: { jsonrpc: '2.0', method: 'notifications/message', params: {} }, http: { request: 1 } });
+    misplaced.http = { path: '/mcp' }; // no GET stream
+    misplaced.frames.push({ from: 'server', message: { jsonrpc: '2.0', method: 'notifications/message', params: {} }, http: {} });
+    const initialized = misplaced.frames[4] as ClientFrame;
+    initialized.http!.reply = { status: 200, body: 'sse' };
+    expect(lintCassette(misplaced).map(({ frame, message }) => ({ frame, message }))).toEqual([
+      { frame: 3, message: 'server notification notifications/message went with request 1, which is not a client request still open at that point' },
+      { frame: 4, message: "a client notification was answered with a sse body; only a request's POST gets one" },
+      { frame: 5, message: 'an event without a message was on the GET stream, but the recording has no GET stream the server held open' },
+      { frame: 7, message: 'server notification notifications/message was on the GET stream, but the recording has no GET stream the server held open' },
+    ]);
+  });
+
   it('names file, line and field for bad HTTP input', () => {
     const text = serialiseCassette(HTTP);
-    expect(refusal(text.replace('status: 405', 'status: 999')).message).toMatch(/^bad\.yaml:\d+: http\.get\.status: expected an HTTP status \(100 to 599\)$/);
+    expect(refusal(text.replace('status: 202', 'status: 999')).message).toMatch(
+      /^bad\.yaml:\d+: frames\[3\]\.http\.reply\.status: expected an HTTP status \(100 to 599\)$/,
+    );
     expect(refusal(text.replace('  url: http://127.0.0.1/mcp\n', '')).message).toBe(
       'bad.yaml:4: provenance.url: expected the URL the server was recorded at (http:// or https://)',
     );
-    expect(refusal(text.replace('body: sse', 'body: stream')).field).toBe('frames[0].http.reply.body');
+    expect(refusal(text.replace('body: sse', 'body: stream')).field).toBe('http.get.body');
     expect(refusal(text.replace('mcp-session-id: abc', 'Mcp-Session-Id: abc')).message).toMatch(
       /frames\[0\]\.http\.reply\.headers\.Mcp-Session-Id: expected a header name in lower case$/,
     );

@@ -116,7 +116,7 @@ describe('the HTTP player face', () => {
       };
     });
     const recorded = loadCassette(HANDSHAKE).frames[0]!;
-    expect(value.id).not.toBe(recorded.from === 'client' && recorded.http?.reply.headers?.['mcp-session-id']);
+    expect(value.id).not.toBe(recorded.from === 'client' && recorded.http?.reply?.headers?.['mcp-session-id']);
     expect(value).toMatchObject({ missing: 400, wrong: 404, noVersion: 202 });
     expect(player.diagnoses.map((diagnosis) => diagnosis.kind)).toEqual(['http-session', 'http-session', 'http-protocol-version', 'unused']);
     expect(player.diagnoses[2]!.message).toBe(

@@ -128,10 +128,10 @@ describe('record --http: the SDK client through the recorder', () => {
     expect(clients.map((frame) => methodOf(frame))).toEqual(['initialize', 'notifications/initialized', 'tools/list', 'tools/call', 'tools/call']);
     const [initialize, initialized] = clients as [ClientFrame, ClientFrame];
     expect(initialize.http).toMatchObject({ path: '/mcp', headers: { 'content-type': 'application/json', accept: BOTH }, reply: { status: 200, body: 'sse' } });
-    expect(initialize.http!.reply.headers!['mcp-session-id']).toMatch(UUID);
+    expect(initialize.http!.reply!.headers!['mcp-session-id']).toMatch(UUID);
     expect(initialized.http!.reply).toEqual({ status: 202, body: 'none' });
     expect(initialized.http!.headers).toMatchObject({
-      'mcp-session-id': initialize.http!.reply.headers!['mcp-session-id'],
+      'mcp-session-id': initialize.http!.reply!.headers!['mcp-session-id'],
       'mcp-protocol-version': '2025-11-25',
     });
 
