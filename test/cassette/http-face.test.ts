@@ -4,22 +4,31 @@
 // mistake the transport rules out is answered as a server would and diagnosed.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { serveCassette, type HttpPlayerSession } from '../../harness/cassette/http-face.ts';
 import { parseSse } from '../../harness/cassette/sse.ts';
-import { ROOT, runHttpSession, startEverythingHttp, TOOLS_STEPS, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
-import { cassetteCommand } from './sdk-session.ts';
+import { ROOT, runHttpSession, startEverythingHttp, startRecorder, TOOLS_STEPS, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
+import { cassetteCommand, runSession } from './sdk-session.ts';
 
 const TOOLS = join(ROOT, 'cassettes', 'everything-http-tools.yaml');
 const HANDSHAKE = join(ROOT, 'cassettes', 'everything-http-handshake.yaml');
 
 let live: Running;
+const scratch = mkdtempSync(join(tmpdir(), 'theinference-http-face-'));
 beforeAll(async () => {
   live = await startEverythingHttp();
 });
-afterAll(() => live?.stop());
+afterAll(async () => {
+  await live?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 async function replaying<T>(file: string, use: (player: HttpPlayerSession) => Promise<T>): Promise<{ value: T; player: HttpPlayerSession }> {
   const player = await serveCassette(loadCassette(file));
@@ -161,5 +170,62 @@ describe('the HTTP player face', () => {
       status: 2,
       stderr: 'theinference replay: --port is for a replay over HTTP (an HTTP cassette, or --http)\nrun `theinference help` for the commands and options\n',
     });
+  });
+
+  it("answers a client's own ids: string ids and a progress token of its choosing come back on every event of the stream", async () => {
+    const { value: events, player } = await replaying(TOOLS, async (player) => {
+      const initialize = await post(player.url, { ...INITIALIZE, id: 'start' });
+      await initialize.text();
+      const headers = { 'mcp-session-id': initialize.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+      const messages = async (response: Response) => parseSse(await response.text()).flatMap((event) => (event.data ? [JSON.parse(event.data)] : []));
+      await post(player.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+      await messages(await post(player.url, { jsonrpc: '2.0', id: 'list', method: 'tools/list' }, headers));
+      const echo = { name: 'echo', arguments: { message: 'hello, http cassette' } };
+      await messages(await post(player.url, { jsonrpc: '2.0', id: 'echo', method: 'tools/call', params: echo }, headers));
+      const long = { name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 2 }, _meta: { progressToken: 'mine' } };
+      const stream = await messages(await post(player.url, { jsonrpc: '2.0', id: 'long', method: 'tools/call', params: long }, headers));
+      await fetch(player.url, { method: 'DELETE', headers });
+      return stream;
+    });
+    expect(events.map((message) => message.params?.progressToken ?? message.id)).toEqual(['mine', 'mine', 'long']);
+    expect((await player.done).diagnoses).toEqual([]);
+  });
+
+  it('plays an HTTP recording over stdio, its messages as lines, to the SDK client', async () => {
+    const session = await runSession(cassetteCommand('replay', '--stdio', HANDSHAKE), [(client) => client.ping()]);
+    expect(session.results).toEqual([{}]);
+    expect((session.server as { version: { name: string } }).version.name).toBe('mcp-servers/everything');
+  });
+
+  it('holds a server request on its stream until the client has answered it: a sampling session, live, recorded and replayed alike', async () => {
+    /** The SDK client with sampling: the server asks it for a message in the middle of a tool call. */
+    const sampling = async (url: string) => {
+      const transport = new StreamableHTTPClientTransport(new URL(url));
+      const client = new Client({ name: 'http-recorder-test', version: '1.0.0' }, { capabilities: { sampling: {} } });
+      client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+        model: 'test-model',
+        role: 'assistant' as const,
+        content: { type: 'text' as const, text: `sampled with at most ${request.params.maxTokens} tokens` },
+      }));
+      await client.connect(transport);
+      const result = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hi', maxTokens: 5 } });
+      await transport.terminateSession();
+      await client.close();
+      return result;
+    };
+    const out = join(scratch, 'sampling.yaml');
+    const recorder = await startRecorder(['--out', out, '--http', live.url]);
+    const recorded = await sampling(recorder.url);
+    expect((await recorder.exited).code).toBe(0);
+    const frames = loadCassette(out).frames;
+    const ask = frames.findIndex((frame) => frame.from === 'server' && frame.message.method === 'sampling/createMessage');
+    expect(frames[ask]).toMatchObject({ http: { request: 1 } }); // on the stream of the tool call
+    expect(frames[ask + 1]).toMatchObject({ from: 'client', message: { result: { model: 'test-model' } }, http: { reply: { status: 202 } } });
+    expect(frames[ask + 2]).toMatchObject({ from: 'server', message: { id: 1 } }); // and only then, the tool's result
+
+    const { value: replayed, player } = await replaying(out, (player) => sampling(player.url));
+    expect(replayed).toEqual(recorded);
+    expect(replayed).toEqual(await sampling(live.url));
+    expect((await player.done).diagnoses).toEqual([]);
   });
 });
