@@ -46,6 +46,7 @@ REPORT_FORMATS
        [--port <n>] [--force]        the proxy's port on 127.0.0.1 (default: a free one); replace an existing cassette
   replay <cassette>                 play a cassette as an MCP server, over the transport it was recorded on (diagnoses on stderr)
        [--stdio | --http [--port <n>]]   over stdio, or over HTTP on 127.0.0.1 (its URL printed on stdout)
+       [--pace recorded|none]        over HTTP: keep the recorded gaps between events (default: none, at once)
        [--report <file>] [--html <file>]   write what it found as JSON, or the session drawn
        [--no-validate]               do not check the client's messages against the MCP schema
   lint <cassette>...                check cassettes

@@ -107,9 +107,10 @@ async function serverEnv(entries: string[]): Promise<Record<string, string>> {
 /** What starts each line the recorded server wrote on stderr, as replay relays it. */
 export const SERVER_STDERR = '[server] ';
 
-const REPLAY_USAGE = 'usage: theinference replay <cassette> [--stdio | --http [--port N]] [--report <file>] [--html <file>] [--no-validate]';
+const REPLAY_USAGE =
+  'usage: theinference replay <cassette> [--stdio | --http [--port N] [--pace recorded|none]] [--report <file>] [--html <file>] [--no-validate]';
 
-/** `replay <cassette> [--stdio | --http [--port N]] [--report <file>] [--html <file>] [--no-validate]`:
+/** `replay <cassette> [--stdio | --http [--port N] [--pace recorded|none]] [--report <file>] [--html <file>] [--no-validate]`:
  *  an MCP server that plays the cassette, over the transport it was recorded on unless told (stdio
  *  on stdin and stdout; Streamable HTTP on 127.0.0.1, its URL printed on stdout); at the end, the
  *  play report as JSON and the session drawn as a page. */
@@ -123,6 +124,7 @@ export async function replay(args: string[]): Promise<number> {
       stdio: { type: 'boolean' },
       http: { type: 'boolean' },
       port: { type: 'string' },
+      pace: { type: 'string' },
     },
     { positionals: true },
   );
@@ -136,6 +138,9 @@ export async function replay(args: string[]): Promise<number> {
   const cassette = loadCassette(file);
   const overHttp = parsed.values.http === true || (cassette.transport === 'http' && parsed.values.stdio !== true);
   if (parsed.values.port !== undefined && !overHttp) throw new UsageError('--port is for a replay over HTTP (an HTTP cassette, or --http)');
+  const pace = parsed.values.pace;
+  if (pace !== undefined && pace !== 'recorded' && pace !== 'none') throw new UsageError(`--pace takes recorded or none, not "${pace}"`);
+  if (pace !== undefined && !overHttp) throw new UsageError('--pace is for a replay over HTTP (an HTTP cassette, or --http)');
   const options = {
     validate: parsed.values['no-validate'] !== true,
     // The recorded server's stderr, marked as its own: a diagnosis starts with "theinference replay:".
@@ -148,7 +153,7 @@ export async function replay(args: string[]): Promise<number> {
     const { serveCassette } = await import('./http-face.ts');
     let served: Awaited<ReturnType<typeof serveCassette>>;
     try {
-      served = await serveCassette(cassette, { ...options, port });
+      served = await serveCassette(cassette, { ...options, port, ...(pace && { pace }) });
     } catch (error) {
       throw new HostError((error as Error).message);
     }

@@ -18,6 +18,8 @@ import { INITIALIZE_HOLD_MS } from './stream-face.ts';
 export interface HttpFaceOptions extends FaceOptions {
   /** 0 (default): a free port. Always on 127.0.0.1. */
   port?: number;
+  /** recorded: each stream keeps the recorded gaps between its events; none (default): at once, in order. */
+  pace?: 'recorded' | 'none';
   /** Milliseconds the initialize result is held back (default INITIALIZE_HOLD_MS), as on stdio. */
   initializeHoldMs?: number;
 }
@@ -34,14 +36,28 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const JSON_TYPE = 'application/json';
 const SSE_TYPE = 'text/event-stream';
 
+/** One stream's writes in order: each waits for the ones before it (and, paced, for its recorded gap). */
+interface Turns {
+  queued: number;
+  last: Promise<void>;
+  /** The recorded time of the last event put on it. */
+  lastAt?: number;
+}
+
 /** Where a client's request is answered: its POST, as a JSON body or as an event stream. */
-interface Channel {
+interface Channel extends Turns {
   response: ServerResponse;
   /** The live id of the request it answers. */
   id: string;
   reply?: HttpReply;
   streaming: boolean;
+  /** Its response was put out (maybe not written yet): nothing else goes on it. */
+  answered: boolean;
   ended: boolean;
+}
+
+function turns(): Turns {
+  return { queued: 0, last: Promise.resolve() };
 }
 
 export async function serveCassette(cassette: Cassette, options: HttpFaceOptions = {}): Promise<HttpPlayerSession> {
@@ -88,6 +104,7 @@ class HttpFace {
   private readonly channels = new Map<string, Channel>();
   /** The client's GET stream, when the recording answered GET with one. */
   private getStream: ServerResponse | undefined;
+  private readonly getTurns = turns();
   /** What goes on the GET stream before the client opened it. */
   private readonly forGet: string[] = [];
   /** The session id given with the initialize result (a fresh one), once given. */
@@ -219,7 +236,7 @@ class HttpFace {
     const expected = this.player.expecting;
     const isRequest = typeof message === 'object' && message !== null && kindOf(message as JsonObject) === 'request';
     const id = isRequest ? JSON.stringify((message as JsonObject).id) : 'null';
-    const channel: Channel = { response, id, reply: expected?.http?.reply, streaming: false, ended: false };
+    const channel: Channel = { ...turns(), response, id, reply: expected?.http?.reply, streaming: false, answered: false, ended: false };
     if (isRequest) this.channels.set(id, channel);
     this.current = channel;
     try {
@@ -227,7 +244,7 @@ class HttpFace {
     } finally {
       this.current = undefined;
     }
-    if (!isRequest && !channel.ended) this.accepted(channel, expected);
+    if (!isRequest && !channel.answered) this.accepted(channel, expected);
     response.on('close', () => {
       channel.ended = true;
       this.channels.delete(id);
@@ -237,6 +254,7 @@ class HttpFace {
   /** A notification or a response from the client: 202 with no body, or what the recording answered. */
   private accepted(channel: Channel, expected: ClientFrame | undefined): void {
     const reply = expected?.http?.reply;
+    channel.answered = true;
     channel.ended = true;
     if (reply === undefined || reply.body === 'none' || reply.body === 'json' || reply.body === 'sse') return void channel.response.writeHead(202).end();
     channel.response.writeHead(reply.status, this.headers(reply)).end(reply.text ?? '');
@@ -288,37 +306,61 @@ class HttpFace {
   /** An event for a stream: the latest open POST stream when recorded on one, else the GET stream. */
   private event(placement: HttpPlacement, data: string | undefined, message?: JsonObject): void {
     const onRequest = placement.request !== undefined || (message !== undefined && this.cassette.transport === 'stdio');
-    const channel = onRequest ? [...this.channels.values()].reverse().find((open) => !open.ended) : undefined;
+    const channel = onRequest ? [...this.channels.values()].reverse().find((open) => !open.answered) : undefined;
     // a recorded event goes out with its own fields; a message from a stdio recording as SDK servers send one
     const fields = message !== undefined && this.cassette.transport === 'stdio' ? { event: 'message' } : placement;
     const bytes = formatSseEvent(fields, data);
     if (channel) {
-      this.stream(channel);
-      channel.response.write(bytes);
-    } else if (this.getStream) this.getStream.write(bytes);
-    else if (message !== undefined) this.forGet.push(bytes);
+      this.inTurn(channel, placement.at, () => {
+        this.stream(channel);
+        if (!channel.ended) channel.response.write(bytes);
+      });
+    } else if (this.getStream || message !== undefined) {
+      this.inTurn(this.getTurns, placement.at, () => (this.getStream ? this.getStream.write(bytes) : this.forGet.push(bytes)));
+    }
   }
 
   private answer(channel: Channel, message: JsonObject, placement: HttpPlacement | undefined, initializeResult: boolean): void {
-    const send = () => {
-      if (initializeResult) this.agreed(message);
-      if (channel.ended) return;
-      if (channel.streaming || channel.reply?.body === 'sse') {
-        this.stream(channel);
-        channel.response.write(formatSseEvent(placement ?? { event: 'message' }, JSON.stringify(message)));
-        return this.end(channel);
-      }
-      channel.ended = true;
-      this.channels.delete(channel.id);
-      channel.response.writeHead(channel.reply?.status ?? 200, { ...this.headers(channel.reply), 'content-type': JSON_TYPE }).end(JSON.stringify(message));
-    };
-    if (!initializeResult) return send();
-    // Held back a moment, as on stdio: a client that goes on without waiting for it is seen to.
-    this.holding = true;
-    setTimeout(() => {
-      this.holding = false;
-      send();
-    }, this.options.initializeHoldMs ?? INITIALIZE_HOLD_MS);
+    channel.answered = true;
+    this.channels.delete(channel.id);
+    // The initialize result is held back a moment, as on stdio: a client that goes on without waiting for it is seen to.
+    if (initializeResult) this.holding = true;
+    const holdMs = initializeResult ? (this.options.initializeHoldMs ?? INITIALIZE_HOLD_MS) : 0;
+    this.inTurn(
+      channel,
+      placement?.at,
+      () => {
+        if (initializeResult) {
+          this.holding = false;
+          this.agreed(message);
+        }
+        if (channel.ended) return;
+        if (channel.streaming || channel.reply?.body === 'sse') {
+          this.stream(channel);
+          channel.response.write(formatSseEvent(placement ?? { event: 'message' }, JSON.stringify(message)));
+          return this.end(channel);
+        }
+        channel.ended = true;
+        channel.response.writeHead(channel.reply?.status ?? 200, { ...this.headers(channel.reply), 'content-type': JSON_TYPE }).end(JSON.stringify(message));
+      },
+      holdMs,
+    );
+  }
+
+  /** Writes in turn on one stream: at once when nothing waits before it, else after what does; with
+   *  --pace recorded, also after the recorded gap since the stream's last event. */
+  private inTurn(target: Turns, at: number | undefined, write: () => void, holdMs = 0): void {
+    const gap = this.options.pace === 'recorded' && at !== undefined && target.lastAt !== undefined ? Math.max(0, at - target.lastAt) : 0;
+    if (at !== undefined) target.lastAt = at;
+    const waitMs = Math.max(gap, holdMs);
+    if (waitMs === 0 && target.queued === 0) return write();
+    target.queued += 1;
+    target.last = target.last
+      .then(() => (waitMs > 0 ? new Promise((resolve) => setTimeout(resolve, waitMs)) : undefined))
+      .then(() => {
+        target.queued -= 1;
+        write();
+      });
   }
 
   /** The initialize result is out: from now on each request says the version it agreed. */
@@ -336,6 +378,7 @@ class HttpFace {
   }
 
   private end(channel: Channel): void {
+    channel.answered = true;
     if (channel.ended) return;
     channel.ended = true;
     this.channels.delete(channel.id);

@@ -30,8 +30,12 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function replaying<T>(file: string, use: (player: HttpPlayerSession) => Promise<T>): Promise<{ value: T; player: HttpPlayerSession }> {
-  const player = await serveCassette(loadCassette(file));
+async function replaying<T>(
+  file: string,
+  use: (player: HttpPlayerSession) => Promise<T>,
+  options: Parameters<typeof serveCassette>[1] = {},
+): Promise<{ value: T; player: HttpPlayerSession }> {
+  const player = await serveCassette(loadCassette(file), options);
   try {
     return { value: await use(player), player };
   } finally {
@@ -227,5 +231,41 @@ describe('the HTTP player face', () => {
     expect(replayed).toEqual(recorded);
     expect(replayed).toEqual(await sampling(live.url));
     expect((await player.done).diagnoses).toEqual([]);
+  });
+
+  it('--pace recorded keeps the gaps between the events of a stream: the long operation takes its recorded second again', async () => {
+    const started = performance.now();
+    const { value, player } = await replaying(TOOLS, (player) => runHttpSession(player.url, TOOLS_STEPS), { pace: 'recorded' });
+    // a lower bound only: a busy machine makes it slower, never faster
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(value.progress).toHaveLength(2);
+    expect((await player.done).diagnoses).toEqual([]);
+  });
+
+  it('a client that leaves in the middle of a stream leaves the player standing: the rest of the session is played', async () => {
+    const { value, player } = await replaying(
+      TOOLS,
+      async (player) => {
+        const initialize = await post(player.url, INITIALIZE);
+        await initialize.text();
+        const headers = { 'mcp-session-id': initialize.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+        await post(player.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+        await (await post(player.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers)).text();
+        const echo = { name: 'echo', arguments: { message: 'hello, http cassette' } };
+        await (await post(player.url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: echo }, headers)).text();
+        const long = { name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 2 }, _meta: { progressToken: 3 } };
+        const stream = await post(player.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: long }, headers);
+        const reader = stream.body!.getReader();
+        let seen = '';
+        while (!seen.includes('notifications/progress')) seen += new TextDecoder().decode((await reader.read()).value);
+        await reader.cancel(); // gone, before the second progress notification and the result
+        return (await fetch(player.url, { method: 'DELETE', headers })).status;
+      },
+      { pace: 'recorded' },
+    );
+    expect(value).toBe(200);
+    const report = await player.done;
+    expect(report.diagnoses).toEqual([]);
+    expect(report.complete).toBe(true);
   });
 });
