@@ -323,7 +323,8 @@ class HttpFace {
   private answer(channel: Channel, message: JsonObject, placement: HttpPlacement | undefined, initializeResult: boolean): void {
     channel.answered = true;
     this.channels.delete(channel.id);
-    // The initialize result is held back a moment, as on stdio: a client that goes on without waiting for it is seen to.
+    // The initialize result is held back a moment, as on stdio: a client that goes on without waiting
+    // for it is seen to (on a stream, its headers and session id come first: a client can act on them).
     if (initializeResult) this.holding = true;
     const holdMs = initializeResult ? (this.options.initializeHoldMs ?? INITIALIZE_HOLD_MS) : 0;
     this.inTurn(

@@ -268,4 +268,19 @@ describe('the HTTP player face', () => {
     expect(report.diagnoses).toEqual([]);
     expect(report.complete).toBe(true);
   });
+
+  it('a client that goes on without waiting for the initialize result is told: on the stream, the session id comes before the result', async () => {
+    const { value, player } = await replaying(HANDSHAKE, async (player) => {
+      const initialize = await post(player.url, INITIALIZE); // the headers, not the result
+      const headers = { 'mcp-session-id': initialize.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+      const initialized = await post(player.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+      await initialize.text();
+      return initialized.status;
+    });
+    expect(value).toBe(202);
+    expect(player.diagnoses[0]).toMatchObject({
+      kind: 'before-initialize-result',
+      message: 'your client sent notifications/initialized before the initialize result had arrived: wait for it (only ping may come earlier)',
+    });
+  });
 });
