@@ -136,7 +136,7 @@ async function stream(count: number): Promise<{ perSecond: number; heapMiB: numb
   return { perSecond: (count + 1) / (elapsed / 1000), heapMiB };
 }
 
-for (const count of [10_000, 50_000]) {
+for (const count of [10_000, 50_000, 200_000]) {
   const { perSecond, heapMiB } = await stream(count);
   const mib = (value: number) => `${value.toFixed(1)} MiB`;
   console.log(

@@ -114,6 +114,10 @@ class HttpFace {
   private holding = false;
   /** The POST being handed to the player: what it puts out at once and cannot place goes there. */
   private current: Channel | undefined;
+  /** A stream the client reads slower than the player writes: the player waits for it to drain. */
+  private fullStream: ServerResponse | undefined;
+  /** POSTs that came while the player waited: handed over in order once it goes on. */
+  private readonly postponed: (() => void)[] = [];
 
   constructor(
     private readonly cassette: Cassette,
@@ -126,6 +130,7 @@ class HttpFace {
       {
         write: (piece) => this.place(piece),
         sse: (frame) => this.event(frame.http, frame.data),
+        full: () => this.fullStream !== undefined,
         stderr: (line) => options.onStderr?.(line),
         diagnose: (diagnosis) => options.onDiagnosis?.(diagnosis),
       },
@@ -227,6 +232,7 @@ class HttpFace {
 
   /** One POSTed body: handed to the player, answered as the recording answered it. */
   private message(text: string, response: ServerResponse): void {
+    if (this.player.paused) return void this.postponed.push(() => this.message(text, response));
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -313,10 +319,10 @@ class HttpFace {
     if (channel) {
       this.inTurn(channel, placement.at, () => {
         this.stream(channel);
-        if (!channel.ended) channel.response.write(bytes);
+        if (!channel.ended) this.write(channel.response, bytes);
       });
     } else if (this.getStream || message !== undefined) {
-      this.inTurn(this.getTurns, placement.at, () => (this.getStream ? this.getStream.write(bytes) : this.forGet.push(bytes)));
+      this.inTurn(this.getTurns, placement.at, () => (this.getStream ? this.write(this.getStream, bytes) : this.forGet.push(bytes)));
     }
   }
 
@@ -338,7 +344,7 @@ class HttpFace {
         if (channel.ended) return;
         if (channel.streaming || channel.reply?.body === 'sse') {
           this.stream(channel);
-          channel.response.write(formatSseEvent(placement ?? { event: 'message' }, JSON.stringify(message)));
+          this.write(channel.response, formatSseEvent(placement ?? { event: 'message' }, JSON.stringify(message)));
           return this.end(channel);
         }
         channel.ended = true;
@@ -346,6 +352,22 @@ class HttpFace {
       },
       holdMs,
     );
+  }
+
+  /** Writes on a stream; one whose buffer is full stops the player until it drains (or closes): a
+   *  long stream is played as fast as the client reads it, never all held in memory. */
+  private write(response: ServerResponse, bytes: string): void {
+    if (response.write(bytes) || this.fullStream) return;
+    this.fullStream = response;
+    const room = () => {
+      response.off('drain', room);
+      response.off('close', room);
+      this.fullStream = undefined;
+      this.player.resume();
+      while (!this.player.paused && this.postponed.length > 0) this.postponed.shift()!();
+    };
+    response.on('drain', room);
+    response.on('close', room);
   }
 
   /** Writes in turn on one stream: at once when nothing waits before it, else after what does; with

@@ -57,6 +57,9 @@ export interface PlayerOutput {
   /** An HTTP stream event that carries no message (a priming event, a keep-alive), at its place; a
    *  byte-stream face has nowhere to put it. */
   sse?(frame: SseFrame): void;
+  /** The face holds as much as it should (a stream the client reads slower than it is written): the
+   *  player puts out nothing more until `resume()`, and the face hands over no client message until then. */
+  full?(): boolean;
 }
 
 export interface PlayerOptions {
@@ -99,6 +102,8 @@ export class Player {
   private finished: PlayReport | undefined;
   /** The last stdout frame asked for the next one to share its read. */
   private glued = false;
+  /** Stopped putting out because the face was full (resume goes on). */
+  private waitingForRoom = false;
   private readonly log = new ExchangeLog();
   /** The step of the client message being judged: the diagnosis it causes is noted on it. */
   private step: ExchangeStep | undefined;
@@ -127,6 +132,18 @@ export class Player {
 
   get done(): boolean {
     return this.finished !== undefined;
+  }
+
+  /** Stopped until resume(): the face was full. */
+  get paused(): boolean {
+    return this.waitingForRoom;
+  }
+
+  /** Goes on putting out the server's frames, once a full face has room again. */
+  resume(): void {
+    if (!this.waitingForRoom) return;
+    this.waitingForRoom = false;
+    this.play();
   }
 
   /** The recorded client message the player waits for next, if the recording has one there. */
@@ -418,6 +435,10 @@ export class Player {
       if (frame.from === 'client') return;
       this.position++;
       this.emit(frame);
+      if (this.output.full?.()) {
+        this.waitingForRoom = true;
+        return;
+      }
     }
   }
 

@@ -13,6 +13,7 @@ import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { serveCassette, type HttpPlayerSession } from '../../harness/cassette/http-face.ts';
+import type { Cassette, Frame } from '../../harness/cassette/model.ts';
 import { parseSse } from '../../harness/cassette/sse.ts';
 import { ROOT, runHttpSession, startEverythingHttp, startRecorder, TOOLS_STEPS, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
 import { cassetteCommand, runSession } from './sdk-session.ts';
@@ -282,5 +283,55 @@ describe('the HTTP player face', () => {
       kind: 'before-initialize-result',
       message: 'your client sent notifications/initialized before the initialize result had arrived: wait for it (only ping may come earlier)',
     });
+  });
+
+  it('plays a long stream as fast as the client reads it: 20,000 events to a client that stops reading a while, all there, in order', async () => {
+    const recorded = loadCassette(HANDSHAKE);
+    const handshake = recorded.frames.slice(
+      0,
+      recorded.frames.findIndex((frame) => frame.from === 'client' && frame.message.method === 'ping'),
+    );
+    const count = 20_000;
+    const cassette: Cassette = {
+      ...recorded,
+      frames: [
+        ...handshake,
+        {
+          from: 'client',
+          message: { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: {}, _meta: { progressToken: 9 } } },
+          http: { path: '/mcp', reply: { status: 200, headers: { 'content-type': 'text/event-stream' }, body: 'sse' } },
+        },
+        ...Array.from(
+          { length: count },
+          (_, index): Frame => ({
+            from: 'server',
+            message: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 9, progress: index + 1, message: 'x'.repeat(100) } },
+            http: { request: 9, event: 'message' },
+          }),
+        ),
+        { from: 'server', message: { jsonrpc: '2.0', id: 9, result: { content: [] } }, http: { request: 9, event: 'message' } },
+      ],
+    };
+    const player = await serveCassette(cassette);
+    try {
+      const initialize = await post(player.url, INITIALIZE);
+      await initialize.text();
+      const headers = { 'mcp-session-id': initialize.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+      await post(player.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+      const call = { jsonrpc: '2.0', id: 'long', method: 'tools/call', params: { name: 'echo', arguments: {}, _meta: { progressToken: 'p' } } };
+      const reader = (await post(player.url, call, headers)).body!.getReader();
+      const first = await reader.read();
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the buffers fill up meanwhile
+      let text = new TextDecoder().decode(first.value);
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value);
+      const messages = parseSse(text).map((event) => JSON.parse(event.data!));
+      expect(messages).toHaveLength(count + 1);
+      expect(messages.slice(0, count).every((message, index) => message.params.progress === index + 1 && message.params.progressToken === 'p')).toBe(true);
+      expect(messages[count]).toEqual({ jsonrpc: '2.0', id: 'long', result: { content: [] } });
+      await fetch(player.url, { method: 'DELETE', headers });
+      expect((await player.done).diagnoses).toEqual([]);
+    } finally {
+      await player.close();
+    }
   });
 });
