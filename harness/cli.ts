@@ -51,6 +51,7 @@ REPORT_FORMATS
        [--no-validate]               do not check the client's messages against the MCP schema
   lint <cassette>...                check cassettes
   verify <cassette> [-- <server command...>]   replay a cassette's client side against the live server (default: the recorded command)
+       [--url <url>]                 an HTTP cassette: the running server to play it against
        [--timeout <seconds>]         wait this long for each answer (default 10)
        [--redact-env <NAME>]         a variable whose value is a secret too (repeat for more)
 

@@ -9,6 +9,7 @@ import { writeAtomically } from '../files.ts';
 import { CassetteError, loadCassette } from './format.ts';
 import type { Cassette } from './model.ts';
 import type { PlayerSession } from './session.ts';
+import type { Drift } from './verify.ts';
 import { escapeControls } from '../terminal-text.ts';
 
 /** One line each; what it quotes (a client's line, a cassette's text) cannot drive the terminal. */
@@ -224,16 +225,23 @@ export async function verify(args: string[]): Promise<number> {
   const split = args.indexOf('--');
   const parsed = parse(
     split === -1 ? args : args.slice(0, split),
-    { timeout: { type: 'string' }, 'redact-env': { type: 'string', multiple: true } },
+    { timeout: { type: 'string' }, 'redact-env': { type: 'string', multiple: true }, url: { type: 'string' } },
     { positionals: true },
   );
   const [file, ...extra] = parsed.positionals;
   const given = split === -1 ? extra : args.slice(split + 1);
   if (file === undefined || (split === -1 && extra.length > 0))
-    throw new UsageError('usage: theinference verify <cassette> [--timeout <seconds>] [--redact-env NAME]... [-- <server command...>]');
+    throw new UsageError('usage: theinference verify <cassette> [--timeout <seconds>] [--redact-env NAME]... [-- <server command...> | --url <url>]');
   const timeoutMs = (parsed.values.timeout === undefined ? VERIFY_TIMEOUT_SECONDS : seconds('--timeout', parsed.values.timeout)) * 1000;
   const cassette = loadCassette(file);
-  if (cassette.transport !== 'stdio') throw new UsageError(`${file}: verify re-records over stdio; this cassette was recorded over ${cassette.transport}`);
+  if (cassette.transport === 'http') {
+    const url = parsed.values.url;
+    if (url === undefined || given.length > 0) throw new UsageError(`${file}: an HTTP cassette is verified against a running server: give its URL with --url`);
+    if (!/^https?:\/\/\S+$/.test(url)) throw new UsageError(`--url takes the server's URL (http:// or https://), not "${url}"`);
+    const { verifyHttpCassette } = await import('./verify.ts');
+    return sayDrift(file, await verifyHttpCassette(cassette, url, { timeoutMs }));
+  }
+  if (parsed.values.url !== undefined) throw new UsageError('--url is for an HTTP cassette; a stdio one runs its server command');
   // Without one, the server command is the recording's, run from here as it was typed in the project folder.
   const command = given.length > 0 ? given : cassette.provenance.command;
   if (command === undefined) throw new UsageError(`${file}: its provenance names no server command: give one after --`);
@@ -244,7 +252,10 @@ export async function verify(args: string[]): Promise<number> {
   const { secretsFromCommand, secretsFromEnv } = await import('./redact.ts');
   // The secrets record would find in this run: never printed, sent where the cassette has their placeholders.
   const secrets = [...secretsFromEnv(process.env, parsed.values['redact-env'] ?? []), ...secretsFromCommand(command)];
-  const drift = await verifyCassette(cassette, command, { timeoutMs, secrets });
+  return sayDrift(file, await verifyCassette(cassette, command, { timeoutMs, secrets }));
+}
+
+function sayDrift(file: string, drift: Drift[]): number {
   for (const item of drift) say('verify', `${file}${item.line ? `:${item.line}` : ''}: ${item.message}`);
   if (drift.length === 0) process.stdout.write(`${file}: no drift\n`);
   return drift.length === 0 ? 0 : 1;

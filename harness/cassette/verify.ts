@@ -1,5 +1,6 @@
-// Drift check: plays a cassette's client side against the live server and compares what the server
-// says now with what it said when recorded. Responses are paired by id, notifications and server
+// Drift check: plays a cassette's client side against the live server (a command it starts, over
+// stdio, or a URL, over Streamable HTTP) and compares what the server says now with what it said
+// when recorded. Responses are paired by id, notifications and server
 // requests by method in order; free paths, `_meta`, UUIDs and timestamps are not compared. Secrets
 // go as record left them: the server gets the real values where the cassette has placeholders, and
 // what it says is redacted before it is compared or printed.
@@ -49,53 +50,66 @@ export async function verifyCassette(cassette: Cassette, command: string[], opti
   }
 }
 
+/** How the client side reaches the live server: one JSON-RPC message at a time each way. */
+interface Link {
+  /** Sends the client's message (its secrets and setup already in). */
+  send(text: string, message: JsonObject): void;
+  /** Ends the session; resolves when the server side is done. */
+  close(): Promise<void>;
+  /** Resolves if the server goes away on its own. */
+  readonly gone: Promise<void>;
+}
+
+/** Each message the server sent (parsed), or the text of a line that was not JSON. */
+type Heard = (message: unknown, text: string) => void;
+
 async function verifyIn(setup: Setup | undefined, cassette: Cassette, command: string[], options: VerifyOptions): Promise<Drift[]> {
+  return playClientSide(cassette, options, setup, (heard) => stdioLink(command, options, heard));
+}
+
+/** Plays the client side of an HTTP cassette against the server at `url` and says what drifted. */
+export function verifyHttpCassette(cassette: Cassette, url: string, options: VerifyOptions = {}): Promise<Drift[]> {
+  return playClientSide(cassette, options, undefined, (heard, drift) => httpLink(cassette, url, heard, drift));
+}
+
+async function playClientSide(
+  cassette: Cassette,
+  options: VerifyOptions,
+  setup: Setup | undefined,
+  connect: (heard: Heard, drift: Drift[]) => Promise<Link>,
+): Promise<Drift[]> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const child = spawn(command[0]!, command.slice(1), { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'ignore'] });
-  const started = new Promise<void>((resolve, reject) => {
-    child.once('spawn', resolve);
-    child.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new StartError(`cannot start the server command ${JSON.stringify(command[0])}: ${error.code === 'ENOENT' ? 'no such command' : error.message}`)),
-    );
-  });
-  await started;
   const drift: Drift[] = [];
   const live: JsonObject[] = [];
   const redactor = new Redactor(options.secrets ?? [], setup?.stands);
+  let link: Link | undefined;
   const send = (message: JsonObject) => {
     const text = restoreSecrets(JSON.stringify(message), options.secrets ?? []);
-    child.stdin.write(`${setup ? setup.expandInJson(text) : text}\n`);
+    link!.send(setup ? setup.expandInJson(text) : text, message);
   };
   let waiting: { id: string; resolve: () => void } | undefined;
   // The client's recorded answers to server-initiated requests, sent as soon as the live server asks.
   const answers = recordedAnswers(cassette);
   const answered = new Set<number>();
-  const splitter = new LineSplitter();
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    for (const line of splitter.push(chunk)) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(line);
-      } catch {
-        if (line.trim() !== '') drift.push({ frame: -1, message: `the server wrote non-JSON to stdout: ${JSON.stringify(redactor.text(line).slice(0, 80))}` });
-        continue;
-      }
-      if (!isObject(parsed)) continue;
-      const message = redactor.json(parsed);
-      live.push(message);
-      if (kindOf(message) === 'request') {
-        const answer = answers.find(({ method, frame }) => method === message.method && !answered.has(frame));
-        if (answer) {
-          answered.add(answer.frame);
-          send({ ...answer.message, id: message.id ?? null });
-        }
-      }
-      if (waiting && kindOf(message) === 'response' && idKey(message.id) === waiting.id) waiting.resolve();
+  const heard: Heard = (parsed, text) => {
+    if (parsed === undefined) {
+      if (text.trim() !== '') drift.push({ frame: -1, message: `the server wrote non-JSON: ${JSON.stringify(redactor.text(text).slice(0, 80))}` });
+      return;
     }
-  });
-  child.stdin.on('error', () => {});
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    if (!isObject(parsed)) return;
+    const message = redactor.json(parsed);
+    live.push(message);
+    if (kindOf(message) === 'request') {
+      const answer = answers.find(({ method, frame }) => method === message.method && !answered.has(frame));
+      if (answer) {
+        answered.add(answer.frame);
+        send({ ...answer.message, id: message.id ?? null });
+      }
+    }
+    if (waiting && kindOf(message) === 'response' && idKey(message.id) === waiting.id) waiting.resolve();
+  };
+  link = await connect(heard, drift);
+  const exited = link.gone;
 
   for (const [index, frame] of cassette.frames.entries()) {
     if (frame.from !== 'client') continue;
@@ -118,11 +132,112 @@ async function verifyIn(setup: Setup | undefined, cassette: Cassette, command: s
     }
   }
   await new Promise((resolve) => setTimeout(resolve, 100)); // notifications that trail the last response
-  child.stdin.end();
-  const killer = setTimeout(() => child.kill('SIGKILL'), 2000);
-  await exited;
-  clearTimeout(killer);
+  await link.close();
   return [...drift, ...compare(cassette, live)];
+}
+
+/** The server command as a child: messages as lines on its stdin and stdout. */
+async function stdioLink(command: string[], options: VerifyOptions, heard: Heard): Promise<Link> {
+  const child = spawn(command[0]!, command.slice(1), { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'ignore'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new StartError(`cannot start the server command ${JSON.stringify(command[0])}: ${error.code === 'ENOENT' ? 'no such command' : error.message}`)),
+    );
+  });
+  const splitter = new LineSplitter();
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    for (const line of splitter.push(chunk)) heard(parseOrUndefined(line), line);
+  });
+  child.stdin.on('error', () => {});
+  const gone = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  return {
+    send: (text) => child.stdin.write(`${text}\n`),
+    gone,
+    close: async () => {
+      child.stdin.end();
+      const killer = setTimeout(() => child.kill('SIGKILL'), 2000);
+      await gone;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** The server at a URL, as a Streamable HTTP client talks to it: each message POSTed, its reply read
+ *  (a JSON body or an event stream), the session id and protocol version sent back, the GET stream
+ *  opened where the recording had one, DELETE at the end. */
+async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Drift[]): Promise<Link> {
+  const { SseParser } = await import('./sse.ts');
+  let session: string | undefined;
+  let version: string | undefined;
+  const ending = new AbortController();
+  const pending = new Set<Promise<void>>();
+  const headers = (accept: string) => ({
+    accept,
+    ...(session && { 'mcp-session-id': session }),
+    ...(version && { 'mcp-protocol-version': version }),
+  });
+  const read = async (response: Response, what: string) => {
+    session = response.headers.get('mcp-session-id') ?? session;
+    const type = response.headers.get('content-type') ?? '';
+    if (response.status >= 400) drift.push({ frame: -1, message: `the server answered ${what} with HTTP ${response.status}` });
+    if (!response.body) return;
+    if (!type.startsWith('text/event-stream')) {
+      const text = await response.text();
+      if (text !== '') hear(text);
+      return;
+    }
+    const parser = new SseParser();
+    for await (const chunk of response.body) for (const event of parser.push(Buffer.from(chunk))) if (event.data) hear(event.data);
+    for (const event of parser.end()) if (event.data) hear(event.data);
+  };
+  const hear = (text: string) => {
+    const message = parseOrUndefined(text);
+    const result = isObject(message) && isObject(message.result) ? message.result : undefined;
+    if (typeof result?.protocolVersion === 'string') version = result.protocolVersion;
+    heard(message, text);
+  };
+  const track = (work: Promise<void>, what: string) => {
+    const tracked = work.catch((error: Error) => {
+      if (!ending.signal.aborted) drift.push({ frame: -1, message: `${what} failed: ${error.message}` });
+    });
+    pending.add(tracked);
+    void tracked.finally(() => pending.delete(tracked));
+  };
+  const openGetStream = () =>
+    track(
+      fetch(url, { headers: headers('text/event-stream'), signal: ending.signal }).then((response) => read(response, 'GET')),
+      'the GET stream',
+    );
+  return {
+    send: (text, message) => {
+      const what = describeMessage(message);
+      const posted = fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers('application/json, text/event-stream') },
+        body: text,
+        signal: ending.signal,
+      }).then((response) => read(response, what));
+      track(posted, `POST ${what}`);
+      // as a client does: the server's own stream once the session is established
+      if (message.method === 'notifications/initialized' && cassette.http?.get?.status === 200) void posted.then(openGetStream, () => {});
+    },
+    gone: new Promise(() => {}), // a URL does not go away on its own: a silent server is a timeout
+    close: async () => {
+      if (session) await fetch(url, { method: 'DELETE', headers: headers('application/json, text/event-stream') }).catch(() => {});
+      ending.abort();
+      await Promise.all(pending);
+    },
+  };
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A client message's placeholders back to the values they stand for, written as JSON text writes them

@@ -5,13 +5,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
-import { verifyCassette } from '../../harness/cassette/verify.ts';
+import { verifyCassette, verifyHttpCassette } from '../../harness/cassette/verify.ts';
+import { startEverythingHttp } from '../../scripts/record-http-cassettes.ts';
 import { cassetteCommand, ROOT, runSession } from './sdk-session.ts';
 
 const folder = join(ROOT, 'cassettes');
 const files = readdirSync(folder).filter((file) => file.endsWith('.yaml'));
-/** verify re-records over stdio; an HTTP recording is checked by its own tests. */
 const stdioFiles = files.filter((file) => loadCassette(join(folder, file)).transport === 'stdio');
+const httpFiles = files.filter((file) => loadCassette(join(folder, file)).transport === 'http');
 
 describe('committed cassettes', () => {
   it('are there, load, lint clean and say where they come from without machine paths', () => {
@@ -30,6 +31,23 @@ describe('committed cassettes', () => {
   it.each(stdioFiles)('%s shows no drift against the installed server its provenance names', async (file) => {
     const cassette = loadCassette(join(folder, file));
     expect(await verifyCassette(cassette, cassette.provenance.command!, { cwd: ROOT })).toEqual([]);
+  });
+
+  // An HTTP one against the server its provenance names, started here on a free port, as it was recorded.
+  it.each(httpFiles)('%s shows no drift against the installed server, over Streamable HTTP; a planted one is found', async (file) => {
+    const server = await startEverythingHttp();
+    try {
+      const cassette = loadCassette(join(folder, file));
+      expect(await verifyHttpCassette(cassette, server.url)).toEqual([]);
+      const planted = structuredClone(cassette);
+      const answer = planted.frames.find((frame) => frame.from === 'server' && frame.message.id === 0)!;
+      if (answer.from === 'server') (answer.message.result as { serverInfo: { name: string } }).serverInfo.name = 'another server';
+      expect((await verifyHttpCassette(planted, server.url)).map((drift) => drift.message)).toEqual([
+        'a response to request 0 changed at result.serverInfo.name: recorded "another server", now "mcp-servers/everything"',
+      ]);
+    } finally {
+      await server.stop();
+    }
   });
 
   it('the handshake with a notification before the initialize result is one the SDK client completes', async () => {

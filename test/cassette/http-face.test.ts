@@ -334,4 +334,22 @@ describe('the HTTP player face', () => {
       await player.close();
     }
   });
+
+  it('theinference verify plays an HTTP cassette against the server at --url, and asks for one without it', () => {
+    const run = (...args: string[]) => {
+      const [command, ...rest] = cassetteCommand('verify', ...args);
+      return spawnSync(command!, rest, { cwd: ROOT, encoding: 'utf8' });
+    };
+    const verified = run(HANDSHAKE, '--url', live.url);
+    expect({ status: verified.status, stdout: verified.stdout, stderr: verified.stderr }).toEqual({
+      status: 0,
+      stdout: `${HANDSHAKE}: no drift\n`,
+      stderr: '',
+    });
+    const without = run(HANDSHAKE);
+    expect(without.status).toBe(2);
+    expect(without.stderr.split('\n')[0]).toBe(
+      `theinference verify: ${HANDSHAKE}: an HTTP cassette is verified against a running server: give its URL with --url`,
+    );
+  });
 });
