@@ -64,18 +64,20 @@ interface Link {
 type Heard = (message: unknown, text: string) => void;
 
 async function verifyIn(setup: Setup | undefined, cassette: Cassette, command: string[], options: VerifyOptions): Promise<Drift[]> {
-  return playClientSide(cassette, options, setup, (heard) => stdioLink(command, options, heard));
+  return playClientSide(cassette, options, setup, 'to stdout', (heard) => stdioLink(command, options, heard));
 }
 
 /** Plays the client side of an HTTP cassette against the server at `url` and says what drifted. */
 export function verifyHttpCassette(cassette: Cassette, url: string, options: VerifyOptions = {}): Promise<Drift[]> {
-  return playClientSide(cassette, options, undefined, (heard, drift) => httpLink(cassette, url, heard, drift));
+  return playClientSide(cassette, options, undefined, 'in a reply', (heard, drift) => httpLink(cassette, url, heard, drift));
 }
 
 async function playClientSide(
   cassette: Cassette,
   options: VerifyOptions,
   setup: Setup | undefined,
+  /** Where the server's non-JSON went, as a drift says it. */
+  where: string,
   connect: (heard: Heard, drift: Drift[]) => Promise<Link>,
 ): Promise<Drift[]> {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -93,7 +95,7 @@ async function playClientSide(
   const answered = new Set<number>();
   const heard: Heard = (parsed, text) => {
     if (parsed === undefined) {
-      if (text.trim() !== '') drift.push({ frame: -1, message: `the server wrote non-JSON: ${JSON.stringify(redactor.text(text).slice(0, 80))}` });
+      if (text.trim() !== '') drift.push({ frame: -1, message: `the server wrote non-JSON ${where}: ${JSON.stringify(redactor.text(text).slice(0, 80))}` });
       return;
     }
     if (!isObject(parsed)) return;
