@@ -189,7 +189,7 @@ export class McpClient {
   request(method: string, params?: object): Promise<any> {
     const id = this.nextId++;
     const response = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    return this.transport.send({ jsonrpc: '2.0', id, method, ...(params && { params }) }).then(() => response);
+    return this.transport.send({ jsonrpc: '2.0', id, method, ...(params && { params }) }).then(() => response, (error) => this.unsent(id, error));
   }
 
   notify(method: string, params?: object): Promise<void> {
@@ -264,6 +264,13 @@ export class McpClient {
       : { error: { code: -32601, message: `Method not found: ${String(request.method)}` } };
     return this.transport.send({ jsonrpc: '2.0', id: request.id, ...reply });
   }
+
+  /** A request the transport could not send (an HTTP error): no response will come for it, so it
+   *  waits no more (else close() would fail it again, with nobody left to hear). */
+  private unsent(id: number, error: unknown): never {
+    this.pending.delete(id);
+    throw error;
+  }
 }
 
 /** A real server as a child process: its stdin and stdout are the wire (stderr passes through). */
@@ -275,4 +282,215 @@ export function spawnWire(server: Extract<ServerConfig, { type: 'stdio' }>): Wir
     chunks: child.stdout,
     close: () => child.stdin.end(),
   };
+}
+
+// ---------------------------------------------------------------- stage 4: streamable-http
+
+/** Streamable HTTP (MCP 2025-11-25) with fetch. Every message is a POST to the one URL; the reply
+ *  is one JSON message, an event stream of messages (notifications and server requests before the
+ *  response), or 202 with no body (for a notification, or for the client's answer to a server). */
+export class HttpTransport implements Transport {
+  readonly messages: AsyncIterable<unknown>;
+  private readonly inbox = new Inbox();
+  /** Aborts what is still in flight when the transport closes. */
+  private readonly closing = new AbortController();
+  private sessionId: string | undefined;
+  private protocolVersion: string | undefined;
+  /** The initialize request that went out, kept to start a new session if the server loses this one. */
+  private initializeRequest: Record<string, unknown> | undefined;
+  private reinitializing: Promise<void> | undefined;
+  private reinitializations = 0;
+
+  constructor(
+    private readonly url: string,
+    private readonly options: { headers?: Record<string, string> } = {},
+  ) {
+    this.messages = this.inbox;
+  }
+
+  async send(msg: object): Promise<void> {
+    if (isRecord(msg) && msg.method === 'initialize') this.initializeRequest = msg;
+    const session = this.sessionId;
+    let response = await this.post(msg);
+    if (this.lostSession(response, session)) {
+      // The server no longer knows the session (it restarted, or ended it): start a new one, once.
+      await response.body?.cancel();
+      if (this.sessionId === session) this.reinitializing ??= this.reinitialize().finally(() => (this.reinitializing = undefined));
+      await this.reinitializing; // a send that lost the session at the same time waits for the same new one
+      response = await this.post(msg);
+    }
+    for await (const message of this.replies(response)) {
+      if (isRecord(message) && message.id === this.initializeRequest?.id) this.agreed(message);
+      this.inbox.push(message);
+    }
+  }
+
+  /** DELETE ends the session on the server (405 means it does not let clients do that), then
+   *  `messages` ends. */
+  async close(): Promise<void> {
+    try {
+      if (this.sessionId !== undefined) {
+        const response = await fetch(this.url, { method: 'DELETE', headers: this.headers() });
+        await response.body?.cancel();
+        this.sessionId = undefined;
+      }
+    } finally {
+      this.closing.abort();
+      this.inbox.end();
+    }
+  }
+
+  /** The configured headers (a bearer token) go on every request, and so do the session id and,
+   *  once the initialize response has passed, the protocol version it agreed. */
+  private headers(): Record<string, string> {
+    return {
+      ...this.options.headers,
+      ...(this.sessionId !== undefined && { 'Mcp-Session-Id': this.sessionId }),
+      ...(this.protocolVersion !== undefined && { 'MCP-Protocol-Version': this.protocolVersion }),
+    };
+  }
+
+  private async post(msg: object): Promise<Response> {
+    const response = await fetch(this.url, {
+      method: 'POST',
+      headers: { ...this.headers(), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(msg),
+      signal: this.closing.signal,
+    });
+    this.sessionId = response.headers.get('Mcp-Session-Id') ?? this.sessionId;
+    return response;
+  }
+
+  /** The messages of a reply, in order; an HTTP error is thrown instead. */
+  private async *replies(response: Response): AsyncIterable<unknown> {
+    if (!response.ok) throw await httpError(response, this.url);
+    const type = response.headers.get('Content-Type') ?? '';
+    if (type.startsWith('text/event-stream') && response.body) yield* readSse(response.body);
+    else if (type.startsWith('application/json')) yield await response.json();
+    else await response.body?.cancel(); // 202 Accepted: nothing to read
+  }
+
+  /** The initialize result: every later request says the protocol version it agreed. */
+  private agreed(response: Record<string, unknown>): void {
+    if (isRecord(response.result) && typeof response.result.protocolVersion === 'string') this.protocolVersion = response.result.protocolVersion;
+  }
+
+  /** 404 is what the spec says a server answers to a session it does not know; servers built on
+   *  the SDK's examples (server-everything among them) answer 400. Either, while a session is in use. */
+  private lostSession(response: Response, session: string | undefined): boolean {
+    return (response.status === 404 || response.status === 400) && session !== undefined && this.initializeRequest !== undefined;
+  }
+
+  /** A new session, as the spec asks: the initialize request again, without the old session id, then
+   *  notifications/initialized. McpClient already has its initialize result and must not get
+   *  another: the request goes with an id of its own (a string, which McpClient's numeric ids never
+   *  are) and its response stays here, while anything else on that reply is handed on as usual. */
+  private async reinitialize(): Promise<void> {
+    this.sessionId = undefined;
+    this.protocolVersion = undefined;
+    const request = { ...this.initializeRequest, id: `reinitialize-${++this.reinitializations}` };
+    let result: Record<string, unknown> | undefined;
+    for await (const message of this.replies(await this.post(request))) {
+      if (isRecord(message) && message.id === request.id) result = message;
+      else this.inbox.push(message);
+    }
+    if (!isRecord(result?.result)) throw new Error(`the server lost the session, and starting a new one failed: ${JSON.stringify(result?.error)}`);
+    this.agreed(result);
+    for await (const message of this.replies(await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' }))) this.inbox.push(message);
+  }
+}
+
+/** "HTTP 406 Not Acceptable from <url>", with the JSON-RPC error message of the body if it has one. */
+async function httpError(response: Response, url: string): Promise<Error> {
+  const status = [response.status, response.statusText].filter(Boolean).join(' ');
+  const body = await response.text().catch(() => '');
+  let detail = '';
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (isRecord(parsed) && isRecord(parsed.error) && typeof parsed.error.message === 'string') detail = `: ${parsed.error.message}`;
+  } catch {
+    // not JSON: the status says it all
+  }
+  return new Error(`HTTP ${status} from ${url}${detail}`);
+}
+
+/** The JSON-RPC messages of a text/event-stream body, in order. An event's data is its `data:` lines
+ *  joined with '\n'; an event without data (the priming event a stream may start with) carries no
+ *  message, and data that is not JSON is skipped (reported on stderr). */
+export async function* readSse(body: ReadableStream<Uint8Array>): AsyncIterable<unknown> {
+  let data: string[] = [];
+  for await (const line of sseLines(body)) {
+    if (line === '') {
+      // a blank line ends the event
+      const text = data.join('\n');
+      data = [];
+      if (text === '') continue;
+      let message: unknown;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        console.error(`skipped an event whose data is not JSON: ${text}`);
+        continue;
+      }
+      yield message;
+    } else if (!line.startsWith(':')) {
+      // `field: value` (one space after the colon is not part of the value); ':' starts a comment (a keep-alive)
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'data') data.push(value);
+      // event:, id: and retry: matter to a client that resumes streams; this one does not
+    }
+  }
+  // an event the stream ended before its blank line is dropped, as the SSE spec says
+}
+
+/** The lines of a byte stream, each ended by '\n', '\r\n' or a lone '\r', decoded as one UTF-8 text. */
+async function* sseLines(body: ReadableStream<Uint8Array>): AsyncIterable<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder(); // { stream: true }: a character cut between two chunks waits for its rest
+  let text = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      text += decoder.decode(value, { stream: !done });
+      const ends = /\r\n|\n|\r/g;
+      let start = 0;
+      for (let end = ends.exec(text); end; end = ends.exec(text)) {
+        if (end[0] === '\r' && ends.lastIndex === text.length && !done) break; // maybe half of a '\r\n'
+        yield text.slice(start, end.index);
+        start = ends.lastIndex;
+      }
+      text = text.slice(start);
+      if (done) return; // what is left never got its line end
+    }
+  } finally {
+    await reader.cancel();
+  }
+}
+
+/** Messages waiting for their reader: an AsyncIterable for one reader, which ends after end(). */
+class Inbox implements AsyncIterable<unknown> {
+  private readonly waiting: unknown[] = [];
+  private ended = false;
+  private wake: (() => void) | undefined;
+
+  push(message: unknown): void {
+    if (this.ended) return;
+    this.waiting.push(message);
+    this.wake?.();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<unknown> {
+    for (;;) {
+      if (this.waiting.length > 0) yield this.waiting.shift();
+      else if (this.ended) return;
+      else await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
 }
