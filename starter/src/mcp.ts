@@ -141,3 +141,38 @@ export class McpClient {
 export function spawnWire(server: Extract<ServerConfig, { type: 'stdio' }>): Wire {
   throw new Error('not implemented yet: spawnWire (stage handshake)');
 }
+
+// ---------------------------------------------------------------- stage 4: streamable-http
+
+/** Streamable HTTP (MCP 2025-11-25) with fetch: each message is a POST to the URL. The configured
+ *  headers (a bearer token) go on every request; so does the `Mcp-Session-Id` a response gave, and,
+ *  once the initialize result has passed, `MCP-Protocol-Version: <the version it agreed>`. */
+export class HttpTransport implements Transport {
+  readonly messages: AsyncIterable<unknown>;
+
+  constructor(url: string, options: { headers?: Record<string, string> } = {}) {
+    throw new Error('not implemented yet: HttpTransport (stage streamable-http)');
+  }
+
+  /** POST with `Content-Type: application/json` and `Accept: application/json, text/event-stream`
+   *  (both). The reply is one JSON message, an event stream (readSse: every message on it, in
+   *  order), or 202 with no body. An HTTP error -> an Error that names the status and the URL. A
+   *  session the server lost (404, or 400, to a session id): initialize again, once, then retry
+   *  (McpClient has its initialize result already: the new one is the transport's own). */
+  async send(msg: object): Promise<void> {
+    throw new Error('not implemented yet: HttpTransport.send (stage streamable-http)');
+  }
+
+  /** DELETE when there is a session (that ends it on the server), then end `messages`. */
+  async close(): Promise<void> {
+    throw new Error('not implemented yet: HttpTransport.close (stage streamable-http)');
+  }
+}
+
+/** The JSON-RPC messages of a text/event-stream body, in order: `data:` lines (joined with '\n')
+ *  until a blank line; `:` comments (keep-alives), `event:`, `id:` and an event with empty data
+ *  carry no message. Lines end in '\n', '\r\n' or '\r', and a chunk may end anywhere (inside a
+ *  line, a '\r\n' or a character: decode with a streaming TextDecoder). */
+export function readSse(body: ReadableStream<Uint8Array>): AsyncIterable<unknown> {
+  throw new Error('not implemented yet: readSse (stage streamable-http)');
+}
