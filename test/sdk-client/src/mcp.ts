@@ -1,9 +1,12 @@
-// A second, independent correct client for stages 2 and 3: the official SDK's Client behind a thin
-// adapter to the course API. The test suite grades it on every handshake and tools case, to prove
-// that the cases ask for what the protocol asks and nothing more (no ids, key orders or wording).
+// A second, independent correct client for stages 2 to 4: the official SDK's Client (and, over HTTP,
+// its StreamableHTTPClientTransport) behind a thin adapter to the course API. The test suite grades
+// it on every case, to prove that the cases ask for what the protocol asks and nothing more (no ids,
+// key orders or wording).
 import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError as SdkMcpError, ResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -163,5 +166,155 @@ export class McpClient {
 
   close(): Promise<void> {
     return this.sdk.close();
+  }
+}
+
+/** Messages for one reader, in order, until end(). */
+class Inbox implements AsyncIterable<unknown> {
+  private readonly items: unknown[] = [];
+  private readonly readers: ((result: IteratorResult<unknown>) => void)[] = [];
+  private ended = false;
+
+  push(item: unknown): void {
+    if (this.ended) return;
+    const reader = this.readers.shift();
+    if (reader) reader({ value: item, done: false });
+    else this.items.push(item);
+  }
+
+  end(): void {
+    this.ended = true;
+    for (const reader of this.readers.splice(0)) reader({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<unknown> {
+    return {
+      next: () => {
+        if (this.items.length > 0) return Promise.resolve({ value: this.items.shift(), done: false });
+        if (this.ended) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => this.readers.push(resolve));
+      },
+    };
+  }
+}
+
+/** The SDK's Streamable HTTP client transport behind the course's Transport. What the SDK leaves to
+ *  its Client is done here: the protocol version header once the initialize result has passed, the
+ *  session ended (DELETE) at close(), and a session the server lost started again (the SDK only
+ *  reports the 404): a new SDK transport, the remembered initialize under an id of this adapter's
+ *  own (its response kept here), notifications/initialized, and the message sent once more. */
+export class HttpTransport implements Transport {
+  readonly messages: AsyncIterable<unknown>;
+  private readonly inbox = new Inbox();
+  private sdk: StreamableHTTPClientTransport;
+  private initializeRequest: JSONRPCMessage | undefined;
+  /** Responses to this adapter's own requests (a new session's initialize), by id. */
+  private readonly own = new Map<string, (message: JSONRPCMessage) => void>();
+  private renewals = 0;
+  private renewing: Promise<void> | undefined;
+  private closing = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly options: { headers?: Record<string, string> } = {},
+  ) {
+    this.messages = this.inbox;
+    this.sdk = this.open();
+  }
+
+  private open(): StreamableHTTPClientTransport {
+    const sdk = new StreamableHTTPClientTransport(new URL(this.url), { requestInit: { headers: this.options.headers } });
+    sdk.onmessage = (message) => {
+      const id = 'id' in message ? message.id : undefined;
+      const result = 'result' in message ? (message.result as { protocolVersion?: unknown }) : undefined;
+      if (typeof result?.protocolVersion === 'string' && id !== undefined && (this.own.has(String(id)) || id === this.initializeId())) {
+        sdk.setProtocolVersion(result.protocolVersion);
+      }
+      const mine = typeof id === 'string' ? this.own.get(id) : undefined;
+      if (mine) mine(message);
+      else this.inbox.push(message);
+    };
+    sdk.onclose = () => this.inbox.end();
+    // HTTP errors come back from send(); what else goes wrong (an event that is not JSON-RPC) is said here
+    sdk.onerror = (error) => {
+      if (!this.closing && !(error instanceof StreamableHTTPError)) console.error(`http transport: ${error.message}`);
+    };
+    void sdk.start();
+    return sdk;
+  }
+
+  private initializeId(): unknown {
+    return this.initializeRequest && 'id' in this.initializeRequest ? this.initializeRequest.id : undefined;
+  }
+
+  async send(msg: object): Promise<void> {
+    const message = msg as JSONRPCMessage;
+    if ('method' in message && message.method === 'initialize') this.initializeRequest = message;
+    const sdk = this.sdk;
+    try {
+      await sdk.send(message);
+    } catch (error) {
+      // the server lost the session (404, or 400 from servers like server-everything), or another send
+      // found it lost and replaced the SDK transport this one went on (closing it aborted this send)
+      const replaced = this.sdk !== sdk;
+      const lost = error instanceof StreamableHTTPError && (error.code === 404 || error.code === 400) && sdk.sessionId !== undefined;
+      if (!(replaced || lost) || this.initializeRequest === undefined) throw this.named(error);
+      if (!replaced) this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
+      await this.renewing;
+      await this.sdk.send(message).catch((again) => {
+        throw this.named(again);
+      });
+    }
+  }
+
+  /** The SDK says "Streamable HTTP error: Error POSTing to endpoint: <body>" with the status as code. */
+  private named(error: unknown): unknown {
+    return error instanceof StreamableHTTPError ? new Error(`HTTP ${error.code} from ${this.url}: ${error.message}`) : error;
+  }
+
+  /** A new session on a new SDK transport; the old one is let go without ending `messages`. */
+  private async renew(): Promise<void> {
+    const old = this.sdk;
+    this.sdk = this.open(); // first: a send the old one's close() aborts sees it replaced
+    old.onclose = undefined;
+    old.onmessage = undefined;
+    old.onerror = undefined;
+    await old.close();
+    const id = `renew-${++this.renewals}`;
+    const answered = new Promise<JSONRPCMessage>((resolve) => this.own.set(id, resolve));
+    await this.sdk.send({ ...(this.initializeRequest as JSONRPCMessage & { method: string }), id });
+    const answer = await answered;
+    this.own.delete(id);
+    if (!('result' in answer)) throw new Error(`the server lost the session, and a new one could not be started: ${JSON.stringify(answer)}`);
+    await this.sdk.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    try {
+      await this.sdk.terminateSession(); // DELETE, when there is a session
+    } finally {
+      await this.sdk.close(); // aborts the GET stream; its onclose ends `messages`
+    }
+  }
+}
+
+/** The events of the body as the eventsource-parser package reads them (the parser the SDK's own
+ *  transport uses), their data parsed as JSON; empty data carries no message, and data that is not
+ *  JSON is skipped (said on stderr). */
+export async function* readSse(body: ReadableStream<Uint8Array>): AsyncIterable<unknown> {
+  const reader = (body as ReadableStream<BufferSource>).pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    if (value.data === '') continue;
+    let message: unknown;
+    try {
+      message = JSON.parse(value.data);
+    } catch {
+      console.error(`skipped an event whose data is not JSON: ${value.data}`);
+      continue;
+    }
+    yield message;
   }
 }
