@@ -55,7 +55,43 @@ const commands: Record<string, Command> = {
     await client.close();
     return { tools, calls: results, ...(await afterClose(wire)) };
   },
+
+  /** Over Streamable HTTP: initialize, every tool, then the calls in calls.json one after another
+   *  (each its own POST, in order); close() ends the session. headers.json: headers for every request. */
+  http: async (caseDir) => {
+    const calls = optionalJson(join(caseDir, 'calls.json'), []) as { name: string; arguments?: object }[];
+    const headers = optionalJson(join(caseDir, 'headers.json'), undefined) as Record<string, string> | undefined;
+    const server = await serverUrl(caseDir);
+    try {
+      const client = new mcp.McpClient(new mcp.HttpTransport(server.url, headers && { headers }));
+      const initialize = await outcome(client.initialize());
+      const tools = await outcome(client.listTools());
+      const results: unknown[] = [];
+      for (const call of calls) results.push(await outcome(client.callTool(call.name, call.arguments)));
+      await client.close();
+      return { initialize, tools, calls: results };
+    } finally {
+      server.done();
+    }
+  },
 };
+
+/** The URL of the case's server: under the grader, its player's (on 127.0.0.1, a port the grader
+ *  owns); by hand, a `theinference replay` of the case's cassette started here. */
+async function serverUrl(caseDir: string): Promise<{ url: string; done: () => void }> {
+  const url = process.env.THEINFERENCE_SERVER_URL;
+  if (url !== undefined) return { url, done: () => {} };
+  const { bin, cassette } = replayByHand(caseDir);
+  const player = spawn(process.execPath, [bin, 'replay', cassette], { stdio: ['ignore', 'pipe', 'inherit'] });
+  player.stdout.setEncoding('utf8');
+  let printed = '';
+  for await (const chunk of player.stdout) {
+    printed += chunk;
+    if (printed.includes('\n')) break;
+  }
+  // it ends by itself at the client's DELETE; one that never came must not leave it running
+  return { url: printed.trim(), done: () => process.once('exit', () => player.kill()) };
+}
 
 /** A result in canonical form, an McpError by its code (the server's), any other failure as a refusal. */
 async function outcome(promise: Promise<unknown>): Promise<unknown> {
@@ -205,6 +241,10 @@ function canonicalServer(server: object): object {
 
 function readJson(path: string): unknown {
   return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+function optionalJson(path: string, otherwise: unknown): unknown {
+  return existsSync(path) ? readJson(path) : otherwise;
 }
 
 const [command, caseDir] = process.argv.slice(2);

@@ -22,9 +22,14 @@ export interface Case {
   expectedPath: string;
   /** fixtures/<folder>/<case>/cassette.yaml, for stages whose server side is played from a cassette. */
   cassettePath?: string;
+  /** How the program reaches the cassette's player: fd 3 (stdio), or a URL on 127.0.0.1 (http). */
+  player?: Player;
   /** A case kept outside the course (CI's --cases): its failures show the verdict and hint, never the expected bytes. */
   hidden?: boolean;
 }
+
+export type Player = 'stdio' | 'http';
+const PLAYERS: readonly string[] = ['stdio', 'http'] satisfies Player[];
 
 export interface Stage {
   slug: string;
@@ -32,8 +37,9 @@ export interface Stage {
   timeoutMs: number;
   /** The property suite graded with this stage, if any. */
   properties?: string;
-  /** `stdio`: each case's server side is played from its fixture's cassette.yaml over the program's fd 3. */
-  player?: 'stdio';
+  /** Each case's server side is played from its fixture's cassette.yaml: `stdio` over the program's
+   *  fd 3, `http` over Streamable HTTP at a URL on 127.0.0.1 the grader listens on. */
+  player?: Player;
   cases: Case[];
 }
 
@@ -74,7 +80,7 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
     if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug)) table.fail([...at, 'slug'], `slug "${slug}" must be lower-case words joined by "-"`);
     if (stages.some((stage) => stage.slug === slug)) table.fail([...at, 'slug'], `stage "${slug}" appears twice`);
     const player = table.optional([...at, 'player'], 'string');
-    if (player !== undefined && player !== 'stdio') table.fail([...at, 'player'], `player must be "stdio", not "${player}"`);
+    if (player !== undefined && !PLAYERS.includes(player)) table.fail([...at, 'player'], `player must be "stdio" or "http", not "${player}"`);
     const timeout = table.optional([...at, 'timeout'], 'number') ?? DEFAULT_TIMEOUT_SECONDS;
     if (!(timeout > 0)) table.fail([...at, 'timeout'], `timeout must be a positive number of seconds`);
     const cases = table.seq([...at, 'cases']).flatMap((_, caseIndex) => {
@@ -140,7 +146,7 @@ function readCases(root: string, { stage, command, folder, player }: CaseFolder,
     if (cassettePath !== undefined && !existsSync(cassettePath)) {
       fail(`case ${folder}/${name} has no ${relative(root, cassettePath)} (its stage plays the server's side from a cassette)`);
     }
-    return { name, stage, command, casePath: join('cases', folder, name), fixtureDir, expectedPath, cassettePath };
+    return { name, stage, command, casePath: join('cases', folder, name), fixtureDir, expectedPath, cassettePath, ...(player && { player: player as Player }) };
   });
 }
 

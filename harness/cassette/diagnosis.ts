@@ -18,7 +18,9 @@ export type DiagnosisKind =
   | 'http-content-type' // a POST whose body is not declared application/json (answered 415)
   | 'http-session' // a request without the session id the server gave, or with another one
   | 'http-protocol-version' // a request after initialize without the negotiated MCP-Protocol-Version
-  | 'http-method'; // a request the server does not take (a path or method it never answered)
+  | 'http-method' // a request the server does not take (a path or method it never answered)
+  | 'http-auth' // a POST without the Authorization header the recorded client sent (answered 401)
+  | 'http-session-left-open'; // the session ended without the DELETE the recorded client sent
 
 export interface RecordedRef {
   /** Index into the cassette's frames. */

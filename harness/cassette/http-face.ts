@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PlayReport } from './diagnosis.ts';
-import { kindOf, type Cassette, type ClientFrame, type HttpPlacement, type HttpReply, type JsonObject } from './model.ts';
+import { describeMessage, kindOf, type Cassette, type ClientFrame, type HttpPlacement, type HttpReply, type JsonObject } from './model.ts';
 import { Player, type Piece } from './player.ts';
 import type { FaceOptions, PlayerSession } from './session.ts';
 import { formatSseEvent } from './sse.ts';
@@ -107,11 +107,17 @@ class HttpFace {
   private readonly getTurns = turns();
   /** What goes on the GET stream before the client opened it. */
   private readonly forGet: string[] = [];
-  /** The session id given with the initialize result (a fresh one), once given. */
+  /** The session id in use: a fresh one for each the recording gave, once given; none once the
+   *  recorded server said the session was lost (until the next initialize gives another). */
   private sessionId: string | undefined;
+  /** The fresh id given for each session id of the recording. */
+  private readonly liveSessions = new Map<string, string>();
+  /** A session was given at all in this replay (the session-left-open check). */
+  private sessionGiven = false;
   /** The protocol version the initialize result agreed on, once sent. */
   private version: string | undefined;
   private holding = false;
+  private deleted = false;
   /** The POST being handed to the player: what it puts out at once and cannot place goes there. */
   private current: Channel | undefined;
   /** A stream the client reads slower than the player writes: the player waits for it to drain. */
@@ -141,6 +147,12 @@ class HttpFace {
 
   finish(): PlayReport {
     if (this.report) return this.report;
+    if (this.sessionGiven && this.cassette.http?.delete !== undefined && !this.deleted) {
+      this.mistake(
+        'http-session-left-open',
+        `the session ended without DELETE: close() ends the session it started (DELETE ${this.path} with its Mcp-Session-Id)`,
+      );
+    }
     this.player.endOfInput();
     this.report = this.player.finish();
     this.resolveDone(this.report);
@@ -226,13 +238,13 @@ class HttpFace {
     });
     request.on('end', () => {
       if (size > MAX_BODY_BYTES) return rpcError(response, 413, `Payload Too Large: more than ${MAX_BODY_BYTES / 1024 / 1024} MiB`);
-      this.message(Buffer.concat(chunks).toString('utf8'), response);
+      this.message(Buffer.concat(chunks).toString('utf8'), response, request.headers.authorization !== undefined);
     });
   }
 
   /** One POSTed body: handed to the player, answered as the recording answered it. */
-  private message(text: string, response: ServerResponse): void {
-    if (this.player.paused) return void this.postponed.push(() => this.message(text, response));
+  private message(text: string, response: ServerResponse, authorized: boolean): void {
+    if (this.player.paused) return void this.postponed.push(() => this.message(text, response, authorized));
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -240,6 +252,15 @@ class HttpFace {
       message = undefined;
     }
     const expected = this.player.expecting;
+    if (expected?.http?.headers?.authorization !== undefined && !authorized) {
+      // the recorded server was given credentials: without them, it would have refused the request
+      this.mistake(
+        'http-auth',
+        `your client sent ${typeof message === 'object' && message !== null ? describeMessage(message as JsonObject) : 'a POST'} without the Authorization header the server was given: send the configured headers on every request`,
+      );
+      response.setHeader('www-authenticate', 'Bearer');
+      return rpcError(response, 401, 'Unauthorized: missing Authorization header');
+    }
     const isRequest = typeof message === 'object' && message !== null && kindOf(message as JsonObject) === 'request';
     const id = isRequest ? JSON.stringify((message as JsonObject).id) : 'null';
     const channel: Channel = { ...turns(), response, id, reply: expected?.http?.reply, streaming: false, answered: false, ended: false };
@@ -250,11 +271,28 @@ class HttpFace {
     } finally {
       this.current = undefined;
     }
+    const consumed = expected !== undefined && this.player.expecting !== expected;
+    const refusal = consumed && expected.http?.reply && expected.http.reply.status >= 400 ? expected.http.reply : undefined;
+    if (refusal && !channel.answered) return this.refuse(channel, refusal);
     if (!isRequest && !channel.answered) this.accepted(channel, expected);
     response.on('close', () => {
       channel.ended = true;
       this.channels.delete(id);
     });
+  }
+
+  /** A request the recorded server refused at the HTTP level (a session it had lost: 404), answered so.
+   *  The session is gone: the client starts another with initialize, without the old id. */
+  private refuse(channel: Channel, reply: HttpReply): void {
+    channel.answered = true;
+    channel.ended = true;
+    this.channels.delete(channel.id);
+    if (reply.status === 404 || reply.status === 400) {
+      this.sessionId = undefined;
+      this.player.sessionRestarted();
+    }
+    const type = reply.headers?.['content-type'] ?? (reply.body === 'text' ? 'text/plain' : undefined);
+    channel.response.writeHead(reply.status, { ...this.headers(reply), ...(type && { 'content-type': type }) }).end(reply.text ?? '');
   }
 
   /** A notification or a response from the client: 202 with no body, or what the recording answered. */
@@ -286,6 +324,7 @@ class HttpFace {
   }
 
   private delete(response: ServerResponse): void {
+    this.deleted = true;
     const reply = this.cassette.http?.delete ?? { status: 200, body: 'none' as const };
     response.writeHead(reply.status, this.headers(reply)).end(reply.text ?? '');
     if (reply.status < 300) {
@@ -408,12 +447,24 @@ class HttpFace {
     channel.response.end();
   }
 
+  /** The fresh id standing for a recorded session id, in use from the reply that gives it. */
+  private liveSession(recorded: string): string {
+    let live = this.liveSessions.get(recorded);
+    if (live === undefined) {
+      live = randomUUID();
+      this.liveSessions.set(recorded, live);
+      this.sessionId = live;
+      this.sessionGiven = true;
+    }
+    return live;
+  }
+
   /** A recorded reply's headers, the session id replaced by this replay's own. */
   private headers(reply: HttpReply | undefined): Record<string, string> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(reply?.headers ?? {})) {
       if (name === 'content-type' || name === 'content-length') continue;
-      if (name === 'mcp-session-id') headers[name] = this.sessionId ??= randomUUID();
+      if (name === 'mcp-session-id') headers[name] = this.liveSession(value);
       else headers[name] = value;
     }
     return headers;

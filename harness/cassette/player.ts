@@ -152,6 +152,11 @@ export class Player {
     return frame?.from === 'client' ? frame : undefined;
   }
 
+  /** The transport's session was lost and another begins (HTTP): the ids of the lost one may be used again. */
+  sessionRestarted(): void {
+    this.methodOfLiveId.clear();
+  }
+
   /** A mistake the transport saw (an HTTP header), said and reported as the player's own. */
   transportMistake(kind: DiagnosisKind, message: string): void {
     this.diagnose(kind, () => message, {}, undefined);

@@ -26,6 +26,8 @@ export interface CaseContext {
 
 /** The fd on which a program reaches the grader's cassette player. */
 export const WIRE_FD = 3;
+/** Where a program of an HTTP stage finds the grader's player: a URL on 127.0.0.1, on a port the grader listens on. */
+export const SERVER_URL_VARIABLE = 'THEINFERENCE_SERVER_URL';
 
 export async function gradeCase(testCase: Case, context: CaseContext): Promise<Verdict> {
   const name = caseName(testCase);
@@ -67,6 +69,8 @@ export function runProgram(testCase: Case, context: CaseContext, player?: (wire:
 export function prestartProgram(testCase: Case, context: CaseContext): Prestart | undefined {
   const warm = context.launcher.warm;
   // A case with a cassette gets its player when released (runWithPlayer): its wire is made now.
+  // An HTTP case's program is told its player's URL when it starts, and that server is made per run.
+  if (testCase.player === 'http') return undefined;
   return warm && prestart(warm.command, [...warm.args, testCase.command, testCase.casePath], programOptions(context, testCase.cassettePath !== undefined));
 }
 
@@ -102,6 +106,7 @@ export async function runWithPlayer(
   cassette: Cassette | undefined,
 ): Promise<{ result: RunResult; report?: PlayReport; start?: ServerStart }> {
   if (!cassette) return { result: await runProgram(testCase, context) };
+  if (testCase.player === 'http') return runWithHttpPlayer(testCase, context, cassette);
   const entry = caseServerEntry(join(context.runRoot, testCase.casePath));
   const start: ServerStart | undefined = entry && { entry };
   let session: PlayerSession | undefined;
@@ -120,6 +125,21 @@ export async function runWithPlayer(
   const ended = session as PlayerSession;
   const report = await Promise.race([ended.done, grace.then(() => ended.finish())]);
   return { result, report, ...(start && { start }) };
+}
+
+/** The program, with the cassette played over Streamable HTTP on 127.0.0.1, on a port the grader
+ *  owns for this case alone; the program finds its URL in THEINFERENCE_SERVER_URL. */
+async function runWithHttpPlayer(testCase: Case, context: CaseContext, cassette: Cassette): Promise<{ result: RunResult; report?: PlayReport }> {
+  const { serveCassette } = await import('../cassette/http-face.ts');
+  const served = await serveCassette(cassette);
+  try {
+    const result = await runProgram(testCase, { ...context, env: { ...context.env, [SERVER_URL_VARIABLE]: served.url } });
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, REPORT_GRACE_MS).unref());
+    const report = await Promise.race([served.done, grace.then(() => served.finish())]);
+    return { result, report };
+  } finally {
+    await served.close(); // whatever the program left open (a stream it never read to the end) ends here
+  }
 }
 
 /** A program stopped by a limit after the whole recorded session was played right: what is left to

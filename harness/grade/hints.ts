@@ -102,8 +102,27 @@ export function protocolHints(diagnoses: readonly Diagnosis[]): Hint[] {
       lines: ['an id names one request for the whole session, even once it is answered', 'take each id from a counter that only grows'],
     });
   }
+  for (const [kind, lines] of Object.entries(HTTP_HINTS)) {
+    if (diagnoses.some((diagnosis) => diagnosis.kind === kind)) hints.push({ kind, lines });
+  }
   return hints;
 }
+
+/** The fix for each mistake of the HTTP transport the player answers (status) and says (diagnosis). */
+const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
+  'http-accept': [
+    'a server may answer a POST with JSON or with an event stream, and refuses (406) a client that does not take both',
+    'send Accept: application/json, text/event-stream with every POST',
+  ],
+  'http-content-type': ['a message is a JSON body: send Content-Type: application/json with every POST'],
+  'http-session': [
+    'the initialize response gave a session id (the Mcp-Session-Id header): the server knows your session by it',
+    'keep it from the first response that has it, and send it on every later request',
+  ],
+  'http-protocol-version': ['after initialize, send MCP-Protocol-Version: <the version the server answered> on every request'],
+  'http-auth': ['the configured headers (a bearer token) go on every request: POST, GET and DELETE alike'],
+  'http-session-left-open': ["close() ends the session it started: DELETE the server's URL with the Mcp-Session-Id header"],
+};
 
 /** When no rule knows the mistake: at least say what kind of difference it is. */
 function fallback(comparison: Comparison): Hint[] {

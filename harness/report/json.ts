@@ -154,6 +154,8 @@ const DIAGNOSIS_KINDS = [
   'http-session',
   'http-protocol-version',
   'http-method',
+  'http-auth',
+  'http-session-left-open',
 ] as const;
 const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject });
 const diagnosisSchema = object({

@@ -10,9 +10,10 @@ import type { PropertySuite } from '../props/suite.ts';
 import { configAndFraming } from './config-and-framing.ts';
 import type { CaseGenerator, HintRule, StageContent } from './content.ts';
 import { handshake } from './handshake.ts';
+import { streamableHttp } from './streamable-http.ts';
 import { tools } from './tools.ts';
 
-export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools];
+export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools, streamableHttp];
 
 /**
  * The hint rules for an output of `slug`: its stage's and those of the stages before it, whose

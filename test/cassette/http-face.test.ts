@@ -132,7 +132,14 @@ describe('the HTTP player face', () => {
     const recorded = loadCassette(HANDSHAKE).frames[0]!;
     expect(value.id).not.toBe(recorded.from === 'client' && recorded.http?.reply?.headers?.['mcp-session-id']);
     expect(value).toMatchObject({ missing: 400, wrong: 404, noVersion: 202 });
-    expect(player.diagnoses.map((diagnosis) => diagnosis.kind)).toEqual(['http-session', 'http-session', 'http-protocol-version', 'unused']);
+    // and the session ended there: without its DELETE, with the recording's messages unused
+    expect(player.diagnoses.map((diagnosis) => diagnosis.kind)).toEqual([
+      'http-session',
+      'http-session',
+      'http-protocol-version',
+      'http-session-left-open',
+      'unused',
+    ]);
     expect(player.diagnoses[2]!.message).toBe(
       'your client sent POST /mcp without the MCP-Protocol-Version header: after initialize, every request says the version agreed (2025-11-25)',
     );
@@ -351,5 +358,24 @@ describe('the HTTP player face', () => {
     expect(without.stderr.split('\n')[0]).toBe(
       `theinference verify: ${HANDSHAKE}: an HTTP cassette is verified against a running server: give its URL with --url`,
     );
+  });
+
+  it('asks for the credentials the recorded client sent: a POST without Authorization is answered 401 and said', async () => {
+    const cassette = loadCassette(HANDSHAKE);
+    for (const frame of cassette.frames) if (frame.from === 'client' && frame.http) frame.http.headers = { ...frame.http.headers, authorization: '<redacted>' };
+    const player = await serveCassette(cassette);
+    try {
+      const refused = await post(player.url, INITIALIZE);
+      expect({ status: refused.status, challenge: refused.headers.get('www-authenticate') }).toEqual({ status: 401, challenge: 'Bearer' });
+      const accepted = await post(player.url, INITIALIZE, { authorization: 'Bearer any-token' });
+      await accepted.text();
+      expect(accepted.status).toBe(200);
+      expect(player.diagnoses[0]).toMatchObject({
+        kind: 'http-auth',
+        message: 'your client sent initialize (id 0) without the Authorization header the server was given: send the configured headers on every request',
+      });
+    } finally {
+      await player.close();
+    }
   });
 });

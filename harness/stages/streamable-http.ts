@@ -1,0 +1,26 @@
+// Stage 4, `streamable-http`: the same client over Streamable HTTP. What a transport gets wrong
+// shows first in what the player says (grade/hints.ts reads its diagnoses); this module reads the
+// output the `http` command prints: a reply the client could not read leaves a result out.
+import { bothValues, field, type Comparison } from '../grade/comparison.ts';
+import type { Hint } from '../grade/verdict.ts';
+import type { StageContent } from './content.ts';
+
+/** A result the reference read and the client did not: the event stream's reader lost it. */
+function unreadReplyRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  if (both === undefined) return [];
+  const refused = (value: unknown) => field(value, 'refused') === true;
+  const parts = ['initialize', 'tools'].filter((key) => !refused(field(both.expected, key)) && refused(field(both.actual, key)));
+  if (parts.length === 0) return [];
+  return [
+    {
+      kind: 'reply-unread',
+      lines: [
+        `your client got no ${parts.join(' and no ')} result: its reply was not read`,
+        'a reply is JSON (Content-Type: application/json) or an event stream (text/event-stream): read the data of each event, skip one without data (the priming event) and the comment lines (": ...")',
+      ],
+    },
+  ];
+}
+
+export const streamableHttp: StageContent = { slug: 'streamable-http', hints: [unreadReplyRule], generators: {} };

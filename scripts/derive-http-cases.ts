@@ -1,0 +1,140 @@
+// Derives the streamable-http cases from the HTTP session recorded from the real everything server
+// (cassettes/everything-http-tools.yaml), editing it only where no real server produces what a case
+// needs (JSON replies, keep-alive comments, a server that asks for a token); each edit is said in the
+// case cassette's provenance. Run: node --import tsx scripts/derive-http-cases.ts
+// then `npx theinference bless --stage streamable-http` for the expected output.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadCassette, saveCassette, type Cassette, type Frame } from '../harness/cassette/index.ts';
+
+const root = join(import.meta.dirname, '..');
+const source = 'everything-http-tools';
+const recorded = loadCassette(join(root, 'cassettes', `${source}.yaml`));
+
+/** What the `http` command calls after tools/list: the recorded session's calls, in turn. */
+const CALLS = recorded.frames
+  .flatMap((frame) => (frame.from === 'client' && frame.message.method === 'tools/call' ? [frame.message.params as { name: string; arguments: object }] : []))
+  .map(({ name, arguments: args }) => ({ name, arguments: args }));
+
+interface HttpCase {
+  name: string;
+  about: string;
+  /** What was changed from the recording, for the provenance; none: as recorded. */
+  edit?: string;
+  frames(frames: Frame[]): Frame[];
+  headers?: Record<string, string>;
+}
+
+const CASES: HttpCase[] = [
+  {
+    name: 'everything-server',
+    about:
+      'The real everything server over Streamable HTTP: every reply is an event stream that opens with an empty priming event, and the long operation sends two progress notifications on its stream before its result.',
+    frames: (frames) => frames,
+  },
+  {
+    name: 'json-replies',
+    about: 'A server that answers each request with one JSON body (Content-Type: application/json) instead of an event stream.',
+    edit: 'every reply made a JSON body: the priming events and the progress notifications (which only a stream can carry) left out',
+    frames: (frames) =>
+      frames.flatMap((frame): Frame[] => {
+        if (frame.from === 'sse') return [];
+        if (frame.from === 'server') {
+          if (frame.message.method !== undefined) return [];
+          return [{ ...frame, http: { request: frame.http?.request } }];
+        }
+        if (frame.from === 'client' && frame.http?.reply?.body === 'sse') {
+          const headers = { ...frame.http.reply.headers, 'content-type': 'application/json' };
+          return [{ ...frame, http: { ...frame.http, reply: { ...frame.http.reply, headers, body: 'json' } } }];
+        }
+        return [frame];
+      }),
+  },
+  {
+    name: 'keepalive-comments',
+    about:
+      'Event streams with what the SSE format allows beside data: comment lines (keep-alives) before events, a retry field, and a block of comments alone in the middle of a stream.',
+    edit: 'a ": keepalive" comment before each message event, "retry: 3000" on each priming event, and a comment-only block between the two progress notifications',
+    frames: (frames) =>
+      frames.flatMap((frame): Frame[] => {
+        if (frame.from === 'sse') return [{ ...frame, http: { ...frame.http, retry: 3000 } }];
+        if (frame.from !== 'server' || frame.http?.request === undefined) return [frame];
+        const commented: Frame = { ...frame, http: { ...frame.http, comments: ['keepalive'] } };
+        const first = frame.message.method === 'notifications/progress' && (frame.message.params as { progress?: number }).progress === 1;
+        return first ? [commented, { from: 'sse', http: { request: frame.http.request, comments: ['still working', 'keepalive'] } }] : [commented];
+      }),
+  },
+  {
+    name: 'session-lost',
+    about:
+      'A server that lost the session (it restarted): it answers tools/list with 404; the client starts a new session (initialize, initialized, without the old id) once, and sends tools/list again.',
+    edit: 'tools/list answered 404 (session not found), then a second initialize and initialized, copies of the first with a new session id, before tools/list again',
+    frames: (frames) => {
+      const list = frames.findIndex((frame) => frame.from === 'client' && frame.message.method === 'tools/list');
+      const opening = frames.slice(0, list); // initialize, its priming event and result, initialized
+      const lost: Frame = {
+        ...(structuredClone(frames[list]) as Frame & { from: 'client' }),
+      };
+      if (lost.from === 'client' && lost.http) {
+        lost.message.id = 101; // the retry in the new session may carry the same live id: the recording's differ
+        lost.http.reply = {
+          status: 404,
+          headers: { 'content-type': 'application/json' },
+          body: 'text',
+          text: JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }),
+        };
+      }
+      // everything after the loss is in the new session: its requests and replies carry the new id
+      const inNewSession = (frame: Frame) => JSON.parse(JSON.stringify(frame).replaceAll(sessionOf(frames), 'a-second-session')) as Frame;
+      const again = structuredClone(opening).map((frame): Frame => {
+        const renamed = inNewSession(frame);
+        if (renamed.from === 'client' && renamed.message.method === 'initialize') renamed.message.id = 100;
+        if (renamed.from === 'server' && renamed.message.id === 0) renamed.message.id = 100;
+        if ((renamed.from === 'server' || renamed.from === 'sse') && renamed.http?.request === 0) renamed.http.request = 100;
+        return renamed;
+      });
+      return [...opening, lost, ...again, ...frames.slice(list).map(inNewSession)];
+    },
+  },
+  {
+    name: 'bearer-token',
+    about: 'A server that needs a bearer token: headers.json holds it, and it must go with every request (POST and DELETE).',
+    edit: 'each request recorded as carrying an Authorization header (its value redacted)',
+    headers: { Authorization: 'Bearer course-token' },
+    frames: (frames) =>
+      frames.map((frame) =>
+        frame.from === 'client' && frame.http ? { ...frame, http: { ...frame.http, headers: { ...frame.http.headers, authorization: '<redacted>' } } } : frame,
+      ),
+  },
+];
+
+/** The session id the recording's initialize reply gave. */
+function sessionOf(frames: Frame[]): string {
+  const initialize = frames.find((frame) => frame.from === 'client' && frame.message.method === 'initialize');
+  const id = initialize?.from === 'client' ? initialize.http?.reply?.headers?.['mcp-session-id'] : undefined;
+  if (id === undefined) throw new Error(`${source}: its initialize reply gives no session id`);
+  return id;
+}
+
+for (const testCase of CASES) {
+  const cassette: Cassette = {
+    version: 2,
+    transport: 'http',
+    provenance: {
+      ...recorded.provenance,
+      note: `derived from cassettes/${source}.yaml: ${testCase.edit ?? 'as recorded'}`,
+    },
+    ...(recorded.http && { http: recorded.http }),
+    free: ['params.clientInfo', 'params.capabilities'],
+    frames: testCase.frames(structuredClone(recorded.frames)).map(({ line: _line, ...frame }) => frame as Frame),
+  };
+  const caseDir = join(root, 'cases', 'streamable-http', testCase.name);
+  const fixtureDir = join(root, 'fixtures', 'streamable-http', testCase.name);
+  mkdirSync(caseDir, { recursive: true });
+  mkdirSync(fixtureDir, { recursive: true });
+  writeFileSync(join(caseDir, 'case.md'), `${testCase.about}\n`);
+  writeFileSync(join(caseDir, 'calls.json'), `${JSON.stringify(CALLS, null, 2)}\n`);
+  if (testCase.headers) writeFileSync(join(caseDir, 'headers.json'), `${JSON.stringify(testCase.headers, null, 2)}\n`);
+  saveCassette(cassette, join(fixtureDir, 'cassette.yaml'), { overwrite: true });
+  console.log(`${testCase.name}: ${cassette.frames.length} frames`);
+}
