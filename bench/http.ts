@@ -105,7 +105,7 @@ function longStream(count: number): Cassette {
 
 /** Events per second from the call's POST to the end of its stream, and the heap: before, along the way, after (collected). */
 async function stream(count: number): Promise<{ perSecond: number; heapMiB: number[] }> {
-  const player = await serveCassette(longStream(count), { initializeHoldMs: 0 });
+  const player = await serveCassette(longStream(count));
   const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   const post = (body: unknown, headers: Record<string, string> = {}) =>
     fetch(player.url, { method: 'POST', headers: { ...json, ...headers }, body: JSON.stringify(body) });

@@ -13,15 +13,12 @@ import { describeMessage, kindOf, type Cassette, type ClientFrame, type HttpPlac
 import { Player, type Piece } from './player.ts';
 import type { FaceOptions, PlayerSession } from './session.ts';
 import { formatSseEvent } from './sse.ts';
-import { INITIALIZE_HOLD_MS } from './stream-face.ts';
 
 export interface HttpFaceOptions extends FaceOptions {
   /** 0 (default): a free port. Always on 127.0.0.1. */
   port?: number;
   /** recorded: each stream keeps the recorded gaps between its events; none (default): at once, in order. */
   pace?: 'recorded' | 'none';
-  /** Milliseconds the initialize result is held back (default INITIALIZE_HOLD_MS), as on stdio. */
-  initializeHoldMs?: number;
 }
 
 export interface HttpPlayerSession extends PlayerSession {
@@ -116,7 +113,6 @@ class HttpFace {
   private sessionGiven = false;
   /** The protocol version the initialize result agreed on, once sent. */
   private version: string | undefined;
-  private holding = false;
   private deleted = false;
   /** The POST being handed to the player: what it puts out at once and cannot place goes there. */
   private current: Channel | undefined;
@@ -267,7 +263,7 @@ class HttpFace {
     if (isRequest) this.channels.set(id, channel);
     this.current = channel;
     try {
-      this.player.receiveLine(text, { beforeInitializeResult: this.holding });
+      this.player.receiveLine(text);
     } finally {
       this.current = undefined;
     }
@@ -368,29 +364,20 @@ class HttpFace {
   private answer(channel: Channel, message: JsonObject, placement: HttpPlacement | undefined, initializeResult: boolean): void {
     channel.answered = true;
     this.channels.delete(channel.id);
-    // The initialize result is held back a moment, as on stdio: a client that goes on without waiting
-    // for it is seen to (on a stream, its headers and session id come first: a client can act on them).
-    if (initializeResult) this.holding = true;
-    const holdMs = initializeResult ? (this.options.initializeHoldMs ?? INITIALIZE_HOLD_MS) : 0;
-    this.inTurn(
-      channel,
-      placement?.at,
-      () => {
-        if (initializeResult) {
-          this.holding = false;
-          this.agreed(message);
-        }
-        if (channel.ended) return;
-        if (channel.streaming || channel.reply?.body === 'sse') {
-          this.stream(channel);
-          this.write(channel.response, formatSseEvent(placement ?? { event: 'message' }, JSON.stringify(message)));
-          return this.end(channel);
-        }
-        channel.ended = true;
-        channel.response.writeHead(channel.reply?.status ?? 200, { ...this.headers(channel.reply), 'content-type': JSON_TYPE }).end(JSON.stringify(message));
-      },
-      holdMs,
-    );
+    // Unlike stdio, the result is not held back to catch a client that does not wait for it: over
+    // HTTP such a client lacks the session id the reply gives, and a hold would make what a client
+    // that lost its stream early is told depend on timing.
+    if (initializeResult) this.agreed(message);
+    this.inTurn(channel, placement?.at, () => {
+      if (channel.ended) return; // the client left before its answer
+      if (channel.streaming || channel.reply?.body === 'sse') {
+        this.stream(channel);
+        this.write(channel.response, formatSseEvent(placement ?? { event: 'message' }, JSON.stringify(message)));
+        return this.end(channel);
+      }
+      channel.ended = true;
+      channel.response.writeHead(channel.reply?.status ?? 200, { ...this.headers(channel.reply), 'content-type': JSON_TYPE }).end(JSON.stringify(message));
+    });
   }
 
   /** Writes on a stream; one whose buffer is full stops the player until it drains (or closes): a
@@ -411,10 +398,9 @@ class HttpFace {
 
   /** Writes in turn on one stream: at once when nothing waits before it, else after what does; with
    *  --pace recorded, also after the recorded gap since the stream's last event. */
-  private inTurn(target: Turns, at: number | undefined, write: () => void, holdMs = 0): void {
-    const gap = this.options.pace === 'recorded' && at !== undefined && target.lastAt !== undefined ? Math.max(0, at - target.lastAt) : 0;
+  private inTurn(target: Turns, at: number | undefined, write: () => void): void {
+    const waitMs = this.options.pace === 'recorded' && at !== undefined && target.lastAt !== undefined ? Math.max(0, at - target.lastAt) : 0;
     if (at !== undefined) target.lastAt = at;
-    const waitMs = Math.max(gap, holdMs);
     if (waitMs === 0 && target.queued === 0) return write();
     target.queued += 1;
     target.last = target.last

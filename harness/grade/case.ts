@@ -178,11 +178,21 @@ function fixtureName(testCase: Case, file: string): string {
 function withProtocol(judgement: Judgement, report: PlayReport | undefined, cassette: string): Judgement {
   if (!report || report.diagnoses.length === 0) return judgement;
   const protocol = { cassette, diagnoses: report.diagnoses, more: report.moreDiagnoses };
-  const hints = [...(judgement.status === 'pass' ? [] : (judgement.hints ?? [])), ...protocolHints(report.diagnoses)];
+  // A request the server refused at the HTTP level never reached it, and one whose session was lost
+  // was refused too: what the output lacks follows from that, and the protocol's hint is the one to
+  // read (the output's would blame the wrong thing).
+  const refused = report.diagnoses.some(
+    (diagnosis) => HTTP_REFUSALS.has(diagnosis.kind) || (diagnosis.waitingFor?.message.method === 'initialize' && diagnosis.waitingFor.frame > 0),
+  );
+  const outputHints = judgement.status === 'pass' || refused ? [] : (judgement.hints ?? []);
+  const hints = [...outputHints, ...protocolHints(report.diagnoses)];
   const hinted = hints.length > 0 ? { hints } : {};
   if (judgement.status === 'pass') return { status: 'error', message: report.diagnoses[0]!.message, protocol, ...hinted };
   return { ...judgement, protocol, ...hinted };
 }
+
+/** What the HTTP player answers with an error status: the request went no further. */
+const HTTP_REFUSALS: ReadonlySet<string> = new Set(['http-accept', 'http-content-type', 'http-session', 'http-auth', 'http-method']);
 
 /** How a student names the case: its folder under cases/<stage>/ (the stage is in the heading). */
 export function caseName(testCase: Case): string {
@@ -220,6 +230,21 @@ function judge(result: RunResult, expected: Buffer, context: CaseContext, explai
   if (result.signal) {
     return { status: 'crash', message: `was killed by ${result.signal}` };
   }
+  if (result.exitCode === UNSETTLED_AWAIT) {
+    return {
+      status: 'crash',
+      message: `exited with code ${UNSETTLED_AWAIT}: it ended still waiting for something that never came (a top-level await that never settled)`,
+      hints: [
+        {
+          kind: 'waited-for-nothing',
+          lines: [
+            'your client waited for an answer while nothing was left to bring it: no read in progress, no timer',
+            'a reply that arrived was never read (or never handed on to the request that waits for it)',
+          ],
+        },
+      ],
+    };
+  }
   if (result.exitCode !== 0) {
     const error = firstErrorLine(result.stderr.toString('utf8'));
     return { status: 'crash', message: `exited with code ${result.exitCode}${error ? `: ${error}` : ''}` };
@@ -227,6 +252,9 @@ function judge(result: RunResult, expected: Buffer, context: CaseContext, explai
   if (result.stdout.equals(expected)) return { status: 'pass', message: 'passed' };
   return { status: 'fail', message: 'output differs from expected.json', ...difference() };
 }
+
+/** Node's exit code when the event loop empties while a top-level await still waits. */
+const UNSETTLED_AWAIT = 13;
 
 /** Which limit stopped it: CPU time (a loop), or the far wall-time backstop (waiting for what never comes). */
 export function timeoutMessage(result: RunResult, limits: Limits): string {

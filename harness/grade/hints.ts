@@ -102,6 +102,18 @@ export function protocolHints(diagnoses: readonly Diagnosis[]): Hint[] {
       lines: ['an id names one request for the whole session, even once it is answered', 'take each id from a counter that only grows'],
     });
   }
+  // the recording starts a second session: the server lost the first (404) and the client begins again
+  if (
+    diagnoses.some((diagnosis) => diagnosis.kind !== 'id-reused' && diagnosis.waitingFor?.message.method === 'initialize' && diagnosis.waitingFor.frame > 0)
+  ) {
+    hints.push({
+      kind: 'session-lost',
+      lines: [
+        'the server lost the session (it answered 404, or 400 to a session id it no longer knows): the client starts a new one, once',
+        'send initialize again without the old session id, then notifications/initialized, then the request that failed',
+      ],
+    });
+  }
   for (const [kind, lines] of Object.entries(HTTP_HINTS)) {
     if (diagnoses.some((diagnosis) => diagnosis.kind === kind)) hints.push({ kind, lines });
   }

@@ -29,13 +29,14 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
   });
 }
 
-/** Durations and scratch folders differ between runs; nothing else should. Positions in program.ts,
+/** Durations, scratch folders and the ports of HTTP players differ between runs; nothing else should. Positions in program.ts,
  *  the course's driver, are not the grader's doing: an edit to it must not change every trace. */
 export function normalise(text: string): string {
   return text
     .replace(/\(program\.ts:\d+:\d+\)/g, '(program.ts:#:#)')
     .replace(/\d+\.\d+ s\b/g, '#.## s')
     .replace(/\d+ ms\b/g, '# ms')
+    .replace(/\b127\.0\.0\.1:\d+/g, '127.0.0.1:<port>') // the port the grader's player took for the case
     .replaceAll(tmpdir(), '<tmp>')
     .replace(/<tmp>\/theinference-[A-Za-z0-9]+/g, '<scratch>');
 }

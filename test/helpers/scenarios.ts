@@ -77,6 +77,15 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   },
   'ids-reused': { stage: 'tools', says: ['with an id it already gave initialize in this session', 'a counter that only grows'] },
   'text-content-only': { stage: 'tools', says: ['lost its image content', 'keep every content item of a result'] },
+  // stage 4: streamable-http
+  'accept-json-only': { stage: 'streamable-http', says: ['refuses (406) a client that does not take both', 'HTTP 406 Not Acceptable'] },
+  'priming-event-crashes': { stage: 'streamable-http', says: ['skip one without data (the priming event)', 'refused: Unexpected end of JSON input'] },
+  'json-reply-unread': { stage: 'streamable-http', says: ['json-replies', 'exited with code 13', 'a reply that arrived was never read'] },
+  'session-id-not-sent': { stage: 'streamable-http', says: ['without the Mcp-Session-Id header', 'send it on every later request'] },
+  'close-without-delete': { stage: 'streamable-http', says: ['the session ended without DELETE', 'DELETE the server'] },
+  'headers-not-sent': { stage: 'streamable-http', says: ['bearer-token', 'without the Authorization header', 'go on every request'] },
+  'lost-session-not-renewed': { stage: 'streamable-http', says: ['session-lost', 'the server lost the session', 'send initialize again'] },
+  'protocol-version-not-sent': { stage: 'streamable-http', says: ['without the MCP-Protocol-Version header', 'after initialize, send MCP-Protocol-Version'] },
 };
 
 /** One test per broken solution of `stage`. */
