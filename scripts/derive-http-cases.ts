@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCassette, saveCassette, type Cassette, type Frame } from '../harness/cassette/index.ts';
+import { formatSseEvent } from '../harness/cassette/sse.ts';
 
 const root = join(import.meta.dirname, '..');
 const source = 'everything-http-tools';
@@ -62,6 +63,24 @@ const CASES: HttpCase[] = [
         const commented: Frame = { ...frame, http: { ...frame.http, comments: ['keepalive'] } };
         const first = frame.message.method === 'notifications/progress' && (frame.message.params as { progress?: number }).progress === 1;
         return first ? [commented, { from: 'sse', http: { request: frame.http.request, comments: ['still working', 'keepalive'] } }] : [commented];
+      }),
+  },
+  {
+    name: 'split-reads',
+    about:
+      "Events that reach the client in several reads: the initialize result cut inside the 3-byte '–' of its instructions, and the tools/list result cut in the middle of its data line and again just before its blank line.",
+    edit: "the initialize result's event cut into reads inside its first '–', the tools/list result's in the middle and before its last byte",
+    frames: (frames) =>
+      frames.map((frame): Frame => {
+        if (frame.from !== 'server' || frame.http === undefined || frame.message.method !== undefined) return frame;
+        const bytes = Buffer.from(formatSseEvent(frame.http, JSON.stringify(frame.message)));
+        const result = frame.message.result as Record<string, unknown>;
+        if ('protocolVersion' in result) {
+          const dash = bytes.indexOf(Buffer.from('–'));
+          return { ...frame, http: { ...frame.http, cuts: [dash + 1, dash + 2] } };
+        }
+        if ('tools' in result) return { ...frame, http: { ...frame.http, cuts: [bytes.length >> 1, bytes.length - 1] } };
+        return frame;
       }),
   },
   {

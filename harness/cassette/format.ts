@@ -390,7 +390,7 @@ function readPlacement(value: unknown, path: PathKey[], fail: Fail): HttpPlaceme
   if (value === undefined) return {};
   if (!isObject(value))
     return fail(path, 'expected a mapping: request (the id whose POST stream carried it; none for the GET stream), id, event, retry, comments, at');
-  checkKeys(value, ['request', 'id', 'event', 'retry', 'comments', 'at'], path, fail);
+  checkKeys(value, ['request', 'id', 'event', 'retry', 'comments', 'at', 'cuts'], path, fail);
   const placement: HttpPlacement = {};
   if (value.request !== undefined) {
     if (typeof value.request !== 'string' && typeof value.request !== 'number') fail([...path, 'request'], 'expected the recorded id of a client request');
@@ -411,6 +411,17 @@ function readPlacement(value: unknown, path: PathKey[], fail: Fail): HttpPlaceme
       fail([...path, 'comments'], 'expected a list of one-line strings');
     }
     placement.comments = comments as string[];
+  }
+  if (value.cuts !== undefined) {
+    const cuts = value.cuts;
+    if (
+      !Array.isArray(cuts) ||
+      cuts.length === 0 ||
+      !cuts.every((cut, i) => Number.isInteger(cut) && (cut as number) > (i === 0 ? 0 : (cuts[i - 1] as number)))
+    ) {
+      fail([...path, 'cuts'], 'expected increasing byte offsets into the event (1 or more)');
+    }
+    placement.cuts = cuts as number[];
   }
   if (value.at !== undefined) {
     if (typeof value.at !== 'number' || !(value.at >= 0)) fail([...path, 'at'], 'expected milliseconds since the session started (0 or more)');

@@ -28,6 +28,9 @@ export interface HttpPlayerSession extends PlayerSession {
   close(): Promise<void>;
 }
 
+/** Between the reads an event is cut into: long enough that a client waiting for a core on a
+ *  loaded machine still reads them apart (as between the reads of a stdio case). */
+const READ_GAP_MS = 50;
 /** The largest body a POST may have: a message the player would refuse as too long anyway. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const JSON_TYPE = 'application/json';
@@ -50,6 +53,8 @@ interface Channel extends Turns {
   streaming: boolean;
   /** Its response was put out (maybe not written yet): nothing else goes on it. */
   answered: boolean;
+  /** An event went on it before its response: the response goes as an event too. */
+  evented: boolean;
   ended: boolean;
 }
 
@@ -259,7 +264,7 @@ class HttpFace {
     }
     const isRequest = typeof message === 'object' && message !== null && kindOf(message as JsonObject) === 'request';
     const id = isRequest ? JSON.stringify((message as JsonObject).id) : 'null';
-    const channel: Channel = { ...turns(), response, id, reply: expected?.http?.reply, streaming: false, answered: false, ended: false };
+    const channel: Channel = { ...turns(), response, id, reply: expected?.http?.reply, streaming: false, answered: false, evented: false, ended: false };
     if (isRequest) this.channels.set(id, channel);
     this.current = channel;
     try {
@@ -352,10 +357,8 @@ class HttpFace {
     const fields = message !== undefined && this.cassette.transport === 'stdio' ? { event: 'message' } : placement;
     const bytes = formatSseEvent(fields, data);
     if (channel) {
-      this.inTurn(channel, placement.at, () => {
-        this.stream(channel);
-        if (!channel.ended) this.write(channel.response, bytes);
-      });
+      channel.evented = true;
+      this.onStream(channel, bytes, placement);
     } else if (this.getStream || message !== undefined) {
       this.inTurn(this.getTurns, placement.at, () => (this.getStream ? this.write(this.getStream, bytes) : this.forGet.push(bytes)));
     }
@@ -368,21 +371,35 @@ class HttpFace {
     // HTTP such a client lacks the session id the reply gives, and a hold would make what a client
     // that lost its stream early is told depend on timing.
     if (initializeResult) this.agreed(message);
+    if (channel.evented || channel.reply?.body === 'sse') {
+      this.onStream(channel, formatSseEvent(placement ?? { event: 'message' }, JSON.stringify(message)), placement);
+      return this.inTurn(channel, undefined, () => this.end(channel));
+    }
     this.inTurn(channel, placement?.at, () => {
       if (channel.ended) return; // the client left before its answer
-      if (channel.streaming || channel.reply?.body === 'sse') {
-        this.stream(channel);
-        this.write(channel.response, formatSseEvent(placement ?? { event: 'message' }, JSON.stringify(message)));
-        return this.end(channel);
-      }
       channel.ended = true;
       channel.response.writeHead(channel.reply?.status ?? 200, { ...this.headers(channel.reply), 'content-type': JSON_TYPE }).end(JSON.stringify(message));
     });
   }
 
+  /** An event on a POST stream, in the reads the recording cut it into (`cuts`: byte offsets), each
+   *  after a gap so that the client gets them apart: a reader must join a split event, or character. */
+  private onStream(channel: Channel, text: string, placement: HttpPlacement | undefined): void {
+    const bytes = Buffer.from(text);
+    const bounds = [0, ...(placement?.cuts ?? []).filter((cut) => cut < bytes.length), bytes.length];
+    for (let i = 0; i + 1 < bounds.length; i++) {
+      const part = bytes.subarray(bounds[i], bounds[i + 1]);
+      const write = () => {
+        this.stream(channel);
+        if (!channel.ended) this.write(channel.response, part);
+      };
+      this.inTurn(channel, i === 0 ? placement?.at : undefined, write, i === 0 ? 0 : READ_GAP_MS);
+    }
+  }
+
   /** Writes on a stream; one whose buffer is full stops the player until it drains (or closes): a
    *  long stream is played as fast as the client reads it, never all held in memory. */
-  private write(response: ServerResponse, bytes: string): void {
+  private write(response: ServerResponse, bytes: string | Buffer): void {
     if (response.write(bytes) || this.fullStream) return;
     this.fullStream = response;
     const room = () => {
@@ -398,8 +415,9 @@ class HttpFace {
 
   /** Writes in turn on one stream: at once when nothing waits before it, else after what does; with
    *  --pace recorded, also after the recorded gap since the stream's last event. */
-  private inTurn(target: Turns, at: number | undefined, write: () => void): void {
-    const waitMs = this.options.pace === 'recorded' && at !== undefined && target.lastAt !== undefined ? Math.max(0, at - target.lastAt) : 0;
+  private inTurn(target: Turns, at: number | undefined, write: () => void, gapMs = 0): void {
+    const paced = this.options.pace === 'recorded' && at !== undefined && target.lastAt !== undefined ? Math.max(0, at - target.lastAt) : 0;
+    const waitMs = Math.max(paced, gapMs);
     if (at !== undefined) target.lastAt = at;
     if (waitMs === 0 && target.queued === 0) return write();
     target.queued += 1;

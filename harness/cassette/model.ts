@@ -44,6 +44,9 @@ export interface HttpPlacement {
   retry?: number;
   /** Comment lines (`: text`) written just before the event. */
   comments?: string[];
+  /** Byte offsets where the event's bytes (as replayed) are cut into separate reads: a reader must
+   *  join an event, or a multi-byte character, that two reads split. */
+  cuts?: number[];
   /** Milliseconds from the start of the session to when it arrived (replay with --pace recorded). */
   at?: number;
 }

@@ -85,6 +85,8 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'close-without-delete': { stage: 'streamable-http', says: ['the session ended without DELETE', 'DELETE the server'] },
   'headers-not-sent': { stage: 'streamable-http', says: ['bearer-token', 'without the Authorization header', 'go on every request'] },
   'lost-session-not-renewed': { stage: 'streamable-http', says: ['session-lost', 'the server lost the session', 'send initialize again'] },
+  'sse-decodes-each-read': { stage: 'streamable-http', says: ['split-reads', 'U+FFFD', 'one TextDecoder with { stream: true }'] },
+  'sse-read-is-whole-events': { stage: 'streamable-http', says: ['split-reads', 'exited with code 13', 'a message that two reads split was lost'] },
   'protocol-version-not-sent': { stage: 'streamable-http', says: ['without the MCP-Protocol-Version header', 'after initialize, send MCP-Protocol-Version'] },
 };
 
