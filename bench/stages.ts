@@ -1,7 +1,9 @@
 // Grading the handshake and tools stages on the reference: the cassette player against the live
 // servers the cassettes were recorded from, on the same cases, in the same run. Live, each case's
 // program gets on its fd 3 a real server process (the cassette's provenance command), instead of
-// the player. Run: node --import tsx bench/stages.ts [rounds]
+// the player. Then a case over Streamable HTTP (the player served on 127.0.0.1) against a case
+// over stdio (fd 3), each case's own time, same run; target: HTTP no slower than stdio + 50 ms.
+// Run: node --import tsx bench/stages.ts [rounds]
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -68,3 +70,19 @@ for (const slug of ['handshake', 'tools']) {
     `  the ${liveStage.cases.length} cases a live server can play: player ${median(playerSame).toFixed(0)} ms, live server ${median(server).toFixed(0)} ms, ratio ${(median(playerSame) / median(server)).toFixed(2)}`,
   );
 }
+
+/** Each case's own time (its verdict's duration), over every round. */
+async function caseTimes(slug: string): Promise<number[]> {
+  const stage = course.stages.find((candidate) => candidate.slug === slug)!;
+  const times: number[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const result = await gradeStage(stage, { runRoot: root, launcher: start, env, seed: 1, propertyRuns: 1 });
+    if (!result.passed) throw new Error(`the reference failed ${slug}`);
+    times.push(...result.verdicts.map((verdict) => verdict.durationMs));
+  }
+  return times;
+}
+const [stdioCase, httpCase] = [median(await caseTimes('tools')), median(await caseTimes('streamable-http'))];
+console.log(
+  `a case over stdio (tools): ${stdioCase.toFixed(0)} ms; over Streamable HTTP (streamable-http): ${httpCase.toFixed(0)} ms; difference ${(httpCase - stdioCase).toFixed(0)} ms (target <= 50)`,
+);
