@@ -157,7 +157,8 @@ export interface InitializeResult {
 export interface Tool {
   name: string;
   description?: string;
-  inputSchema: Record<string, unknown>;
+  /** Required by MCP, and still left out by some servers (toClaudeTool gives such a tool an empty one). */
+  inputSchema?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -493,4 +494,21 @@ class Inbox implements AsyncIterable<unknown> {
       else await new Promise<void>((resolve) => (this.wake = resolve));
     }
   }
+}
+
+// ---------------------------------------------------------------- stage 5: translate
+
+/** An MCP tool as the Claude API (the Messages API's `tools`) takes it: `inputSchema` renamed
+ *  `input_schema`, its top-level `$schema` left out (tokens paid on every request, for nothing) and
+ *  everything else kept as it is (a nested `$schema`, `$defs` and `$ref`, 2020-12 keywords); a tool
+ *  without a schema gets `{ type: 'object', properties: {} }` (the API refuses a tool without one).
+ *  Keys in the order name, description, input_schema; no description key when the tool has none.
+ *  The MCP tool is left as it was: the schema is copied, not edited. */
+export function toClaudeTool(tool: Tool): { name: string; description?: string; input_schema: Record<string, unknown> } {
+  let input_schema: Record<string, unknown> = { type: 'object', properties: {} };
+  if (tool.inputSchema !== undefined) {
+    const { $schema: _stripped, ...rest } = tool.inputSchema;
+    input_schema = rest;
+  }
+  return { name: tool.name, ...(tool.description !== undefined && { description: tool.description }), input_schema };
 }
