@@ -88,7 +88,8 @@ export interface InitializeResult {
 export interface Tool {
   name: string;
   description?: string;
-  inputSchema: Record<string, unknown>;
+  /** Required by MCP, and still left out by some servers. */
+  inputSchema?: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -175,4 +176,14 @@ export class HttpTransport implements Transport {
  *  line, a '\r\n' or a character: decode with a streaming TextDecoder). */
 export function readSse(body: ReadableStream<Uint8Array>): AsyncIterable<unknown> {
   throw new Error('not implemented yet: readSse (stage streamable-http)');
+}
+
+// ---------------------------------------------------------------- stage 5: translate
+
+/** The tool as the Claude API takes it: `{ name, description, input_schema }`, in that order (no
+ *  description key when the tool has none). `input_schema` is the tool's `inputSchema` without its
+ *  top-level `$schema`, and otherwise as it is; a tool without one gets
+ *  `{ type: 'object', properties: {} }`. Leave the MCP tool itself unchanged. */
+export function toClaudeTool(tool: Tool): { name: string; description?: string; input_schema: Record<string, unknown> } {
+  throw new Error('not implemented yet: toClaudeTool (stage translate)');
 }
