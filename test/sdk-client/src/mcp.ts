@@ -1,5 +1,6 @@
-// A second, independent correct client for stages 2 to 4: the official SDK's Client (and, over HTTP,
-// its StreamableHTTPClientTransport) behind a thin adapter to the course API. The test suite grades
+// A second, independent correct client for stages 2 to 5: the official SDK's Client (and, over HTTP,
+// its StreamableHTTPClientTransport) behind a thin adapter to the course API, and a translation to
+// the Claude API's tools written apart from the reference's. The test suite grades
 // it on every case, to prove that the cases ask for what the protocol asks and nothing more (no ids,
 // key orders or wording).
 import { spawn } from 'node:child_process';
@@ -9,7 +10,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError as SdkMcpError, ResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsResultSchema, McpError as SdkMcpError, ResultSchema, ToolSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export interface Wire {
   write(data: string): void;
@@ -120,6 +121,9 @@ async function courseErrors<T>(work: Promise<T>): Promise<T> {
   }
 }
 
+/** The SDK's tools/list result with inputSchema optional. */
+const ToolsPage = ListToolsResultSchema.extend({ tools: ToolSchema.extend({ inputSchema: ToolSchema.shape.inputSchema.optional() }).array() });
+
 export class McpClient {
   private readonly sdk: Client;
   private readonly bridge: Bridge;
@@ -149,11 +153,15 @@ export class McpClient {
     };
   }
 
+  /** Each page read as the SDK's Client.listTools reads it, except that a tool without inputSchema is
+   *  kept (some servers send one; the SDK's schema refuses the whole page); the Client's tool cache
+   *  (output-schema validators, task support) is filled from the page as its own listTools does. */
   async listTools() {
     const tools = [];
     let cursor: string | undefined;
     do {
-      const page = await courseErrors(this.sdk.listTools(cursor === undefined ? undefined : { cursor }));
+      const page = await courseErrors(this.sdk.request({ method: 'tools/list', params: cursor === undefined ? undefined : { cursor } }, ToolsPage));
+      (this.sdk as unknown as { cacheToolMetadata(tools: unknown[]): void }).cacheToolMetadata(page.tools);
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined);
@@ -317,4 +325,23 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncIterable<
     }
     yield message;
   }
+}
+
+/** An MCP tool, as far as the translation reads it. */
+interface Tool {
+  name: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** Written apart from the reference: a structured copy of the schema (so nothing the tool holds is
+ *  shared, let alone changed), its top-level $schema deleted from the copy; the API's empty object
+ *  schema for a tool without one. */
+export function toClaudeTool(tool: Tool): { name: string; description?: string; input_schema: Record<string, unknown> } {
+  const input_schema: Record<string, unknown> = tool.inputSchema === undefined ? { type: 'object', properties: {} } : structuredClone(tool.inputSchema);
+  delete input_schema.$schema;
+  const translated: { name: string; description?: string; input_schema: Record<string, unknown> } = { name: tool.name, input_schema };
+  if (typeof tool.description === 'string') translated.description = tool.description;
+  return translated;
 }
