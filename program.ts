@@ -74,6 +74,26 @@ const commands: Record<string, Command> = {
       server.done();
     }
   },
+
+  /** Over Streamable HTTP as `http` does: initialize, every tool, close; then each tool through
+   *  toClaudeTool. `unchanged`: every tool still holds, as JSON, what listTools returned (a
+   *  translation that edits the MCP tool, its schema or anything in it, makes it false). */
+  translate: async (caseDir) => {
+    const headers = optionalJson(join(caseDir, 'headers.json'), undefined) as Record<string, string> | undefined;
+    const server = await serverUrl(caseDir);
+    let tools: mcp.Tool[];
+    try {
+      const client = new mcp.McpClient(new mcp.HttpTransport(server.url, headers && { headers }));
+      await client.initialize();
+      tools = await client.listTools();
+      await client.close();
+    } finally {
+      server.done();
+    }
+    const listed = JSON.stringify(canonical(tools));
+    const translations = tools.map((tool) => canonicalClaudeTool(mcp.toClaudeTool(tool)));
+    return { tools: translations, unchanged: JSON.stringify(canonical(tools)) === listed };
+  },
 };
 
 /** The URL of the case's server: under the grader, its player's (on 127.0.0.1, a port the grader
@@ -230,6 +250,19 @@ function replayByHand(caseDir: string): { bin: string; cassette: string } {
   const bin = ['bin/theinference.js', 'node_modules/theinference/bin/theinference.js'].find((path) => existsSync(path));
   if (!existsSync(cassette) || bin === undefined) throw new Error(`run this from the course directory: no ${cassette} or theinference here`);
   return { bin: resolve(bin), cassette: resolve(cassette) };
+}
+
+const CLAUDE_TOOL_FIELDS = ['name', 'description', 'input_schema'];
+
+/** A translated tool with its fields in the order name, description, input_schema, then any other
+ *  field it has (the API refuses those, so they show), sorted; the schema's keys sorted at every
+ *  depth. The order in which the student's object holds them is the student's own. */
+function canonicalClaudeTool(tool: object): object {
+  const fields = tool as Record<string, unknown>;
+  const others = Object.keys(fields)
+    .filter((key) => !CLAUDE_TOOL_FIELDS.includes(key))
+    .sort();
+  return Object.fromEntries([...CLAUDE_TOOL_FIELDS.filter((key) => key in fields), ...others].map((key) => [key, canonical(fields[key])]));
 }
 
 const SERVER_FIELDS = ['name', 'type', 'command', 'args', 'env', 'url', 'headers'];
