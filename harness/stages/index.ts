@@ -12,8 +12,9 @@ import type { CaseGenerator, HintRule, StageContent } from './content.ts';
 import { handshake } from './handshake.ts';
 import { streamableHttp } from './streamable-http.ts';
 import { tools } from './tools.ts';
+import { translate } from './translate.ts';
 
-export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools, streamableHttp];
+export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools, streamableHttp, translate];
 
 /**
  * The hint rules for an output of `slug`: its stage's and those of the stages before it, whose
