@@ -88,6 +88,19 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'sse-decodes-each-read': { stage: 'streamable-http', says: ['split-reads', 'U+FFFD', 'one TextDecoder with { stream: true }'] },
   'sse-read-is-whole-events': { stage: 'streamable-http', says: ['split-reads', 'exited with code 13', 'a message that two reads split was lost'] },
   'protocol-version-not-sent': { stage: 'streamable-http', says: ['without the MCP-Protocol-Version header', 'after initialize, send MCP-Protocol-Version'] },
+  // stage 5: translate
+  'input-schema-not-renamed': { stage: 'translate', says: ['has inputSchema: the Claude API calls the field input_schema', 'rename the key'] },
+  'schema-not-stripped': { stage: 'translate', says: ['kept the top-level $schema', 'leave it out of input_schema'] },
+  'schema-stripped-everywhere': {
+    stage: 'translate',
+    says: ['nested-schema', 'lost a $schema below the top of its schema: input_schema.properties.$schema', 'only the top-level $schema goes'],
+  },
+  'tool-mutated': { stage: 'translate', says: ['toClaudeTool changed the MCP tools it was given', 'leave the tool alone'] },
+  'missing-schema-undefined': {
+    stage: 'translate',
+    says: ['no-input-schema', 'gives it no input_schema', 'a tool without a schema gets { "type": "object", "properties": {} }'],
+  },
+  'description-dropped': { stage: 'translate', says: ['your translation of echo has no description', "keep the tool's description"] },
 };
 
 /** One test per broken solution of `stage`. */
