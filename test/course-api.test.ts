@@ -98,6 +98,7 @@ describe('the course API', () => {
       'parseConfig',
       'readSse',
       'spawnWire',
+      'toClaudeTool',
     ]);
     const withoutResults = (shape: string | undefined) => shape?.replace(/ => Promise<(?:[^<>]|<[^<>]*>)*>/g, ' => Promise<…>');
     for (const [name, shape] of sdkClient) expect({ name, shape: withoutResults(shape) }).toEqual({ name, shape: withoutResults(reference.get(name)) });
