@@ -164,7 +164,7 @@ describe('list', () => {
       expect(first.stdout).toMatch(new RegExp(`2\\. ✓ handshake .* ${handshake}/${handshake} checks pass\n`));
       expect(first.stdout).toMatch(new RegExp(`3\\. ✓ tools .* ${tools}/${tools} checks pass\n`));
       const again = await runCli(['list'], { cwd: dir });
-      expect(again.stdout.match(/nothing changed since/g)).toHaveLength(3);
+      expect(again.stdout.match(/nothing changed since/g)).toHaveLength(loadCourse(REPO).stages.length);
       // A change to one stage's fixture grades that stage again (and fails it); one to src/ grades them all.
       const expected = join(dir, 'fixtures/tools/pagination/expected.json');
       writeFileSync(expected, readFileSync(expected, 'utf8').replace('{', '{ '));
