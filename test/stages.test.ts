@@ -63,10 +63,10 @@ describe('hints for a stage', () => {
   const comparison = compareOutputs(Buffer.from(JSON.stringify(expected)), Buffer.from(JSON.stringify(actual)));
   const kinds = (stage?: string) => hintsFor(comparison, stage).map((hint) => hint.kind);
 
-  it("are its own rules and the earlier stages'; every stage's without one, or for a stage the table does not know", () => {
-    expect(kinds('tools')).toEqual(['frame-pretty', 'pagination']);
-    expect(kinds()).toEqual(['frame-pretty', 'pagination']);
-    expect(kinds('a-later-stage')).toEqual(['frame-pretty', 'pagination']);
+  it("are its own rules first, then the earlier stages'; every stage's without one, or for a stage the table does not know", () => {
+    expect(kinds('tools')).toEqual(['pagination', 'frame-pretty']);
+    expect(kinds()).toEqual(['pagination', 'frame-pretty']);
+    expect(kinds('a-later-stage')).toEqual(['pagination', 'frame-pretty']);
   });
 
   it("leave out the later stages' rules", () => {

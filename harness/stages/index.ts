@@ -17,12 +17,15 @@ import { translate } from './translate.ts';
 export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools, streamableHttp, translate];
 
 /**
- * The hint rules for an output of `slug`: its stage's and those of the stages before it, whose
- * parts a later stage's output holds. Every stage's, for no slug or one this table does not know.
+ * The hint rules for an output of `slug`: its stage's first (they know its command's output best),
+ * then those of the stages before it, whose parts a later stage's output holds. Every stage's, for
+ * no slug or one this table does not know.
  */
 export function hintRulesUpTo(slug?: string): HintRule[] {
   const at = STAGES.findIndex((stage) => stage.slug === slug);
-  return STAGES.slice(0, at < 0 ? STAGES.length : at + 1).flatMap((stage) => stage.hints);
+  return STAGES.slice(0, at < 0 ? STAGES.length : at + 1)
+    .reverse()
+    .flatMap((stage) => stage.hints);
 }
 
 /** The generator of a program command's random cases, if its stage has one. */
