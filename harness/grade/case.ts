@@ -41,7 +41,7 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   const { result, report, start } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
   const judged = judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage });
-  const judgement = withProtocol(withSessionOver(withServerStart(judged, start), report), report, fixtureName(testCase, 'cassette.yaml'));
+  const judgement = withProtocol(withSessionOver(withServerStart(judged, start), report, testCase.player), report, fixtureName(testCase, 'cassette.yaml'));
   const failed = judgement.status !== 'pass' && judgement.status !== 'infra';
   return {
     name,
@@ -145,16 +145,20 @@ async function runWithHttpPlayer(testCase: Case, context: CaseContext, cassette:
 /** A program stopped by a limit after the whole recorded session was played right: what is left to
  *  wait for is the end, and close() is where a client waits for it (the server's output ends only
  *  after its input has). */
-function withSessionOver(judgement: Judgement, report: PlayReport | undefined): Judgement {
-  if (judgement.status !== 'timeout' || !report?.ok) return judgement;
+function withSessionOver(judgement: Judgement, report: PlayReport | undefined, player: Case['player']): Judgement {
+  // stopped by a limit, or ended waiting with nothing left to wait on (exit 13): after a whole session, close() is what waited
+  const waitedForNothing = judgement.hints?.some((hint) => hint.kind === 'waited-for-nothing') === true;
+  if ((judgement.status !== 'timeout' && !waitedForNothing) || !report?.ok) return judgement;
   const hint = {
     kind: 'session-over',
     lines: [
-      'every message of the session was exchanged right, and then your program did not end: is close() waiting for the server to close first?',
-      "the server's output ends only after its input does: close() ends the wire first (spawnWire's close: end the child's stdin), then waits",
+      'every message of the session was exchanged right, and then your program kept waiting: is close() waiting for the server to close first?',
+      player === 'http'
+        ? 'over HTTP the server closes nothing of its own accord: close() sends DELETE, then stops reading what is still open (abort its fetches) and ends messages'
+        : "the server's output ends only after its input does: close() ends the wire first (spawnWire's close: end the child's stdin), then waits",
     ],
   };
-  return { ...judgement, hints: [...(judgement.hints ?? []), hint] };
+  return { ...judgement, hints: [...(judgement.hints ?? []).filter((other) => other.kind !== 'waited-for-nothing'), hint] };
 }
 
 /** A server started other than its entry says fails the case, whatever the output; a program that

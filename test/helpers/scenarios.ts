@@ -60,7 +60,7 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   },
   'spawn-close-leaves-stdin-open': {
     stage: 'handshake',
-    says: ['server-spawned-from-config', 'every message of the session was exchanged right, and then your program did not end', "end the child's stdin"],
+    says: ['server-spawned-from-config', 'every message of the session was exchanged right, and then your program kept waiting', "end the child's stdin"],
     timeout: '2',
   },
   // an attack too: a client that goes straight to the grader's relay, around the server the entry names, reaches no player
@@ -87,6 +87,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'lost-session-not-renewed': { stage: 'streamable-http', says: ['session-lost', 'the server lost the session', 'send initialize again'] },
   'sse-decodes-each-read': { stage: 'streamable-http', says: ['split-reads', 'U+FFFD', 'one TextDecoder with { stream: true }'] },
   'sse-read-is-whole-events': { stage: 'streamable-http', says: ['split-reads', 'exited with code 13', 'a message that two reads split was lost'] },
+  'close-leaves-messages-open': {
+    stage: 'streamable-http',
+    says: ['exited with code 13', 'and then your program kept waiting', 'ends messages'],
+    timeout: '1',
+  },
   'protocol-version-not-sent': { stage: 'streamable-http', says: ['without the MCP-Protocol-Version header', 'after initialize, send MCP-Protocol-Version'] },
   // stage 5: translate
   'input-schema-not-renamed': { stage: 'translate', says: ['has inputSchema: the Claude API calls the field input_schema', 'rename the key'] },
