@@ -54,12 +54,15 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   };
 }
 
-export function runProgram(testCase: Case, context: CaseContext, player?: (wire: Duplex) => void): Promise<RunResult> {
+/** `env`: variables known only as the case runs (an HTTP player's URL), for a program started ahead too. */
+export function runProgram(testCase: Case, context: CaseContext, player?: (wire: Duplex) => void, env?: Record<string, string>): Promise<RunResult> {
   const onPipes = player && (([wire]: NodeJS.ReadWriteStream[]) => player(wire as unknown as Duplex));
   const ready = context.prestarted?.take(testCase.casePath);
-  if (ready) return ready.release(onPipes, context.signal);
+  if (ready) return ready.release(onPipes, context.signal, env);
+  const options = programOptions(context, player !== undefined);
   return runProcess(context.launcher.command, [...context.launcher.args, testCase.command, testCase.casePath], {
-    ...programOptions(context, player !== undefined),
+    ...options,
+    env: { ...options.env, ...env },
     signal: context.signal,
     ...(onPipes && { onPipes }),
   });
@@ -68,10 +71,16 @@ export function runProgram(testCase: Case, context: CaseContext, player?: (wire:
 /** The case's program started ahead of time (watch mode), waiting to be released by runProgram. */
 export function prestartProgram(testCase: Case, context: CaseContext): Prestart | undefined {
   const warm = context.launcher.warm;
-  // A case with a cassette gets its player when released (runWithPlayer): its wire is made now.
-  // An HTTP case's program is told its player's URL when it starts, and that server is made per run.
-  if (testCase.player === 'http') return undefined;
-  return warm && prestart(warm.command, [...warm.args, testCase.command, testCase.casePath], programOptions(context, testCase.cassettePath !== undefined));
+  // A case with a cassette gets its player when released (runWithPlayer): its wire is made now. An
+  // HTTP case's player is made at the release, its URL given then; fetch is loaded while it waits.
+  if (!warm) return undefined;
+  const http = testCase.player === 'http';
+  const options = programOptions(context, testCase.cassettePath !== undefined && !http);
+  return prestart(
+    warm.command,
+    [...warm.args, testCase.command, testCase.casePath],
+    http ? { ...options, env: { ...options.env, THEINFERENCE_WARM_FETCH: '1' } } : options,
+  );
 }
 
 /** How a case's program runs, however it is started: its folder, environment, limits, and the cassette wire if it has one. */
@@ -133,7 +142,7 @@ async function runWithHttpPlayer(testCase: Case, context: CaseContext, cassette:
   const { serveCassette } = await import('../cassette/http-face.ts');
   const served = await serveCassette(cassette);
   try {
-    const result = await runProgram(testCase, { ...context, env: { ...context.env, [SERVER_URL_VARIABLE]: served.url } });
+    const result = await runProgram(testCase, context, undefined, { [SERVER_URL_VARIABLE]: served.url });
     const grace = new Promise<void>((resolve) => setTimeout(resolve, REPORT_GRACE_MS).unref());
     const report = await Promise.race([served.done, grace.then(() => served.finish())]);
     return { result, report };

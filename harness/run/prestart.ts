@@ -5,8 +5,9 @@
 import { runProcess, type Release, type RunOptions, type RunResult } from './spawn.ts';
 
 export interface Prestart {
-  /** Starts its limits and its run now; `onPipes` gets its extra pipes (the cassette wire); `signal` stops it. */
-  release(onPipes: Release['onPipes'], signal: AbortSignal | undefined): Promise<RunResult>;
+  /** Starts its limits and its run now; `onPipes` gets its extra pipes (the cassette wire); `env`: variables
+   *  known only now (an HTTP player's URL); `signal` stops it. */
+  release(onPipes: Release['onPipes'], signal: AbortSignal | undefined, env?: Release['env']): Promise<RunResult>;
   cancel(): void;
 }
 
@@ -15,12 +16,12 @@ export function prestart(command: string, args: string[], options: Omit<RunOptio
   const stopper = new AbortController();
   const result = runProcess(command, args, { ...options, release: new Promise((resolve) => (go = resolve)), signal: stopper.signal });
   return {
-    release(onPipes, signal) {
+    release(onPipes, signal, env) {
       const stop = () => stopper.abort();
       if (signal?.aborted) stop();
       signal?.addEventListener('abort', stop, { once: true });
       void result.finally(() => signal?.removeEventListener('abort', stop));
-      go({ onPipes });
+      go({ onPipes, env });
       return result;
     },
     cancel: () => stopper.abort(),

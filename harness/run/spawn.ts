@@ -40,13 +40,15 @@ export interface RunOptions {
   /** The command is a sandbox (sandbox.ts) whose end ends every process in it: nothing can leave it. */
   contained?: boolean;
   /** Started ahead of time: the program (warm-start.mjs) waits for a line on one more pipe, whose fd
-   *  its environment names (GO_FD), written when `release` resolves; its limits, its duration and
-   *  `onPipes` (given with the release, for the other extra pipes) start then. */
+   *  its environment names (GO_FD), written when `release` resolves (`go <variables as JSON>`); its
+   *  limits, its duration and `onPipes` (given with the release, for the other extra pipes) start then. */
   release?: Promise<Release>;
 }
 
 export interface Release {
   onPipes?: (pipes: NodeJS.ReadWriteStream[]) => void;
+  /** Variables the program gets at the release, known only then (an HTTP player's URL). */
+  env?: Record<string, string>;
 }
 
 /** The environment variable that tells a program started ahead which fd its go comes on. */
@@ -187,7 +189,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     let cpuBefore = 0;
     let released = false;
     /** The limits start: now, or when a program started ahead is released. */
-    const arm = (onPipes?: Release['onPipes']) => {
+    const arm = (onPipes?: Release['onPipes'], env?: Release['env']) => {
       if (released) return;
       released = true;
       if (options.release) {
@@ -199,7 +201,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
         lastDiscovery = options.contained ? started : -Infinity;
         const control = child.stdio[3 + extraPipes] as NodeJS.WritableStream | null;
         control?.on('error', () => {}); // it may have ended while it waited
-        control?.end('go\n');
+        control?.end(`go ${JSON.stringify(env ?? {})}\n`);
       }
       lastDeadline = started + wallMs * STARVED_WALL_FACTOR;
       wallTimer = setTimeout(onWallDeadline, wallMs);
@@ -248,7 +250,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     });
 
     child.stdin?.on('error', () => {}); // a program that exits without reading its stdin is not our error
-    if (options.release) void options.release.then((release) => arm(release.onPipes));
+    if (options.release) void options.release.then((release) => arm(release.onPipes, release.env));
     else arm(options.onPipes);
     if (options.stdin !== undefined) child.stdin?.end(options.stdin);
     else if (!options.onPipes && !options.release) child.stdin?.end();

@@ -1,13 +1,16 @@
 // A program started ahead of time (watch mode, between saves: a case's program, or a stage's property
-// oracle): node has booted, and waits here for the grader's go on the fd named by THEINFERENCE_GO_FD.
-// Then it runs its script as `node <script> <args...>` would, the script and what it loads as they
-// are at that moment (bundled after the save). Plain JavaScript: it runs before anything could
-// compile TypeScript.
+// oracle): node has booted, and waits here for the grader's go on the fd named by THEINFERENCE_GO_FD:
+// a line `go <variables as JSON>` (those known only then, such as an HTTP player's URL). Then it runs
+// its script as `node <script> <args...>` would, the script and what it loads as they are at that
+// moment (bundled after the save). Plain JavaScript: it runs before anything could compile TypeScript.
 import { readSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 const fd = Number(process.env.THEINFERENCE_GO_FD);
+// A program that will talk HTTP loads fetch's implementation now, not on the clock (it takes ~30 ms).
+if (process.env.THEINFERENCE_WARM_FETCH === '1') new Response('');
 const byte = Buffer.alloc(1);
+const line = [];
 const nap = new Int32Array(new SharedArrayBuffer(4));
 for (;;) {
   let read;
@@ -20,7 +23,10 @@ for (;;) {
   }
   if (read === 0) process.exit(0); // the grader went away without a go: nothing to run
   if (byte[0] === 0x0a) break;
+  line.push(byte[0]);
 }
+const go = Buffer.from(line).toString('utf8');
+if (go.startsWith('go ')) Object.assign(process.env, JSON.parse(go.slice(3)));
 const [script, ...args] = process.argv.slice(2);
 process.argv = [process.argv[0], script, ...args];
 await import(pathToFileURL(script).href);
