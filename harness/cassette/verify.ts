@@ -138,6 +138,9 @@ async function playClientSide(
   return [...drift, ...compare(cassette, live)];
 }
 
+/** How long verify waits for the server to answer the DELETE that ends an HTTP session. */
+const DELETE_WAIT_MS = 5000;
+
 /** The server command as a child: messages as lines on its stdin and stdout. */
 async function stdioLink(command: string[], options: VerifyOptions, heard: Heard): Promise<Link> {
   const child = spawn(command[0]!, command.slice(1), { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'ignore'] });
@@ -227,7 +230,9 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
     },
     gone: new Promise(() => {}), // a URL does not go away on its own: a silent server is a timeout
     close: async () => {
-      if (session) await fetch(url, { method: 'DELETE', headers: headers('application/json, text/event-stream') }).catch(() => {});
+      // a server that never answers DELETE must not hold verify: what it said is already heard
+      const ended = AbortSignal.timeout(DELETE_WAIT_MS);
+      if (session) await fetch(url, { method: 'DELETE', headers: headers('application/json, text/event-stream'), signal: ended }).catch(() => {});
       ending.abort();
       await Promise.all(pending);
     },

@@ -4,6 +4,8 @@
 // mistake the transport rules out is answered as a server would and diagnosed.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +15,7 @@ import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { serveCassette, type HttpPlayerSession } from '../../harness/cassette/http-face.ts';
+import { verifyHttpCassette } from '../../harness/cassette/verify.ts';
 import type { Cassette, Frame } from '../../harness/cassette/model.ts';
 import { parseSse } from '../../harness/cassette/sse.ts';
 import { ROOT, runHttpSession, startEverythingHttp, startRecorder, TOOLS_STEPS, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
@@ -371,6 +374,29 @@ describe('the HTTP player face', () => {
         message: 'your client sent initialize (id 0) without the Authorization header the server was given: send the configured headers on every request',
       });
     } finally {
+      await player.close();
+    }
+  });
+
+  it('verify does not hang on a server that never answers DELETE: what it said is already heard', async () => {
+    const player = await serveCassette(loadCassette(HANDSHAKE));
+    // in front of the player: everything passed on, but a DELETE left unanswered
+    const silent = createServer((request, response) => {
+      if (request.method === 'DELETE') return;
+      request.pipe(
+        httpRequest(player.url, { method: request.method, headers: request.headers }, (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      expect(await verifyHttpCassette(loadCassette(HANDSHAKE), `http://127.0.0.1:${port}/mcp`)).toEqual([]);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
       await player.close();
     }
   });
