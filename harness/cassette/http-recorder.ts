@@ -5,14 +5,12 @@
 // written (redacted, normalised, atomically) when the client ends the session with DELETE or the
 // recorder gets SIGINT/SIGTERM. A session that is not clean (the server could not be reached, cut
 // a response short, or left a request unanswered) leaves only `<out>.partial`.
-import { existsSync, readFileSync } from 'node:fs';
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { escapeControls } from '../terminal-text.ts';
-import { loadCassette, saveCassette } from './format.ts';
 import { headerSecrets, keptRequestHeaders, keptResponseHeaders, publicUrl, urlSecrets } from './http-headers.ts';
 import {
   CASSETTE_VERSION,
@@ -31,6 +29,7 @@ import {
 } from './model.ts';
 import { carryOver, markNondeterministic } from './normalise.ts';
 import { Redactor, secretsFromEnv, type Secret } from './redact.ts';
+import { previousCassette, targetProblem, writeRecording } from './recording-target.ts';
 import { keepHandEdits } from './rerecord.ts';
 import { SseParser, type SseEvent } from './sse.ts';
 
@@ -107,12 +106,9 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
     log(`--http ${publicUrl(upstream)}: only http: and https: URLs can be recorded`);
     return Promise.resolve(2);
   }
-  if (existsSync(target) && !options.force) {
-    log(`${options.out} exists; pass --force to replace it`);
-    return Promise.resolve(2);
-  }
-  if (!existsSync(dirname(target))) {
-    log(`${options.out}: the folder ${dirname(options.out)} does not exist`);
+  const refused = targetProblem(options.out, target, options.force);
+  if (refused !== undefined) {
+    log(refused);
     return Promise.resolve(2);
   }
   const secure = upstream.protocol === 'https:';
@@ -344,24 +340,8 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
       const unanswered = [...pending.values()].map((message) => describeMessage(message));
       if (unanswered.length > 0) flaws.push(`the session ended leaving ${unanswered.join(', ')} unanswered`);
       const { cassette, lost } = buildCassette(frames, session, upstream, options, target, redactor());
-      const counts = `${frames.filter((frame) => frame.from === 'client').length} client and ${frames.filter((frame) => frame.from === 'server').length} server messages`;
-      if (flaws.length > 0) {
-        try {
-          saveCassette(cassette, `${target}.partial`, { overwrite: true });
-        } catch (error) {
-          log(`${flaws.join('; ')}; and cannot write ${options.out}.partial: ${(error as Error).message}`);
-          return resolvePromise(2);
-        }
-        log(`${flaws.join('; ')}; ${options.out} not written, what was recorded (${counts}) is in ${options.out}.partial`);
-        return resolvePromise(1);
-      }
-      try {
-        saveCassette(cassette, target, { overwrite: options.force === true });
-      } catch (error) {
-        log(`cannot write ${options.out}: ${(error as Error).message}`);
-        return resolvePromise(2);
-      }
-      log(`wrote ${options.out}: ${counts}`);
+      const written = writeRecording(cassette, { out: options.out, target, force: options.force }, flaws.length > 0 ? flaws.join('; ') : undefined, log);
+      if (written !== 'cassette') return resolvePromise(written === 'partial' ? 1 : 2);
       for (const line of lost) log(`not kept from the earlier recording: ${line}`);
       resolvePromise(0);
     };
@@ -442,14 +422,4 @@ function redactReply(reply: HttpReply, redactor: Redactor): HttpReply {
 
 function redactPlacement(placement: HttpPlacement, redactor: Redactor): HttpPlacement {
   return placement.comments === undefined ? placement : { ...placement, comments: placement.comments.map((line) => redactor.text(line)) };
-}
-
-/** The cassette a re-recording replaces, and its text, if there is a readable one. */
-function previousCassette(target: string): { cassette: Cassette; text: string } | undefined {
-  if (!existsSync(target)) return undefined;
-  try {
-    return { cassette: loadCassette(target), text: readFileSync(target, 'utf8') };
-  } catch {
-    return undefined;
-  }
 }

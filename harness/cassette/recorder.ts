@@ -10,7 +10,7 @@ import { constants } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
-import { loadCassette, saveCassette } from './format.ts';
+import { previousCassette, targetProblem, writeRecording } from './recording-target.ts';
 import { LineSplitter } from './lines.ts';
 import {
   CASSETTE_VERSION,
@@ -83,12 +83,9 @@ export function record(options: RecordOptions): Promise<number> {
     log('no server command: theinference record --out <cassette> -- <server command...>');
     return Promise.resolve(2);
   }
-  if (existsSync(target) && !options.force) {
-    log(`${options.out} exists; pass --force to replace it`);
-    return Promise.resolve(2);
-  }
-  if (!existsSync(dirname(target))) {
-    log(`${options.out}: the folder ${dirname(options.out)} does not exist`);
+  const refused = targetProblem(options.out, target, options.force);
+  if (refused !== undefined) {
+    log(refused);
     return Promise.resolve(2);
   }
   let setup: Setup | undefined;
@@ -294,26 +291,10 @@ export function record(options: RecordOptions): Promise<number> {
       if (unanswered.length > 0) flaws[flaws.length - 1] += `, leaving ${unanswered.join(', ')} unanswered`;
 
       const { cassette, lost } = buildCassette(frames, options, cwd, redactor);
-      const counts = `${frames.filter((frame) => frame.from === 'client').length} client and ${frames.filter((frame) => frame.from === 'server').length} server messages`;
-      if (flaws.length > 0) {
-        try {
-          saveCassette(cassette, `${target}.partial`, { overwrite: true });
-        } catch (error) {
-          log(`${flaws.join(' ')}; and cannot write ${options.out}.partial: ${(error as Error).message}`);
-          return done(2);
-        }
-        log(`${flaws.join(' ')}; ${options.out} not written, what was recorded (${counts}) is in ${options.out}.partial`);
-        logRedactions(cassette, log);
-        return done(interruptedBy === undefined ? 1 : 128 + constants.signals[interruptedBy]);
-      }
-      try {
-        saveCassette(cassette, target, { overwrite: options.force === true });
-      } catch (error) {
-        log(`cannot write ${options.out}: ${(error as Error).message}`);
-        return done(2);
-      }
-      log(`wrote ${options.out}: ${counts}`);
+      const written = writeRecording(cassette, { out: options.out, target, force: options.force }, flaws.length > 0 ? flaws.join(' ') : undefined, log);
+      if (written === 'nothing') return done(2);
       logRedactions(cassette, log);
+      if (written === 'partial') return done(interruptedBy === undefined ? 1 : 128 + constants.signals[interruptedBy]);
       for (const line of lost) log(`not kept from the earlier recording: ${line}`);
       done(0);
     };
@@ -378,16 +359,6 @@ function parsesTo(raw: string, message: Json): boolean {
     return JSON.stringify(JSON.parse(raw)) === JSON.stringify(message);
   } catch {
     return false;
-  }
-}
-
-/** The cassette a re-recording replaces, and its text, if there is a readable one. */
-function previousCassette(target: string): { cassette: Cassette; text: string } | undefined {
-  if (!existsSync(target)) return undefined;
-  try {
-    return { cassette: loadCassette(target), text: readFileSync(target, 'utf8') };
-  } catch {
-    return undefined;
   }
 }
 
