@@ -3,14 +3,9 @@
 // needs (JSON replies, keep-alive comments, a server that asks for a token); each edit is said in the
 // case cassette's provenance. Run: node --import tsx scripts/derive-http-cases.ts
 // then `npx theinference bless --stage streamable-http` for the expected output.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { loadCassette, saveCassette, type Cassette, type Frame } from '../harness/cassette/index.ts';
+import type { Frame } from '../harness/cassette/index.ts';
 import { formatSseEvent } from '../harness/cassette/sse.ts';
-
-const root = join(import.meta.dirname, '..');
-const source = 'everything-http-tools';
-const recorded = loadCassette(join(root, 'cassettes', `${source}.yaml`));
+import { recorded, SOURCE as source, writeHttpCase } from './http-cases.ts';
 
 /** What the `http` command calls after tools/list: the recorded session's calls, in turn. */
 const CALLS = recorded.frames
@@ -136,24 +131,6 @@ function sessionOf(frames: Frame[]): string {
 }
 
 for (const testCase of CASES) {
-  const cassette: Cassette = {
-    version: 2,
-    transport: 'http',
-    provenance: {
-      ...recorded.provenance,
-      note: `derived from cassettes/${source}.yaml: ${testCase.edit ?? 'as recorded'}`,
-    },
-    ...(recorded.http && { http: recorded.http }),
-    free: ['params.clientInfo', 'params.capabilities'],
-    frames: testCase.frames(structuredClone(recorded.frames)).map(({ line: _line, ...frame }) => frame as Frame),
-  };
-  const caseDir = join(root, 'cases', 'streamable-http', testCase.name);
-  const fixtureDir = join(root, 'fixtures', 'streamable-http', testCase.name);
-  mkdirSync(caseDir, { recursive: true });
-  mkdirSync(fixtureDir, { recursive: true });
-  writeFileSync(join(caseDir, 'case.md'), `${testCase.about}\n`);
-  writeFileSync(join(caseDir, 'calls.json'), `${JSON.stringify(CALLS, null, 2)}\n`);
-  if (testCase.headers) writeFileSync(join(caseDir, 'headers.json'), `${JSON.stringify(testCase.headers, null, 2)}\n`);
-  saveCassette(cassette, join(fixtureDir, 'cassette.yaml'), { overwrite: true });
-  console.log(`${testCase.name}: ${cassette.frames.length} frames`);
+  const inputs = { 'calls.json': CALLS, ...(testCase.headers && { 'headers.json': testCase.headers }) };
+  writeHttpCase('streamable-http', testCase.name, testCase.about, testCase.edit ?? 'as recorded', testCase.frames(structuredClone(recorded.frames)), inputs);
 }

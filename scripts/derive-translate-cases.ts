@@ -6,13 +6,8 @@
 // keywords) is a hand edit of its tools/list result, said in the case cassette's provenance.
 // Run: node --import tsx scripts/derive-translate-cases.ts
 // then `npx theinference bless --stage translate` for the expected output.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { loadCassette, saveCassette, type Cassette, type Frame } from '../harness/cassette/index.ts';
-
-const root = join(import.meta.dirname, '..');
-const source = 'everything-http-tools';
-const recorded = loadCassette(join(root, 'cassettes', `${source}.yaml`));
+import type { Frame } from '../harness/cassette/index.ts';
+import { recorded, SOURCE as source, writeHttpCase } from './http-cases.ts';
 
 type Tool = Record<string, unknown> & { name: string; inputSchema?: Record<string, unknown> };
 
@@ -143,22 +138,6 @@ function withTools(frames: Frame[], edit: (tools: Tool[]) => Tool[]): Frame[] {
 }
 
 for (const testCase of CASES) {
-  const cassette: Cassette = {
-    version: 2,
-    transport: 'http',
-    provenance: {
-      ...recorded.provenance,
-      note: `derived from cassettes/${source}.yaml: initialize, initialized, tools/list and DELETE (the calls left out); tools/list result ${testCase.edit ? `edited: ${testCase.edit}` : 'as recorded'}`,
-    },
-    ...(recorded.http && { http: recorded.http }),
-    free: ['params.clientInfo', 'params.capabilities'],
-    frames: withTools(listingOnly(structuredClone(recorded.frames)), testCase.tools).map(({ line: _line, ...frame }) => frame as Frame),
-  };
-  const caseDir = join(root, 'cases', 'translate', testCase.name);
-  const fixtureDir = join(root, 'fixtures', 'translate', testCase.name);
-  mkdirSync(caseDir, { recursive: true });
-  mkdirSync(fixtureDir, { recursive: true });
-  writeFileSync(join(caseDir, 'case.md'), `${testCase.about}\n`);
-  saveCassette(cassette, join(fixtureDir, 'cassette.yaml'), { overwrite: true });
-  console.log(`${testCase.name}: ${cassette.frames.length} frames`);
+  const note = `initialize, initialized, tools/list and DELETE (the calls left out); tools/list result ${testCase.edit ? `edited: ${testCase.edit}` : 'as recorded'}`;
+  writeHttpCase('translate', testCase.name, testCase.about, note, withTools(listingOnly(structuredClone(recorded.frames)), testCase.tools));
 }
