@@ -10,7 +10,7 @@ import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
 import { runProcess, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
 import { caseServerEntry, readStartReport, START_HINT, startProblem, type ServerEntry, type StartReport } from './case-server.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
-import { protocolHints } from './hints.ts';
+import { protocolHints, refusedByTheServer } from './hints.ts';
 import type { Verdict } from './verdict.ts';
 
 export interface CaseContext {
@@ -194,18 +194,12 @@ function withProtocol(judgement: Judgement, report: PlayReport | undefined, cass
   // A request the server refused at the HTTP level never reached it, and one whose session was lost
   // was refused too: what the output lacks follows from that, and the protocol's hint is the one to
   // read (the output's would blame the wrong thing).
-  const refused = report.diagnoses.some(
-    (diagnosis) => HTTP_REFUSALS.has(diagnosis.kind) || (diagnosis.waitingFor?.message.method === 'initialize' && diagnosis.waitingFor.frame > 0),
-  );
-  const outputHints = judgement.status === 'pass' || refused ? [] : (judgement.hints ?? []);
+  const outputHints = judgement.status === 'pass' || refusedByTheServer(report.diagnoses) ? [] : (judgement.hints ?? []);
   const hints = [...outputHints, ...protocolHints(report.diagnoses)];
   const hinted = hints.length > 0 ? { hints } : {};
   if (judgement.status === 'pass') return { status: 'error', message: report.diagnoses[0]!.message, protocol, ...hinted };
   return { ...judgement, protocol, ...hinted };
 }
-
-/** What the HTTP player answers with an error status: the request went no further. */
-const HTTP_REFUSALS: ReadonlySet<string> = new Set(['http-accept', 'http-content-type', 'http-session', 'http-auth', 'http-method']);
 
 /** How a student names the case: its folder under cases/<stage>/ (the stage is in the heading). */
 export function caseName(testCase: Case): string {

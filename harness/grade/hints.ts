@@ -102,10 +102,7 @@ export function protocolHints(diagnoses: readonly Diagnosis[]): Hint[] {
       lines: ['an id names one request for the whole session, even once it is answered', 'take each id from a counter that only grows'],
     });
   }
-  // the recording starts a second session: the server lost the first (404) and the client begins again
-  if (
-    diagnoses.some((diagnosis) => diagnosis.kind !== 'id-reused' && diagnosis.waitingFor?.message.method === 'initialize' && diagnosis.waitingFor.frame > 0)
-  ) {
+  if (diagnoses.some(newSessionAwaited)) {
     hints.push({
       kind: 'session-lost',
       lines: [
@@ -118,6 +115,19 @@ export function protocolHints(diagnoses: readonly Diagnosis[]): Hint[] {
     if (diagnoses.some((diagnosis) => diagnosis.kind === kind)) hints.push({ kind, lines });
   }
   return hints;
+}
+
+/** The recording starts a second session (the server lost the first: 404), and the client never began it. */
+function newSessionAwaited(diagnosis: Diagnosis): boolean {
+  return diagnosis.kind !== 'id-reused' && diagnosis.waitingFor?.message.method === 'initialize' && diagnosis.waitingFor.frame > 0;
+}
+
+/** What the HTTP player answers with an error status: the request went no further. */
+const HTTP_REFUSALS: ReadonlySet<string> = new Set(['http-accept', 'http-content-type', 'http-session', 'http-auth', 'http-method']);
+
+/** The server refused a request, which went no further: at the HTTP level, or as one of a session it had lost. */
+export function refusedByTheServer(diagnoses: readonly Diagnosis[]): boolean {
+  return diagnoses.some((diagnosis) => HTTP_REFUSALS.has(diagnosis.kind) || newSessionAwaited(diagnosis));
 }
 
 /** The fix for each mistake of the HTTP transport the player answers (status) and says (diagnosis). */
