@@ -31,6 +31,8 @@ export interface HttpPlayerSession extends PlayerSession {
 /** Between the reads an event is cut into: long enough that a client waiting for a core on a
  *  loaded machine still reads them apart (as between the reads of a stdio case). */
 const READ_GAP_MS = 50;
+/** Far more than a client keeps open (a POST or two, a GET stream, a pool's spares). */
+const MAX_CONNECTIONS = 32;
 /** The largest body a POST may have: a message the player would refuse as too long anyway. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const JSON_TYPE = 'application/json';
@@ -66,6 +68,9 @@ export async function serveCassette(cassette: Cassette, options: HttpFaceOptions
   const face = new HttpFace(cassette, options);
   const server = createServer((request, response) => face.handle(request, response));
   server.keepAliveTimeout = 60_000;
+  // The client is untrusted and the player lives in the grader: it holds a bounded number of
+  // connections (each with at most one body of MAX_BODY_BYTES), a further one is closed at once.
+  server.maxConnections = MAX_CONNECTIONS;
   await listen(server, options.port ?? 0);
   const { port } = server.address() as AddressInfo;
   const path = cassette.http?.path ?? '/mcp';

@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -399,5 +399,29 @@ describe('the HTTP player face', () => {
       silent.close();
       await player.close();
     }
+  });
+
+  it('holds a bounded number of connections from a client (it runs in the grader): the rest are closed at once, and a session goes on after', async () => {
+    const tried = 200;
+    const held = 32; // MAX_CONNECTIONS in http-face.ts
+    const { value, player } = await replaying(HANDSHAKE, async (player) => {
+      const sockets: Socket[] = [];
+      // resolves once every connection past the bound has been closed by the player (the test's timeout bounds the wait)
+      const refused = new Promise<void>((resolve) => {
+        let closed = 0;
+        for (let i = 0; i < tried; i++) {
+          const socket = connect(Number(new URL(player.url).port), '127.0.0.1');
+          socket.on('error', () => {});
+          socket.on('close', () => ++closed === tried - held && resolve());
+          sockets.push(socket);
+        }
+      });
+      await refused;
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the player sees the held ones go
+      return runHttpSession(player.url, [(client) => client.ping()]);
+    });
+    expect(value.results).toEqual([{}]);
+    expect((await player.done).diagnoses).toEqual([]);
   });
 });
