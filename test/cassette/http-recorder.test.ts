@@ -34,6 +34,13 @@ const INITIALIZE = {
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fetch', version: '1' } },
 };
 const BOTH = 'application/json, text/event-stream';
+/** A minute-long operation whose progress comes on its stream: what a client leaving, or a server dying, cuts. */
+const LONG_CALL = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'trigger-long-running-operation', arguments: { duration: 60, steps: 120 }, _meta: { progressToken: 'p' } },
+};
 
 /** A plain fetch client: the exchanges of one session, each answer with its status, headers and body. */
 class FetchClient {
@@ -286,13 +293,9 @@ describe('record --http: bad input and sessions that go wrong', () => {
     const client = new FetchClient(recorder.url);
     await client.handshake();
     // A 60 s operation: its first progress event can only arrive now if nothing holds the stream back.
-    const long = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'trigger-long-running-operation', arguments: { duration: 60, steps: 120 }, _meta: { progressToken: 'p' } },
-    };
-    const events = await readEventsUntil(recorder.url, client.session!, long, (seen) => seen.some((event) => event.data?.includes('notifications/progress')));
+    const events = await readEventsUntil(recorder.url, client.session!, LONG_CALL, (seen) =>
+      seen.some((event) => event.data?.includes('notifications/progress')),
+    );
     expect(events[0]).toMatchObject({ data: '' });
     // still recording: another request, then the end of the session
     const echo = await client.post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'still here' } } });
@@ -317,13 +320,7 @@ describe('record --http: bad input and sessions that go wrong', () => {
       const recorder = await startRecorder(['--out', out, '--http', doomed.url]);
       const client = new FetchClient(recorder.url);
       await client.handshake();
-      const long = {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'trigger-long-running-operation', arguments: { duration: 60, steps: 120 }, _meta: { progressToken: 'p' } },
-      };
-      const response = await fetch(recorder.url, { method: 'POST', headers: client.headers(), body: JSON.stringify(long) });
+      const response = await fetch(recorder.url, { method: 'POST', headers: client.headers(), body: JSON.stringify(LONG_CALL) });
       const reader = response.body!.getReader();
       await reader.read(); // the stream is open
       doomed.child.kill('SIGKILL');

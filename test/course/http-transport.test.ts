@@ -210,26 +210,31 @@ describe('against server-everything streamableHttp', () => {
 
 // ---------------------------------------------------------------- the committed HTTP cassettes, replayed
 
+/** A committed HTTP cassette served, `session` run against its URL, and the player's report: no diagnosis. */
+async function withoutDiagnosis(file: string, session: (url: string) => Promise<void>): Promise<void> {
+  const player = await serveCassette(loadCassette(join(ROOT, 'cassettes', file)));
+  try {
+    await session(player.url);
+    const report = await player.done;
+    expect(report.diagnoses).toEqual([]);
+    expect(report.ok).toBe(true);
+  } finally {
+    await player.close();
+  }
+}
+
 describe.each(IMPLEMENTATIONS)('replaying the committed HTTP cassettes to %s', (_name, { HttpTransport, McpClient }) => {
-  it('everything-http-handshake: initialize, initialized, ping, DELETE, with no diagnosis', async () => {
-    const player = await serveCassette(loadCassette(join(ROOT, 'cassettes', 'everything-http-handshake.yaml')));
-    try {
-      const client = new McpClient(new HttpTransport(player.url));
+  it('everything-http-handshake: initialize, initialized, ping, DELETE, with no diagnosis', () =>
+    withoutDiagnosis('everything-http-handshake.yaml', async (url) => {
+      const client = new McpClient(new HttpTransport(url));
       expect((await client.initialize()).serverInfo.name).toBe('mcp-servers/everything');
       expect(await client.request('ping')).toEqual({});
       await client.close();
-      const report = await player.done;
-      expect(report.diagnoses).toEqual([]);
-      expect(report.ok).toBe(true);
-    } finally {
-      await player.close();
-    }
-  });
+    }));
 
-  it('everything-http-tools: the recorded calls (tools/list, echo, the long-running operation), with no diagnosis', async () => {
-    const player = await serveCassette(loadCassette(join(ROOT, 'cassettes', 'everything-http-tools.yaml')));
-    try {
-      const client = new McpClient(new HttpTransport(player.url));
+  it('everything-http-tools: the recorded calls (tools/list, echo, the long-running operation), with no diagnosis', () =>
+    withoutDiagnosis('everything-http-tools.yaml', async (url) => {
+      const client = new McpClient(new HttpTransport(url));
       await client.initialize();
       expect((await client.listTools()).map((tool) => tool.name)).toContain('trigger-long-running-operation');
       expect(await client.callTool('echo', { message: 'hello, http cassette' })).toEqual({ content: [{ type: 'text', text: 'Echo: hello, http cassette' }] });
@@ -238,13 +243,7 @@ describe.each(IMPLEMENTATIONS)('replaying the committed HTTP cassettes to %s', (
         content: [{ type: 'text', text: 'Long running operation completed. Duration: 1 seconds, Steps: 2.' }],
       });
       await client.close();
-      const report = await player.done;
-      expect(report.diagnoses).toEqual([]);
-      expect(report.ok).toBe(true);
-    } finally {
-      await player.close();
-    }
-  });
+    }));
 });
 
 // ---------------------------------------------------------------- a small node:http server
