@@ -119,8 +119,6 @@ class HttpFace {
   private sessionId: string | undefined;
   /** The fresh id given for each session id of the recording. */
   private readonly liveSessions = new Map<string, string>();
-  /** A session was given at all in this replay (the session-left-open check). */
-  private sessionGiven = false;
   /** The protocol version the initialize result agreed on, once sent. */
   private version: string | undefined;
   private deleted = false;
@@ -153,7 +151,7 @@ class HttpFace {
 
   finish(): PlayReport {
     if (this.report) return this.report;
-    if (this.sessionGiven && this.cassette.http?.delete !== undefined && !this.deleted) {
+    if (this.liveSessions.size > 0 && this.cassette.http?.delete !== undefined && !this.deleted) {
       this.mistake(
         'http-session-left-open',
         `the session ended without DELETE: close() ends the session it started (DELETE ${this.path} with its Mcp-Session-Id)`,
@@ -463,7 +461,6 @@ class HttpFace {
       live = randomUUID();
       this.liveSessions.set(recorded, live);
       this.sessionId = live;
-      this.sessionGiven = true;
     }
     return live;
   }
