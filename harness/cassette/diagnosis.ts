@@ -20,7 +20,12 @@ export type DiagnosisKind =
   | 'http-protocol-version' // a request after initialize without the negotiated MCP-Protocol-Version
   | 'http-method' // a request the server does not take (a path or method it never answered)
   | 'http-auth' // a POST without the Authorization header the recorded client sent (answered 401)
-  | 'http-session-left-open'; // the session ended without the DELETE the recorded client sent
+  | 'http-session-left-open' // the session ended without the DELETE the recorded client sent
+  | 'meta-missing' // a request of the stateless revision without a _meta key the recorded one had (protocol version, capabilities, client info)
+  | 'http-header-mismatch' // a POST whose MCP-Protocol-Version, Mcp-Method, Mcp-Name or Mcp-Param-* header disagrees with its body, or is missing (answered 400, -32020)
+  | 'stateless-session' // an Mcp-Session-Id sent to a server that gave no session (the stateless revision has none)
+  | 'stateless-initialize' // initialize sent to a server the recording reached with server/discover (answered -32022)
+  | 'input-required-retry'; // the retry after an input_required result did not echo its requestState, or reused the first request's id
 
 export interface RecordedRef {
   /** Index into the cassette's frames. */

@@ -4,7 +4,10 @@
 // of its request (a JSON body, or an event on that request's SSE stream, which ends with it), a
 // notification or server request on the stream open at the time, or on the GET stream. The headers
 // the transport requires are checked and diagnosed as the player's own mistakes; the session id is
-// a fresh one each replay, so a client that sends a remembered one is caught.
+// a fresh one each replay, so a client that sends a remembered one is caught. A cassette recorded
+// without sessions (the stateless revision, 2026-07-28: stateless.ts) plays without them: no session
+// id is made, GET and DELETE are refused as such a server refuses them, and the headers that mirror
+// a request's body are checked against it as that server checks them.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +16,18 @@ import { describeMessage, kindOf, type Cassette, type ClientFrame, type HttpPlac
 import { Player, type Piece } from './player.ts';
 import type { FaceOptions, PlayerSession } from './session.ts';
 import { formatSseEvent } from './sse.ts';
+import {
+  headerMismatch,
+  isSessionless,
+  isStatelessMessage,
+  metaOf,
+  META_CAPABILITIES,
+  META_VERSION,
+  paramHeaders,
+  speaksStateless,
+  type MirrorHeaders,
+  type ParamHeader,
+} from './stateless.ts';
 
 export interface HttpFaceOptions extends FaceOptions {
   /** 0 (default): a free port. Always on 127.0.0.1. */
@@ -128,12 +143,22 @@ class HttpFace {
   private fullStream: ServerResponse | undefined;
   /** POSTs that came while the player waited: handed over in order once it goes on. */
   private readonly postponed: (() => void)[] = [];
+  /** The recording has no session: none is made, and one the client sends is a mistake. */
+  private readonly sessionless: boolean;
+  /** The recorded server checks the headers that mirror a body (the stateless revision). */
+  private readonly checksHeaders: boolean;
+  /** The tools' x-mcp-header declarations, as the recorded server listed them. */
+  private readonly declarations: Map<string, ParamHeader[]>;
+  private saidSession = false;
 
   constructor(
     private readonly cassette: Cassette,
     private readonly options: HttpFaceOptions,
   ) {
     this.path = cassette.http?.path ?? '/mcp';
+    this.sessionless = isSessionless(cassette);
+    this.checksHeaders = speaksStateless(cassette);
+    this.declarations = this.checksHeaders ? paramHeaders(cassette) : new Map();
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.player = new Player(
       cassette,
@@ -179,6 +204,21 @@ class HttpFace {
       return void response.writeHead(405, { allow: 'POST, GET, DELETE' }).end();
     }
     if (!this.sessionOk(request, response)) return;
+    if (this.sessionless) {
+      if (request.headers['mcp-session-id'] !== undefined && !this.saidSession) {
+        this.saidSession = true;
+        this.mistake(
+          'stateless-session',
+          `your client sent ${request.method} ${this.path} with Mcp-Session-Id ${JSON.stringify(request.headers['mcp-session-id'])}, but the server gave no session (the stateless revision has none): send no Mcp-Session-Id`,
+        );
+      }
+      // the recorded server holds no session: no stream of its own, nothing to end
+      const recorded = request.method === 'GET' ? this.cassette.http?.get : request.method === 'DELETE' ? this.cassette.http?.delete : undefined;
+      if (request.method !== 'POST' && recorded === undefined) {
+        response.setHeader('allow', 'POST');
+        return rpcError(response, 405, 'Method not allowed.');
+      }
+    }
     if (request.method === 'GET') return this.get(request, response);
     if (request.method === 'DELETE') return this.delete(response);
     this.post(request, response);
@@ -242,13 +282,13 @@ class HttpFace {
     });
     request.on('end', () => {
       if (size > MAX_BODY_BYTES) return rpcError(response, 413, `Payload Too Large: more than ${MAX_BODY_BYTES / 1024 / 1024} MiB`);
-      this.message(Buffer.concat(chunks).toString('utf8'), response, request.headers.authorization !== undefined);
+      this.message(Buffer.concat(chunks).toString('utf8'), response, request.headers.authorization !== undefined, mirrorHeaders(request));
     });
   }
 
   /** One POSTed body: handed to the player, answered as the recording answered it. */
-  private message(text: string, response: ServerResponse, authorized: boolean): void {
-    if (this.player.paused) return void this.postponed.push(() => this.message(text, response, authorized));
+  private message(text: string, response: ServerResponse, authorized: boolean, mirrors?: MirrorHeaders): void {
+    if (this.player.paused) return void this.postponed.push(() => this.message(text, response, authorized, mirrors));
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -266,6 +306,7 @@ class HttpFace {
       return rpcError(response, 401, 'Unauthorized: missing Authorization header');
     }
     const isRequest = typeof message === 'object' && message !== null && kindOf(message as JsonObject) === 'request';
+    if (isRequest && mirrors && this.headersDisagree(message as JsonObject, mirrors, response)) return;
     const id = isRequest ? JSON.stringify((message as JsonObject).id) : 'null';
     const channel: Channel = { ...turns(), response, id, reply: expected?.http?.reply, streaming: false, answered: false, evented: false, ended: false };
     if (isRequest) this.channels.set(id, channel);
@@ -283,6 +324,25 @@ class HttpFace {
       channel.ended = true;
       this.channels.delete(id);
     });
+  }
+
+  /** A stateless request whose headers disagree with its body: refused (400, -32020) as the recorded
+   *  server refuses it, before the player sees it. Only a request whose `_meta` is whole: one
+   *  missing its keys is refused for that first (the player says it). */
+  private headersDisagree(message: JsonObject, mirrors: MirrorHeaders, response: ServerResponse): boolean {
+    if (!this.checksHeaders || !isStatelessMessage(message)) return false;
+    // a refusal the recording holds (its client sent such headers) is the player's to replay
+    if ((this.player.expecting?.http?.reply?.status ?? 200) >= 400) return false;
+    const meta = metaOf(message)!;
+    if (!(META_VERSION in meta) || !(META_CAPABILITIES in meta)) return false;
+    const refusal = headerMismatch(message, mirrors, this.declarations);
+    if (refusal === undefined) return false;
+    this.mistake(
+      'http-header-mismatch',
+      `your client's POST of ${describeMessage(message, 'your id')} has headers that disagree with its body: ${refusal.error.message.replace(/^Bad Request: the request headers and body disagree: /, '')}; each request mirrors its version, method and name (and a tool's x-mcp-header arguments) into MCP-Protocol-Version, Mcp-Method, Mcp-Name (and Mcp-Param-*)`,
+    );
+    response.writeHead(refusal.status, { 'content-type': JSON_TYPE }).end(JSON.stringify({ jsonrpc: '2.0', error: refusal.error, id: message.id ?? null }));
+    return true;
   }
 
   /** A request the recorded server refused at the HTTP level (a session it had lost: 404), answered so.
@@ -345,7 +405,7 @@ class HttpFace {
     if (kindOf(message) === 'response') {
       const channel = this.channels.get(JSON.stringify(message.id)) ?? (message.id === null ? this.current : undefined);
       // none: the client gave up on the request (closed its POST); the answer has nowhere to go
-      if (channel) this.answer(channel, message, placement, piece.initializeResult === true);
+      if (channel) this.answer(channel, message, placement, piece.initializeResult === true, piece.from.status);
       return;
     }
     // A notification or server request: on the stream of the request it came with, else the GET stream.
@@ -367,9 +427,17 @@ class HttpFace {
     }
   }
 
-  private answer(channel: Channel, message: JsonObject, placement: HttpPlacement | undefined, initializeResult: boolean): void {
+  private answer(channel: Channel, message: JsonObject, placement: HttpPlacement | undefined, initializeResult: boolean, status?: number): void {
     channel.answered = true;
     this.channels.delete(channel.id);
+    if (status !== undefined && !channel.streaming) {
+      // the player's own answer where a real server answers with an error status: a JSON body
+      return this.inTurn(channel, undefined, () => {
+        if (channel.ended) return;
+        channel.ended = true;
+        channel.response.writeHead(status, { 'content-type': JSON_TYPE }).end(JSON.stringify(message));
+      });
+    }
     // Unlike stdio, the result is not held back to catch a client that does not wait for it: over
     // HTTP such a client lacks the session id the reply gives, and a hold would make what a client
     // that lost its stream early is told depend on timing.
@@ -479,6 +547,17 @@ class HttpFace {
   private mistake(kind: Parameters<Player['transportMistake']>[0], message: string): void {
     this.player.transportMistake(kind, message);
   }
+}
+
+/** The headers of a POST that mirror its body (the stateless revision). */
+function mirrorHeaders(request: IncomingMessage): MirrorHeaders {
+  const one = (name: string) => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+  const params: Record<string, string> = {};
+  for (const name of Object.keys(request.headers)) if (name.startsWith('mcp-param-')) params[name] = one(name)!;
+  return { version: one('mcp-protocol-version'), method: one('mcp-method'), name: one('mcp-name'), params };
 }
 
 /** A JSON-RPC error as the body of an HTTP error, worded as the SDK's servers word it (a client may show it). */

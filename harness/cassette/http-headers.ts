@@ -1,5 +1,6 @@
 // Which HTTP headers an HTTP cassette keeps: only those that matter to MCP (the content type, the
-// session and the protocol version, resumption, authentication), with credentials replaced by
+// session and the protocol version, resumption, authentication, and the 2026-07-28 revision's
+// mirrors of the body: Mcp-Method, Mcp-Name, Mcp-Param-*), with credentials replaced by
 // "<redacted>". Whatever changes with the machine or the moment (date, host, user-agent, etags) is
 // left out, so that a recording says what the protocol said and nothing else.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
@@ -9,7 +10,9 @@ import type { Secret } from './redact.ts';
 /** What a kept credential header's value is written as. */
 export const REDACTED = '<redacted>';
 
-const REQUEST_HEADERS = new Set(['content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
+const REQUEST_HEADERS = new Set(['content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'mcp-method', 'mcp-name']);
+/** The custom headers a tool's `x-mcp-header` annotations ask for: `Mcp-Param-{Name}`. */
+const PARAM_HEADER = /^mcp-param-/;
 const RESPONSE_HEADERS = new Set(['content-type', 'mcp-session-id', 'mcp-protocol-version', 'www-authenticate', 'allow']);
 
 /** Headers that carry a credential: authorization, cookies, and API-key-like names (x-api-key, x-auth-token, x-goog-api-key). */
@@ -21,7 +24,7 @@ export function isCredentialHeader(name: string): boolean {
 
 /** The request headers a cassette keeps (names in lower case), credentials as "<redacted>". */
 export function keptRequestHeaders(headers: IncomingHttpHeaders): Headers {
-  return keep(headers, (name) => REQUEST_HEADERS.has(name), true);
+  return keep(headers, (name) => REQUEST_HEADERS.has(name) || PARAM_HEADER.test(name), true);
 }
 
 /** The response headers a cassette keeps (names in lower case), values as sent. */

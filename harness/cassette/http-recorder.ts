@@ -27,7 +27,7 @@ import {
   type JsonObject,
   type Provenance,
 } from './model.ts';
-import { carryOver, markNondeterministic } from './normalise.ts';
+import { carryOver, carryOverHttp, markNondeterministic } from './normalise.ts';
 import { Redactor, secretsFromEnv, type Secret } from './redact.ts';
 import { previousCassette, targetProblem, writeRecording } from './recording-target.ts';
 import { keepHandEdits } from './rerecord.ts';
@@ -394,6 +394,7 @@ function buildCassette(
   const http: HttpSession = { path: session.path };
   if (session.get) http.get = redactReply(session.get, redactor);
   if (session.delete) http.delete = redactReply(session.delete, redactor);
+  if (previous) carryOverHttp(previous.cassette, redacted, http);
   const provenance: Provenance = {
     url: publicUrl(upstream),
     recorded: new Date().toISOString().slice(0, 10),

@@ -4,7 +4,7 @@
 // carries the previous values over where both are nondeterministic, so that its diff shows only
 // real changes.
 import { formatPath, getAt, parsePath, type Segment } from './json-path.ts';
-import { inJsonText, isObject, kindOf, type Frame, type Json, type JsonObject } from './model.ts';
+import { inJsonText, isObject, kindOf, type Cassette, type Frame, type Headers, type HttpSession, type Json, type JsonObject } from './model.ts';
 
 /** Any 8-4-4-4-12 hex group, whatever its version: ids, request tokens, task ids in prose. */
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
@@ -19,8 +19,8 @@ const DATE_STRING = new RegExp(`\\b${DAY} ${MONTH} \\d{2} \\d{4} \\d{2}:\\d{2}:\
 const RFC_2822 = new RegExp(`(?:\\b${DAY}, )?\\b\\d{1,2} ${MONTH} \\d{4} \\d{2}:\\d{2}(?::\\d{2})? (?:GMT|UTC|[+-]\\d{4})`, 'g');
 /** A clock time as servers print it in prose: "created at 12:18:55 AM". */
 const TIME_OF_DAY = /\b\d{1,2}:\d{2}:\d{2}\s?[AP]M\b/g;
-/** A date alone, "2026-11-30": today's, as a server says it. Never under a `protocolVersion` key,
- *  where MCP names its revisions by date. */
+/** A date alone, "2026-11-30": today's, as a server says it. Never under a key that names a
+ *  protocol revision (REVISION_KEYS), where MCP names its revisions by date. */
 const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b/g;
 /** Most specific first: each is masked before a shorter one could take part of it. */
 const PATTERNS: [RegExp, string][] = [
@@ -32,8 +32,23 @@ const PATTERNS: [RegExp, string][] = [
   [TIME_OF_DAY, '<time>'],
   [ISO_DATE, '<date>'],
 ];
-/** The key whose value is a date that names a protocol revision, not a moment. */
-const REVISION_KEY = 'protocolVersion';
+/** Keys whose value is a date that names a protocol revision, not a moment: the version of
+ *  initialize and of the 2026-07-28 revision's per-request `_meta`, the versions server/discover
+ *  lists, and those an unsupported-version error (-32022) names in its data. */
+const REVISION_KEYS: ReadonlySet<string> = new Set([
+  'protocolVersion',
+  'io.modelcontextprotocol/protocolVersion',
+  'supportedVersions',
+  'supported',
+  'requested',
+]);
+const REVISION = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A revision's name (or a list of them) under a key that names revisions. */
+function isRevision(key: string, value: Json): boolean {
+  if (!REVISION_KEYS.has(key)) return false;
+  return typeof value === 'string' ? REVISION.test(value) : Array.isArray(value) && value.every((item) => typeof item === 'string' && REVISION.test(item));
+}
 
 /** Does this string hold a value that changes from run to run? */
 export function looksNondeterministic(text: string): boolean {
@@ -50,7 +65,7 @@ export function maskNondeterministic<T extends Json>(value: T): T {
   if (typeof value === 'string') return PATTERNS.reduce((text: string, [pattern, mark]) => text.replace(pattern, mark), value) as T;
   if (Array.isArray(value)) return value.map((item) => maskNondeterministic(item)) as T;
   if (isObject(value)) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, key === REVISION_KEY ? item : maskNondeterministic(item)])) as T;
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, isRevision(key, item) ? item : maskNondeterministic(item)])) as T;
   }
   return value;
 }
@@ -84,7 +99,9 @@ function collect(value: Json, path: Segment[], found: { path: Segment[]; value: 
   else if (isObject(value)) {
     for (const [key, item] of Object.entries(value)) {
       if (path.length === 0 && (key === 'id' || key === 'jsonrpc' || key === 'method')) continue;
-      if (key === REVISION_KEY) continue;
+      if (isRevision(key, item)) continue;
+      // `_meta` is never matched nor compared, and its keys hold dots a JSON path cannot name
+      if (key === '_meta') continue;
       collect(item, [...path, key], found);
     }
   }
@@ -124,4 +141,50 @@ function setAt(value: Json, path: readonly Segment[], replacement: Json): Json {
   if (Array.isArray(value) && typeof head === 'number') return value.map((item, i) => (i === head ? setAt(item, rest, replacement) : item));
   if (isObject(value) && typeof head === 'string') return { ...value, [head]: setAt(value[head] ?? null, rest, replacement) };
   return value;
+}
+
+/**
+ * Over HTTP, what changes from run to run besides the messages: when each event arrived (`at`), the
+ * session id the server made and the ids of its events. A re-recording whose frames are, one by
+ * one, the same messages as before keeps the previous values of these, so that its diff shows only
+ * real changes; a session id is replaced everywhere it appears, as one value.
+ */
+export function carryOverHttp(previous: Cassette, frames: Frame[], http: HttpSession): void {
+  if (previous.frames.length !== frames.length) return;
+  const same = previous.frames.every((before, i) => {
+    const now = frames[i]!;
+    if (before.from !== now.from) return false;
+    return (before.from !== 'client' && before.from !== 'server') || sameMessage(before.message, (now as typeof before).message);
+  });
+  if (!same) return;
+  const ids = new Map<string, string>();
+  const pairIds = (old: string | undefined, current: string | undefined) => {
+    if (old !== undefined && current !== undefined && old !== current && looksNondeterministic(old) && looksNondeterministic(current)) ids.set(current, old);
+  };
+  const pairHeaders = (old: Headers | undefined, current: Headers | undefined) => pairIds(old?.['mcp-session-id'], current?.['mcp-session-id']);
+  pairHeaders(previous.http?.get?.headers, http.get?.headers);
+  pairHeaders(previous.http?.delete?.headers, http.delete?.headers);
+  for (const [i, before] of previous.frames.entries()) {
+    const now = frames[i]!;
+    if (before.from === 'client' && now.from === 'client') {
+      pairHeaders(before.http?.headers, now.http?.headers);
+      pairHeaders(before.http?.reply?.headers, now.http?.reply?.headers);
+    } else if ((before.from === 'server' || before.from === 'sse') && (now.from === 'server' || now.from === 'sse') && before.http && now.http) {
+      pairIds(before.http.id, now.http.id);
+      if (before.http.at !== undefined && now.http.at !== undefined) now.http.at = before.http.at;
+    }
+  }
+  const swap = (headers: Headers | undefined) => {
+    const id = headers?.['mcp-session-id'];
+    if (headers && id !== undefined && ids.has(id)) headers['mcp-session-id'] = ids.get(id)!;
+  };
+  swap(http.get?.headers);
+  swap(http.delete?.headers);
+  for (const frame of frames) {
+    if (frame.from === 'client') {
+      swap(frame.http?.headers);
+      swap(frame.http?.reply?.headers);
+    } else if ((frame.from === 'server' || frame.from === 'sse') && frame.http?.id !== undefined && ids.has(frame.http.id))
+      frame.http.id = ids.get(frame.http.id)!;
+  }
 }

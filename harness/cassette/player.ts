@@ -25,6 +25,18 @@ import {
 } from './model.ts';
 import { editAndCut, editChunks, type Edit } from './raw-edit.ts';
 import { checkClientMessage, loadSchemas, PENDING } from './schema.ts';
+import {
+  declaredVersion,
+  envelopeRefusal,
+  inputRequiredResults,
+  isStatelessMessage,
+  META_KEYS,
+  missingMeta,
+  speaksStateless,
+  supportedVersions,
+  unsupportedVersion,
+  type Refusal,
+} from './stateless.ts';
 
 /** How bytes leave the player: `then` says what separates them from the next piece. */
 export interface Piece {
@@ -36,8 +48,9 @@ export interface Piece {
   initializeResult?: boolean;
   /** On the first piece of a server message: the message as sent (ids mapped to the live client's)
    *  and the recorded frame it plays (none for the player's own error replies), for a face that
-   *  frames messages its own way (HTTP). */
-  from?: { message: JsonObject; frame?: ServerFrame };
+   *  frames messages its own way (HTTP). `status`: the HTTP status the player's own answer goes
+   *  with, where a real server answers it with an error status (a stateless server's 400). */
+  from?: { message: JsonObject; frame?: ServerFrame; status?: number };
 }
 
 /** When a client message arrived, as the face that carried it saw it. */
@@ -110,6 +123,10 @@ export class Player {
   /** The initialize result's step: a client message that arrives while a face holds the result
    *  back went over the wire before it. */
   private initializeResultStep: ExchangeStep | undefined;
+  /** The recorded server speaks the stateless revision (2026-07-28): its rules are checked. */
+  private readonly stateless: boolean;
+  /** The recorded input_required results, by the requestState their retry echoes. */
+  private readonly inputRequired: Map<string, JsonObject>;
 
   constructor(
     private readonly cassette: Cassette,
@@ -118,6 +135,8 @@ export class Player {
   ) {
     this.globalFree = cassette.free ?? [];
     this.clientFrameCount = cassette.frames.filter((frame) => frame.from === 'client').length;
+    this.stateless = speaksStateless(cassette);
+    this.inputRequired = this.stateless ? inputRequiredResults(cassette) : new Map();
   }
 
   /** Plays what the server said before the client's first message. */
@@ -228,7 +247,10 @@ export class Player {
       );
     }
     const kind = kindOf(message);
-    if (kind === 'request') this.checkIdIsNew(message);
+    const statelessFrame = this.stateless && this.expecting !== undefined && isStatelessMessage(this.expecting.message) ? this.expecting : undefined;
+    const retryWithOldId = statelessFrame !== undefined && kind === 'request' && this.retryReusesId(statelessFrame, message);
+    if (kind === 'request' && !retryWithOldId) this.checkIdIsNew(message);
+    if (statelessFrame !== undefined && this.refusedAsStateless(statelessFrame, message)) return;
     if (this.position >= this.cassette.frames.length) {
       this.diagnose('exhausted', () => `the recording has no more client messages; your client sent ${describeMessage(message)}`, {
         received: message,
@@ -296,6 +318,100 @@ export class Player {
         `your client sent ${describeMessage(request)} with an id it already gave ${before} in this session: every request needs an id never used before in the session`,
       { received: request },
     );
+  }
+
+  // ------------------------------------------------------------ the stateless revision
+
+  /** A mistake of the stateless revision a real server refuses (or answers otherwise than the
+   *  recording): said, and answered as that server answers it; the recorded frame waits. */
+  private refusedAsStateless(expected: ClientFrame, message: JsonObject): boolean {
+    const kind = kindOf(message);
+    if (kind !== 'request') return false;
+    const params = isObject(message.params) ? message.params : {};
+    if (
+      message.method === 'initialize' &&
+      !this.cassette.frames.slice(this.position).some((frame) => frame.from === 'client' && frame.message.method === 'initialize')
+    ) {
+      const supported = supportedVersions(this.cassette);
+      this.diagnose(
+        'stateless-initialize',
+        () =>
+          `your client sent ${describeMessage(message)}, but the server speaks the stateless revision (${supported.join(', ')}; the recording reached it with server/discover): there is no initialize, the server answers -32022 with the versions it supports; probe with server/discover and send _meta on every request`,
+        { received: message, waitingFor: this.ref(this.position), nearest: this.ref(this.position) },
+      );
+      const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : '';
+      this.refuse(message.id ?? null, unsupportedVersion(requested, supported));
+      return true;
+    }
+    const missing = missingMeta(expected.message, message);
+    if (missing.length > 0) {
+      this.diagnose(
+        'meta-missing',
+        () =>
+          `your client sent ${describeMessage(message)} without ${missing.join(' and ')} in params._meta: in the stateless revision every request says its protocol version, client capabilities and client info there (${META_KEYS.join(', ')})`,
+        { received: message, waitingFor: this.ref(this.position), nearest: this.ref(this.position), path: 'params._meta' },
+      );
+      const refusal = envelopeRefusal(message, missing, declaredVersion(expected.message) ?? '');
+      if (refusal) {
+        this.refuse(message.id ?? null, refusal);
+        return true;
+      }
+    }
+    const recordedParams = isObject(expected.message.params) ? expected.message.params : {};
+    const state = recordedParams.requestState;
+    if (typeof state === 'string' && message.method === expected.message.method && params.requestState !== state) {
+      const original = this.inputRequired.get(state);
+      const sent = params.requestState;
+      this.diagnose(
+        'input-required-retry',
+        () =>
+          sent === undefined
+            ? `your client retried ${describeMessage(message)} without the requestState the input_required result gave: echo it, unchanged, in params.requestState (the server has nothing else to go on, and asks again)`
+            : `your client retried ${describeMessage(message)} with requestState ${show(sent)}, not the one the input_required result gave (${show(state)}): echo it unchanged`,
+        {
+          received: message,
+          waitingFor: this.ref(this.position),
+          nearest: this.ref(this.position),
+          path: 'params.requestState',
+          expected: state,
+          actual: sent ?? null,
+        },
+      );
+      // The server, given no state it made, has nothing to continue from: it asks again.
+      if (original) this.answerAs({ ...original, id: message.id ?? null });
+      else this.reply(message.id ?? null, this.misses[this.misses.length - 1]!.message);
+      return true;
+    }
+    return false;
+  }
+
+  /** A retry (the recorded request echoes a requestState) sent with the id of the request it
+   *  retries: said; the stateless server answers it all the same. */
+  private retryReusesId(expected: ClientFrame, message: JsonObject): boolean {
+    const params = expected.message.params;
+    const state = isObject(params) ? params.requestState : undefined;
+    if (typeof state !== 'string' || message.method !== expected.message.method) return false;
+    const original = this.inputRequired.get(state);
+    const liveId = original === undefined ? undefined : this.liveIdOf.get(idKey(original.id));
+    if (liveId === undefined || idKey(liveId) !== idKey(message.id)) return false;
+    this.diagnose(
+      'input-required-retry',
+      () =>
+        `your client retried ${describeMessage(message)} with the id of the request it retries: a retry is a new request, and needs an id never used before in the session`,
+      { received: message, waitingFor: this.ref(this.position) },
+    );
+    return true;
+  }
+
+  /** An error the recorded server would answer with, at its HTTP status. */
+  private refuse(id: Json, refusal: Refusal): void {
+    this.answerAs({ jsonrpc: '2.0', error: refusal.error as unknown as Json, id }, refusal.status);
+  }
+
+  /** A server message the player makes up from the recording (not a frame played at its place). */
+  private answerAs(message: JsonObject, status?: number): void {
+    this.log.add(() => exchangeStep('server', message));
+    this.output.write({ bytes: compactLine(message), after: 'write', from: { message, ...(status !== undefined && { status }) } });
   }
 
   /** Resolves once every message received so far has been checked against the schema. */
@@ -399,6 +515,8 @@ export class Player {
     this.consumed++;
     const recorded = frame.message;
     if (kindOf(recorded) !== 'request') return;
+    // a stateless request says its version itself: the schema the next messages are checked against
+    if (this.stateless && isStatelessMessage(recorded)) this.version = declaredVersion(recorded);
     this.liveIdOf.set(idKey(recorded.id), actual.id ?? null);
     this.recordedIdOf.set(idKey(actual.id), recorded.id ?? null);
     this.methodOfRecordedId.set(idKey(recorded.id), recorded.method as string);

@@ -8,7 +8,8 @@ import { InputError } from '../errors.ts';
 import { spawn } from 'node:child_process';
 import { FreePaths, firstDifference, formatPath } from './json-path.ts';
 import { LineSplitter } from './lines.ts';
-import { describeMessage, idKey, inJsonText, isObject, kindOf, type Cassette, type Json, type JsonObject } from './model.ts';
+import { describeMessage, idKey, inJsonText, isObject, kindOf, type Cassette, type ClientFrame, type Json, type JsonObject } from './model.ts';
+import { isStatelessMessage } from './stateless.ts';
 import { maskNondeterministic } from './normalise.ts';
 import { placeholder, Redactor, type Secret } from './redact.ts';
 import { expandEnv, prepareSetup, type Setup } from './setup.ts';
@@ -108,7 +109,8 @@ async function playClientSide(
         send({ ...answer.message, id: message.id ?? null });
       }
     }
-    if (waiting && kindOf(message) === 'response' && idKey(message.id) === waiting.id) waiting.resolve();
+    // an error with a null id answers the request being waited for (the one request in flight)
+    if (waiting && kindOf(message) === 'response' && (idKey(message.id) === waiting.id || message.id === null)) waiting.resolve();
   };
   link = await connect(heard, drift);
   const exited = link.gone;
@@ -183,10 +185,18 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
     ...(session && { 'mcp-session-id': session }),
     ...(version && { 'mcp-protocol-version': version }),
   });
-  const read = async (response: Response, what: string) => {
+  // The recorded POST of each client message: its reply's status, and the headers that mirror its body.
+  const carriers = new Map<JsonObject, ClientFrame>();
+  for (const frame of cassette.frames) if (frame.from === 'client') carriers.set(frame.message, frame);
+  const read = async (response: Response, what: string, recordedStatus?: number) => {
     session = response.headers.get('mcp-session-id') ?? session;
     const type = response.headers.get('content-type') ?? '';
-    if (response.status >= 400) drift.push({ frame: -1, message: `the server answered ${what} with HTTP ${response.status}` });
+    if (recordedStatus !== undefined ? response.status !== recordedStatus : response.status >= 400) {
+      drift.push({
+        frame: -1,
+        message: `the server answered ${what} with HTTP ${response.status}${recordedStatus !== undefined ? ` (recorded: ${recordedStatus})` : ''}`,
+      });
+    }
     if (!response.body) return;
     if (!type.startsWith('text/event-stream')) {
       const text = await response.text();
@@ -218,12 +228,13 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
   return {
     send: (text, message) => {
       const what = describeMessage(message);
+      const carrier = carriers.get(message);
       const posted = fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers('application/json, text/event-stream') },
+        headers: { 'content-type': 'application/json', ...headers('application/json, text/event-stream'), ...mirrored(carrier, message) },
         body: text,
         signal: ending.signal,
-      }).then((response) => read(response, what));
+      }).then((response) => read(response, what, carrier?.http?.reply?.status));
       track(posted, `POST ${what}`);
       // as a client does: the server's own stream once the session is established
       if (message.method === 'notifications/initialized' && cassette.http?.get?.status === 200) void posted.then(openGetStream, () => {});
@@ -237,6 +248,17 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
       await Promise.all(pending);
     },
   };
+}
+
+/** The headers that mirror a stateless request's body (MCP-Protocol-Version, Mcp-Method, Mcp-Name,
+ *  Mcp-Param-*), sent as recorded: even one that disagreed with the body, which the server refused. */
+function mirrored(carrier: ClientFrame | undefined, message: JsonObject): Record<string, string> {
+  const recorded = carrier?.http?.headers ?? {};
+  if (!isStatelessMessage(message) && recorded['mcp-method'] === undefined) return {};
+  const kept = Object.entries(recorded).filter(
+    ([name]) => name === 'mcp-protocol-version' || name === 'mcp-method' || name === 'mcp-name' || name.startsWith('mcp-param-'),
+  );
+  return Object.fromEntries(kept);
 }
 
 function parseOrUndefined(text: string): unknown {
