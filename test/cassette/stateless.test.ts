@@ -261,9 +261,9 @@ describe('committed stateless cassettes', () => {
       const url = servers[server]!.url;
       expect(await verifyHttpCassette(cassette, url)).toEqual([]);
       const planted = structuredClone(cassette);
-      const answer = planted.frames.findLast(
-        (frame) => frame.from === 'server' && 'result' in frame.message && Array.isArray((frame.message.result as { content?: unknown }).content),
-      );
+      const answer = [...planted.frames]
+        .reverse()
+        .find((frame) => frame.from === 'server' && 'result' in frame.message && Array.isArray((frame.message.result as { content?: unknown }).content));
       if (answer?.from !== 'server') throw new Error(`${file}: no tool result to plant a change in`);
       (answer.message.result as { content: { text: string }[] }).content[0]!.text = 'planted';
       const drift = await verifyHttpCassette(planted, url);
