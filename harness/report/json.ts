@@ -156,6 +156,11 @@ const DIAGNOSIS_KINDS = [
   'http-method',
   'http-auth',
   'http-session-left-open',
+  'meta-missing',
+  'http-header-mismatch',
+  'stateless-session',
+  'stateless-initialize',
+  'input-required-retry',
 ] as const;
 const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject });
 const diagnosisSchema = object({

@@ -10,7 +10,8 @@ import { startEverythingHttp } from '../../scripts/record-http-cassettes.ts';
 import { cassetteCommand, ROOT, runSession } from './sdk-session.ts';
 
 const folder = join(ROOT, 'cassettes');
-const files = readdirSync(folder).filter((file) => file.endsWith('.yaml'));
+// stateless-*.yaml come from the SDK v2 servers of scripts/stateless-servers/: test/cassette/stateless.test.ts checks them
+const files = readdirSync(folder).filter((file) => file.endsWith('.yaml') && !file.startsWith('stateless-'));
 const stdioFiles = files.filter((file) => loadCassette(join(folder, file)).transport === 'stdio');
 const httpFiles = files.filter((file) => loadCassette(join(folder, file)).transport === 'http');
 
