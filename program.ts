@@ -94,7 +94,66 @@ const commands: Record<string, Command> = {
     const translations = tools.map((tool) => canonicalClaudeTool(mcp.toClaudeTool(tool)));
     return { tools: translations, unchanged: JSON.stringify(canonical(tools)) === listed };
   },
+
+  /** Both eras over Streamable HTTP (stage 6): connect() (server/discover, or initialize for a 2025
+   *  server), every tool, then the calls in calls.json one after another (each its own POST, in
+   *  order); close(). An input request of the server (input_required) is answered from inputs.json,
+   *  by its method (`{ "elicitation/create": { "action": "accept", "content": {...} } }`); the client
+   *  declares the capabilities those answers cover. headers.json: headers for every request. */
+  stateless: async (caseDir) => {
+    const calls = optionalJson(join(caseDir, 'calls.json'), []) as { name: string; arguments?: object }[];
+    const inputs = optionalJson(join(caseDir, 'inputs.json'), {}) as Record<string, unknown>;
+    const headers = optionalJson(join(caseDir, 'headers.json'), undefined) as Record<string, string> | undefined;
+    const asked: unknown[] = [];
+    const onInputRequest = (request: { method: string; params?: object }) => {
+      asked.push(canonical({ method: request.method, ...(request.params !== undefined && { params: request.params }) }));
+      if (!(request.method in inputs)) throw new Error(`the server asks for ${request.method}, which inputs.json does not answer`);
+      return structuredClone(inputs[request.method]);
+    };
+    const capabilities = Object.fromEntries(Object.keys(inputs).flatMap((method) => (method in CAPABILITY_OF ? [[CAPABILITY_OF[method]!, {}]] : [])));
+    if ('elicitation' in capabilities) capabilities.elicitation = { form: {} };
+    const server = await serverUrl(caseDir);
+    try {
+      const client = new mcp.McpClient(new mcp.HttpTransport(server.url, headers && { headers }), undefined, { capabilities, onInputRequest });
+      const connect = await outcome(client.connect().then(connection));
+      if (isFailure(connect)) {
+        await client.close();
+        return { connect };
+      }
+      const tools = await outcome(client.listTools());
+      const results: unknown[] = [];
+      for (const call of calls) results.push(await outcome(client.callTool(call.name, call.arguments)));
+      await client.close();
+      return { connect, tools, calls: results, asked };
+    } finally {
+      server.done();
+    }
+  },
 };
+
+/** The capability a client declares to be asked for input of each kind (stateless era). */
+const CAPABILITY_OF: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+
+/** What connect() found, as the protocol decides it: the era, the protocol version, and the server's
+ *  name, version, capabilities and instructions (serverInfo of the initialize result; in the
+ *  stateless era, the discover result's `_meta` has it), and the versions a discover result lists. */
+function connection(found: mcp.Connection): object {
+  const server = found.server as Record<string, unknown>;
+  const meta = (server._meta ?? {}) as Record<string, unknown>;
+  const info = found.era === 'modern' ? meta['io.modelcontextprotocol/serverInfo'] : server.serverInfo;
+  return {
+    era: found.era,
+    protocolVersion: found.protocolVersion,
+    ...(found.era === 'modern' && { supportedVersions: server.supportedVersions }),
+    serverInfo: info,
+    capabilities: server.capabilities,
+    ...(server.instructions !== undefined && { instructions: server.instructions }),
+  };
+}
+
+function isFailure(outcome: unknown): boolean {
+  return typeof outcome === 'object' && outcome !== null && ('error' in outcome || 'refused' in outcome);
+}
 
 /** The URL of the case's server: under the grader, its player's (on 127.0.0.1, a port the grader
  *  owns); by hand, a `theinference replay` of the case's cassette started here. */

@@ -178,16 +178,44 @@ export class McpClient {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly reading: Promise<void>;
+  /** The protocol version of the stateless era, once connect() found a server that speaks it. */
+  private statelessVersion: string | undefined;
 
   constructor(
     private readonly transport: Transport,
     private readonly clientInfo = { name: 'mcp-course-client', version: '1.0.0' },
+    private readonly options: McpClientOptions = {},
   ) {
     this.reading = this.read();
   }
 
-  /** Sends a request and waits for the response with its id; a JSON-RPC error becomes McpError. */
-  request(method: string, params?: object): Promise<any> {
+  /** Sends a request and waits for the response with its id; a JSON-RPC error becomes McpError.
+   *  In the stateless era (after connect() found a 2026-07-28 server) every request carries the
+   *  `_meta` of that era, and an `input_required` result is answered: the request is sent again,
+   *  with a new id, the answers of onInputRequest and the server's requestState. */
+  async request(method: string, params?: object): Promise<any> {
+    const version = this.statelessVersion;
+    if (version === undefined) return this.send(method, params);
+    const { inputResponses: _responses, requestState: _state, ...original } = (params ?? {}) as Record<string, unknown>;
+    let retry: Record<string, unknown> = params === undefined ? {} : (params as Record<string, unknown>);
+    for (let round = 0; ; round++) {
+      const result = await this.send(method, this.withMeta(retry, version));
+      const type = isRecord(result) ? result.resultType : undefined;
+      // absent: complete, as servers of earlier revisions answer
+      if (type === undefined || type === 'complete') return result;
+      if (type !== 'input_required') throw new Error(`${method}: the server answered resultType ${JSON.stringify(type)}, which this client does not know`);
+      if (round === MAX_INPUT_ROUNDS) throw new Error(`${method}: the server still asks for input after ${MAX_INPUT_ROUNDS} rounds`);
+      const inputResponses = isRecord(result.inputRequests) ? await this.answerInputs(method, result.inputRequests) : undefined;
+      retry = {
+        ...original,
+        ...(inputResponses && { inputResponses }),
+        ...(typeof result.requestState === 'string' && { requestState: result.requestState }),
+      };
+    }
+  }
+
+  /** One JSON-RPC request as it is: a fresh id, the response with that id. */
+  private send(method: string, params?: object): Promise<any> {
     const id = this.nextId++;
     const response = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
     return this.transport.send({ jsonrpc: '2.0', id, method, ...(params && { params }) }).then(() => response, (error) => this.unsent(id, error));
@@ -272,6 +300,58 @@ export class McpClient {
     this.pending.delete(id);
     throw error;
   }
+
+  // -------------------------------------------------------------- stage 6: stateless
+
+  /** Which era the server speaks, found out on the one connection: `server/discover` first (the
+   *  stateless era of 2026-07-28); -32022 (unsupported protocol version) is answered once, with a
+   *  version its `data.supported` lists; any other error (not one of the era's own, -32020 to
+   *  -32022), or an HTTP error, means a server of the 2025 era: initialize() then. */
+  async connect(): Promise<Connection> {
+    let version = STATELESS_PROTOCOL_VERSIONS[0]!;
+    for (let retried = false; ; retried = true) {
+      try {
+        const server: DiscoverResult = await this.send('server/discover', this.withMeta({}, version));
+        if (server.resultType !== undefined && server.resultType !== 'complete') throw new Error(`server/discover answered resultType ${JSON.stringify(server.resultType)}`);
+        this.statelessVersion = version;
+        return { era: 'modern', protocolVersion: version, server };
+      } catch (error) {
+        if (!(error instanceof McpError) || !STATELESS_ERRORS.includes(error.code)) break; // not a server of this era
+        if (error.code !== UNSUPPORTED_PROTOCOL_VERSION || retried) throw error;
+        const supported = isRecord(error.data) && Array.isArray(error.data.supported) ? error.data.supported : [];
+        const common = STATELESS_PROTOCOL_VERSIONS.find((known) => supported.includes(known));
+        if (common !== undefined) {
+          version = common;
+          continue;
+        }
+        if (SUPPORTED_PROTOCOL_VERSIONS.some((known) => supported.includes(known))) break; // a version of the 2025 era
+        throw new Error(`the server supports protocol versions ${JSON.stringify(supported)}, none of which this client speaks`);
+      }
+    }
+    const server = await this.initialize();
+    return { era: 'legacy', protocolVersion: server.protocolVersion, server };
+  }
+
+  /** params with the `_meta` every request of the stateless era carries (a `_meta` of the caller's own is kept). */
+  private withMeta(params: Record<string, unknown>, version: string): Record<string, unknown> {
+    const meta = isRecord(params._meta) ? params._meta : {};
+    return {
+      ...params,
+      _meta: { ...meta, [PROTOCOL_VERSION_META]: version, [CLIENT_INFO_META]: this.clientInfo, [CLIENT_CAPABILITIES_META]: this.options.capabilities ?? {} },
+    };
+  }
+
+  /** inputResponses: onInputRequest's answer to each of the server's input requests, under its key. */
+  private async answerInputs(method: string, requests: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const answer = this.options.onInputRequest;
+    if (answer === undefined) throw new Error(`${method}: the server asks for input (input_required), and this client was given no onInputRequest`);
+    const responses: Record<string, unknown> = {};
+    for (const [key, request] of Object.entries(requests)) {
+      if (!isRecord(request) || typeof request.method !== 'string') throw new Error(`${method}: input request ${key} is not a request: ${JSON.stringify(request)}`);
+      responses[key] = await answer({ method: request.method, ...(isRecord(request.params) && { params: request.params }) });
+    }
+    return responses;
+  }
 }
 
 /** A real server as a child process: its stdin and stdout are the wire (stderr passes through). */
@@ -301,6 +381,8 @@ export class HttpTransport implements Transport {
   private initializeRequest: Record<string, unknown> | undefined;
   private reinitializing: Promise<void> | undefined;
   private reinitializations = 0;
+  /** Stateless era: per tool, the Mcp-Param-* headers its arguments go in, from its `x-mcp-header` annotations. */
+  private readonly paramHeaders = new Map<string, ParamHeader[]>();
 
   constructor(
     private readonly url: string,
@@ -310,6 +392,8 @@ export class HttpTransport implements Transport {
   }
 
   async send(msg: object): Promise<void> {
+    const version = statelessVersionOf(msg);
+    if (version !== undefined) return this.sendStateless(msg as Record<string, unknown>, version);
     if (isRecord(msg) && msg.method === 'initialize') this.initializeRequest = msg;
     const session = this.sessionId;
     let response = await this.post(msg);
@@ -324,6 +408,67 @@ export class HttpTransport implements Transport {
       if (isRecord(message) && message.id === this.initializeRequest?.id) this.agreed(message);
       this.inbox.push(message);
     }
+  }
+
+  /** A request of the stateless era (2026-07-28): no session; the headers that mirror the body
+   *  (MCP-Protocol-Version: the `_meta` version, Mcp-Method, Mcp-Name, and an Mcp-Param-* for each
+   *  argument its tool's schema names in `x-mcp-header`). The era's servers refuse with 400 (404 for
+   *  an unknown method) and a JSON-RPC error for the request: that error is its response. */
+  private async sendStateless(msg: Record<string, unknown>, version: string): Promise<void> {
+    const response = await fetch(this.url, {
+      method: 'POST',
+      headers: {
+        ...this.options.headers,
+        ...this.statelessHeaders(msg, version),
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify(msg),
+      signal: this.closing.signal,
+    });
+    if (!response.ok) {
+      const body = await response.text().catch(() => '');
+      const refusal = parseJson(body);
+      if (isRecord(refusal) && isRecord(refusal.error) && refusal.id === msg.id) this.inbox.push(refusal);
+      else throw httpErrorOf(response, this.url, refusal);
+      return;
+    }
+    for await (const message of this.replies(response)) {
+      this.inbox.push(msg.method === 'tools/list' && isRecord(message) && message.id === msg.id ? this.learnTools(message) : message);
+    }
+  }
+
+  private statelessHeaders(msg: Record<string, unknown>, version: string): Record<string, string> {
+    const params = isRecord(msg.params) ? msg.params : {};
+    const headers: Record<string, string> = { 'MCP-Protocol-Version': version, 'Mcp-Method': String(msg.method) };
+    const name = msg.method === 'resources/read' ? params.uri : NAMED_METHODS.includes(String(msg.method)) ? params.name : undefined;
+    if (typeof name === 'string') headers['Mcp-Name'] = headerValue(name);
+    if (msg.method === 'tools/call' && typeof params.name === 'string') {
+      for (const { header, path } of this.paramHeaders.get(params.name) ?? []) {
+        const value = path.reduce<unknown>((at, key) => (isRecord(at) ? at[key] : undefined), params.arguments);
+        if (typeof value === 'string') headers[`Mcp-Param-${header}`] = headerValue(value);
+        else if (typeof value === 'number' || typeof value === 'boolean') headers[`Mcp-Param-${header}`] = String(value);
+        // null, absent (or not a primitive): no header
+      }
+    }
+    return headers;
+  }
+
+  /** A tools/list response: the headers each tool's arguments go in, learnt; a tool whose
+   *  `x-mcp-header` annotations break the rules is left out of the list (said on stderr). */
+  private learnTools(response: Record<string, unknown>): Record<string, unknown> {
+    if (!isRecord(response.result) || !Array.isArray(response.result.tools)) return response;
+    const tools = response.result.tools.filter((tool: unknown) => {
+      if (!isRecord(tool) || typeof tool.name !== 'string') return true;
+      const headers = paramHeadersOf(tool.inputSchema);
+      if (typeof headers === 'string') {
+        console.error(`left out tool ${tool.name}: ${headers}`);
+        return false;
+      }
+      this.paramHeaders.set(tool.name, headers);
+      return true;
+    });
+    return { ...response, result: { ...response.result, tools } };
   }
 
   /** DELETE ends the session on the server (405 means it does not let clients do that), then
@@ -403,16 +548,22 @@ export class HttpTransport implements Transport {
 
 /** "HTTP 406 Not Acceptable from <url>", with the JSON-RPC error message of the body if it has one. */
 async function httpError(response: Response, url: string): Promise<Error> {
+  return httpErrorOf(response, url, parseJson(await response.text().catch(() => '')));
+}
+
+function httpErrorOf(response: Response, url: string, body: unknown): Error {
   const status = [response.status, response.statusText].filter(Boolean).join(' ');
-  const body = await response.text().catch(() => '');
-  let detail = '';
-  try {
-    const parsed: unknown = JSON.parse(body);
-    if (isRecord(parsed) && isRecord(parsed.error) && typeof parsed.error.message === 'string') detail = `: ${parsed.error.message}`;
-  } catch {
-    // not JSON: the status says it all
-  }
+  const detail = isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string' ? `: ${body.error.message}` : '';
   return new Error(`HTTP ${status} from ${url}${detail}`);
+}
+
+/** The text as JSON, or undefined when it is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The JSON-RPC messages of a text/event-stream body, in order. An event's data is its `data:` lines
@@ -511,4 +662,113 @@ export function toClaudeTool(tool: Tool): { name: string; description?: string; 
     input_schema = rest;
   }
   return { name: tool.name, ...(tool.description !== undefined && { description: tool.description }), input_schema };
+}
+
+// ---------------------------------------------------------------- stage 6: stateless
+
+/** The protocol versions of the stateless era (no initialize, no session: `_meta` on every
+ *  request) this client speaks, newest first: connect() offers the first. */
+export const STATELESS_PROTOCOL_VERSIONS = ['2026-07-28'];
+
+/** A request the server needs answered before it can complete one of the client's
+ *  (`elicitation/create`, `sampling/createMessage`, `roots/list`), from an `input_required` result. */
+export interface InputRequest {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface McpClientOptions {
+  /** The client capabilities it declares: in every request's `_meta` in the stateless era (a server
+   *  asks only for the input they cover, such as `{ elicitation: { form: {} } }`). Default `{}`. */
+  capabilities?: Record<string, unknown>;
+  /** The answer to one input request of an `input_required` result (an ElicitResult for
+   *  `elicitation/create`, ...). Without it, a request the server asks input for fails. */
+  onInputRequest?: (request: InputRequest) => unknown | Promise<unknown>;
+}
+
+/** The result of server/discover. */
+export interface DiscoverResult {
+  supportedVersions: string[];
+  capabilities: Record<string, unknown>;
+  instructions?: string;
+  /** `io.modelcontextprotocol/serverInfo`: the server's name and version. */
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** What connect() found: a server of the stateless era (2026-07-28) and its discover result, or one
+ *  of the 2025 era, with the initialize handshake done. */
+export type Connection =
+  | { era: 'modern'; protocolVersion: string; server: DiscoverResult }
+  | { era: 'legacy'; protocolVersion: string; server: InitializeResult };
+
+const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+const CLIENT_INFO_META = 'io.modelcontextprotocol/clientInfo';
+const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
+
+/** The errors of the stateless era itself (header mismatch, missing client capability,
+ *  unsupported protocol version): a server that answers one speaks the era. */
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+const STATELESS_ERRORS = [-32020, -32021, UNSUPPORTED_PROTOCOL_VERSION];
+
+/** A server may ask for input again and again; this many rounds, then the request fails. */
+const MAX_INPUT_ROUNDS = 10;
+
+/** The protocol version a message of the stateless era says in its `_meta`; undefined for any other. */
+function statelessVersionOf(msg: object): string | undefined {
+  const params = isRecord(msg) && isRecord(msg.params) ? msg.params : undefined;
+  const version = isRecord(params?._meta) ? params._meta[PROTOCOL_VERSION_META] : undefined;
+  return typeof version === 'string' ? version : undefined;
+}
+
+/** The methods whose `params.name` goes in Mcp-Name (resources/read: `params.uri`). */
+const NAMED_METHODS = ['tools/call', 'prompts/get'];
+
+/** A value as a header carries it: as it is when it is plain visible ASCII (inner spaces allowed),
+ *  else `=?base64?<UTF-8 in Base64>?=`: anything outside 0x20-0x7E (tabs, line ends, non-ASCII), a
+ *  leading or trailing space, or a value that looks like that form itself. */
+function headerValue(value: string): string {
+  const plain = /^[\x20-\x7E]*$/.test(value) && value.trim() === value && !(value.startsWith('=?base64?') && value.endsWith('?='));
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+/** An argument mirrored into `Mcp-Param-<header>`: where it is in the arguments. */
+interface ParamHeader {
+  header: string;
+  path: string[];
+}
+
+/** An RFC 9110 token: what a header name is made of. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_TYPES = ['string', 'integer', 'boolean'];
+/** Keywords whose values are data, not schemas: an `x-mcp-header` key inside them annotates nothing. */
+const DATA_KEYWORDS = ['const', 'default', 'enum', 'examples'];
+
+/** The `x-mcp-header` annotations of a tool's input schema, or why they make the tool invalid: each
+ *  must be a token, unique (case-insensitively), on a string, integer or boolean property reached
+ *  from the root through `properties` alone. */
+function paramHeadersOf(schema: unknown): ParamHeader[] | string {
+  const found: ParamHeader[] = [];
+  const problems: string[] = [];
+  const walk = (node: unknown, path: string[], reachable: boolean): void => {
+    if (Array.isArray(node)) return node.forEach((item) => walk(item, path, false));
+    if (!isRecord(node)) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'x-mcp-header') {
+        if (!reachable || path.length === 0) problems.push(`x-mcp-header ${JSON.stringify(value)} is not on a property reached through "properties" alone`);
+        else if (typeof value !== 'string' || !TOKEN.test(value)) problems.push(`x-mcp-header ${JSON.stringify(value)} of ${path.join('.')} is not a header name`);
+        else if (!HEADER_TYPES.includes(node.type as string)) problems.push(`x-mcp-header ${value} is on ${path.join('.')}, of type ${JSON.stringify(node.type)}`);
+        else found.push({ header: value, path });
+      } else if (key === 'properties' && isRecord(value)) {
+        for (const [name, property] of Object.entries(value)) walk(property, [...path, name], reachable);
+      } else if (!DATA_KEYWORDS.includes(key)) {
+        walk(value, path, false);
+      }
+    }
+  };
+  walk(schema, [], true);
+  const names = found.map(({ header }) => header.toLowerCase());
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined) problems.push(`x-mcp-header ${twice} is given twice`);
+  return problems.length > 0 ? problems.join('; ') : found;
 }
