@@ -122,7 +122,7 @@ const commands: Record<string, Command> = {
       }
       const tools = await outcome(client.listTools());
       const results: unknown[] = [];
-      for (const call of calls) results.push(await outcome(client.callTool(call.name, call.arguments)));
+      for (const call of calls) results.push(await outcome(client.callTool(call.name, call.arguments).then(withoutResultType)));
       await client.close();
       return { connect, tools, calls: results, asked };
     } finally {
@@ -149,6 +149,15 @@ function connection(found: mcp.Connection): object {
     capabilities: server.capabilities,
     ...(server.instructions !== undefined && { instructions: server.instructions }),
   };
+}
+
+/** A call's result without `resultType`: which round of the exchange ended it (a client may keep
+ *  the field or drop it, as the SDK does), not part of the tool's result. A result that is not
+ *  complete prints as what it is: no content, its inputRequests and requestState. */
+function withoutResultType(result: mcp.CallToolResult): object {
+  if (result?.resultType !== 'complete') return result;
+  const { resultType: _complete, ...rest } = result;
+  return rest;
 }
 
 function isFailure(outcome: unknown): boolean {

@@ -229,7 +229,7 @@ export class McpClient {
   async initialize(): Promise<InitializeResult> {
     const result: InitializeResult = await this.request('initialize', {
       protocolVersion: SUPPORTED_PROTOCOL_VERSIONS[0],
-      capabilities: {},
+      capabilities: this.options.capabilities ?? {},
       clientInfo: this.clientInfo,
     });
     if (!SUPPORTED_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
@@ -286,11 +286,20 @@ export class McpClient {
     this.pending.clear();
   }
 
-  /** A request from the server: ping is answered, anything else is not supported. */
-  private answer(request: Record<string, unknown>): Promise<void> {
-    const reply = request.method === 'ping'
-      ? { result: {} }
-      : { error: { code: -32601, message: `Method not found: ${String(request.method)}` } };
+  /** A request from the server: ping is answered, and so is a request for input (2025 era) when
+   *  onInputRequest was given; anything else is not supported. */
+  private async answer(request: Record<string, unknown>): Promise<void> {
+    const method = String(request.method);
+    let reply: object = { error: { code: -32601, message: `Method not found: ${method}` } };
+    if (method === 'ping') reply = { result: {} };
+    else if (INPUT_METHODS.includes(method) && this.options.onInputRequest) {
+      try {
+        const params = isRecord(request.params) ? request.params : undefined;
+        reply = { result: await this.options.onInputRequest({ method, ...(params && { params }) }) };
+      } catch (error) {
+        reply = { error: { code: -32603, message: error instanceof Error ? error.message : String(error) } };
+      }
+    }
     return this.transport.send({ jsonrpc: '2.0', id: request.id, ...reply });
   }
 
@@ -710,6 +719,9 @@ const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
  *  unsupported protocol version): a server that answers one speaks the era. */
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 const STATELESS_ERRORS = [-32020, -32021, UNSUPPORTED_PROTOCOL_VERSION];
+
+/** The requests for input a server makes (embedded in input_required results in the stateless era). */
+const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'];
 
 /** A server may ask for input again and again; this many rounds, then the request fails. */
 const MAX_INPUT_ROUNDS = 10;

@@ -1,9 +1,12 @@
-// A second, independent correct client for stages 2 to 5: the official SDK's Client (and, over HTTP,
+// A second, independent correct client for stages 2 to 6: the official SDK's Client (and, over HTTP,
 // its StreamableHTTPClientTransport) behind a thin adapter to the course API, and a translation to
-// the Claude API's tools written apart from the reference's. The test suite grades
+// the Claude API's tools written apart from the reference's. Stages 2 to 5 use the SDK v1
+// (`@modelcontextprotocol/sdk`); stage 6, both eras on one URL, the SDK v2 (`@modelcontextprotocol/client`),
+// whose Client probes, falls back and answers input_required itself. The test suite grades
 // it on every case, to prove that the cases ask for what the protocol asks and nothing more (no ids,
 // key orders or wording).
 import { spawn } from 'node:child_process';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpTransportV2, ProtocolError as ProtocolErrorV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -117,29 +120,94 @@ async function courseErrors<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    throw error instanceof SdkMcpError ? new McpError(error.code, error.message, error.data) : error;
+    throw error instanceof SdkMcpError || error instanceof ProtocolErrorV2 ? new McpError(error.code, error.message, error.data) : error;
   }
 }
 
 /** The SDK's tools/list result with inputSchema optional. */
 const ToolsPage = ListToolsResultSchema.extend({ tools: ToolSchema.extend({ inputSchema: ToolSchema.shape.inputSchema.optional() }).array() });
 
+/** A request of the server's input_required result, as the course's onInputRequest takes it. */
+export interface InputRequest {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface McpClientOptions {
+  capabilities?: Record<string, unknown>;
+  onInputRequest?: (request: InputRequest) => unknown | Promise<unknown>;
+}
+
+/** What connect() found, in the course's shape. */
+export type Connection =
+  | { era: 'modern'; protocolVersion: string; server: Record<string, unknown> }
+  | { era: 'legacy'; protocolVersion: string; server: Record<string, unknown> };
+
+/** The input requests the SDK v2 Client can be given a handler for, and the capability each needs. */
+const INPUT_METHODS = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' } as const;
+
 export class McpClient {
   private readonly sdk: Client;
   private readonly bridge: Bridge;
+  /** Stage 6: the SDK v2 Client connect() made; every later call goes to it. */
+  private v2: ClientV2 | undefined;
 
-  constructor(transport: Transport, clientInfo = { name: 'sdk-adapter', version: '1.0.0' }) {
+  constructor(
+    private readonly transport: Transport,
+    private readonly clientInfo = { name: 'sdk-adapter', version: '1.0.0' },
+    private readonly options: McpClientOptions = {},
+  ) {
     this.sdk = new Client(clientInfo);
     this.bridge = new Bridge(transport);
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: the course API's request() returns any, as the reference's does
   request(method: string, params?: object): Promise<any> {
+    if (this.v2) return courseErrors(this.v2.request({ method, params: params as Record<string, unknown> } as never));
     return courseErrors(this.sdk.request({ method, params: params as Record<string, unknown> }, ResultSchema));
   }
 
   notify(method: string, params?: object): Promise<void> {
     return this.sdk.notification({ method, params: params as Record<string, unknown> });
+  }
+
+  /** Stage 6 with the SDK v2 Client over its own Streamable HTTP transport, on the URL (and headers)
+   *  of this adapter's HttpTransport: versionNegotiation 'auto' (server/discover, the -32022
+   *  continuation, or the 2025 initialize for an older server); the course's onInputRequest becomes
+   *  the Client's handler of each input request its capabilities cover, which the Client calls for
+   *  an input_required result before it retries. */
+  async connect(): Promise<Connection> {
+    if (!(this.transport instanceof HttpTransport)) throw new Error('this adapter speaks stage 6 over Streamable HTTP only');
+    const { url, headers } = this.transport.target();
+    await this.transport.close(); // the SDK v1 transport is not used for stage 6
+    const capabilities = this.options.capabilities ?? {};
+    const v2 = new ClientV2(this.clientInfo, { capabilities, versionNegotiation: { mode: 'auto' } });
+    const answer = this.options.onInputRequest;
+    if (answer) {
+      for (const [method, capability] of Object.entries(INPUT_METHODS)) {
+        if (!(capability in capabilities)) continue;
+        v2.setRequestHandler(
+          method as 'elicitation/create',
+          async (request) => (await answer({ method, ...(request.params && { params: request.params }) })) as never,
+        );
+      }
+    }
+    await courseErrors(v2.connect(new HttpTransportV2(new URL(url), { requestInit: { headers } })));
+    this.v2 = v2;
+    const era = v2.getProtocolEra();
+    const protocolVersion = v2.getNegotiatedProtocolVersion()!;
+    const instructions = v2.getInstructions();
+    if (era === 'modern') return { era, protocolVersion, server: { ...v2.getDiscoverResult() } };
+    return {
+      era: 'legacy',
+      protocolVersion,
+      server: {
+        protocolVersion,
+        capabilities: v2.getServerCapabilities(),
+        serverInfo: v2.getServerVersion(),
+        ...(instructions !== undefined && { instructions }),
+      },
+    };
   }
 
   async initialize() {
@@ -157,6 +225,7 @@ export class McpClient {
    *  kept (some servers send one; the SDK's schema refuses the whole page); the Client's tool cache
    *  (output-schema validators, task support) is filled from the page as its own listTools does. */
   async listTools() {
+    if (this.v2) return (await courseErrors(this.v2.listTools())).tools; // every page (an empty cursor followed), tools with invalid x-mcp-header left out
     const tools = [];
     let cursor: string | undefined;
     do {
@@ -169,10 +238,16 @@ export class McpClient {
   }
 
   callTool(name: string, args: object = {}) {
+    if (this.v2) return courseErrors(this.v2.callTool({ name, arguments: args as Record<string, unknown> }));
     return courseErrors(this.sdk.callTool({ name, arguments: args as Record<string, unknown> }));
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    if (this.v2) {
+      const transport = this.v2.transport as HttpTransportV2 | undefined;
+      await transport?.terminateSession().catch(() => {}); // DELETE, for a 2025 server's session
+      return this.v2.close();
+    }
     return this.sdk.close();
   }
 }
@@ -249,6 +324,11 @@ export class HttpTransport implements Transport {
     };
     void sdk.start();
     return sdk;
+  }
+
+  /** Where this transport goes: what stage 6's SDK v2 transport is made with. */
+  target(): { url: string; headers?: Record<string, string> } {
+    return { url: this.url, ...(this.options.headers && { headers: this.options.headers }) };
   }
 
   private initializeId(): unknown {
