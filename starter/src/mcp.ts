@@ -101,7 +101,8 @@ export interface CallToolResult {
 }
 
 export class McpClient {
-  constructor(transport: Transport, clientInfo = { name: 'mcp-course-client', version: '1.0.0' }) {
+  /** `options` is stage 6's (stateless): leave it until then. */
+  constructor(transport: Transport, clientInfo = { name: 'mcp-course-client', version: '1.0.0' }, options: McpClientOptions = {}) {
     throw new Error('not implemented yet: McpClient (stage handshake)');
   }
 
@@ -136,6 +137,20 @@ export class McpClient {
   async close(): Promise<void> {
     throw new Error('not implemented yet: McpClient.close (stage handshake)');
   }
+
+  // -------------------------------------------------------------- stage 6: stateless
+
+  /** Which era the server speaks: `server/discover` first, its `_meta` (protocol version: the first of
+   *  STATELESS_PROTOCOL_VERSIONS, clientInfo, capabilities) and headers as the 2026-07-28 revision
+   *  asks. A -32022 error: once more, with a version its `data.supported` lists and you speak. Any
+   *  other error (but -32020 and -32021, the era's own), or an HTTP error: a 2025 server, so
+   *  initialize() as before. In the stateless era, every request then carries that `_meta` too; a
+   *  result with `resultType: "input_required"` is answered (onInputRequest for each of its
+   *  inputRequests) by sending the request again with a new id, `inputResponses` and the
+   *  `requestState` it gave; a result without resultType is complete. */
+  async connect(): Promise<Connection> {
+    throw new Error('not implemented yet: McpClient.connect (stage stateless)');
+  }
 }
 
 /** A real server as a child process (node:child_process spawn): its stdin and stdout are the wire. */
@@ -164,7 +179,10 @@ export class HttpTransport implements Transport {
     throw new Error('not implemented yet: HttpTransport.send (stage streamable-http)');
   }
 
-  /** DELETE when there is a session (that ends it on the server), then end `messages`. */
+  /** DELETE when there is a session (that ends it on the server), then end `messages`.
+   *  (Stage 6, stateless: a request whose params._meta says a protocol version of that era goes
+   *  without a session, with `MCP-Protocol-Version` (that version), `Mcp-Method`, `Mcp-Name` and the
+   *  `Mcp-Param-*` its tool's `x-mcp-header` annotations ask for; see docs/course.md.) */
   async close(): Promise<void> {
     throw new Error('not implemented yet: HttpTransport.close (stage streamable-http)');
   }
@@ -187,3 +205,38 @@ export function readSse(body: ReadableStream<Uint8Array>): AsyncIterable<unknown
 export function toClaudeTool(tool: Tool): { name: string; description?: string; input_schema: Record<string, unknown> } {
   throw new Error('not implemented yet: toClaudeTool (stage translate)');
 }
+
+// ---------------------------------------------------------------- stage 6: stateless
+
+/** The protocol versions of the stateless era (2026-07-28: no initialize, no session, `_meta` on
+ *  every request), newest first: connect() offers the first. */
+export const STATELESS_PROTOCOL_VERSIONS = ['2026-07-28'];
+
+/** A request the server needs answered (from an `input_required` result, or, from a 2025 server, a
+ *  request of its own): `elicitation/create`, `sampling/createMessage` or `roots/list`. */
+export interface InputRequest {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface McpClientOptions {
+  /** The client capabilities it declares (in `_meta`; in initialize too). Default `{}`. */
+  capabilities?: Record<string, unknown>;
+  /** The answer to one input request (an ElicitResult for `elicitation/create`, ...). */
+  onInputRequest?: (request: InputRequest) => unknown | Promise<unknown>;
+}
+
+/** The result of server/discover. */
+export interface DiscoverResult {
+  supportedVersions: string[];
+  capabilities: Record<string, unknown>;
+  instructions?: string;
+  /** `io.modelcontextprotocol/serverInfo`: the server's name and version. */
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** What connect() found: a stateless server and its discover result, or a 2025 one, initialized. */
+export type Connection =
+  | { era: 'modern'; protocolVersion: string; server: DiscoverResult }
+  | { era: 'legacy'; protocolVersion: string; server: InitializeResult };
