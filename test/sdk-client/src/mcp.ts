@@ -128,18 +128,18 @@ async function courseErrors<T>(work: Promise<T>): Promise<T> {
 const ToolsPage = ListToolsResultSchema.extend({ tools: ToolSchema.extend({ inputSchema: ToolSchema.shape.inputSchema.optional() }).array() });
 
 /** A request of the server's input_required result, as the course's onInputRequest takes it. */
-export interface InputRequest {
+interface InputRequest {
   method: string;
   params?: Record<string, unknown>;
 }
 
-export interface McpClientOptions {
+interface McpClientOptions {
   capabilities?: Record<string, unknown>;
   onInputRequest?: (request: InputRequest) => unknown | Promise<unknown>;
 }
 
 /** What connect() found, in the course's shape. */
-export type Connection =
+type Connection =
   | { era: 'modern'; protocolVersion: string; server: Record<string, unknown> }
   | { era: 'legacy'; protocolVersion: string; server: Record<string, unknown> };
 
@@ -178,7 +178,9 @@ export class McpClient {
    *  an input_required result before it retries. */
   async connect(): Promise<Connection> {
     if (!(this.transport instanceof HttpTransport)) throw new Error('this adapter speaks stage 6 over Streamable HTTP only');
-    const { url, headers } = this.transport.target();
+    // where the transport goes (its own fields, read here: the course's HttpTransport has no getter for them)
+    const url = this.transport['url'];
+    const headers = this.transport['options'].headers;
     await this.transport.close(); // the SDK v1 transport is not used for stage 6
     const capabilities = this.options.capabilities ?? {};
     const v2 = new ClientV2(this.clientInfo, { capabilities, versionNegotiation: { mode: 'auto' } });
@@ -237,8 +239,8 @@ export class McpClient {
     return tools;
   }
 
-  callTool(name: string, args: object = {}) {
-    if (this.v2) return courseErrors(this.v2.callTool({ name, arguments: args as Record<string, unknown> }));
+  callTool(name: string, args: object = {}): ReturnType<Client['callTool']> {
+    if (this.v2) return courseErrors(this.v2.callTool({ name, arguments: args as Record<string, unknown> })) as ReturnType<Client['callTool']>;
     return courseErrors(this.sdk.callTool({ name, arguments: args as Record<string, unknown> }));
   }
 
@@ -324,11 +326,6 @@ export class HttpTransport implements Transport {
     };
     void sdk.start();
     return sdk;
-  }
-
-  /** Where this transport goes: what stage 6's SDK v2 transport is made with. */
-  target(): { url: string; headers?: Record<string, string> } {
-    return { url: this.url, ...(this.options.headers && { headers: this.options.headers }) };
   }
 
   private initializeId(): unknown {
