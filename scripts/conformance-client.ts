@@ -1,8 +1,11 @@
 // The client the official MCP conformance suite (@modelcontextprotocol/conformance) runs: the
 // reference McpClient over the reference HttpTransport, driven as each client scenario expects.
-// The suite passes its scenario server's URL as the last argument and the scenario's name in
-// MCP_CONFORMANCE_SCENARIO; the exit code says whether the client got through. What the course
-// does not teach (OAuth, elicitation, ...) is refused with exit 2 rather than faked.
+// The suite passes its scenario server's URL as the last argument, the scenario's name in
+// MCP_CONFORMANCE_SCENARIO, the spec version it runs in MCP_CONFORMANCE_PROTOCOL_VERSION and, for
+// some scenarios, what to do in MCP_CONFORMANCE_CONTEXT; the exit code says whether the client got
+// through. The client connects as stage 6 teaches, in both spec versions: connect() probes with
+// server/discover and falls back to initialize for a 2025 server. What the course does not teach
+// (OAuth, stream resumption, ...) is refused with exit 2 rather than faked.
 // `npm run conformance` (scripts/conformance.ts) runs it; docs/conformance.md says what it covers.
 import * as mcp from '../src/mcp.ts';
 
@@ -14,6 +17,9 @@ const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const CALL_TIMEOUT_MS = 3000;
 
 type Drive = (client: mcp.McpClient) => Promise<void>;
+
+/** What some scenarios of 2026-07-28 give the client to do (http-custom-headers: the calls to make). */
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { toolCalls?: { name: string; arguments?: Record<string, unknown> }[] };
 
 const scenarios: Record<string, Drive> = {
   // The handshake: initialize (protocol version, clientInfo), notifications/initialized, then a
@@ -35,6 +41,48 @@ const scenarios: Record<string, Drive> = {
     const focal = await findTool(client, 'json_schema_2020_12_tool');
     const result = await client.callTool('json_schema_echo', { schema: focal.inputSchema });
     console.log(`json_schema_echo: ${text(result)}`);
+  },
+  // 2026-07-28: every request carries the _meta keys, its MCP-Protocol-Version header matches them;
+  // the first request is refused with -32022 and the client retries with the version it lists.
+  'request-metadata': async (client) => {
+    const tools = await client.listTools();
+    console.log(`listed ${tools.length} tools`);
+  },
+  // 2026-07-28: Mcp-Method on every request, Mcp-Name on tools/call (a hyphenated name),
+  // resources/read (a URI with %20 and a query) and prompts/get.
+  'http-standard-headers': async (client) => {
+    for (const tool of await client.listTools()) console.log(`${tool.name}: ${text(await client.callTool(tool.name, {}))}`);
+    const { resources } = await client.request('resources/list', {});
+    for (const resource of resources) await client.request('resources/read', { uri: resource.uri });
+    const { prompts } = await client.request('prompts/list', {});
+    for (const prompt of prompts) await client.request('prompts/get', { name: prompt.name });
+    console.log(`read ${resources.length} resources, got ${prompts.length} prompts`);
+  },
+  // 2026-07-28: the arguments a tool's schema marks with x-mcp-header, mirrored into Mcp-Param-*
+  // headers (Base64 where the value is not plain ASCII), null ones left out.
+  'http-custom-headers': async (client) => {
+    await client.listTools();
+    for (const call of context.toolCalls ?? []) console.log(`${call.name}: ${text(await client.callTool(call.name, call.arguments))}`);
+  },
+  // 2026-07-28: tools whose x-mcp-header annotations are invalid are left out of listTools(); the
+  // valid one is called (and so would any invalid one the client kept).
+  'http-invalid-tool-headers': async (client) => {
+    const tools = await client.listTools();
+    for (const tool of tools) await client.callTool(tool.name, tool.name === 'valid_tool' ? { region: 'us-west1' } : {});
+    console.log(`called ${tools.map((tool) => tool.name).join(', ')}`);
+  },
+  // 2026-07-28: a network $ref in an inputSchema is not fetched (listTools keeps the schema as it is).
+  'json-schema-ref-no-deref': async (client) => {
+    const tools = await client.listTools();
+    console.log(`listed ${tools.map((tool) => tool.name).join(', ')}`);
+  },
+  // 2026-07-28: input_required answered by a retry with the requestState echoed (or none when the
+  // server gave none) and a new id; a call made between the rounds carries neither; a result
+  // without resultType is complete. onInputRequest (below) makes that call between the rounds.
+  'sep-2322-client-request-state': async (client) => {
+    await client.listTools();
+    for (const name of ['test_mrtr_echo_state', 'test_mrtr_no_state', 'test_mrtr_no_result_type'])
+      console.log(`${name}: ${text(await client.callTool(name, {}))}`);
   },
   // The server ends the tools/call stream after a priming event (id, retry: 500) and sends the
   // response on a GET stream only: a client that resumes (GET with Last-Event-ID after `retry`)
@@ -70,7 +118,7 @@ async function main(): Promise<number> {
   const drive = scenarios[scenario];
   if (!drive) {
     console.error(
-      `conformance-client: scenario "${scenario}" is not covered by the course (its client speaks initialize, tools/list and tools/call over stdio and Streamable HTTP; no OAuth, elicitation, sampling or stream resumption); covered: ${Object.keys(scenarios).join(', ')}`,
+      `conformance-client: scenario "${scenario}" is not covered by the course (its client speaks server/discover or initialize, tools/list and tools/call, input_required, over stdio and Streamable HTTP; no OAuth, skills, sampling or stream resumption); covered: ${Object.keys(scenarios).join(', ')}`,
     );
     return 2;
   }
@@ -78,10 +126,23 @@ async function main(): Promise<number> {
     console.error(`conformance-client: expected the server URL as the last argument, got "${url}"`);
     return 2;
   }
-  const client = new mcp.McpClient(new mcp.HttpTransport(url), { name: 'theinference-conformance-client', version: '1.0.0' });
+  let between: Promise<unknown> | undefined;
+  const options: mcp.McpClientOptions =
+    scenario === 'sep-2322-client-request-state'
+      ? {
+          capabilities: { elicitation: { form: {} } },
+          onInputRequest: async (request) => {
+            console.log(`asked: ${request.method} ${JSON.stringify(request.params?.message)}`);
+            between ??= client.callTool('test_mrtr_unrelated', {}); // once, between the first rounds
+            await between;
+            return { action: 'accept', content: { confirmed: true } };
+          },
+        }
+      : {};
+  const client = new mcp.McpClient(new mcp.HttpTransport(url), { name: 'theinference-conformance-client', version: '1.0.0' }, options);
   try {
-    const result = await client.initialize();
-    console.log(`initialized: ${result.serverInfo.name} ${result.serverInfo.version}, protocol ${result.protocolVersion}`);
+    const connection = await client.connect();
+    console.log(`connected (${connection.era} era), protocol ${connection.protocolVersion}`);
     await drive(client);
     return 0;
   } catch (error) {

@@ -1,8 +1,9 @@
 // `npm run conformance`: the official MCP conformance suite (@modelcontextprotocol/conformance, run
 // on the Node 22 of the `node` devDependency, which it needs) against the reference McpClient and
 // HttpTransport, through scripts/conformance-client.ts (run on the Node running this script, the
-// course's). Each 2025-11-25 client scenario the course covers is run, in parallel, on 127.0.0.1
-// only; one line per scenario; the exit code is 1 if any covered scenario fails. Scenarios the
+// course's). Each client scenario the course covers is run, for spec versions 2025-11-25 (the
+// initialize era) and 2026-07-28 (the stateless era), a few at a time, on localhost only; a table
+// of scenario x spec version; the exit code is 1 if any covered scenario fails. Scenarios the
 // course does not cover are listed with the reason; sse-retry is run too, to show what it asks for.
 // docs/conformance.md has the table and the timing.
 import { execFile } from 'node:child_process';
@@ -12,31 +13,53 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
-const SPEC_VERSION = '2025-11-25';
+/** The spec versions whose client scenarios are run: the 2025 era (initialize) and the stateless era. */
+const SPEC_VERSIONS = ['2025-11-25', '2026-07-28'] as const;
+type SpecVersion = (typeof SPEC_VERSIONS)[number];
 /** Per scenario: the suite kills a client still running after this. */
 const TIMEOUT_MS = 20_000;
+/** Scenarios run at once (each is the suite's process, its server and a client process). */
+const PARALLEL = 4;
 
-/** What the course teaches (initialize, tools/list, tools/call over Streamable HTTP): the reference must pass these. */
-const COVERED: Record<string, string> = {
-  initialize: 'initialize (protocolVersion, clientInfo), notifications/initialized, tools/list',
-  tools_call: 'tools/list, then tools/call add_numbers with numbers',
-  'json-schema-2020-12-preservation': 'a tool inputSchema from tools/list sent back verbatim (JSON Schema 2020-12 keywords kept)',
+/** What the course teaches (stages 2 to 4 and 6: initialize or server/discover, tools/list,
+ *  tools/call, input_required, over Streamable HTTP): the reference must pass these. */
+const COVERED: Record<SpecVersion, Record<string, string>> = {
+  '2025-11-25': {
+    initialize: 'initialize (protocolVersion, clientInfo), notifications/initialized, tools/list',
+    tools_call: 'tools/list, then tools/call add_numbers with numbers',
+    'json-schema-2020-12-preservation': 'a tool inputSchema from tools/list sent back verbatim (JSON Schema 2020-12 keywords kept)',
+  },
+  '2026-07-28': {
+    tools_call: 'server/discover, tools/list, then tools/call add_numbers with numbers, statelessly',
+    'request-metadata': "the _meta keys on every request, MCP-Protocol-Version equal to _meta's, -32022 retried with a supported version",
+    'http-standard-headers': 'Mcp-Method on every request, Mcp-Name on tools/call, resources/read and prompts/get',
+    'http-custom-headers': 'x-mcp-header arguments mirrored into Mcp-Param-* headers, Base64 where not plain ASCII, null ones left out',
+    'http-invalid-tool-headers': 'tools with invalid x-mcp-header annotations left out of listTools(), the valid one kept',
+    'json-schema-ref-no-deref': 'a network $ref in an inputSchema never fetched',
+    'json-schema-2020-12-preservation': 'a tool inputSchema from tools/list sent back verbatim (JSON Schema 2020-12 keywords kept)',
+    'sep-2322-client-request-state':
+      'input_required: requestState echoed (none when none was given), a new id, nothing carried to another call, no resultType means complete',
+  },
 };
 
 /** Run to show what the reference does, without deciding the exit code: the course does not teach it. */
-const SHOWN: Record<string, string> = {
-  'sse-retry':
-    'not covered: the course\'s HttpTransport does not resume a stream (no GET with Last-Event-ID after the "retry" delay), so the response sent on the resumed stream never arrives',
+const SHOWN: Record<SpecVersion, Record<string, string>> = {
+  '2025-11-25': {
+    'sse-retry':
+      'not covered: the course\'s HttpTransport does not resume a stream (no GET with Last-Event-ID after the "retry" delay), so the response sent on the resumed stream never arrives',
+  },
+  '2026-07-28': {},
 };
 
 /** Not run: the course's client has none of this. */
 const NOT_COVERED: Record<string, string> = {
-  'elicitation-sep1034-client-defaults': 'elicitation (the reference declares no client capabilities and answers elicitation/create with -32601)',
+  'elicitation-sep1034-client-defaults': 'elicitation defaults (the client answers with what its caller gives; no schema defaults)',
 };
-const OAUTH = "OAuth authorization (the course's client sends the configured headers, a bearer token, and runs no OAuth flow)";
+const OAUTH = "OAuth (the course's client sends its configured headers, a bearer token, and runs no OAuth flow)";
 
 interface Outcome {
   scenario: string;
+  version: SpecVersion;
   passed: boolean;
   checks: { status: string; name: string; errorMessage?: string }[];
   output: string;
@@ -58,23 +81,38 @@ function run(args: string[]): Promise<{ code: number; output: string }> {
   });
 }
 
-async function scenarios(): Promise<string[]> {
-  const { code, output } = await run(['list', '--client', '--spec-version', SPEC_VERSION]);
+/** The suite's client scenarios of a spec version (cumulative: what applies at that version). */
+async function scenarios(version: SpecVersion): Promise<string[]> {
+  const { code, output } = await run(['list', '--client', '--spec-version', version]);
   if (code !== 0) throw new Error(`conformance list failed:\n${output}`);
   return [...output.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]!);
 }
 
-async function runScenario(scenario: string): Promise<Outcome> {
+async function runScenario(scenario: string, version: SpecVersion): Promise<Outcome> {
   const outputDir = mkdtempSync(join(tmpdir(), 'theinference-conformance-'));
   try {
-    const args = ['client', '--command', clientCommand, '--scenario', scenario, '--spec-version', SPEC_VERSION, '--timeout', String(TIMEOUT_MS)];
+    const args = ['client', '--command', clientCommand, '--scenario', scenario, '--spec-version', version, '--timeout', String(TIMEOUT_MS)];
     const { code, output } = await run([...args, '--output-dir', outputDir]);
     const file = readdirSync(outputDir, { recursive: true, encoding: 'utf8' }).find((path) => path.endsWith('checks.json'));
     const checks = file === undefined ? [] : JSON.parse(readFileSync(join(outputDir, file), 'utf8'));
-    return { scenario, passed: code === 0, checks, output };
+    return { scenario, version, passed: code === 0, checks, output };
   } finally {
     rmSync(outputDir, { recursive: true, force: true });
   }
+}
+
+/** Each job, at most `limit` at a time; the results in the jobs' order. */
+async function inBatches<T>(jobs: (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(jobs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++;
+      results[index] = await jobs[index]!();
+    }
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+  return results;
 }
 
 /** "2/2 checks", and the checks that failed or warned. */
@@ -89,36 +127,75 @@ function summary({ checks }: Outcome): string {
 
 const started = performance.now();
 console.log(
-  `MCP conformance suite ${require('@modelcontextprotocol/conformance/package.json').version} (Node ${await versionOf(node22)}), client scenarios of ${SPEC_VERSION}, client on Node ${process.version}`,
+  `MCP conformance suite ${require('@modelcontextprotocol/conformance/package.json').version} (Node ${await versionOf(node22)}), client scenarios of ${SPEC_VERSIONS.join(' and ')}, client on Node ${process.version}`,
 );
-const all = await scenarios();
-const missing = Object.keys(COVERED).filter((name) => !all.includes(name));
-if (missing.length > 0) {
-  console.log(`FAIL  the suite has no ${SPEC_VERSION} client scenario ${missing.join(', ')}`);
-  process.exit(1);
-}
-const torun = all.filter((name) => name in COVERED || name in SHOWN);
-const outcomes = await Promise.all(torun.map(runScenario));
-let failed = 0;
-const width = Math.max(...all.map((name) => name.length));
-for (const name of all) {
-  const outcome = outcomes.find((o) => o.scenario === name);
-  const label = name.padEnd(width);
-  if (outcome && name in COVERED) {
-    if (!outcome.passed) failed++;
-    console.log(`${outcome.passed ? 'pass' : 'FAIL'}  ${label}  ${summary(outcome)}`);
-    if (!outcome.passed) console.log(outcome.output.replace(/^/gm, '      | '));
-  } else if (outcome) {
-    const note = outcome.passed ? 'passes now: move it to COVERED in scripts/conformance.ts and docs/conformance.md' : SHOWN[name];
-    console.log(`${outcome.passed ? 'pass' : 'fail'}  ${label}  ${summary(outcome)} (${note}; does not decide the exit code)`);
-  } else {
-    console.log(
-      `----  ${label}  not run, not covered: ${NOT_COVERED[name] ?? (name.startsWith('auth/') ? OAUTH : 'new in the suite; say in scripts/conformance.ts whether the course covers it')}`,
-    );
+const listed = Object.fromEntries(await Promise.all(SPEC_VERSIONS.map(async (version) => [version, await scenarios(version)] as const))) as Record<
+  SpecVersion,
+  string[]
+>;
+for (const version of SPEC_VERSIONS) {
+  const missing = Object.keys(COVERED[version]).filter((name) => !listed[version].includes(name));
+  if (missing.length > 0) {
+    console.log(`FAIL  the suite has no ${version} client scenario ${missing.join(', ')}`);
+    process.exit(1);
   }
 }
+const torun = SPEC_VERSIONS.flatMap((version) =>
+  listed[version].filter((name) => name in COVERED[version] || name in SHOWN[version]).map((name) => ({ name, version })),
+);
+const outcomes = await inBatches(
+  torun.map(
+    ({ name, version }) =>
+      () =>
+        runScenario(name, version),
+  ),
+  PARALLEL,
+);
+
+/** One cell of the table: pass, FAIL (covered and failed), fail (shown, not covered), or not run. */
+function cell(name: string, version: SpecVersion): string {
+  if (!listed[version].includes(name)) return '';
+  const outcome = outcomes.find((o) => o.scenario === name && o.version === version);
+  if (!outcome) return '----';
+  const scored = outcome.checks.filter((check) => check.status === 'SUCCESS' || check.status === 'FAILURE');
+  const passed = scored.filter((check) => check.status === 'SUCCESS').length;
+  const result = outcome.passed ? 'pass' : name in COVERED[version] ? 'FAIL' : 'fail';
+  return `${result} ${passed}/${scored.length}`;
+}
+
+const names = [...new Set(SPEC_VERSIONS.flatMap((version) => listed[version]))];
+const width = Math.max(...names.map((name) => name.length));
+console.log(`\n${'scenario'.padEnd(width)}  ${SPEC_VERSIONS.map((version) => version.padEnd(12)).join('  ')}  note`);
+for (const name of names) {
+  const covered = SPEC_VERSIONS.some((version) => name in COVERED[version]);
+  const shown = SPEC_VERSIONS.find((version) => name in SHOWN[version]);
+  const note = covered
+    ? 'covered'
+    : shown
+      ? SHOWN[shown]![name]!
+      : `not covered: ${NOT_COVERED[name] ?? (name.startsWith('auth/') ? OAUTH : 'new in the suite; say in scripts/conformance.ts whether the course covers it')}`;
+  console.log(`${name.padEnd(width)}  ${SPEC_VERSIONS.map((version) => cell(name, version).padEnd(12)).join('  ')}  ${note}`);
+}
+console.log(
+  '(a cell: pass or FAIL with the checks that passed, for a covered scenario; fail, for one run only to show it; ---- not run; empty: not a scenario of that version)',
+);
+
+let failed = 0;
+let covered = 0;
+for (const outcome of outcomes) {
+  if (!(outcome.scenario in COVERED[outcome.version])) {
+    if (outcome.passed)
+      console.log(`${outcome.scenario} (${outcome.version}) passes now: move it to COVERED in scripts/conformance.ts and docs/conformance.md`);
+    continue;
+  }
+  covered++;
+  if (outcome.passed) continue;
+  failed++;
+  console.log(`\nFAIL  ${outcome.scenario} (${outcome.version}): ${summary(outcome)}`);
+  console.log(outcome.output.replace(/^/gm, '      | '));
+}
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
-console.log(`${Object.keys(COVERED).length - failed}/${Object.keys(COVERED).length} covered scenarios pass (${seconds} s)`);
+console.log(`\n${covered - failed}/${covered} covered scenario runs pass (${seconds} s)`);
 process.exit(failed > 0 ? 1 : 0);
 
 async function versionOf(node: string): Promise<string> {

@@ -313,29 +313,34 @@ export class McpClient {
   // -------------------------------------------------------------- stage 6: stateless
 
   /** Which era the server speaks, found out on the one connection: `server/discover` first (the
-   *  stateless era of 2026-07-28); -32022 (unsupported protocol version) is answered once, with a
-   *  version its `data.supported` lists; any other error (not one of the era's own, -32020 to
-   *  -32022), or an HTTP error, means a server of the 2025 era: initialize() then. */
+   *  stateless era of 2026-07-28). A discover result that lists the version is that era. A -32022
+   *  error (unsupported protocol version), or a discover result without the version, is answered
+   *  once, with a version its list has: discover again with a version of the era, or initialize()
+   *  for one of 2025. Any other error (not one of the era's own, -32020 to -32022), an HTTP error or
+   *  a result that is no discover result (a 2025 server may answer what it does not know with `{}`)
+   *  means a server of the 2025 era: initialize() then. */
   async connect(): Promise<Connection> {
     let version = STATELESS_PROTOCOL_VERSIONS[0]!;
     for (let retried = false; ; retried = true) {
+      let supported: unknown;
       try {
         const server: DiscoverResult = await this.send('server/discover', this.withMeta({}, version));
-        if (server.resultType !== undefined && server.resultType !== 'complete') throw new Error(`server/discover answered resultType ${JSON.stringify(server.resultType)}`);
-        this.statelessVersion = version;
-        return { era: 'modern', protocolVersion: version, server };
+        if (!isRecord(server) || !Array.isArray(server.supportedVersions)) break; // no discover result
+        if (server.supportedVersions.includes(version)) {
+          this.statelessVersion = version;
+          return { era: 'modern', protocolVersion: version, server };
+        }
+        supported = server.supportedVersions;
       } catch (error) {
         if (!(error instanceof McpError) || !STATELESS_ERRORS.includes(error.code)) break; // not a server of this era
-        if (error.code !== UNSUPPORTED_PROTOCOL_VERSION || retried) throw error;
-        const supported = isRecord(error.data) && Array.isArray(error.data.supported) ? error.data.supported : [];
-        const common = STATELESS_PROTOCOL_VERSIONS.find((known) => supported.includes(known));
-        if (common !== undefined) {
-          version = common;
-          continue;
-        }
-        if (SUPPORTED_PROTOCOL_VERSIONS.some((known) => supported.includes(known))) break; // a version of the 2025 era
-        throw new Error(`the server supports protocol versions ${JSON.stringify(supported)}, none of which this client speaks`);
+        if (error.code !== UNSUPPORTED_PROTOCOL_VERSION) throw error;
+        supported = isRecord(error.data) ? error.data.supported : undefined;
       }
+      const listed = Array.isArray(supported) ? supported : [];
+      const common = STATELESS_PROTOCOL_VERSIONS.find((known) => listed.includes(known));
+      if (!retried && common !== undefined) version = common;
+      else if (!retried && SUPPORTED_PROTOCOL_VERSIONS.some((known) => listed.includes(known))) break; // a version of the 2025 era
+      else throw new Error(`the server supports protocol versions ${JSON.stringify(supported)}, and not ${version}: no version this client speaks`);
     }
     const server = await this.initialize();
     return { era: 'legacy', protocolVersion: server.protocolVersion, server };
