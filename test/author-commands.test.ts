@@ -2,7 +2,7 @@
 // bless writes expected.json from the reference (and nothing when the reference is unfit), watch
 // grades again on every save and stops cleanly on Ctrl-C, list shows which stages pass.
 import { spawn } from 'node:child_process';
-import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCourse } from '../harness/course.ts';
@@ -137,6 +137,19 @@ describe('test --watch', () => {
     writeFileSync(source, reference);
     await seen('[watch] waiting for changes');
     expect(output).toContain('all graded stages pass: config-and-framing');
+
+    // A case added on disk is graded in the next round (a change outside src/ has the stage table read
+    // again), and in the rounds after a save to src/ (which grades with the table as last read).
+    const added = 'config-and-framing/mcp-config/no-servers-again';
+    cpSync(join(dir, 'fixtures/config-and-framing/mcp-config/no-servers'), join(dir, 'fixtures', added), { recursive: true });
+    cpSync(join(dir, 'cases/config-and-framing/mcp-config/no-servers'), join(dir, 'cases', added), { recursive: true });
+    await seen('✓ mcp-config/no-servers-again');
+    output = ''; // the end of the round that graded it: not that of a round before
+    await seen('[watch] waiting for changes');
+    output = '';
+    writeFileSync(source, `${reference}\n`);
+    await seen('[watch] waiting for changes');
+    expect(output).toContain('✓ mcp-config/no-servers-again');
 
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGINT');

@@ -22,10 +22,13 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
   const { root } = settings.course;
   const slugs = settings.stages.map((stage) => stage.slug);
   const caseFolders = settings.stages.flatMap((stage) => stage.cases.flatMap((testCase) => [join(root, testCase.casePath), testCase.fixtureDir]));
-  const watched = [join(root, 'src'), ...new Set(caseFolders.map((folder) => dirname(folder)))];
+  const source = join(root, 'src');
+  const watched = [source, ...new Set(caseFolders.map((folder) => dirname(folder)))];
 
   let current: { controller: AbortController; done: Promise<unknown> } | undefined;
   let settle: NodeJS.Timeout | undefined;
+  /** The stage table as last read; read again only after a change outside src/ (a save to src/ leaves it as it was). */
+  let course: Course | undefined = settings.course;
 
   const grade = async (reason: string) => {
     if (current) {
@@ -37,10 +40,10 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
     process.stdout.write(`[watch] ${new Date().toLocaleTimeString()} ${reason}\n\n`);
     const done = (async () => {
       try {
-        // Cases and fixtures may have changed on disk: read the stage table again.
-        const course = loadCourse(root);
-        const stages = slugs.map((slug) => course.stages.find((stage) => stage.slug === slug)).filter((stage) => stage !== undefined);
-        await round(course, stages, controller.signal);
+        course ??= loadCourse(root);
+        const table = course;
+        const stages = slugs.map((slug) => table.stages.find((stage) => stage.slug === slug)).filter((stage) => stage !== undefined);
+        await round(table, stages, controller.signal);
       } catch (error) {
         if (!(error instanceof InputError)) throw error;
         process.stdout.write(`theinference: ${error.message}\n`);
@@ -52,6 +55,7 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
 
   const watchers: FSWatcher[] = watched.map((folder) =>
     watchFiles(folder, { recursive: true }, (_event, file) => {
+      if (folder !== source) course = undefined; // cases or fixtures changed on disk: read the stage table again
       clearTimeout(settle);
       settle = setTimeout(() => void grade(`${join(folder, String(file ?? '')).slice(root.length + 1)} changed`), SETTLE_MS);
     }),
