@@ -188,6 +188,17 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     /** CPU time used before the release (a program started ahead, booting): not the program's. */
     let cpuBefore = 0;
     let released = false;
+    // A sandboxed program started ahead has its whole tree (bwrap, its init, node) long before the go:
+    // found while it waits, the release only reads their CPU times, off the walk down /proc.
+    let foundWhileWaiting = false;
+    const findWhileWaiting =
+      options.release && options.contained
+        ? setTimeout(() => {
+            if (released) return;
+            processes.discover();
+            foundWhileWaiting = true;
+          }, DISCOVERY_MS).unref()
+        : undefined;
     /** The limits start: now, or when a program started ahead is released. */
     const arm = (onPipes?: Release['onPipes'], env?: Release['env']) => {
       if (released) return;
@@ -195,7 +206,8 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       if (options.release) {
         // What booted: in a sandbox, below its leader (found by a cheap walk down the tree); outside
         // one, the leader itself, which has started nothing while it waited: no read of all of /proc.
-        cpuBefore = processes.measure(options.contained === true, false).cpuMs;
+        clearTimeout(findWhileWaiting);
+        cpuBefore = processes.measure(options.contained === true && !foundWhileWaiting, false).cpuMs;
         started = performance.now();
         measuredFrom = { at: started, cpuMs: cpuBefore };
         lastDiscovery = options.contained ? started : -Infinity;
