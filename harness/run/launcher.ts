@@ -17,6 +17,10 @@ const CANONICAL_PROGRAM = readFileSync(join(import.meta.dirname, '..', '..', PRO
  *  and none may run a bundle that another is still writing. */
 const BUNDLE = join('.theinference', `program-${process.pid}.mjs`);
 const WARM_START = join('.theinference', 'warm-start.mjs');
+/** fetch reads HTTP with a parser compiled to WebAssembly, which V8 compiles a second time, optimized, in the
+ *  background at first use: about 45 ms of CPU in every program that fetches, for a few replies that the
+ *  baseline compiler's code reads as fast. Only WebAssembly is compiled otherwise; JavaScript runs as ever. */
+const NODE_FLAGS = ['--liftoff-only'];
 /** From harness/ or lib/ alike: these scripts are plain JavaScript, kept in harness/. */
 const HARNESS = join(import.meta.dirname, '..', '..', 'harness');
 /** The server a case's .mcp.json names, started by the student's spawnWire (harness/case-server/): shown
@@ -77,8 +81,8 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
   install(join(HARNESS, 'run', 'warm-start.mjs'), warmStart, 0o644);
   return {
     command: process.execPath,
-    args: [bundled.path],
-    warm: { command: process.execPath, args: [warmStart, bundled.path] },
+    args: [...NODE_FLAGS, bundled.path],
+    warm: { command: process.execPath, args: [...NODE_FLAGS, warmStart, bundled.path] },
     warmStart,
     positions: bundled.positions,
   };
