@@ -179,8 +179,8 @@ export class McpClient {
   async connect(): Promise<Connection> {
     if (!(this.transport instanceof HttpTransport)) throw new Error('this adapter speaks stage 6 over Streamable HTTP only');
     // where the transport goes (its own fields, read here: the course's HttpTransport has no getter for them)
-    const url = this.transport['url'];
-    const headers = this.transport['options'].headers;
+    const { url, options } = this.transport as unknown as { url: string; options: { headers?: Record<string, string> } };
+    const headers = options.headers;
     await this.transport.close(); // the SDK v1 transport is not used for stage 6
     const capabilities = this.options.capabilities ?? {};
     const v2 = new ClientV2(this.clientInfo, { capabilities, versionNegotiation: { mode: 'auto' } });
