@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
+import { type AddressInfo, createConnection, createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import * as mcp from './src/mcp.ts';
@@ -168,6 +168,8 @@ function isFailure(outcome: unknown): boolean {
  *  owns); by hand, a `theinference replay` of the case's cassette started here. */
 async function serverUrl(caseDir: string): Promise<{ url: string; done: () => void }> {
   const url = process.env.THEINFERENCE_SERVER_URL;
+  const gate = process.env.THEINFERENCE_PLAYER_SOCKET;
+  if (url !== undefined && gate !== undefined) return relayedUrl(url, gate, process.env.THEINFERENCE_PLAYER_TOKEN ?? '');
   if (url !== undefined) return { url, done: () => {} };
   const { bin, cassette } = replayByHand(caseDir);
   const player = spawn(process.execPath, [bin, 'replay', cassette], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -179,6 +181,25 @@ async function serverUrl(caseDir: string): Promise<{ url: string; done: () => vo
   }
   // it ends by itself at the client's DELETE; one that never came must not leave it running
   return { url: printed.trim(), done: () => process.once('exit', () => player.kill()) };
+}
+
+/** Graded without network, this program has a loopback of its own, which the grader's 127.0.0.1 is not:
+ *  the player is reached through its gate, a Unix socket the grader made in the run root. The client is
+ *  given a port on this loopback at the player's path, and each of its connections is relayed to the
+ *  gate, byte for byte, after the case's token (the player still hears everything and decides). */
+async function relayedUrl(url: string, gate: string, token: string): Promise<{ url: string; done: () => void }> {
+  const relay = createServer({ allowHalfOpen: true }, (client) => {
+    const player = createConnection({ path: gate, allowHalfOpen: true });
+    player.on('error', () => client.destroy());
+    client.on('error', () => player.destroy());
+    player.write(`${token}\n`);
+    client.pipe(player);
+    player.pipe(client);
+  });
+  await new Promise<void>((listening) => relay.listen(0, '127.0.0.1', listening));
+  relay.unref();
+  const { pathname, search } = new URL(url);
+  return { url: `http://127.0.0.1:${(relay.address() as AddressInfo).port}${pathname}${search}`, done: () => relay.close() };
 }
 
 /** A result in canonical form, an McpError by its code (the server's), any other failure as a refusal. */

@@ -11,6 +11,7 @@ import { runProcess, WALL_FACTOR, type Limits, type RunOptions, type RunResult }
 import { caseServerEntry, readStartReport, START_HINT, startProblem, type ServerEntry, type StartReport } from './case-server.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';
+import { openGate } from './player-gate.ts';
 import type { Verdict } from './verdict.ts';
 
 export interface CaseContext {
@@ -28,6 +29,11 @@ export interface CaseContext {
 export const WIRE_FD = 3;
 /** Where a program of an HTTP stage finds the grader's player: a URL on 127.0.0.1, on a port the grader listens on. */
 export const SERVER_URL_VARIABLE = 'THEINFERENCE_SERVER_URL';
+/** Where a program without network finds it instead: the player's gate (player-gate.ts), a Unix socket (its
+ *  path from the run root), and the token its connections open with. program.ts offers the student's client a
+ *  port on the program's own loopback, relayed there, at the path of THEINFERENCE_SERVER_URL. */
+export const PLAYER_SOCKET_VARIABLE = 'THEINFERENCE_PLAYER_SOCKET';
+export const PLAYER_TOKEN_VARIABLE = 'THEINFERENCE_PLAYER_TOKEN';
 
 export async function gradeCase(testCase: Case, context: CaseContext): Promise<Verdict> {
   const name = caseName(testCase);
@@ -137,18 +143,33 @@ export async function runWithPlayer(
 }
 
 /** The program, with the cassette played over Streamable HTTP on 127.0.0.1, on a port the grader
- *  owns for this case alone; the program finds its URL in THEINFERENCE_SERVER_URL. */
+ *  owns for this case alone; the program finds its URL in THEINFERENCE_SERVER_URL. A program without
+ *  network is served on a Unix socket of the case's own in the run root instead. */
 async function runWithHttpPlayer(testCase: Case, context: CaseContext, cassette: Cassette): Promise<{ result: RunResult; report?: PlayReport }> {
   const { serveCassette } = await import('../cassette/http-face.ts');
   const served = await serveCassette(cassette);
+  const socket = context.launcher.jail.network ? undefined : playerSocket(context.runRoot);
+  const gate = socket === undefined ? undefined : await openGate(socket, Number(new URL(served.url).port));
+  const reach: Record<string, string> = { [SERVER_URL_VARIABLE]: served.url };
+  if (socket !== undefined && gate !== undefined)
+    Object.assign(reach, { [PLAYER_SOCKET_VARIABLE]: relative(context.runRoot, socket), [PLAYER_TOKEN_VARIABLE]: gate.token });
   try {
-    const result = await runProgram(testCase, context, undefined, { [SERVER_URL_VARIABLE]: served.url });
+    const result = await runProgram(testCase, context, undefined, reach);
     const grace = new Promise<void>((resolve) => setTimeout(resolve, REPORT_GRACE_MS).unref());
     const report = await Promise.race([served.done, grace.then(() => served.finish())]);
     return { result, report };
   } finally {
+    await gate?.close();
     await served.close(); // whatever the program left open (a stream it never read to the end) ends here
   }
+}
+
+let sockets = 0;
+/** A socket path of its own for each case's player gate, in the run root's .theinference/ (which every
+ *  sandbox shows; a Unix socket's path has room for about 100 bytes: the file name is short). */
+function playerSocket(runRoot: string): string {
+  sockets += 1;
+  return join(runRoot, '.theinference', `player-${process.pid}-${sockets}.sock`);
 }
 
 /** A program stopped by a limit after the whole recorded session was played right: what is left to

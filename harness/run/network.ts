@@ -1,5 +1,5 @@
 // `--no-network` without a sandbox: each case's program starts in a network namespace of its own, with only a
-// loopback that is down, so that it can reach nothing. Linux only, through util-linux's
+// loopback of its own, so that it can reach nothing. Linux only, through util-linux's
 // `unshare`: as root directly, otherwise with a user namespace (which some distributions
 // restrict). Checked once before grading, so that a machine that cannot do it says so at once.
 import { spawnSync } from 'node:child_process';
@@ -10,6 +10,8 @@ export interface Command {
   command: string;
   args: string[];
 }
+
+const LOOPBACK_UP = 'ip link set lo up 2>/dev/null; exec "$@"';
 
 function unshareArgs(): string[] {
   const root = process.getuid?.() === 0;
@@ -26,5 +28,7 @@ export function withoutNetwork(): (start: Command) => Command {
       `--no-network: cannot start a program without network here (unshare ${args.join(' ')}: ${why}); see docs/ci.md for the CI platforms' own ways`,
     );
   }
-  return (start) => ({ command: 'unshare', args: [...args, '--', start.command, ...start.args] });
+  // Its loopback up, where `ip` is there to do it (it reaches nothing but the namespace itself): a program of
+  // an HTTP stage reaches the grader's player through a port on it that program.ts relays.
+  return (start) => ({ command: 'unshare', args: [...args, '--', 'sh', '-c', LOOPBACK_UP, 'sh', start.command, ...start.args] });
 }

@@ -21,6 +21,9 @@ export type SandboxKind = 'bwrap' | 'none';
 /** Starts commands inside the sandbox of one run root. */
 export interface Jail {
   readonly kind: SandboxKind;
+  /** false: its programs reach no network, not even the grader's 127.0.0.1 (an HTTP player reaches them
+   *  through a Unix socket in the run root's .theinference/, which program.ts relays). */
+  readonly network: boolean;
   /** `command args` as started in a fresh sandbox that also shows `extraReadOnly` (absolute paths). */
   wrap(command: string, args: string[], extraReadOnly?: string[]): Command;
 }
@@ -104,6 +107,7 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
   ];
   return {
     kind: 'bwrap',
+    network: options.network,
     wrap: (command, args, extraReadOnly = []) => ({
       command: 'bwrap',
       args: [...shown, ...extraReadOnly.flatMap(visible), ...namespaces, '--', command, ...args],
@@ -116,6 +120,7 @@ function plainJail(network: boolean): Jail {
   const offline = network ? undefined : withoutNetwork();
   return {
     kind: 'none',
+    network,
     wrap: (command, args) => (offline ? offline({ command, args }) : { command, args }),
   };
 }

@@ -97,6 +97,50 @@ if (underProgram && interfaces.length > 0) throw new Error('network interfaces: 
     expect(on.code).toBe(1); // the same program crashes when it sees this machine's interface
     expect(on.stdout).toContain('network interfaces: ');
   });
+  it("--no-network: an HTTP stage's programs reach their case's player through its gate, and no other case's", async () => {
+    // Each program knocks at every player gate in the run root (its own among them) without the token: a
+    // gate that lets it through to a player fails its case. Then it goes on as the reference does.
+    const prelude = `import * as ciFs from 'node:fs';
+import * as ciNet from 'node:net';
+if (process.argv[2] === 'http') {
+  const gates = ciFs.readdirSync('.theinference').filter((name) => name.endsWith('.sock'));
+  if (gates.length === 0) throw new Error('no player gate to knock at');
+  for (const gate of gates) {
+    const heard = await new Promise<string>((resolve) => {
+      let answer = '';
+      const socket = ciNet.createConnection('.theinference/' + gate);
+      socket.on('data', (chunk) => (answer += chunk)).on('close', () => resolve(answer)).on('error', () => resolve(answer));
+      socket.end('not-the-token\\nPOST /mcp HTTP/1.1\\r\\nhost: x\\r\\ncontent-length: 2\\r\\n\\r\\n{}');
+    });
+    if (heard !== '') throw new Error('a player answered a program without its token: ' + heard.slice(0, 80));
+  }
+}`;
+    const dir = submission(prelude);
+    // in a sandbox, and without one (each program under `unshare --net`, its loopback brought up)
+    for (const sandbox of [[], ['--no-sandbox']]) {
+      const run = await runCi([
+        'test',
+        '--stage',
+        'streamable-http',
+        '--runs',
+        '20',
+        '--seed',
+        '3',
+        '--submission',
+        dir,
+        '--random',
+        '0',
+        '--no-network',
+        ...sandbox,
+      ]);
+      expect(run.stderr).toBe('');
+      const http = checks(run.report).filter((check) => check.id.startsWith('streamable-http/'));
+      expect(http.length).toBeGreaterThan(0);
+      for (const check of http) expect(check).toMatchObject({ status: 'pass' });
+      expect(run.code).toBe(0);
+      expect(leftInTmp(run.tmp)).toEqual([]);
+    }
+  });
 });
 
 describe('runProcess, past the process group', () => {
