@@ -1,4 +1,4 @@
-// Proof that the handshake, tools, streamable-http and translate cases don't over-constrain: a second, independent correct
+// Proof that the handshake, tools, streamable-http, translate and stateless cases don't over-constrain: a second, independent correct
 // client (the official SDK's Client behind test/sdk-client/src/mcp.ts) passes every one of them.
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ cpSync(join(REPO, 'test/sdk-client/src'), join(dir, 'src'), { recursive: true })
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the official SDK client, behind the course API', () => {
-  for (const slug of ['handshake', 'tools', 'streamable-http', 'translate']) {
+  for (const slug of ['handshake', 'tools', 'streamable-http', 'translate', 'stateless']) {
     it(`passes every case of the ${slug} stage`, async () => {
       const stage = loadCourse(dir).stages.find((candidate) => candidate.slug === slug)!;
       const result = await gradeStage(stage, {

@@ -10,11 +10,12 @@ import type { PropertySuite } from '../props/suite.ts';
 import { configAndFraming } from './config-and-framing.ts';
 import type { CaseGenerator, HintRule, StageContent } from './content.ts';
 import { handshake } from './handshake.ts';
+import { stateless } from './stateless.ts';
 import { streamableHttp } from './streamable-http.ts';
 import { tools } from './tools.ts';
 import { translate } from './translate.ts';
 
-export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools, streamableHttp, translate];
+export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools, streamableHttp, translate, stateless];
 
 /**
  * The hint rules for an output of `slug`: its stage's first (they know its command's output best),

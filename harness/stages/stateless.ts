@@ -1,0 +1,112 @@
+// Stage 6, `stateless`: both eras on one URL (the 2026-07-28 revision). What a request of the
+// revision gets wrong (its _meta, its headers, a session id, an initialize) shows first in what the
+// player says (grade/hints.ts reads its diagnoses); this module reads the output the `stateless`
+// command prints: what connect() found, the tools, the calls, and the input requests it answered.
+import { isDeepStrictEqual } from 'node:util';
+import { bothValues, field, type Comparison } from '../grade/comparison.ts';
+import type { Hint } from '../grade/verdict.ts';
+import type { StageContent } from './content.ts';
+import { outcomeOf } from './outcome.ts';
+
+/** What connect() found, as printed: an era, or its failure. */
+function eraOf(connect: unknown): 'modern' | 'legacy' | 'failed' | 'missing' {
+  const outcome = outcomeOf(connect);
+  if (outcome === 'missing') return 'missing';
+  if (outcome !== 'result') return 'failed';
+  const era = field(connect, 'era');
+  return era === 'modern' || era === 'legacy' ? era : 'failed';
+}
+
+/** connect() found another era than the reference, or failed where it did not (or went on where it failed). */
+function connectRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  if (both === undefined) return [];
+  const [want, got] = [eraOf(field(both.expected, 'connect')), eraOf(field(both.actual, 'connect'))];
+  if (want === got || got === 'missing') return [];
+  if (want === 'legacy' && got === 'failed') {
+    return [
+      {
+        kind: 'connect-fallback',
+        lines: [
+          'connect() failed on a server it can speak to in 2025: the server answered server/discover with an error, and the reference went on with initialize()',
+          'fall back to initialize() on the same URL on any error of the probe but -32020 and -32021 (an HTTP error: server-everything says 400 and -32000), and answer -32022 once with a version its data.supported lists and your client speaks (initialize() when that version is of 2025)',
+        ],
+      },
+    ];
+  }
+  if (want === 'modern' && got === 'legacy') {
+    return [
+      {
+        kind: 'connect-era',
+        lines: [
+          "connect() did the 2025 handshake, but server/discover's result listed 2026-07-28 in supportedVersions: the server speaks the revision",
+          "stay stateless (era 'modern'): no initialize, the revision's _meta and headers on every request",
+        ],
+      },
+    ];
+  }
+  if (want === 'failed' && got !== 'failed') {
+    return [
+      {
+        kind: 'connect-no-common-version',
+        lines: [
+          'connect() went on, but the server refused the probe with -32022 and its data.supported lists no version your client speaks',
+          'throw: -32022 is answered once, and only with a version both speak (neither initialize() nor another probe with the same version)',
+        ],
+      },
+    ];
+  }
+  return [];
+}
+
+/** Fewer tools than the reference, the first of them right: a page not asked for (the "" cursor). */
+function emptyCursorRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  const expected = field(both?.expected, 'tools');
+  const actual = field(both?.actual, 'tools');
+  if (!Array.isArray(expected) || !Array.isArray(actual) || actual.length === 0 || actual.length >= expected.length) return [];
+  if (!actual.every((tool, index) => isDeepStrictEqual(tool, expected[index]))) return [];
+  return [
+    {
+      kind: 'pagination',
+      lines: [
+        `your client listed ${actual.length} of the ${expected.length} tools: it stopped at a page whose nextCursor is the empty string`,
+        '"" is a cursor like any other (cursors are opaque): follow nextCursor until the result has none, and test for undefined, not for a falsy value',
+      ],
+    },
+  ];
+}
+
+/** The input requests the client answered: none where the reference answered one, or the same one again and again. */
+function inputRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  const expected = field(both?.expected, 'asked');
+  const actual = field(both?.actual, 'asked');
+  if (!Array.isArray(expected) || !Array.isArray(actual) || expected.length === 0 || actual.length === expected.length) return [];
+  if (actual.length < expected.length) {
+    const calls = field(both?.actual, 'calls');
+    const pending = Array.isArray(calls) ? calls.findIndex((call) => field(call, 'resultType') === 'input_required') : -1;
+    return [
+      {
+        kind: 'input-not-answered',
+        lines: [
+          pending >= 0
+            ? `calls[${pending}] is the server's input_required result: the server asked for input, and your client took its question for the answer`
+            : 'the server asked for input (resultType input_required), and your client never called onInputRequest',
+          'answer input_required: call onInputRequest for each of its inputRequests, then send the same request again with a new id, inputResponses (each answer under its key) and the requestState it gave',
+        ],
+      },
+    ];
+  }
+  return [
+    {
+      kind: 'input-asked-again',
+      lines: [
+        `the server asked for the same input ${actual.length} times, where once was enough: your retry lacked what it needs to go on`,
+        'send the retry with inputResponses (each answer under its request key) and the requestState of the input_required result, unchanged',
+      ],
+    },
+  ];
+}
+
+export const stateless: StageContent = { slug: 'stateless', hints: [connectRule, emptyCursorRule, inputRule], generators: {} };

@@ -1,0 +1,201 @@
+// Derives the stateless cases (stage 6) from the sessions recorded from the 2026-07-28 servers of
+// scripts/stateless-servers/ and from server-everything probed with server/discover
+// (cassettes/stateless-*.yaml), editing them only where no recorded session holds what a case needs;
+// each edit is said in the case cassette's provenance. Run: node --import tsx scripts/derive-stateless-cases.ts
+// then `npx theinference bless --stage stateless` for the expected output.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadCassette, saveCassette, type Cassette, type ClientFrame, type Frame, type JsonObject } from '../harness/cassette/index.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const FOLDER = 'stateless';
+
+const load = (name: string): Cassette => loadCassette(join(ROOT, 'cassettes', `${name}.yaml`));
+const tools = load('stateless-tools');
+const mismatch = load('stateless-header-mismatch');
+const fallback = load('stateless-fallback');
+const everything = load('everything-http-tools');
+
+/** The answer of inputs.json to the deploy tool's question: yes. */
+const CONFIRM = { 'elicitation/create': { action: 'accept', content: { confirm: true } } };
+/** ...and no. */
+const DECLINE = { 'elicitation/create': { action: 'decline' } };
+
+const copy = (frames: Frame[]): Frame[] => structuredClone(frames).map(({ line: _line, ...frame }) => frame as Frame);
+const isClient = (frame: Frame, method: string): frame is ClientFrame => frame.from === 'client' && frame.message.method === method;
+const callOf = (frame: Frame) =>
+  frame.from === 'client' && frame.message.method === 'tools/call' ? (frame.message.params as { name: string; arguments: object }) : undefined;
+
+/** The frames of a request: the client's, and every server and sse frame that answers its id. */
+function exchange(frames: Frame[], at: number): Frame[] {
+  const request = frames[at] as ClientFrame;
+  const id = request.message.id;
+  return copy([request, ...frames.filter((frame) => frame.from !== 'client' && (frame.message?.id === id || frame.http?.request === id))]);
+}
+
+/** The recorded calls of tools/call, by tool name (each exchange as recorded; deploy's two rounds). */
+function callExchanges(frames: Frame[], name: string): Frame[] {
+  return frames.flatMap((frame, at) => (callOf(frame)?.name === name ? exchange(frames, at) : []));
+}
+
+/** server/discover and the three pages of tools/list of the tools server (the second asked with cursor ""). */
+const opening = (): Frame[] =>
+  copy(
+    tools.frames.slice(
+      0,
+      tools.frames.findIndex((frame) => isClient(frame, 'tools/call')),
+    ),
+  );
+
+/** What calls.json holds for `frames`: each tools/call's name and arguments, in order, the retries of
+ *  an input_required left out (the client makes them itself). */
+function callsOf(frames: Frame[]): { name: string; arguments: object }[] {
+  return frames.flatMap((frame) => {
+    const call = callOf(frame);
+    return call && !('requestState' in call) ? [{ name: call.name, arguments: call.arguments }] : [];
+  });
+}
+
+/** A 2025 server's session (server-everything): initialize and initialized as the fallback recording
+ *  has them, tools/list from its HTTP recording (the same server and version; its session id made the
+ *  fallback's, its id 100), then echo; no GET stream (the course's client opens none). */
+function legacySession(): Frame[] {
+  const frames = copy(fallback.frames);
+  const initialized = frames.findIndex((frame) => isClient(frame, 'notifications/initialized'));
+  const list = everything.frames.findIndex((frame) => isClient(frame, 'tools/list'));
+  const session = (fallback.frames.find((frame) => isClient(frame, 'initialize')) as ClientFrame).http!.reply!.headers!['mcp-session-id']!;
+  const oldSession = (everything.frames.find((frame) => isClient(frame, 'initialize')) as ClientFrame).http!.reply!.headers!['mcp-session-id']!;
+  const oldId = (everything.frames[list] as ClientFrame).message.id;
+  const listing = exchange(everything.frames, list).map((frame) => {
+    const renamed = JSON.parse(JSON.stringify(frame).replaceAll(oldSession, session)) as Frame;
+    if (renamed.from === 'client' || (renamed.from === 'server' && renamed.message.id === oldId)) renamed.message.id = 100;
+    if (renamed.from !== 'client' && renamed.http?.request === oldId) renamed.http.request = 100;
+    return renamed;
+  });
+  return [...frames.slice(1, initialized + 1), ...listing, ...frames.slice(initialized + 1)];
+}
+
+/** The probe of the fallback recording, answered -32022 (HTTP 400, as the SDK v2 server refuses a
+ *  version it does not support) with `supported`. */
+function refusedProbe(supported: string[]): Frame[] {
+  const [probe, answer] = copy(fallback.frames.slice(0, 2)) as [ClientFrame, Frame];
+  if (answer.from !== 'server') throw new Error('stateless-fallback: its probe has no answer');
+  answer.message = {
+    jsonrpc: '2.0',
+    error: { code: -32022, message: 'Unsupported protocol version: 2026-07-28', data: { supported, requested: '2026-07-28' } },
+    id: probe.message.id!,
+  };
+  answer.free = ['error.message'];
+  return [probe, answer];
+}
+
+interface StatelessCase {
+  name: string;
+  about: string;
+  source: Cassette;
+  sourceName: string;
+  /** What was changed from the recording, for the provenance. */
+  edit: string;
+  frames: Frame[];
+  inputs?: Record<string, unknown>;
+  /** GET and DELETE as the recorded server answered them (none: a server without sessions). */
+  http?: Cassette['http'];
+}
+
+const deploy = callExchanges(tools.frames, 'deploy');
+
+const CASES: StatelessCase[] = [
+  {
+    name: 'tools-server',
+    about:
+      'A server of the 2026-07-28 revision: server/discover lists the version, so every request after it carries the _meta of the revision and its headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name), with no session; tools/list comes in three pages, the first of which ends with nextCursor "" (a cursor, not the end); text, structured and isError results.',
+    source: tools,
+    sourceName: 'stateless-tools',
+    edit: 'the discover, the three pages and the echo, add and divide calls only (weather and deploy are the cases mirrored-headers and input-required)',
+    frames: [...opening(), ...callExchanges(tools.frames, 'echo'), ...callExchanges(tools.frames, 'add'), ...callExchanges(tools.frames, 'divide')],
+  },
+  {
+    name: 'input-required',
+    about:
+      "A tool that asks for input: deploy's first answer is resultType input_required with an elicitation and a requestState; the client answers it (inputs.json) and sends the call again, with a new id, inputResponses and the requestState unchanged.",
+    source: tools,
+    sourceName: 'stateless-tools',
+    edit: 'the discover, the three pages and the two rounds of the deploy call only',
+    frames: [...opening(), ...deploy],
+    inputs: CONFIRM,
+  },
+  {
+    name: 'input-declined',
+    about: 'The same tool, and the user says no (inputs.json declines): the retry carries that answer as it is, and the server cancels the deployment.',
+    source: tools,
+    sourceName: 'stateless-tools',
+    edit: 'the discover, the three pages and the two rounds of the deploy call only; the retry\'s inputResponses made { confirm: { action: "decline" } } and its result "deployment to staging cancelled", what the server answers a decline',
+    frames: [
+      ...opening(),
+      ...copy(deploy).map((frame) => {
+        if (isClient(frame, 'tools/call') && 'requestState' in (frame.message.params as JsonObject)) {
+          (frame.message.params as JsonObject).inputResponses = { confirm: { action: 'decline' } };
+        } else if (frame.from === 'server' && (frame.message.result as JsonObject)?.resultType === 'complete') {
+          (frame.message.result as JsonObject).content = [{ type: 'text', text: 'deployment to staging cancelled' }];
+        }
+        return frame;
+      }),
+    ],
+    inputs: DECLINE,
+  },
+  {
+    name: 'mirrored-headers',
+    about:
+      "Headers that mirror the body, which the server checks (-32020 when they disagree): weather's region argument is annotated x-mcp-header Region, so each call sends Mcp-Param-Region (plain for eu-west, =?base64?...?= for Île-de-France, which is not ASCII), and every tools/call its Mcp-Name.",
+    source: mismatch,
+    sourceName: 'stateless-header-mismatch',
+    edit: "the discover and the three pages of stateless-tools.yaml (the same server; this recording listed the first page only); of this recording, the two calls the server accepted (weather with Mcp-Param-Region: eu-west, echo), its -32020 refusals left out (a client that sends the right headers meets none; the player refuses one that does not, as the server did); stateless-tools.yaml's weather call (Île-de-France, Base64)",
+    frames: [
+      ...opening(),
+      ...mismatch.frames.flatMap((frame, at) =>
+        callOf(frame) && frame.from === 'client' && frame.http?.reply?.status === 200 ? exchange(mismatch.frames, at) : [],
+      ),
+      ...callExchanges(tools.frames, 'weather'),
+    ],
+  },
+  {
+    name: 'fallback-2025',
+    about:
+      'A server of 2025 (server-everything): it answers the server/discover probe with HTTP 400 and a -32000 error, so the client falls back to initialize and initialized on the same URL, with the session the initialize response gives, and closes with DELETE.',
+    source: fallback,
+    sourceName: 'stateless-fallback',
+    edit: "the GET stream left out (the course's client opens none, and the protocol does not ask it to); tools/list and its reply from everything-http-tools.yaml (the same server and version), its session id made this recording's and its id 100",
+    frames: [...copy(fallback.frames.slice(0, 2)), ...legacySession()],
+    http: { path: fallback.http!.path, ...(fallback.http!.delete && { delete: fallback.http!.delete }) },
+  },
+  {
+    name: 'unsupported-version',
+    about:
+      'A server of 2025 that knows the error of the revision: it refuses the probe with -32022 and data.supported [2025-11-25, 2025-06-18]; the client answers it once with a version both speak, which is of 2025: initialize and initialized (and a session), as with any 2025 server.',
+    source: fallback,
+    sourceName: 'stateless-fallback',
+    edit: "the probe answered HTTP 400 with -32022, data.supported [2025-11-25, 2025-06-18] (in the words the SDK v2 server answers a version it does not support); the GET stream left out; tools/list and its reply from everything-http-tools.yaml (the same server and version), its session id made this recording's and its id 100",
+    frames: [...refusedProbe(['2025-11-25', '2025-06-18']), ...legacySession()],
+    http: { path: fallback.http!.path, ...(fallback.http!.delete && { delete: fallback.http!.delete }) },
+  },
+];
+
+for (const testCase of CASES) {
+  const cassette: Cassette = {
+    version: 2,
+    transport: 'http',
+    provenance: { ...testCase.source.provenance, note: `derived from cassettes/${testCase.sourceName}.yaml: ${testCase.edit}` },
+    http: testCase.http ?? { path: testCase.source.http!.path },
+    free: ['params.clientInfo', 'params.capabilities'],
+    frames: testCase.frames,
+  };
+  const caseDir = join(ROOT, 'cases', FOLDER, testCase.name);
+  const fixtureDir = join(ROOT, 'fixtures', FOLDER, testCase.name);
+  mkdirSync(caseDir, { recursive: true });
+  mkdirSync(fixtureDir, { recursive: true });
+  writeFileSync(join(caseDir, 'case.md'), `${testCase.about}\n`);
+  const files = { 'calls.json': callsOf(testCase.frames), ...(testCase.inputs && { 'inputs.json': testCase.inputs }) };
+  for (const [file, value] of Object.entries(files)) writeFileSync(join(caseDir, file), `${JSON.stringify(value, null, 2)}\n`);
+  saveCassette(cassette, join(fixtureDir, 'cassette.yaml'), { overwrite: true });
+  console.log(`${FOLDER}/${testCase.name}: ${cassette.frames.length} frames`);
+}
