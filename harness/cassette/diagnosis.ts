@@ -33,6 +33,8 @@ export interface RecordedRef {
   /** Line in the cassette file, when it came from a file. */
   line?: number;
   message: JsonObject;
+  /** An initialize after another in the recording: it starts a new session (the server lost the first). */
+  newSession?: boolean;
 }
 
 export interface Diagnosis {

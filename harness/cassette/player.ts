@@ -697,7 +697,10 @@ export class Player {
 
   private ref(index: number): RecordedRef {
     const frame = this.cassette.frames[index] as ClientFrame;
-    return { frame: index, ...(frame.line !== undefined ? { line: frame.line } : {}), message: frame.message };
+    const again =
+      frame.message.method === 'initialize' &&
+      this.cassette.frames.slice(0, index).some((earlier) => earlier.from === 'client' && earlier.message.method === 'initialize');
+    return { frame: index, ...(frame.line !== undefined ? { line: frame.line } : {}), message: frame.message, ...(again && { newSession: true }) };
   }
 
   /** "after the initialize result", "at the start of the session", ... */

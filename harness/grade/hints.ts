@@ -4,6 +4,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Diagnosis } from '../cassette/diagnosis.ts';
 import { kindOf } from '../cassette/model.ts';
+import { META_CAPABILITIES, META_VERSION } from '../cassette/stateless.ts';
 import type { HintRule } from '../stages/content.ts';
 import { hintRulesUpTo } from '../stages/index.ts';
 import { bothValues, describePath, firstJsonDifference, isNotBlank, keysAreSorted, valueAt, type Comparison } from './comparison.ts';
@@ -119,18 +120,38 @@ export function protocolHints(diagnoses: readonly Diagnosis[]): Hint[] {
 
 /** The recording starts a second session (the server lost the first: 404), and the client never began it. */
 function newSessionAwaited(diagnosis: Diagnosis): boolean {
-  return diagnosis.kind !== 'id-reused' && diagnosis.waitingFor?.message.method === 'initialize' && diagnosis.waitingFor.frame > 0;
+  return diagnosis.kind !== 'id-reused' && diagnosis.waitingFor?.newSession === true;
 }
 
-/** What the HTTP player answers with an error status: the request went no further. */
-const HTTP_REFUSALS: ReadonlySet<string> = new Set(['http-accept', 'http-content-type', 'http-session', 'http-auth', 'http-method']);
+/** What the HTTP player answers with an error status: the request went no further. A server of the
+ *  stateless revision refuses with 400 and a JSON-RPC error too: headers that disagree with the body
+ *  (-32020), an initialize (-32022, the versions it speaks). */
+const HTTP_REFUSALS: ReadonlySet<string> = new Set([
+  'http-accept',
+  'http-content-type',
+  'http-session',
+  'http-auth',
+  'http-method',
+  'http-header-mismatch',
+  'stateless-initialize',
+]);
 
-/** The server refused a request, which went no further: at the HTTP level, or as one of a session it had lost. */
+/** The server refused a request, which went no further: at the HTTP level, as a server of the
+ *  stateless revision does, or as one of a session it had lost. */
 export function refusedByTheServer(diagnoses: readonly Diagnosis[]): boolean {
-  return diagnoses.some((diagnosis) => HTTP_REFUSALS.has(diagnosis.kind) || newSessionAwaited(diagnosis));
+  return diagnoses.some((diagnosis) => HTTP_REFUSALS.has(diagnosis.kind) || envelopeRefused(diagnosis) || newSessionAwaited(diagnosis));
 }
 
-/** The fix for each mistake of the HTTP transport the player answers (status) and says (diagnosis). */
+/** A request without a required key of the stateless `_meta` (its protocol version or client
+ *  capabilities): refused 400, -32602. One without clientInfo alone is served. */
+function envelopeRefused(diagnosis: Diagnosis): boolean {
+  if (diagnosis.kind !== 'meta-missing') return false;
+  const missing = diagnosis.message.slice(0, diagnosis.message.indexOf(' in params._meta'));
+  return missing.includes(META_VERSION) || missing.includes(META_CAPABILITIES);
+}
+
+/** The fix for each mistake of the HTTP transport the player answers (status) and says (diagnosis),
+ *  the stateless revision's included. */
 const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
   'http-accept': [
     'a server may answer a POST with JSON or with an event stream, and refuses (406) a client that does not take both',
@@ -144,6 +165,27 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
   'http-protocol-version': ['after initialize, send MCP-Protocol-Version: <the version the server answered> on every request'],
   'http-auth': ['the configured headers (a bearer token) go on every request: POST, GET and DELETE alike'],
   'http-session-left-open': ["close() ends the session it started: DELETE the server's URL with the Mcp-Session-Id header"],
+  // the stateless revision (2026-07-28)
+  'meta-missing': [
+    'in the stateless revision every request carries in params._meta its protocol version, client capabilities and client info (io.modelcontextprotocol/protocolVersion, clientCapabilities, clientInfo)',
+    'set all three on every request after connect() found the revision, server/discover included (a _meta the caller gave keeps its own keys)',
+  ],
+  'http-header-mismatch': [
+    'a server of the revision checks the headers that mirror the body, and refuses (400, -32020) a request whose headers disagree with it or lack one',
+    "send MCP-Protocol-Version equal to the _meta's version, Mcp-Method, Mcp-Name on tools/call (params.name), and Mcp-Param-<Name> for each argument the tool's inputSchema marks x-mcp-header (=?base64?...?= when not plain ASCII)",
+  ],
+  'stateless-session': [
+    'a server of the stateless revision gives no session: its requests stand alone',
+    'send no Mcp-Session-Id in the stateless era (a session id comes only from a 2025 initialize response)',
+  ],
+  'stateless-initialize': [
+    'the server speaks the stateless revision: it has no initialize, and refuses one (-32022)',
+    'connect() probes with server/discover first; initialize() only when the probe shows a 2025 server (an error other than -32020/-32021/-32022, or a -32022 whose common version is of 2025)',
+  ],
+  'input-required-retry': [
+    'an input_required result is answered by sending the request again as a new request: a new id, inputResponses (each answer under its key) and the requestState it gave, unchanged',
+    'the server keeps nothing between the two: without its requestState it asks again; with the old id it is not a new request',
+  ],
 };
 
 /** When no rule knows the mistake: at least say what kind of difference it is. */

@@ -162,7 +162,7 @@ const DIAGNOSIS_KINDS = [
   'stateless-initialize',
   'input-required-retry',
 ] as const;
-const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject });
+const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject, newSession: optional(boolean) });
 const diagnosisSchema = object({
   kind: oneOf(...DIAGNOSIS_KINDS),
   message: string(),

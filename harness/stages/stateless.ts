@@ -86,6 +86,8 @@ function inputRule(comparison: Comparison): Hint[] {
   if (actual.length < expected.length) {
     const calls = field(both?.actual, 'calls');
     const pending = Array.isArray(calls) ? calls.findIndex((call) => field(call, 'resultType') === 'input_required') : -1;
+    // a call that failed before the server could ask (a request refused, or not the recorded one) is another mistake
+    if (pending < 0 && (!Array.isArray(calls) || calls.some((call) => outcomeOf(call) !== 'result'))) return [];
     return [
       {
         kind: 'input-not-answered',

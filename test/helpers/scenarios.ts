@@ -106,6 +106,33 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['no-input-schema', 'gives it no input_schema', 'a tool without a schema gets { "type": "object", "properties": {} }'],
   },
   'description-dropped': { stage: 'translate', says: ['your translation of echo has no description', "keep the tool's description"] },
+  // stage 6: stateless
+  'no-server-discover': { stage: 'stateless', says: ['stateless-initialize', 'connect() probes with server/discover first'] },
+  'no-fallback-on-http-error': { stage: 'stateless', says: ['fallback-2025', 'fall back to initialize() on the same URL on any error of the probe'] },
+  'unsupported-version-not-retried': {
+    stage: 'stateless',
+    says: ['unsupported-version', 'answer -32022 once with a version its data.supported lists and your client speaks'],
+  },
+  'meta-capabilities-missing': {
+    stage: 'stateless',
+    says: ['without io.modelcontextprotocol/clientCapabilities in params._meta', 'set all three on every request'],
+  },
+  'header-version-not-meta': {
+    stage: 'stateless',
+    says: ['the MCP-Protocol-Version header names 2025-11-25', "send MCP-Protocol-Version equal to the _meta's version"],
+  },
+  'mcp-name-not-sent': { stage: 'stateless', says: ['the required Mcp-Name header is absent', 'Mcp-Name on tools/call'] },
+  'session-id-in-stateless-era': { stage: 'stateless', says: ['stateless-session', 'send no Mcp-Session-Id in the stateless era'] },
+  'input-required-returned': {
+    stage: 'stateless',
+    says: ["calls[0] is the server's input_required result", 'call onInputRequest for each of its inputRequests'],
+  },
+  'retry-without-request-state': {
+    stage: 'stateless',
+    says: ['the server asked for the same input 10 times', 'without the requestState the input_required result gave'],
+  },
+  'retry-with-same-id': { stage: 'stateless', says: ['with the id of the request it retries', 'sending the request again as a new request: a new id'] },
+  'empty-cursor-ends-list': { stage: 'stateless', says: ['it stopped at a page whose nextCursor is the empty string', 'test for undefined'] },
 };
 
 /** One test per broken solution of `stage`. */
