@@ -18,7 +18,7 @@ describe('the grader', () => {
     expectGraderGolden(normalise(run.stdout), join(REPO, 'test/golden/reference.txt'));
   });
 
-  for (const stage of ['config-and-framing', 'handshake', 'tools', 'streamable-http', 'translate']) {
+  for (const stage of ['config-and-framing', 'handshake', 'tools', 'streamable-http', 'translate', 'stateless']) {
     it(`fails the starter at ${stage}, with its "not implemented yet" message`, async () => {
       const run = await runCli(['test', '--stage', stage, ...SEED, '--submission', join(REPO, 'starter')]);
       expect(run.code).toBe(1);
