@@ -6,7 +6,7 @@ import { loadCourse, type Course, type Stage } from '../course.ts';
 import { InputError } from '../errors.ts';
 
 /** Editors save in bursts (write, rename, chmod): wait this long for the burst to end. */
-const SETTLE_MS = 30;
+const SETTLE_MS = 15;
 const CLEAR_SCREEN = '\x1b[2J\x1b[3J\x1b[H';
 
 export interface WatchSettings {
