@@ -144,15 +144,13 @@ export async function runWithPlayer(
 
 /** The program, with the cassette played over Streamable HTTP on 127.0.0.1, on a port the grader
  *  owns for this case alone; the program finds its URL in THEINFERENCE_SERVER_URL. A program without
- *  network is served on a Unix socket of the case's own in the run root instead. */
+ *  network reaches it through a gate of the case's own, a Unix socket in the run root (player-gate.ts). */
 async function runWithHttpPlayer(testCase: Case, context: CaseContext, cassette: Cassette): Promise<{ result: RunResult; report?: PlayReport }> {
   const { serveCassette } = await import('../cassette/http-face.ts');
   const served = await serveCassette(cassette);
-  const socket = context.launcher.jail.network ? undefined : playerSocket(context.runRoot);
-  const gate = socket === undefined ? undefined : await openGate(socket, Number(new URL(served.url).port));
+  const gate = context.launcher.jail.network ? undefined : await openGate(playerSocket(context.runRoot), Number(new URL(served.url).port));
   const reach: Record<string, string> = { [SERVER_URL_VARIABLE]: served.url };
-  if (socket !== undefined && gate !== undefined)
-    Object.assign(reach, { [PLAYER_SOCKET_VARIABLE]: relative(context.runRoot, socket), [PLAYER_TOKEN_VARIABLE]: gate.token });
+  if (gate) Object.assign(reach, { [PLAYER_SOCKET_VARIABLE]: relative(context.runRoot, gate.path), [PLAYER_TOKEN_VARIABLE]: gate.token });
   try {
     const result = await runProgram(testCase, context, undefined, reach);
     const grace = new Promise<void>((resolve) => setTimeout(resolve, REPORT_GRACE_MS).unref());

@@ -9,6 +9,8 @@ import { rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 
 export interface PlayerGate {
+  /** The socket's path. */
+  readonly path: string;
   /** What a connection sends first, followed by "\n". */
   readonly token: string;
   close(): Promise<void>;
@@ -30,6 +32,7 @@ export async function openGate(path: string, port: number): Promise<PlayerGate> 
   rmSync(path, { force: true });
   await new Promise<void>((resolve, reject) => gate.once('error', reject).listen(path, resolve));
   return {
+    path,
     token,
     close: () =>
       new Promise((resolve) => {
