@@ -53,14 +53,20 @@ export interface Running {
 }
 
 /** `server-everything streamableHttp` on a free port of 127.0.0.1, ready. */
-export async function startEverythingHttp(): Promise<Running> {
+export function startEverythingHttp(): Promise<Running> {
+  return startHttpServer([join(ROOT, EVERYTHING_ENTRY), 'streamableHttp'], /listening on port/, 'server-everything');
+}
+
+/** `node <args>`, a server that listens at /mcp on the port in PORT: on a free port of 127.0.0.1,
+ *  once its output says `ready`. */
+export async function startHttpServer(args: string[], ready: RegExp, what: string): Promise<Running> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, EVERYTHING_ENTRY), 'streamableHttp'], {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  await waitForOutput(child, /listening on port/, 'server-everything');
+  await waitForOutput(child, ready, what);
   child.stdout!.resume();
   child.stderr!.resume();
   const stop = () =>

@@ -4,33 +4,17 @@
 // the session through the recorder; one cassette records what that client cannot be made to send
 // (headers that disagree with the body) with plain fetch. `node --import tsx scripts/record-stateless-cassettes.ts`
 // Its sessions are shared with the tests, which drive them live and replayed.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { freePort, ROOT, startEverythingHttp, startRecorder, waitForOutput, EVERYTHING_ENTRY, type Running } from './record-http-cassettes.ts';
+import { ROOT, startEverythingHttp, startHttpServer, startRecorder, EVERYTHING_ENTRY, type Running } from './record-http-cassettes.ts';
 
 export const SERVER_ENTRY = 'scripts/stateless-servers/server.ts';
 
 /** A stateless server (`tools` or `versions`) as its own process on a free port of 127.0.0.1, ready. */
-export async function startStatelessServer(variant: 'tools' | 'versions'): Promise<Running> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, SERVER_ENTRY), variant], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  await waitForOutput(child, /listening on/, `the stateless ${variant} server`);
-  child.stdout!.resume();
-  child.stderr!.resume();
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return { url: `http://127.0.0.1:${port}/mcp`, port, child, stop };
+export function startStatelessServer(variant: 'tools' | 'versions'): Promise<Running> {
+  return startHttpServer(['--import', 'tsx', join(ROOT, SERVER_ENTRY), variant], /listening on/, `the stateless ${variant} server`);
 }
 
 /** What the SDK v2 client saw of a session: the server it found, and each step's result (or error). */
