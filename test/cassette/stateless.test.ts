@@ -111,13 +111,7 @@ async function toolsSessionLists(url: string): Promise<void> {
 
 /** The same, up to the weather call. */
 async function toolsSessionUpToWeather(url: string): Promise<void> {
-  await discover(url);
-  for (const [id, cursor] of [
-    [1, undefined],
-    [2, ''],
-    [3, 'page-3'],
-  ] as const)
-    await post(url, request(id, 'tools/list', cursor === undefined ? {} : { cursor }));
+  await toolsSessionLists(url);
   await post(url, request(4, 'tools/call', ECHO));
   await post(url, request(5, 'tools/call', { name: 'add', arguments: { a: 2, b: 3 } }));
   await post(url, request(6, 'tools/call', { name: 'divide', arguments: { a: 1, b: 0 } }));
@@ -212,17 +206,8 @@ describe('each mistake of the stateless revision, diagnosed and answered as the 
     const deploy = { name: 'deploy', arguments: { env: 'staging' } };
     const yes = { inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } };
     const upTo = async (url: string) => {
-      await discover(url);
-      for (const [id, cursor] of [
-        [1, undefined],
-        [2, ''],
-        [3, 'page-3'],
-      ] as const)
-        await post(url, request(id, 'tools/list', cursor === undefined ? {} : { cursor }));
-      await post(url, request(4, 'tools/call', ECHO));
-      await post(url, request(5, 'tools/call', { name: 'add', arguments: { a: 2, b: 3 } }));
-      await post(url, request(6, 'tools/call', { name: 'divide', arguments: { a: 1, b: 0 } }));
-      await post(url, request(7, 'tools/call', { name: 'weather', arguments: { region: 'Île-de-France', city: 'Paris' } }), {
+      await toolsSessionUpToWeather(url);
+      await post(url, request(7, 'tools/call', PARIS), {
         'mcp-param-region': `=?base64?${Buffer.from('Île-de-France').toString('base64')}?=`,
       });
       return (await post(url, request(8, 'tools/call', deploy, ELICITS))).body as { result: { requestState: string } };
