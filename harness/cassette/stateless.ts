@@ -66,6 +66,12 @@ export function missingMeta(recorded: JsonObject, actual: JsonObject): string[] 
   return META_KEYS.filter((key) => key in had && !(key in has));
 }
 
+/** Whether a message the client sent lacks a required key of `_meta` (which a server refuses, -32602). */
+export function lacksRequiredMeta(sent: Json | undefined): boolean {
+  const meta = isObject(sent) ? (metaOf(sent) ?? {}) : {};
+  return REQUIRED_META.some((key) => !(key in meta));
+}
+
 /** The server's answer to a request missing required per-request keys; undefined when only
  *  clientInfo is missing, which a server serves. */
 export function envelopeRefusal(actual: JsonObject, missing: readonly string[], headerVersion: string): Refusal | undefined {

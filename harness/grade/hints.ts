@@ -4,7 +4,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Diagnosis } from '../cassette/diagnosis.ts';
 import { kindOf } from '../cassette/model.ts';
-import { META_CAPABILITIES, META_VERSION } from '../cassette/stateless.ts';
+import { lacksRequiredMeta } from '../cassette/stateless.ts';
 import type { HintRule } from '../stages/content.ts';
 import { hintRulesUpTo } from '../stages/index.ts';
 import { bothValues, describePath, firstJsonDifference, isNotBlank, keysAreSorted, valueAt, type Comparison } from './comparison.ts';
@@ -145,9 +145,7 @@ export function refusedByTheServer(diagnoses: readonly Diagnosis[]): boolean {
 /** A request without a required key of the stateless `_meta` (its protocol version or client
  *  capabilities): refused 400, -32602. One without clientInfo alone is served. */
 function envelopeRefused(diagnosis: Diagnosis): boolean {
-  if (diagnosis.kind !== 'meta-missing') return false;
-  const missing = diagnosis.message.slice(0, diagnosis.message.indexOf(' in params._meta'));
-  return missing.includes(META_VERSION) || missing.includes(META_CAPABILITIES);
+  return diagnosis.kind === 'meta-missing' && lacksRequiredMeta(diagnosis.received);
 }
 
 /** The fix for each mistake of the HTTP transport the player answers (status) and says (diagnosis),
