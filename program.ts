@@ -110,8 +110,7 @@ const commands: Record<string, Command> = {
       if (!(request.method in inputs)) throw new Error(`the server asks for ${request.method}, which inputs.json does not answer`);
       return structuredClone(inputs[request.method]);
     };
-    const capabilities = Object.fromEntries(Object.keys(inputs).flatMap((method) => (method in CAPABILITY_OF ? [[CAPABILITY_OF[method]!, {}]] : [])));
-    if ('elicitation' in capabilities) capabilities.elicitation = { form: {} };
+    const capabilities = Object.fromEntries(Object.keys(inputs).flatMap((method) => (method in CAPABILITY_OF ? [CAPABILITY_OF[method]!] : [])));
     const server = await serverUrl(caseDir);
     try {
       const client = new mcp.McpClient(new mcp.HttpTransport(server.url, headers && { headers }), undefined, { capabilities, onInputRequest });
@@ -131,8 +130,12 @@ const commands: Record<string, Command> = {
   },
 };
 
-/** The capability a client declares to be asked for input of each kind (stateless era). */
-const CAPABILITY_OF: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+/** The capability (name and value) a client declares to be asked for input of each kind (stateless era). */
+const CAPABILITY_OF: Record<string, [string, object]> = {
+  'elicitation/create': ['elicitation', { form: {} }],
+  'sampling/createMessage': ['sampling', {}],
+  'roots/list': ['roots', {}],
+};
 
 /** What connect() found, as the protocol decides it: the era, the protocol version, and the server's
  *  name, version, capabilities and instructions (serverInfo of the initialize result; in the
