@@ -65,8 +65,9 @@ export function runProgram(testCase: Case, context: CaseContext, player?: (wire:
   const onPipes = player && (([wire]: NodeJS.ReadWriteStream[]) => player(wire as unknown as Duplex));
   const ready = context.prestarted?.take(testCase.casePath);
   if (ready) return ready.release(onPipes, context.signal, env);
-  const options = programOptions(context, player !== undefined);
-  return runProcess(context.launcher.command, [...context.launcher.args, testCase.command, testCase.casePath], {
+  const options = programOptions(testCase, context, player !== undefined);
+  const start = (testCase.player === 'http' && context.launcher.fetching) || context.launcher;
+  return runProcess(start.command, [...start.args, testCase.command, testCase.casePath], {
     ...options,
     env: { ...options.env, ...env },
     signal: context.signal,
@@ -80,20 +81,17 @@ export function prestartProgram(testCase: Case, context: CaseContext): Prestart 
   // A case with a cassette gets its player when released (runWithPlayer): its wire is made now. An
   // HTTP case's player is made at the release, its URL given then; fetch is loaded while it waits.
   if (!warm) return undefined;
-  const http = testCase.player === 'http';
-  const options = programOptions(context, testCase.cassettePath !== undefined && !http);
-  return prestart(
-    warm.command,
-    [...warm.args, testCase.command, testCase.casePath],
-    http ? { ...options, env: { ...options.env, THEINFERENCE_WARM_FETCH: '1' } } : options,
-  );
+  const options = programOptions(testCase, context, testCase.cassettePath !== undefined && testCase.player !== 'http');
+  return prestart(warm.command, [...warm.args, testCase.command, testCase.casePath], options);
 }
 
-/** How a case's program runs, however it is started: its folder, environment, limits, and the cassette wire if it has one. */
-function programOptions(context: CaseContext, wire: boolean): RunOptions {
+/** How a case's program runs, however it is started: its folder, environment, limits, and the cassette wire
+ *  if it has one. A program that talks HTTP has fetch loaded before it starts (preload.mjs). */
+function programOptions(testCase: Case, context: CaseContext, wire: boolean): RunOptions {
+  const env = testCase.player === 'http' ? { ...context.env, THEINFERENCE_FETCH: '1' } : context.env;
   return {
     cwd: context.runRoot,
-    env: wire ? { ...context.env, THEINFERENCE_WIRE_FD: String(WIRE_FD) } : context.env,
+    env: wire ? { ...env, THEINFERENCE_WIRE_FD: String(WIRE_FD) } : env,
     limits: context.limits,
     contained: context.launcher.jail.kind !== 'none',
     ...(wire && { extraPipes: 1 }),

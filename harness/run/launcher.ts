@@ -6,6 +6,7 @@
 import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { writeAtomically } from '../files.ts';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { CourseError } from '../course.ts';
 import { bundle, sweepBundles } from './bundle.ts';
 import type { PositionMapper } from './source-positions.ts';
@@ -17,10 +18,8 @@ const CANONICAL_PROGRAM = readFileSync(join(import.meta.dirname, '..', '..', PRO
  *  and none may run a bundle that another is still writing. */
 const BUNDLE = join('.theinference', `program-${process.pid}.mjs`);
 const WARM_START = join('.theinference', 'warm-start.mjs');
-/** fetch reads HTTP with a parser compiled to WebAssembly, which V8 compiles a second time, optimized, in the
- *  background at first use: about 45 ms of CPU in every program that fetches, for a few replies that the
- *  baseline compiler's code reads as fast. Only WebAssembly is compiled otherwise; JavaScript runs as ever. */
-const NODE_FLAGS = ['--liftoff-only'];
+/** What a program loads before it runs: fetch, for one that talks HTTP (preload.mjs says why). */
+const PRELOAD = join('.theinference', 'preload.mjs');
 /** From harness/ or lib/ alike: these scripts are plain JavaScript, kept in harness/. */
 const HARNESS = join(import.meta.dirname, '..', '..', 'harness');
 /** The server a case's .mcp.json names, started by the student's spawnWire (harness/case-server/): shown
@@ -37,6 +36,8 @@ export interface Launcher {
   /** The same program started ahead of time, to wait for a go (warm-start.mjs) before it runs: where the
    *  course's own your_program.sh is bundled. */
   warm?: { command: string; args: string[] };
+  /** The same program for a case that talks HTTP (THEINFERENCE_FETCH=1), with fetch loaded first (preload.mjs). */
+  fetching?: { command: string; args: string[] };
   /** The waiting script itself, in the run root, where `warm` is: any plain-JavaScript program of the
    *  run root can be started ahead through it (the property oracle). */
   warmStart?: string;
@@ -61,9 +62,11 @@ export async function launcher(runRoot: string, options: LaunchOptions): Promise
   const start = await ownLauncher(runRoot, options);
   const jail = jailFor(runRoot, { sandbox: options.sandbox ?? true, network: options.network ?? true });
   const warm = start.warm && jail.wrap(start.warm.command, start.warm.args, options.visible);
+  const fetching = start.fetching && jail.wrap(start.fetching.command, start.fetching.args, options.visible);
   return {
     ...jail.wrap(start.command, start.args, options.visible),
     ...(warm && { warm, warmStart: start.warmStart }),
+    ...(fetching && { fetching }),
     jail,
     ...(start.positions && { positions: start.positions }),
   };
@@ -76,13 +79,16 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
   const bundled = await bundle(join(runRoot, 'program.ts'), join(runRoot, BUNDLE));
   // A syntax error, say: your_program.sh will show the student tsx's own message for it.
   if (bundled === undefined) return script;
-  // The waiting script goes beside the bundle, which the sandbox shows.
+  // The waiting script and what it loads go beside the bundle, which the sandbox shows.
   const warmStart = join(runRoot, WARM_START);
+  const preload = join(runRoot, PRELOAD);
   install(join(HARNESS, 'run', 'warm-start.mjs'), warmStart, 0o644);
+  install(join(HARNESS, 'run', 'preload.mjs'), preload, 0o644);
   return {
     command: process.execPath,
-    args: [...NODE_FLAGS, bundled.path],
-    warm: { command: process.execPath, args: [...NODE_FLAGS, warmStart, bundled.path] },
+    args: [bundled.path],
+    warm: { command: process.execPath, args: [warmStart, bundled.path] },
+    fetching: { command: process.execPath, args: ['--import', pathToFileURL(preload).href, bundled.path] },
     warmStart,
     positions: bundled.positions,
   };
