@@ -6,15 +6,13 @@
 // program.ts's `stateless` command, on the same servers: the same output, byte for byte.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync, cpSync, symlinkSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startEverythingHttp, type Running } from '../../scripts/record-http-cassettes.ts';
 import * as reference from '../../src/mcp.ts';
 import * as starter from '../../starter/src/mcp.ts';
-import { statelessServer, type Request, type StatelessServer } from './stateless-server.ts';
+import { recordingHttpServer, statelessServer, type Request, type StatelessServer } from './stateless-server.ts';
 
 const META = {
   version: 'io.modelcontextprotocol/protocolVersion',
@@ -191,40 +189,13 @@ describe('-32022: a version the server does not support', () => {
 });
 
 /** A proxy in front of `target` that keeps every request it passes on (and the status it got). */
-async function recordingProxy(target: string): Promise<{ url: string; requests: Request[]; close(): Promise<void> }> {
-  const requests: Request[] = [];
-  const proxy = createServer(async (incoming, outgoing) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of incoming) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    const seen: Request = { method: incoming.method ?? '', headers: incoming.headers, ...(text !== '' && { body: JSON.parse(text) }) };
-    requests.push(seen);
-    const headers = Object.fromEntries(
-      Object.entries(incoming.headers as IncomingHttpHeaders).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)) as [
-        string,
-        string,
-      ][],
-    );
-    try {
-      const answer = await fetch(target, { method: incoming.method, headers, ...(text !== '' && { body: text }) });
-      seen.status = answer.status;
-      const kept = [...answer.headers].filter(([name]) => !['content-length', 'transfer-encoding', 'content-encoding', 'connection'].includes(name));
-      outgoing.writeHead(answer.status, Object.fromEntries(kept));
-      if (answer.body) for await (const chunk of answer.body) outgoing.write(chunk);
-      outgoing.end();
-    } catch (error) {
-      outgoing.writeHead(502).end(String(error));
-    }
+function recordingProxy(target: string): Promise<StatelessServer> {
+  return recordingHttpServer(async (request) => {
+    const headers = new Headers(request.headers);
+    for (const name of ['host', 'connection', 'content-length']) headers.delete(name);
+    const body = await request.text();
+    return fetch(target, { method: request.method, headers, ...(body !== '' && { body }) });
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`,
-    requests,
-    close: async () => {
-      proxy.closeAllConnections();
-      await new Promise((resolve) => proxy.close(resolve));
-    },
-  };
 }
 
 describe('the reference against a server of 2025 (server-everything, Streamable HTTP)', () => {

@@ -89,6 +89,18 @@ function build(supportedProtocolVersions?: string[]): McpServer {
 /** The server, listening; `supportedProtocolVersions`: the versions it accepts (the SDK's by default). */
 export async function statelessServer(options: { supportedProtocolVersions?: string[] } = {}): Promise<StatelessServer> {
   const handler = createMcpHandler(() => build(options.supportedProtocolVersions), { legacy: 'reject', keepAliveMs: 0 });
+  return recordingHttpServer(
+    (request) => handler.fetch(request),
+    () => handler.close(),
+  );
+}
+
+/** Headers a body that fetch has already decoded and re-chunked no longer matches. */
+const BODY_FRAMING = ['content-length', 'transfer-encoding', 'content-encoding', 'connection'];
+
+/** An HTTP server on 127.0.0.1 at a port the OS picks, at /mcp, that hands each request to `answer` as a
+ *  web-standard Request and keeps it (method, headers, body, and the status it got). */
+export async function recordingHttpServer(answer: (request: globalThis.Request) => Promise<Response>, onClose = async () => {}): Promise<StatelessServer> {
   const requests: Request[] = [];
   const http = createServer(async (incoming, outgoing) => {
     try {
@@ -100,13 +112,13 @@ export async function statelessServer(options: { supportedProtocolVersions?: str
       const headers = new Headers();
       for (const [name, value] of Object.entries(incoming.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       const withBody = !['GET', 'HEAD', 'DELETE'].includes(incoming.method ?? '');
-      const answer = await handler.fetch(new Request(`http://127.0.0.1${incoming.url}`, { method: incoming.method, headers, ...(withBody && { body: text }) }));
-      seen.status = answer.status;
-      outgoing.writeHead(answer.status, Object.fromEntries(answer.headers));
-      if (answer.body) for await (const chunk of answer.body) outgoing.write(chunk);
+      const response = await answer(new Request(`http://127.0.0.1${incoming.url}`, { method: incoming.method, headers, ...(withBody && { body: text }) }));
+      seen.status = response.status;
+      outgoing.writeHead(response.status, Object.fromEntries([...response.headers].filter(([name]) => !BODY_FRAMING.includes(name))));
+      if (response.body) for await (const chunk of response.body) outgoing.write(chunk);
       outgoing.end();
     } catch (error) {
-      outgoing.writeHead(500).end(String(error));
+      outgoing.writeHead(502).end(String(error));
     }
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -114,7 +126,7 @@ export async function statelessServer(options: { supportedProtocolVersions?: str
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
     requests,
     close: async () => {
-      await handler.close();
+      await onClose();
       http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));
     },
