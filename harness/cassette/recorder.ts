@@ -311,10 +311,14 @@ function logRedactions(cassette: Cassette, log: (line: string) => void): void {
       places.set(name!, byPlace);
     }
   };
+  // Place by place, in a fixed order: the streams interleave differently from one recording to the next.
   for (const arg of cassette.provenance.command ?? []) count(arg, 'the command');
-  for (const frame of cassette.frames) {
-    if (frame.from === 'stderr' || frame.from === 'stdout') count(frame.text, `${frame.from} lines`);
-    else if (frame.from !== 'sse') count(JSON.stringify(frame.message), `${frame.from} messages`);
+  for (const from of ['client', 'server', 'stdout', 'stderr'] as const) {
+    for (const frame of cassette.frames) {
+      if (frame.from !== from) continue;
+      if (frame.from === 'stderr' || frame.from === 'stdout') count(frame.text, `${frame.from} lines`);
+      else count(JSON.stringify(frame.message), `${frame.from} messages`);
+    }
   }
   if (places.size === 0) return;
   const total = [...places.values()].reduce((sum, byPlace) => sum + [...byPlace.values()].reduce((a, b) => a + b, 0), 0);
