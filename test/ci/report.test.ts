@@ -1,6 +1,6 @@
 // Reports a machine reads: shards that split the work deterministically and merge back into the
 // whole run's report, JUnit that a dashboard parses, and merges that refuse what does not fit.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
@@ -8,7 +8,7 @@ import { inShard, parseShard } from '../../harness/ci/shard.ts';
 import { checkResultsReport, type CheckReport, type ResultsReport } from '../../harness/report/json.ts';
 import { toJUnit } from '../../harness/report/junit.ts';
 import { mergeReports, MergeError } from '../../harness/report/merge.ts';
-import { REPO, runCli } from '../helpers/cli.ts';
+import { courseCopy, REPO, runCli, trimCourse } from '../helpers/cli.ts';
 import { checks, cleanUp, folder, runCi, submission } from './helpers.ts';
 
 afterAll(cleanUp);
@@ -29,12 +29,16 @@ describe('shards', () => {
 
   it('graded apart and merged, give the whole run: same checks, same verdicts, course order', async () => {
     const broken = submission('', [["return JSON.stringify(msg) + '\\n';", "return JSON.stringify(msg) + '\\r\\n';"]]);
+    // every stage, with a case of each command: what is under test is how the checks are dealt and merged
+    const course = courseCopy();
+    trimCourse(course);
     const [whole, first, second] = await Promise.all([
-      runCi([...ALL, '--submission', broken]),
-      runCi([...ALL, '--submission', broken, '--shard', '1/2']),
-      runCi([...ALL, '--submission', broken, '--shard', '2/2']),
-    ]);
-    expect([whole.code, first.code, second.code]).toEqual([1, 1, 1]);
+      runCi([...ALL, '--submission', broken], { cwd: course }),
+      runCi([...ALL, '--submission', broken, '--shard', '1/2'], { cwd: course }),
+      runCi([...ALL, '--submission', broken, '--shard', '2/2'], { cwd: course }),
+    ]).finally(() => rmSync(course, { recursive: true, force: true }));
+    expect(whole.code).toBe(1);
+    for (const shard of [first, second]) expect(shard.code).toBe(shard.report!.status === 'fail' ? 1 : 0); // a shard may hold no failure
     const ids = (report: ResultsReport | undefined) => checks(report).map((check) => check.id);
     expect(ids(first.report).filter((id) => ids(second.report).includes(id))).toEqual([]);
 

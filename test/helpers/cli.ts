@@ -1,10 +1,12 @@
 // Runs the real `theinference` binary, as a student or CI would, and normalises what varies
 // from run to run (durations, scratch paths) so that its output can be compared with a golden file.
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { expect } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { loadCourse } from '../../harness/course.ts';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 const BIN = join(REPO, 'bin', 'theinference.js');
@@ -111,6 +113,26 @@ export function courseCopy(): string {
   }
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return dir;
+}
+
+/**
+ * Keeps in the course copy `dir` only the first `keep` cases of each command of each stage (more where
+ * course.yaml names more to run `first`): for a test of what a command does with stages, not of every
+ * case in them, which the scenario and stage tests grade. Generated cases and properties stay.
+ */
+export function trimCourse(dir: string, keep = 1): void {
+  const table = parseYaml(readFileSync(join(dir, 'course.yaml'), 'utf8')) as { stages: { cases: { command: string; first?: string[] }[] }[] };
+  const firsts = new Map(table.stages.flatMap((stage) => stage.cases.map((entry) => [entry.command, entry.first?.length ?? 0] as const)));
+  for (const stage of loadCourse(dir).stages) {
+    const seen = new Map<string, number>();
+    for (const testCase of stage.cases) {
+      const rank = seen.get(testCase.command) ?? 0;
+      seen.set(testCase.command, rank + 1);
+      if (rank < Math.max(keep, firsts.get(testCase.command) ?? 0)) continue;
+      rmSync(join(dir, testCase.casePath), { recursive: true });
+      rmSync(testCase.fixtureDir, { recursive: true });
+    }
+  }
 }
 
 /** A broken solution: the reference with one mistake, test/scenarios/<name>/mistake.diff, applied
