@@ -86,6 +86,9 @@ export const MISMATCH_ERROR_CODE = -32000;
 export const KEPT_DIAGNOSES = 20;
 /** The longest line the player holds (receiveChunk): a longer one is one diagnosis, and the end of reading. */
 export const MAX_LINE_CHARS = 16 * 1024 * 1024;
+/** Lines that are not messages the player reads before it stops reading: a client that floods the wire
+ *  with them has long since had its verdict, and each would cost a parse, a log step and a reply. */
+export const MAX_NOT_MESSAGES = 1000;
 /** Characters of a diagnosis's message, and of a client's line quoted in `received` when it is long. */
 const MESSAGE_CHARS = 2000;
 const RECEIVED_CHARS = 4096;
@@ -107,6 +110,8 @@ export class Player {
   /** The client's bytes cut into lines, none longer than MAX_LINE_CHARS (receiveChunk). */
   private readonly lines = new LineSplitter(MAX_LINE_CHARS);
   private cutOff = false;
+  /** Lines read so far that are not one message object. */
+  private notMessages = 0;
   /** While a long line is being judged: the clipped text that stands for it in a diagnosis. */
   private longLine: string | undefined;
   private readonly clientFrameCount: number;
@@ -207,12 +212,14 @@ export class Player {
         this.step = this.logClient(text, arrival);
         this.diagnose('not-json', () => `your client wrote a line that is not JSON: ${preview(text)}`, { received: text });
         this.reply(null, 'Parse error: the line is not JSON', -32700);
+        this.notAMessage();
         return;
       }
       if (!isObject(message)) {
         this.step = this.logClient(message as Json, arrival);
         this.diagnose('not-json', () => `your client wrote JSON that is not one message object: ${preview(text)}`, { received: message as Json });
         this.reply(null, 'Invalid Request: expected one JSON-RPC message object', -32600);
+        this.notAMessage();
         return;
       }
       this.receive(message, arrival);
@@ -692,6 +699,21 @@ export class Player {
       },
       step,
     );
+    this.output.cut?.();
+  }
+
+  /** One more line that is not a message: at MAX_NOT_MESSAGES, said once, and nothing more is read. The
+   *  saying is kept even when the kept diagnoses are full (in the last one's place, which is counted):
+   *  it is why the session ended. */
+  private notAMessage(): void {
+    if (++this.notMessages < MAX_NOT_MESSAGES) return;
+    this.cutOff = true;
+    if (this.full) {
+      this.misses.pop();
+      this.more++;
+    }
+    const count = MAX_NOT_MESSAGES.toLocaleString('en-US');
+    this.diagnose('not-json', () => `your client wrote ${count} lines that are not messages; the player stopped reading`, {});
     this.output.cut?.();
   }
 
