@@ -41,6 +41,8 @@ export interface PropertyRunOptions {
   jail?: Jail;
   /** Its first oracle, started ahead (prestartProperties); cancelled when not used. */
   prestarted?: Prestart;
+  /** How long asking ahead waits for an answer before it gives up (default PATIENCE_MS). */
+  patienceMs?: number;
 }
 
 /** The first oracle of a suite's next run, started ahead and waiting in `warmStart` (watch mode,
@@ -202,7 +204,7 @@ class OraclePool implements Oracle<Stop> {
   async prefetch(calls: Call[]): Promise<Stop | 'abandon' | undefined> {
     const ahead = calls.filter((call) => !this.slowCalls.has(call.key));
     if (ahead.length === 0) return 'abandon';
-    const asked = await this.ask(ahead, PATIENCE_MS);
+    const asked = await this.ask(ahead, this.options.patienceMs ?? PATIENCE_MS);
     // a call that ended the oracle is not yet a verdict: the real run may never make it
     if (asked === undefined || asked === 'abandon') return asked;
     return asked.attributed ? undefined : asked.stop;

@@ -188,6 +188,9 @@ describe('an oracle that dies or hangs', () => {
   // fail the same way, as when the checks ran one value after another in the student's process.
   // (Wrong for every property that calls frame, so that none of them runs as far as the later value.)
   const WRONG = "return JSON.stringify([msg]) + '\\r\\n';";
+  /** Asking ahead gives up on a call that hangs after this long (2 s when grading): what is under test
+   *  is that giving up changes no verdict, not how long it waits, and a spinning call burns CPU meanwhile. */
+  const patienceMs = 300;
   test.each([
     ['exits', 'process.exit(7);'],
     ['hangs', 'for (;;) {}'],
@@ -195,7 +198,9 @@ describe('an oracle that dies or hangs', () => {
   ])('a frame that fails first and %s on a later message fails as a plain wrong frame does', async (_name, misbehave) => {
     const plain = await grade(`export function frame(msg: object): string { ${WRONG} }\n${REFERENCE_PARSE}`);
     const started = performance.now();
-    const verdicts = await grade(`export function frame(msg: object): string { if ('error' in msg) { ${misbehave} } ${WRONG} }\n${REFERENCE_PARSE}`);
+    const verdicts = await grade(`export function frame(msg: object): string { if ('error' in msg) { ${misbehave} } ${WRONG} }\n${REFERENCE_PARSE}`, {
+      patienceMs,
+    });
     expect(verdicts.map(({ status, message, details }) => ({ status, message, details }))).toStrictEqual(
       plain.map(({ status, message, details }) => ({ status, message, details })),
     );
@@ -208,7 +213,17 @@ describe('an oracle that dies or hangs', () => {
   test('a frame changed since the last run to hang on a later message still fails as a plain wrong frame does', async () => {
     const { root, modulePath } = studentModule(`export function frame(msg: object): string { ${WRONG} }\n${REFERENCE_PARSE}`);
     const run = () =>
-      runProperties({ suite: 'framing', stage: 'config-and-framing', modulePath, cwd: root, env: process.env, seed: 1234, runs: 300, timeoutMs: 30_000 });
+      runProperties({
+        suite: 'framing',
+        stage: 'config-and-framing',
+        modulePath,
+        cwd: root,
+        env: process.env,
+        seed: 1234,
+        runs: 300,
+        timeoutMs: 30_000,
+        patienceMs,
+      });
     const plain = await run();
     writeFileSync(modulePath, `export function frame(msg: object): string { if ('error' in msg) { for (;;) {} } ${WRONG} }\n${REFERENCE_PARSE}`);
     const verdicts = await run();
