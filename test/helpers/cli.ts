@@ -116,11 +116,12 @@ export function courseCopy(): string {
 }
 
 /**
- * Keeps in the course copy `dir` only the first `keep` cases of each command of each stage (more where
- * course.yaml names more to run `first`): for a test of what a command does with stages, not of every
- * case in them, which the scenario and stage tests grade. Generated cases and properties stay.
+ * Keeps in the course copy `dir` only the first case of each command of each stage (those course.yaml
+ * names to run `first`, where it names some), and those `also` names (`cases/<folder>/<case>` ends with
+ * it): for a test of what a command does with stages, not of every case in them, which the scenario
+ * and stage tests grade. Generated cases and properties stay.
  */
-export function trimCourse(dir: string, keep = 1): void {
+export function trimCourse(dir: string, also: readonly string[] = []): void {
   const table = parseYaml(readFileSync(join(dir, 'course.yaml'), 'utf8')) as { stages: { cases: { command: string; first?: string[] }[] }[] };
   const firsts = new Map(table.stages.flatMap((stage) => stage.cases.map((entry) => [entry.command, entry.first?.length ?? 0] as const)));
   for (const stage of loadCourse(dir).stages) {
@@ -128,7 +129,7 @@ export function trimCourse(dir: string, keep = 1): void {
     for (const testCase of stage.cases) {
       const rank = seen.get(testCase.command) ?? 0;
       seen.set(testCase.command, rank + 1);
-      if (rank < Math.max(keep, firsts.get(testCase.command) ?? 0)) continue;
+      if (rank < Math.max(1, firsts.get(testCase.command) ?? 0) || also.some((name) => testCase.casePath.endsWith(`/${name}`))) continue;
       rmSync(join(dir, testCase.casePath), { recursive: true });
       rmSync(testCase.fixtureDir, { recursive: true });
     }
