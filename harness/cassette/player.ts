@@ -86,8 +86,9 @@ export const MISMATCH_ERROR_CODE = -32000;
 export const KEPT_DIAGNOSES = 20;
 /** The longest line the player holds (receiveChunk): a longer one is one diagnosis, and the end of reading. */
 export const MAX_LINE_CHARS = 16 * 1024 * 1024;
-/** Lines that are not messages the player reads before it stops reading: a client that floods the wire
- *  with them has long since had its verdict, and each would cost a parse, a log step and a reply. */
+/** Lines that are not messages the player reads off a stream before it stops reading: a client that
+ *  floods the wire with them has long since had its verdict, and each would cost a parse, a log step
+ *  and a reply. */
 export const MAX_NOT_MESSAGES = 1000;
 /** Characters of a diagnosis's message, and of a client's line quoted in `received` when it is long. */
 const MESSAGE_CHARS = 2000;
@@ -112,6 +113,9 @@ export class Player {
   private cutOff = false;
   /** Lines read so far that are not one message object. */
   private notMessages = 0;
+  /** The client's lines come cut from a byte stream (receiveChunk), which nothing but a cut stops; an
+   *  HTTP client's come one request at a time, each answered, and are not counted. */
+  private streamed = false;
   /** While a long line is being judged: the clipped text that stands for it in a diagnosis. */
   private longLine: string | undefined;
   private readonly clientFrameCount: number;
@@ -188,6 +192,7 @@ export class Player {
 
   /** Client bytes as they come, cut into lines here; `arrival` is asked as each line completes. */
   receiveChunk(chunk: string, arrival: () => Arrival = () => ({})): void {
+    this.streamed = true;
     for (const line of this.lines.push(chunk)) this.receiveLine(line, arrival());
     if (this.lines.overflow !== undefined && !this.cutOff) this.tooLong(this.lines.overflow);
   }
@@ -706,7 +711,7 @@ export class Player {
    *  saying is kept even when the kept diagnoses are full (in the last one's place, which is counted):
    *  it is why the session ended. */
   private notAMessage(): void {
-    if (++this.notMessages < MAX_NOT_MESSAGES) return;
+    if (!this.streamed || ++this.notMessages < MAX_NOT_MESSAGES) return;
     this.cutOff = true;
     if (this.full) {
       this.misses.pop();

@@ -354,6 +354,16 @@ describe('the player, flooded', () => {
     expect((report.diagnoses[0]!.received as string).length).toBe(4097);
   });
 
+  it('reads every line an HTTP client posts, however many are not messages: each came as a request of its own, and is answered', () => {
+    let parseErrors = 0;
+    let cuts = 0;
+    const player = new Player(cassette(HANDSHAKE), { write: (piece) => (parseErrors += String(piece.bytes).includes('-32700') ? 1 : 0), cut: () => cuts++ });
+    player.start();
+    for (let i = 0; i < MAX_NOT_MESSAGES + 10; i++) player.receiveLine('not json'); // as the HTTP face hands over a body
+    expect(cuts).toBe(0);
+    expect(parseErrors).toBe(MAX_NOT_MESSAGES + 10);
+  });
+
   // Bounded time is the test's timeout: generous for a loaded machine, far below what a quadratic player takes.
   it('128k lines of garbage on a real socket: read up to MAX_NOT_MESSAGES, each answered, then no more; a bounded report', { timeout: 60_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'player-flood-'));
