@@ -12,6 +12,7 @@ import { createMemoryWire } from '../../harness/cassette/memory-wire.ts';
 import type { Cassette } from '../../harness/cassette/model.ts';
 import { KEPT_DIAGNOSES, MAX_LINE_CHARS, MAX_NOT_MESSAGES, Player } from '../../harness/cassette/player.ts';
 import { attachPlayer } from '../../harness/cassette/stream-face.ts';
+import { loadSchemas } from '../../harness/cassette/schema.ts';
 
 const HEADER = `version: 1
 transport: stdio
@@ -307,7 +308,8 @@ describe('the player, flooded', () => {
     expect(moreDiagnosesLine({ ...report, moreDiagnoses: 127_980 })).toBe('… and 127,980 more');
   });
 
-  it('quotes what the client wrote escaped and clipped, and keeps a long line as its clipped text', () => {
+  it('quotes what the client wrote escaped and clipped, and keeps a long line as its clipped text', async () => {
+    await loadSchemas(); // its verdict then comes at once, in order: run alone, nothing else would have loaded them
     const { wire, session } = createMemoryWire(cassette(HANDSHAKE));
     const prefix = '\x1b[31mred\x1b]0;title\x07\u009b ';
     wire.write(`${prefix}${'x'.repeat(10_000)}\n`);
