@@ -32,7 +32,15 @@ function studentModule(source: string): { root: string; modulePath: string } {
 
 /** The suite's runs on a student module of `source`; `sandboxed`: in the run root's sandbox, as graded. */
 function grade(source: string, overrides: Partial<PropertyRunOptions> = {}, sandboxed = false): Promise<Verdict[]> {
-  const { root, modulePath } = studentModule(source);
+  return gradeModule(studentModule(source), overrides, sandboxed);
+}
+
+/** The suite's runs on the module studentModule made (which a test may rewrite between runs). */
+function gradeModule(
+  { root, modulePath }: { root: string; modulePath: string },
+  overrides: Partial<PropertyRunOptions> = {},
+  sandboxed = false,
+): Promise<Verdict[]> {
   return runProperties({
     ...(sandboxed && { jail: jailFor(root, { sandbox: true, network: false }) }),
     suite: 'framing',
@@ -209,21 +217,10 @@ describe('an oracle that dies or hangs', () => {
   // A second run on the same file asks the last run's batches again before any check runs: asked as
   // they were then (ahead, with patience), a call that now hangs is abandoned as the checks would.
   test('a frame changed since the last run to hang on a later message still fails as a plain wrong frame does', async () => {
-    const { root, modulePath } = studentModule(`export function frame(msg: object): string { ${WRONG} }\n${REFERENCE_PARSE}`);
-    const run = () =>
-      runProperties({
-        suite: 'framing',
-        stage: 'config-and-framing',
-        modulePath,
-        cwd: root,
-        env: process.env,
-        seed: 1234,
-        runs: 300,
-        timeoutMs: 30_000,
-        patienceMs,
-      });
+    const student = studentModule(`export function frame(msg: object): string { ${WRONG} }\n${REFERENCE_PARSE}`);
+    const run = () => gradeModule(student, { patienceMs });
     const plain = await run();
-    writeFileSync(modulePath, `export function frame(msg: object): string { if ('error' in msg) { for (;;) {} } ${WRONG} }\n${REFERENCE_PARSE}`);
+    writeFileSync(student.modulePath, `export function frame(msg: object): string { if ('error' in msg) { for (;;) {} } ${WRONG} }\n${REFERENCE_PARSE}`);
     const verdicts = await run();
     expect(verdicts.map(({ status, message, details }) => ({ status, message, details }))).toStrictEqual(
       plain.map(({ status, message, details }) => ({ status, message, details })),
