@@ -111,11 +111,8 @@ export class Player {
   /** The client's bytes cut into lines, none longer than MAX_LINE_CHARS (receiveChunk). */
   private readonly lines = new LineSplitter(MAX_LINE_CHARS);
   private cutOff = false;
-  /** Lines read so far that are not one message object. */
+  /** Lines read off the stream so far that are not one message object (receiveChunk). */
   private notMessages = 0;
-  /** The client's lines come cut from a byte stream (receiveChunk), which nothing but a cut stops; an
-   *  HTTP client's come one request at a time, each answered, and are not counted. */
-  private streamed = false;
   /** While a long line is being judged: the clipped text that stands for it in a diagnosis. */
   private longLine: string | undefined;
   private readonly clientFrameCount: number;
@@ -190,10 +187,15 @@ export class Player {
     this.diagnose(kind, () => message, {}, undefined);
   }
 
-  /** Client bytes as they come, cut into lines here; `arrival` is asked as each line completes. */
+  /** Client bytes as they come, cut into lines here; `arrival` is asked as each line completes. Lines
+   *  that are not messages are counted here, off a stream that nothing but a cut stops (an HTTP
+   *  client's come one request at a time, each answered). */
   receiveChunk(chunk: string, arrival: () => Arrival = () => ({})): void {
-    this.streamed = true;
-    for (const line of this.lines.push(chunk)) this.receiveLine(line, arrival());
+    for (const line of this.lines.push(chunk)) {
+      if (this.receiveLine(line, arrival()) || ++this.notMessages < MAX_NOT_MESSAGES) continue;
+      const count = MAX_NOT_MESSAGES.toLocaleString('en-US');
+      this.stopReading('not-json', () => `your client wrote ${count} lines that are not messages; the player stopped reading`, {});
+    }
     if (this.lines.overflow !== undefined && !this.cutOff) this.tooLong(this.lines.overflow);
   }
 
@@ -203,11 +205,12 @@ export class Player {
     if (rest !== '') this.receiveLine(rest);
   }
 
-  /** One line from the client, with or without its terminator. */
-  receiveLine(line: string, arrival: Arrival = {}): void {
-    if (this.finished || this.cutOff) return;
+  /** One line from the client, with or without its terminator; false when it was not one message
+   *  object (it is answered with an error, and said). */
+  receiveLine(line: string, arrival: Arrival = {}): boolean {
+    if (this.finished || this.cutOff) return true;
     const text = line.trim();
-    if (text === '') return;
+    if (text === '') return true;
     this.longLine = text.length > RECEIVED_CHARS ? clip(text, RECEIVED_CHARS) : undefined;
     try {
       let message: unknown;
@@ -217,17 +220,16 @@ export class Player {
         this.step = this.logClient(text, arrival);
         this.diagnose('not-json', () => `your client wrote a line that is not JSON: ${preview(text)}`, { received: text });
         this.reply(null, 'Parse error: the line is not JSON', -32700);
-        this.notAMessage();
-        return;
+        return false;
       }
       if (!isObject(message)) {
         this.step = this.logClient(message as Json, arrival);
         this.diagnose('not-json', () => `your client wrote JSON that is not one message object: ${preview(text)}`, { received: message as Json });
         this.reply(null, 'Invalid Request: expected one JSON-RPC message object', -32600);
-        this.notAMessage();
-        return;
+        return false;
       }
       this.receive(message, arrival);
+      return true;
     } finally {
       this.longLine = undefined;
       this.step = undefined;
@@ -694,31 +696,24 @@ export class Player {
   /** A line past MAX_LINE_CHARS: said once, then nothing more is read from this client. */
   private tooLong(start: string): void {
     const head = start.slice(0, cutPoint(start, RECEIVED_CHARS));
-    this.cutOff = true;
     const step = this.logClient(`${head}…`, {});
-    this.diagnose(
+    this.stopReading(
       'line-too-long',
       () => `your client wrote a line longer than ${MAX_LINE_CHARS / 1024 / 1024} MiB without a newline; the player stopped reading: ${preview(head)}`,
-      {
-        received: `${head}…`,
-      },
+      { received: `${head}…` },
       step,
     );
-    this.output.cut?.();
   }
 
-  /** One more line that is not a message: at MAX_NOT_MESSAGES, said once, and nothing more is read. The
-   *  saying is kept even when the kept diagnoses are full (in the last one's place, which is counted):
-   *  it is why the session ended. */
-  private notAMessage(): void {
-    if (!this.streamed || ++this.notMessages < MAX_NOT_MESSAGES) return;
+  /** Nothing more is read from this client. The diagnosis that says why is kept even when the kept ones
+   *  are full (in the last one's place, which is counted): it is why the session ended. */
+  private stopReading(kind: DiagnosisKind, message: () => string, fields: Omit<Diagnosis, 'kind' | 'message'>, step?: ExchangeStep): void {
     this.cutOff = true;
     if (this.full) {
       this.misses.pop();
       this.more++;
     }
-    const count = MAX_NOT_MESSAGES.toLocaleString('en-US');
-    this.diagnose('not-json', () => `your client wrote ${count} lines that are not messages; the player stopped reading`, {});
+    this.diagnose(kind, message, fields, step);
     this.output.cut?.();
   }
 
