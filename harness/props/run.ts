@@ -14,7 +14,7 @@ import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
 import { suiteNamed } from '../stages/index.ts';
 import { Answers } from './answers.ts';
 import { judge, valuesTried, type Halt, type Oracle, type Outcome } from './judge.ts';
-import { ORACLE_NEEDS_TSX, OracleSession, prestartOracle, type Call, type TroubleAt } from './session.ts';
+import { OracleSession, prestartOracle, type Call, type TroubleAt } from './session.ts';
 import { clip } from './show.ts';
 import { describeThrown, type PropertyCheck } from './suite.ts';
 
@@ -281,7 +281,7 @@ class OraclePool implements Oracle<Stop> {
   }
 
   private async start(): Promise<OracleSession | Stop> {
-    this.bundled ??= ORACLE_NEEDS_TSX ? Promise.resolve(undefined) : bundle(this.options.modulePath, join(this.options.cwd, BUNDLED_MODULE));
+    this.bundled ??= bundle(this.options.modulePath, join(this.options.cwd, BUNDLED_MODULE));
     const bundled = await this.bundled;
     // Every earlier oracle has ended or is being stopped: what they used is spent.
     const spent = (await Promise.all(this.sessions.map((session) => session.ended))).reduce((sum, result) => sum + result.cpuMs, 0);
@@ -290,8 +290,8 @@ class OraclePool implements Oracle<Stop> {
     if (timeoutMs < MIN_CHILD_MS) return this.outOfTime('cpu');
     if (wallMs < MIN_CHILD_MS) return this.outOfTime('wall');
     // The one started ahead has the whole suite's limits: only ever the first, and only if it loads
-    // what this one would (compiled, it loads the bundle).
-    const prestarted = this.sessions.length === 0 && (bundled || ORACLE_NEEDS_TSX) ? this.options.prestarted : undefined;
+    // what this one would (the bundle).
+    const prestarted = this.sessions.length === 0 && bundled ? this.options.prestarted : undefined;
     const session = new OracleSession({
       modulePath: this.options.modulePath,
       ...(bundled && { bundled: bundled.path }),

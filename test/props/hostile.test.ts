@@ -21,10 +21,12 @@ const REFERENCE_PARSE = 'export function parseFrame(line: string): unknown { ret
 const PROPERTIES = ['one-line', 'compact-json', 'line-endings', 'round-trip'];
 
 let roots = 0;
-/** A run root holding src/mcp.ts with these sources (and the course's node_modules, for a sandbox). */
+/** A run root holding src/mcp.ts with these sources (and the course's node_modules, for a sandbox), and
+ *  the .theinference/ folder the grader makes in it before its sandbox, which shows only what is there. */
 function studentModule(source: string): { root: string; modulePath: string } {
   const root = join(scratch, `root-${(roots += 1)}`);
   mkdirSync(join(root, 'src'), { recursive: true });
+  mkdirSync(join(root, '.theinference'));
   symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
   writeFileSync(join(root, 'src', 'mcp.ts'), source);
   return { root, modulePath: join(root, 'src', 'mcp.ts') };

@@ -241,7 +241,7 @@ describe('what the oracle will not copy', () => {
     const modulePath = exoticModule('frame', { fn: '(x: number) => x + 1' });
     const [oneLine] = await throughTheOracle(modulePath, 'fn', 1, 10);
     expect(oneLine).toMatchObject({ status: 'fail', message: 'frame(m) returned a value of type function, not a string' });
-    expect(oneLine!.details).toContain('your frame(m): x=>x+1\n'); // tsx's compiled form
+    expect(oneLine!.details).toContain('your frame(m): (x) => x + 1\n'); // as the bundle (esbuild) wrote it
   });
 
   test('a string past the budget fails the property saying so, instead of passing its ends', async () => {
