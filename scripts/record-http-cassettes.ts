@@ -86,11 +86,9 @@ export interface Recorder {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
 }
 
-/** `record --http` as its own process (exit codes and signals are its own), as the CLI will run it. */
+/** `theinference record --http` as its own process (exit codes and signals are its own). */
 export function recorderCommand(args: string[]): string[] {
-  const entry = join(ROOT, 'harness', 'cassette', 'http-record-command.ts');
-  const code = `import(${JSON.stringify(pathToFileURL(entry).href)}).then((m) => m.recordHttp(process.argv.slice(1))).then((c) => process.exit(c), (e) => { process.stderr.write('theinference record: ' + e.message + '\\n'); process.exit(2); })`;
-  return [process.execPath, '--import', 'tsx', '-e', code, '--', ...args];
+  return [process.execPath, join(ROOT, 'bin', 'theinference.js'), 'record', ...args];
 }
 
 /** Spawns the recorder; resolves once it listens (or with no url if it exited first). */

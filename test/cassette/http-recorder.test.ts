@@ -356,10 +356,13 @@ describe('record --http: bad input and sessions that go wrong', () => {
     await fetch(everything.url, { method: 'DELETE', headers: { 'mcp-session-id': client.session! } });
   });
 
-  it('a usage mistake is one line and exit 2', async () => {
-    const recorder = await startRecorder(['--out', join(dir, 'usage.yaml')]);
+  it('a usage mistake is its usage line, a pointer to help, and exit 2', async () => {
+    const recorder = await startRecorder(['--http', everything.url]);
     const { code, stderr } = await recorder.exited;
     expect(code).toBe(2);
-    expect(recorderLines(stderr)).toEqual(['theinference record: usage: theinference record --http <server url> --out <cassette> [--port N] [--force]']);
+    expect(recorderLines(stderr)).toEqual([
+      'theinference record: usage: theinference record --http <server url> --out <cassette> [--port N] [--force]',
+      'run `theinference help` for the commands and options',
+    ]);
   });
 });

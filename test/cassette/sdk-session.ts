@@ -8,13 +8,14 @@ import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const NODE = process.execPath;
-export const MAIN = join(ROOT, 'harness', 'cassette', 'main.ts');
+/** The CLI a course author runs: compiled (lib/) when that is current, else from source through tsx. */
+export const BIN = join(ROOT, 'bin', 'theinference.js');
 export const EVERYTHING = [NODE, join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'];
 export const MEMORY = [NODE, join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js')];
 
-/** `theinference <args>` through the cassette entry, as a command line. */
+/** `theinference <args>`, as a command line. */
 export function cassetteCommand(...args: string[]): string[] {
-  return [NODE, '--import', 'tsx', MAIN, ...args];
+  return [NODE, BIN, ...args];
 }
 
 export type Step = (client: Client) => Promise<unknown>;
