@@ -13,7 +13,12 @@ export interface Bundle {
   positions: PositionMapper;
 }
 
+/** The bundles this process wrote, removed when it exits: one listener for all of them, however many
+ *  run roots one process grades in (watch mode, a test suite). */
 const written = new Set<string>();
+const removeWritten = () => {
+  for (const file of written) rmSync(file, { force: true });
+};
 
 /** A bundle named by the grader process that wrote it (`program-<pid>.mjs`, `module-<pid>.mjs`). */
 const OWNED = /^(?:program|module)-(\d+)\.mjs$/;
@@ -51,10 +56,8 @@ function alive(pid: number): boolean {
 export async function bundle(entry: string, outfile: string): Promise<Bundle | undefined> {
   try {
     mkdirSync(dirname(outfile), { recursive: true });
-    if (!written.has(outfile)) {
-      written.add(outfile);
-      process.once('exit', () => rmSync(outfile, { force: true }));
-    }
+    if (written.size === 0) process.once('exit', removeWritten);
+    written.add(outfile);
     const { outputFiles } = await build({
       entryPoints: [entry],
       outfile,
