@@ -57,9 +57,18 @@ REPORT_FORMATS
 
 exit codes: 0 pass, 1 the solution failed, 2 usage or infrastructure error`;
 
+/** Where a run's text goes: stdout and stderr, or a caller's own sinks (the tests grade in-process, as
+ *  watch mode grades many times in one process). Only `test` and main's own messages write through it. */
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const PROCESS_OUTPUT: Output = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
+
 /** Each command, loaded when it runs. */
-const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
-  test: async (args) => (await import('./commands/test.ts')).test(args),
+const COMMANDS: Record<string, (args: string[], output: Output) => Promise<number>> = {
+  test: async (args, output) => (await import('./commands/test.ts')).test(args, output.out),
   list: async (args) => (await import('./commands/list.ts')).list(args),
   bless: async (args) => (await import('./commands/bless.ts')).bless(args),
   'merge-reports': async (args) => (await import('./commands/merge-reports.ts')).mergeReports(args),
@@ -69,27 +78,27 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   verify: async (args) => (await import('./cassette/commands.ts')).verify(args),
 };
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], output: Output = PROCESS_OUTPUT): Promise<number> {
   const [command, ...args] = argv;
   const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   try {
-    if (run) return await run(args);
+    if (run) return await run(args, output);
     if (command === undefined || ['help', '--help', '-h'].includes(command)) {
-      console.log(await usage());
+      output.out(`${await usage()}\n`);
       return command === undefined ? 2 : 0;
     }
     throw new UsageError(`unknown command "${command}"`);
   } catch (error) {
-    if (!(error instanceof InputError)) return internalError(error);
+    if (!(error instanceof InputError)) return internalError(error, output);
     // Every command's bad input reads the same: `theinference <command>: <what is wrong>`.
-    console.error(`theinference${run ? ` ${command}` : ''}: ${escapeControls(oneLine(error.message))}`);
-    if (error instanceof UsageError) console.error('run `theinference help` for the commands and options');
+    output.err(`theinference${run ? ` ${command}` : ''}: ${escapeControls(oneLine(error.message))}\n`);
+    if (error instanceof UsageError) output.err('run `theinference help` for the commands and options\n');
     return 2;
   }
 }
 
 /** The grader's own failure is never a verdict on the solution: one line, exit 2 (1 means "the solution failed"). */
-export function internalError(error: unknown): 2 {
+export function internalError(error: unknown, output: Output = PROCESS_OUTPUT): 2 {
   const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   const where =
     error instanceof Error
@@ -98,7 +107,7 @@ export function internalError(error: unknown): 2 {
           .find((line) => line.trim().startsWith('at '))
           ?.trim()
       : undefined;
-  console.error(`theinference: internal error, nothing was graded to the end: ${oneLine(what)}${where ? ` (${where})` : ''}`);
+  output.err(`theinference: internal error, nothing was graded to the end: ${oneLine(what)}${where ? ` (${where})` : ''}\n`);
   return 2;
 }
 

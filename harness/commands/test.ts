@@ -67,9 +67,11 @@ export interface TestSettings {
   files: { format: ReportFormat; path: string }[];
   /** Where the submission came from (the course itself when none was given), as the report names it. */
   submission: string;
+  /** Where what a student reads goes (stdout). */
+  write(text: string): void;
 }
 
-export async function test(args: string[]): Promise<number> {
+export async function test(args: string[], write: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
   const { values } = parse(args, TEST_OPTIONS);
   // The stage table and the expected outputs always come from the course, never from a submission.
   const course = loadCourse(findCourseRoot(process.cwd()));
@@ -87,6 +89,7 @@ export async function test(args: string[]): Promise<number> {
     bundle: !values['no-bundle'],
     files: requestedFiles(values),
     submission: resolve(values.submission ?? course.root),
+    write,
   };
   for (const { format, path } of common.files) checkWritable(`--${format.option}`, path);
   if (CI_OPTIONS.some((option) => values[option] !== undefined)) {
@@ -105,7 +108,6 @@ export async function test(args: string[]): Promise<number> {
         hiddenDir: values.cases,
         generatedPerCommand: values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random, 1000),
         shard,
-        write: (text) => process.stdout.write(text),
         interruption,
       });
     } finally {
@@ -118,9 +120,8 @@ export async function test(args: string[]): Promise<number> {
   const interruption = values.watch ? undefined : onInterrupt();
   const scratch = values.submission === undefined ? undefined : scratchCopy(course.root, values.submission);
   try {
-    if (scratch && !scratch.facts.hasEntryPoint) console.log(`note: ${values.submission} has no src/mcp.ts: every check will fail\n`);
-    if (common.sandbox && !sandboxAvailability().available)
-      console.log(`note: grading without a sandbox (${sandboxAvailability().reason}): ${ENABLE_SANDBOX}\n`);
+    if (scratch && !scratch.facts.hasEntryPoint) write(`note: ${values.submission} has no src/mcp.ts: every check will fail\n\n`);
+    if (common.sandbox && !sandboxAvailability().available) write(`note: grading without a sandbox (${sandboxAvailability().reason}): ${ENABLE_SANDBOX}\n\n`);
     const settings: TestSettings = { ...common, course, runRoot: scratch?.root ?? course.root, facts: scratch?.facts };
     if (values.watch) {
       const { watch } = await import('../run/watch.ts');
@@ -139,7 +140,7 @@ export async function test(args: string[]): Promise<number> {
     }
     const results = await gradeAndReport(settings, interruption?.signal);
     if (interruption?.exitCode !== undefined) {
-      console.log('\ninterrupted: grading stopped');
+      write('\ninterrupted: grading stopped\n');
       return interruption.exitCode;
     }
     return exitCode(results);
@@ -175,7 +176,7 @@ interface Ahead {
  *  The report files asked for are written at the end of every run that was not stopped. */
 export async function gradeAndReport(settings: TestSettings, signal?: AbortSignal, ahead?: Ahead): Promise<StageResult[]> {
   const startedAt = new Date();
-  const write = (text: string) => process.stdout.write(text);
+  const { write } = settings;
   const reporter = allOf([new TerminalReporter(write, settings), ...settings.files.map(({ format, path }) => fileReporter(format, path))]);
   const start = await launcher(settings.runRoot, settings);
   const options = {

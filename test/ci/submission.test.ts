@@ -4,9 +4,8 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../harness/cli.ts';
-import { courseCopy, REPO } from '../helpers/cli.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { courseCopy, REPO, runInProcess } from '../helpers/cli.ts';
 import { checks, cleanUp, folder, leftBehind, leftInTmp, QUICK, REFERENCE, runCi, submission } from './helpers.ts';
 
 const made: string[] = [];
@@ -167,19 +166,6 @@ describe('hidden cases', () => {
 
 describe('bad input: one line, exit 2', () => {
   /** The CLI in this process (bad input ends before any program starts): its exit code and what it printed. */
-  async function cli(args: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
-    const stderr: string[] = [];
-    const stdout: string[] = [];
-    const error = vi.spyOn(console, 'error').mockImplementation((line: string) => void stderr.push(`${line}\n`));
-    const log = vi.spyOn(console, 'log').mockImplementation((line: string) => void stdout.push(`${line}\n`));
-    try {
-      return { code: await main(args), stderr: stderr.join(''), stdout: stdout.join('') };
-    } finally {
-      error.mockRestore();
-      log.mockRestore();
-    }
-  }
-
   const cases: [string, string[], RegExp][] = [
     ['a submission that does not exist', ['--submission', '/nonexistent/sub'], /^theinference test: --submission \/nonexistent\/sub: no such folder\n$/],
     [
@@ -193,7 +179,7 @@ describe('bad input: one line, exit 2', () => {
   ];
   for (const [what, args, says] of cases) {
     it(what, async () => {
-      const run = await cli(['test', '--all', ...args]);
+      const run = await runInProcess(['test', '--all', ...args]);
       expect(run.stderr).toMatch(says);
       expect(run.code).toBe(2);
       expect(run.stdout).toBe('');
@@ -201,20 +187,20 @@ describe('bad input: one line, exit 2', () => {
   }
 
   it('a bad --shard', async () => {
-    const run = await cli(['test', '--shard', '3/2']);
+    const run = await runInProcess(['test', '--shard', '3/2']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "3/2"');
   });
 
   it('malformed hidden cases: a folder no stage names, a case without expected.json', async () => {
     let dir = folder({ 'cases/config-and-framing/mcp-fram/x/messages.json': '[]\n', 'fixtures/config-and-framing/mcp-fram/x/expected.json': '{}\n' });
-    let run = await cli(['test', '--all', '--cases', dir]);
+    let run = await runInProcess(['test', '--all', '--cases', dir]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
       /^theinference test: --cases .*: cases\/config-and-framing\/mcp-fram is not a case folder of course\.yaml \(known: config-and-framing\/mcp-frame, [^\n]*\)\n$/,
     );
     dir = folder({ 'cases/config-and-framing/mcp-frame/x/messages.json': '[]\n' });
-    run = await cli(['test', '--all', '--cases', dir]);
+    run = await runInProcess(['test', '--all', '--cases', dir]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/: case config-and-framing\/mcp-frame\/x has no fixtures\/config-and-framing\/mcp-frame\/x\/expected\.json\n$/);
   });

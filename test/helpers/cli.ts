@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { main } from '../../harness/cli.ts';
 import { loadCourse } from '../../harness/course.ts';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
@@ -29,6 +30,19 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
       },
     );
   });
+}
+
+/**
+ * `theinference test <args>` in this process, through the CLI's main with its output kept: what runCli
+ * gives, without a process of its own. For the many gradings of the scenario goldens, each of which would
+ * load the grader afresh; here each finds it loaded and warm, as a grading in watch mode does. Run in
+ * the repository, as runCli by default; the output is no terminal, so it has no colour.
+ */
+export async function runInProcess(args: ['test', ...string[]]): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main([...args, '--no-color'], { out: (text) => (stdout += text), err: (text) => (stderr += text) });
+  return { code, stdout, stderr };
 }
 
 /** Durations, scratch folders and the ports of HTTP players differ between runs; nothing else should. Positions in program.ts,

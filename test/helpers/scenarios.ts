@@ -1,10 +1,11 @@
 // The deliberately broken solutions: each is the reference with one mistake
 // (test/scenarios/<mistake>/mistake.diff); the grader's whole output on it is recorded once as a
 // golden file and compared, and the run must end in exit code 1 and name the mistake it was built for.
+// Graded in the test's own process (runInProcess), as watch mode grades: the same main, warm.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { expectGraderGolden, normalise, REPO, runCli, scenarioSubmission } from './cli.ts';
+import { expectGraderGolden, runInProcess, normalise, REPO, scenarioSubmission } from './cli.ts';
 
 /** The seed every recorded grader output was made with. */
 export const SEED = ['--seed', '7'];
@@ -142,7 +143,7 @@ export function scenarioTests(stage: string): void {
     it(`fails ${scenario} at ${stage}, saying so`, async () => {
       const submission = scenarioSubmission(scenario);
       try {
-        const run = await runCli(['test', '--stage', stage, ...SEED, '--submission', submission, ...(timeout ? ['--timeout', timeout] : [])]);
+        const run = await runInProcess(['test', '--stage', stage, ...SEED, '--submission', submission, ...(timeout ? ['--timeout', timeout] : [])]);
         expect(run.code).toBe(1);
         expect(run.stderr).toBe('');
         for (const phrase of says) expect(run.stdout).toContain(phrase);

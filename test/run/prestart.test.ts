@@ -90,6 +90,7 @@ describe('programs started ahead', () => {
       bundle: true,
       files: [],
       submission: REPO,
+      write: () => {}, // what it prints is not what this test is about
     };
     const turn = () => new Promise((resolve) => setTimeout(resolve, 100));
     for (const stopped of [false, true]) {
