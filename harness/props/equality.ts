@@ -3,10 +3,16 @@
 // thousand comparisons is most of a suite's time; so a plain JSON tree equal to the expected
 // one (which deep-equal would accept too) is accepted directly, and anything else, unequal or
 // unusual (other prototypes, extra keys), goes to deep-equal for the final word.
-import deepEqual from 'deep-equal';
+import { createRequire } from 'node:module';
+
+// Loaded on first use (with its two dozen polyfill packages, 30 ms of a grader's start): a parseFrame
+// that returns plain JSON never needs it.
+type DeepEqual = typeof import('deep-equal');
+let deepEqualLibrary: DeepEqual | undefined;
+const deepEqual = (): DeepEqual => (deepEqualLibrary ??= createRequire(import.meta.url)('deep-equal') as DeepEqual);
 
 export function equalsJson(actual: unknown, expected: unknown): boolean {
-  return samePlainJson(actual, expected) || deepEqual(actual, expected, { strict: true });
+  return samePlainJson(actual, expected) || deepEqual()(actual, expected, { strict: true });
 }
 
 const { getPrototypeOf, keys, hasOwn } = Object;
