@@ -146,9 +146,12 @@ if (process.argv[2] === 'http') {
 describe('runProcess, past the process group', () => {
   it('kills a daemon that left the group and closed its stdio, once it has been seen', async () => {
     const tmp = folder({});
+    // It stays a second after the daemon exists, ten polls (100 ms each): a busy machine delays them, and
+    // one that never came while it lived would leave the daemon unseen, which only a sandbox prevents.
     const script = `const { spawn } = require('node:child_process');
-      spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' }).unref();
-      setTimeout(() => {}, 400); // long enough for the memory poll to see it`;
+      const daemon = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
+      daemon.unref();
+      daemon.on('spawn', () => setTimeout(() => {}, 1000));`;
     const result = await runProcess(process.execPath, ['-e', script], {
       cwd: tmp,
       env: { PATH: process.env.PATH, TMPDIR: tmp },
