@@ -1,11 +1,12 @@
 // The grader tested as testers are: its whole output on the reference solution and on the starter
 // is recorded once as a golden file and compared, and correct clients that chose otherwise pass.
 // The deliberately broken solutions (test/scenarios/) are graded in scenarios-<stage>.test.ts, a
-// file a stage so that they run beside each other.
+// file a stage so that they run beside each other. The reference goes through the binary a student
+// runs; the starter and the variants in this process (runInProcess), warm, as the scenarios.
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { expectGraderGolden, normalise, patchedSubmission, REPO, runCli } from './helpers/cli.ts';
+import { expectGraderGolden, normalise, patchedSubmission, REPO, runCli, runInProcess } from './helpers/cli.ts';
 import { SCENARIOS, SEED } from './helpers/scenarios.ts';
 
 describe('the grader', () => {
@@ -20,7 +21,7 @@ describe('the grader', () => {
 
   for (const stage of ['config-and-framing', 'handshake', 'tools', 'streamable-http', 'translate', 'stateless']) {
     it(`fails the starter at ${stage}, with its "not implemented yet" message`, async () => {
-      const run = await runCli(['test', '--stage', stage, ...SEED, '--submission', join(REPO, 'starter')]);
+      const run = await runInProcess(['test', '--stage', stage, ...SEED, '--submission', join(REPO, 'starter')]);
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(/not implemented yet: \w+(\.\w+)? \(stage [a-z-]+\)/);
       expect(run.stdout).not.toContain('✓'); // a student starts at zero: nothing unwritten passes
@@ -34,7 +35,7 @@ describe('the grader', () => {
     it(`passes ${variant}, a correct client that chose otherwise`, async () => {
       const submission = patchedSubmission(join(REPO, 'test/variants', variant, 'change.diff'));
       try {
-        const run = await runCli(['test', '--stage', 'tools', '--runs', '10', ...SEED, '--submission', submission]);
+        const run = await runInProcess(['test', '--stage', 'tools', '--runs', '10', ...SEED, '--submission', submission]);
         expect(run.stdout).not.toMatch(/✗|!/);
         expect(run.stdout).toMatch(/^all graded stages pass: tools, handshake, config-and-framing$/m);
         expect(run.code).toBe(0);
