@@ -9,10 +9,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Most tests wait on child processes, many on a timeout or a backstop: with a worker per core the
-    // cores were busy 81% of the run, with two 97% while the scenarios each started a grader; with
-    // those graded in-process, two left them idle 11% of the time (208 s), three did not (178 s). The
-    // limits under test count CPU time, so sharing the cores fails nothing.
-    maxWorkers: 3 * availableParallelism(),
+    // cores were busy 81% of the run, with two 97% (259 s against 336 s on 2 cores). Three a core were
+    // quicker on a quiet machine (178-189 s against 208 s), but beside two busy loops three tests failed
+    // there that pass with two (240 s). The limits under test count CPU time, so sharing fails nothing.
+    maxWorkers: 2 * availableParallelism(),
     // A worker runs its files one after another in one process: each file does not load vitest and
     // the harness again (a third of a second of CPU per file). No test changes what another reads.
     isolate: false,
