@@ -1,10 +1,12 @@
-// How fast the CLI starts: `theinference --help` and `theinference lint` on one cassette (the
-// harness loaded, a cassette parsed, nothing graded) against a bare `node -e 0`, in the same run,
+// How fast the CLI starts: `theinference --help`, `theinference lint` on one cassette (the harness
+// loaded, a cassette parsed, nothing graded) and the loading of everything `test` grades with (what
+// each grading pays before its first case) against a bare `node -e 0`, in the same run,
 // alternating; wall time of each start, median of the rounds. Target: --help <= 1.5x node -e 0.
 // The harness runs compiled (lib/, made by `npm run build`), not through tsx.
 // Run: npm run build && node --import tsx bench/start.ts [rounds]
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const repo = join(import.meta.dirname, '..');
 const rounds = Number(process.argv[2] ?? 30);
@@ -14,6 +16,7 @@ const starts: Record<string, string[]> = {
   'node -e 0': ['-e', '0'],
   'theinference --help': [bin, '--help'],
   'theinference lint <cassette>': [bin, 'lint', join(repo, 'fixtures/handshake/everything-server/cassette.yaml')],
+  'the test command loaded': ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(join(repo, 'lib/commands/test.js')).href)})`],
 };
 
 const times: Record<string, number[]> = Object.fromEntries(Object.keys(starts).map((name) => [name, []]));
