@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { expectGraderGolden, runInProcess, normalise, REPO, scenarioSubmission } from './cli.ts';
+import { expectGraderGolden, normalise, REPO, runInProcess, scenarioSubmission } from './cli.ts';
 
 /** The seed every recorded grader output was made with. */
 export const SEED = ['--seed', '7'];
