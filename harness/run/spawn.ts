@@ -75,6 +75,10 @@ export interface RunResult {
 const KILL_GRACE_MS = 300;
 /** How long stdout/stderr may stay open after the program exits (a grandchild holding the pipe). */
 const DRAIN_GRACE_MS = 200;
+/** The same for a sandboxed program, where nothing outlives it to hold the pipes: their end is on its
+ *  way, and only a machine stalled this long could delay it. Not the grace above, which a busy machine
+ *  outlasted before the grader had read a byte of what a correct program printed. */
+const SANDBOX_DRAIN_MS = 10_000;
 /** How often the CPU time and memory of a program's known processes are measured, and how often all
  *  of /proc is read to find new ones (a busy machine has hundreds of processes: not every 100 ms). */
 const POLL_MS = 100;
@@ -258,7 +262,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     child.on('exit', (code, signal) => {
       exit = { code, signal };
       if (openStreams === 0) finish();
-      else setTimeout(finish, DRAIN_GRACE_MS).unref();
+      else setTimeout(finish, options.contained ? SANDBOX_DRAIN_MS : DRAIN_GRACE_MS).unref();
     });
 
     child.stdin?.on('error', () => {}); // a program that exits without reading its stdin is not our error
