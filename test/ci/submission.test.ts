@@ -164,8 +164,8 @@ describe('hidden cases', () => {
   });
 });
 
+// Run in this process (runInProcess): bad input ends before any program starts.
 describe('bad input: one line, exit 2', () => {
-  /** The CLI in this process (bad input ends before any program starts): its exit code and what it printed. */
   const cases: [string, string[], RegExp][] = [
     ['a submission that does not exist', ['--submission', '/nonexistent/sub'], /^theinference test: --submission \/nonexistent\/sub: no such folder\n$/],
     [
