@@ -27,10 +27,8 @@ async function timed(command: string[]): Promise<number> {
 const tools = join(ROOT, 'cassettes', 'everything-tools.yaml');
 const variants = {
   live: EVERYTHING,
-  /** the cassette engine's own entry, from source through tsx (as the tests start it) */
-  'replay (source, tsx)': cassetteCommand('replay', tools),
-  /** what a person types: bin/theinference.js, which loads the whole CLI */
-  'theinference replay': [process.execPath, join(ROOT, 'bin', 'theinference.js'), 'replay', tools],
+  /** what a person types, and what the tests start: bin/theinference.js (lib/, compiled) */
+  'theinference replay': cassetteCommand('replay', tools),
 };
 const times: Record<string, number[]> = {};
 for (const command of Object.values(variants)) await timed(command); // warm file and transform caches
