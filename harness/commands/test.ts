@@ -71,7 +71,8 @@ export interface TestSettings {
   write(text: string): void;
 }
 
-export async function test(args: string[], write: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
+/** `write`: where what a student reads goes (main passes stdout, or a caller's own sink). */
+export async function test(args: string[], write: (text: string) => void): Promise<number> {
   const { values } = parse(args, TEST_OPTIONS);
   // The stage table and the expected outputs always come from the course, never from a submission.
   const course = loadCourse(findCourseRoot(process.cwd()));
