@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
+import { BUNDLE_OPTIONS } from '../run/bundle.ts';
 import type { Jail } from '../run/sandbox.ts';
 import { prestart, type Prestart } from '../run/prestart.ts';
 import { DEFAULT_LIMITS, runProcess, type RunOptions, type RunResult } from '../run/spawn.ts';
@@ -78,7 +79,7 @@ function oracleScript(): string {
   const dir = mkdtempSync(join(tmpdir(), 'theinference-oracle-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const outfile = join(dir, 'oracle.mjs');
-  buildSync({ entryPoints: [ORACLE_SOURCE], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'silent' });
+  buildSync({ ...BUNDLE_OPTIONS, entryPoints: [ORACLE_SOURCE], outfile, logLevel: 'silent' });
   return (oracleBundle = outfile);
 }
 /** How long fd 3 may stay open after the process is gone (its last lines are already in the pipe). */

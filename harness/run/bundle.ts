@@ -52,6 +52,9 @@ function alive(pid: number): boolean {
   }
 }
 
+/** One ES module for the node that runs the grader's programs (also the oracle's own, from source). */
+export const BUNDLE_OPTIONS = { bundle: true, platform: 'node', format: 'esm', target: 'node20' } as const;
+
 /** Bundles `entry` into `outfile`; undefined when it does not build (a syntax error: tsx will say so better). */
 export async function bundle(entry: string, outfile: string): Promise<Bundle | undefined> {
   try {
@@ -59,12 +62,9 @@ export async function bundle(entry: string, outfile: string): Promise<Bundle | u
     if (written.size === 0) process.once('exit', removeWritten);
     written.add(outfile);
     const { outputFiles } = await build({
+      ...BUNDLE_OPTIONS,
       entryPoints: [entry],
       outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
       packages: 'external',
       sourcemap: 'external', // made, not linked from the bundle: node never reads it
       write: false,
