@@ -1,5 +1,6 @@
-// Runs the real `theinference` binary, as a student or CI would, and normalises what varies
-// from run to run (durations, scratch paths) so that its output can be compared with a golden file.
+// Runs the real `theinference` binary, as a student or CI would (or its main in this process, for the
+// many gradings of the goldens), and normalises what varies from run to run (durations, scratch paths)
+// so that its output can be compared with a golden file.
 import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
