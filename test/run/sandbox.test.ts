@@ -103,6 +103,20 @@ describe('the sandbox', () => {
     expect(alive).toEqual([]);
   });
 
+  // The grader reads a sandboxed program's pipes to their end (spawn.ts): a process it leaves holding them
+  // must not keep the case open, nor add to what it printed.
+  it('a process the program leaves holding its stdout ends with it: nothing it writes later is kept', async () => {
+    const root = runRoot();
+    const { exitCode, out } = await inSandbox(
+      root,
+      `
+      require('node:child_process').spawn('sh', ['-c', 'sleep 1; echo late; sleep 60'], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] }).unref();
+      process.stdout.write('early\\n');`,
+    );
+    expect(exitCode).toBe(0);
+    expect(out).toBe('early\n');
+  });
+
   // The busy process is an orphan in a session of its own, adopted by the sandbox's init: found by
   // walking down from the leader, its CPU time counts, so the verdict is the CPU limit's, not the
   // wall backstop's that a waiting leader alone would earn.
