@@ -295,7 +295,7 @@ class HttpFace {
     } catch {
       message = undefined;
     }
-    const expected = this.player.expecting;
+    const expected = this.player.expectingFor(message);
     if (expected?.http?.headers?.authorization !== undefined && !authorized) {
       // the recorded server was given credentials: without them, it would have refused the request
       this.mistake(

@@ -1,8 +1,10 @@
 // The player: one matching state machine that every face drives (in-memory wire, a byte stream
 // such as a socket or a child's extra pipe, the stdio server). It takes the client's lines and
 // puts the server's recorded bytes out at their recorded place. Strict: the client's next message
-// must match the next recorded one; each is consumed once; ids are remapped both ways. It logs the
-// exchange as it goes (exchange.ts). Bounded whatever the client writes: the first KEPT_DIAGNOSES
+// must match the next recorded one; each is consumed once; ids are remapped both ways. One freedom:
+// the client's answer to a request of the server's has no place among the client's own messages (a
+// client answers when its handler is done, which may be after its next request), only after that
+// request. It logs the exchange as it goes (exchange.ts). Bounded whatever the client writes: the first KEPT_DIAGNOSES
 // diagnoses are kept, the rest only counted, and a line longer than MAX_LINE_CHARS ends the reading.
 import { clip, cutPoint, escapeControls } from '../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
@@ -117,6 +119,12 @@ export class Player {
   private longLine: string | undefined;
   private readonly clientFrameCount: number;
   private consumed = 0;
+  /** Recorded client messages taken before their place (placeOf): passed over when reached. */
+  private readonly early = new Set<number>();
+  /** Recorded answers to server requests that the session went past before the client sent them. */
+  private readonly owed = new Set<number>();
+  /** The ids of the server requests played so far: the client may answer only these. */
+  private readonly playedRequests = new Set<string>();
   private version: string | undefined;
   private finished: PlayReport | undefined;
   /** The last stdout frame asked for the next one to share its read. */
@@ -175,6 +183,13 @@ export class Player {
   get expecting(): ClientFrame | undefined {
     const frame = this.cassette.frames[this.position];
     return frame?.from === 'client' ? frame : undefined;
+  }
+
+  /** The recorded client message that `message` will be judged against: where it is not the next one,
+   *  the answer to a server request out of its place, or the client's own message past answers it owes. */
+  expectingFor(message: unknown): ClientFrame | undefined {
+    const index = isObject(message) ? this.placeOf(message) : undefined;
+    return index === undefined ? this.expecting : (this.cassette.frames[index] as ClientFrame);
   }
 
   /** The transport's session was lost and another begins (HTTP): the ids of the lost one may be used again. */
@@ -265,6 +280,7 @@ export class Player {
     const retryWithOldId = statelessFrame !== undefined && kind === 'request' && this.retryReusesId(statelessFrame, message);
     if (kind === 'request' && !retryWithOldId) this.checkIdIsNew(message);
     if (statelessFrame !== undefined && this.refusedAsStateless(statelessFrame, message)) return;
+    if (this.tookOutOfPlace(message)) return;
     if (this.position >= this.cassette.frames.length) {
       this.diagnose('exhausted', () => `the recording has no more client messages; your client sent ${describeMessage(message)}`, {
         received: message,
@@ -297,25 +313,85 @@ export class Player {
         nearest: this.ref(later),
       });
     } else if (miss.path !== undefined) {
-      // The path names the client's own keys: of any length.
-      const path = clip(miss.path, 200);
-      this.diagnose(
-        'params-differ',
-        () =>
-          `your client sent ${describeMessage(message)} with ${differingPart(path)} from the recording at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`,
-        {
-          received: message,
-          waitingFor,
-          nearest: waitingFor,
-          path: clip(miss.path, RECEIVED_CHARS),
-          expected: miss.expected ?? null,
-          actual: miss.actual ?? null,
-        },
-      );
+      this.paramsDiffer(message, expectedIndex, miss);
     } else {
       this.diagnose('unexpected-method', () => context, { received: message, waitingFor, nearest: this.nearest(message, expectedIndex) ?? waitingFor });
     }
     if (kind === 'request') this.reply(message.id ?? null, this.misses[this.misses.length - 1]!.message);
+  }
+
+  /** Where `message` belongs when not at the next recorded client message: an answer to a played
+   *  server request at that request's recorded answer, wherever it is; any other message, when the
+   *  client owes the answer recorded next, at the first recorded message of the client's own past it. */
+  private placeOf(message: JsonObject): number | undefined {
+    const frames = this.cassette.frames;
+    if (kindOf(message) === 'response') {
+      const key = idKey(message.id);
+      if (!this.playedRequests.has(key)) return undefined;
+      const owed = [...this.owed].find((index) => idKey((frames[index] as ClientFrame).message.id) === key);
+      if (owed !== undefined) return owed;
+      for (let i = this.position + 1; i < frames.length; i++) {
+        if (this.isAnswer(i) && !this.early.has(i) && idKey((frames[i] as ClientFrame).message.id) === key) return i;
+      }
+      return undefined;
+    }
+    if (!this.isAnswer(this.position)) return undefined;
+    for (let i = this.position + 1; i < frames.length; i++) {
+      if (frames[i]!.from === 'client' && !this.isAnswer(i) && !this.early.has(i)) return i;
+    }
+    return undefined;
+  }
+
+  /** A recorded client answer to a server request. */
+  private isAnswer(index: number): boolean {
+    const frame = this.cassette.frames[index];
+    return frame?.from === 'client' && kindOf(frame.message) === 'response';
+  }
+
+  /** Takes a message that matches its recorded place out of the order (placeOf), or says how an answer
+   *  differs from the one recorded at its place; false when it has no such place, or a message of the
+   *  client's own does not match there (then it is judged against the next recorded message). A message
+   *  taken past answers the client owes plays what the server said up to it, as if they had come. */
+  private tookOutOfPlace(message: JsonObject): boolean {
+    const index = this.placeOf(message);
+    if (index === undefined) return false;
+    const frame = this.cassette.frames[index] as ClientFrame;
+    const miss = this.compare(index, frame, message);
+    if (miss?.path !== undefined && kindOf(message) === 'response') {
+      this.paramsDiffer(message, index, miss);
+      return true;
+    }
+    if (miss !== undefined) return false;
+    if (this.step) this.step.recorded = keptMessage(frame.message);
+    this.consumed++;
+    if (kindOf(message) === 'response') {
+      if (!this.owed.delete(index)) this.early.add(index);
+      return true;
+    }
+    for (let i = this.position; i < index; i++) if (this.isAnswer(i) && !this.early.has(i)) this.owed.add(i);
+    this.early.add(index);
+    this.mapIds(frame, message);
+    this.play();
+    return true;
+  }
+
+  private paramsDiffer(message: JsonObject, index: number, miss: { path?: string; expected?: Json; actual?: Json }): void {
+    // The path names the client's own keys: of any length.
+    const path = clip(miss.path!, 200);
+    const waitingFor = this.ref(index);
+    this.diagnose(
+      'params-differ',
+      () =>
+        `your client sent ${describeMessage(message)} with ${differingPart(path)} from the recording at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`,
+      {
+        received: message,
+        waitingFor,
+        nearest: waitingFor,
+        path: clip(miss.path!, RECEIVED_CHARS),
+        expected: miss.expected ?? null,
+        actual: miss.actual ?? null,
+      },
+    );
   }
 
   /** MCP: a request's id must not have been used before by the same side in the session, answered or not. */
@@ -436,8 +512,9 @@ export class Player {
   /** Ends the session: anything recorded and not consumed is reported. Safe to call twice. */
   finish(): PlayReport {
     if (this.finished) return this.finished;
-    const unused: number[] = [];
-    for (let i = this.position; i < this.cassette.frames.length; i++) if (this.cassette.frames[i]!.from === 'client') unused.push(i);
+    const unused = [...this.owed];
+    for (let i = this.position; i < this.cassette.frames.length; i++) if (this.cassette.frames[i]!.from === 'client' && !this.early.has(i)) unused.push(i);
+    unused.sort((a, b) => a - b);
     if (unused.length > 0) {
       const first = this.cassette.frames[unused[0]!] as ClientFrame;
       const more = unused.length > 1 ? ` and ${unused.length - 1} more recorded client message${unused.length > 2 ? 's' : ''}` : '';
@@ -527,6 +604,11 @@ export class Player {
   private consume(frame: ClientFrame, actual: JsonObject): void {
     this.position++;
     this.consumed++;
+    this.mapIds(frame, actual);
+  }
+
+  /** What a consumed request tells: its live id (and progress token) for the recorded one, and the version it speaks. */
+  private mapIds(frame: ClientFrame, actual: JsonObject): void {
     const recorded = frame.message;
     if (kindOf(recorded) !== 'request') return;
     // a stateless request says its version itself: the schema the next messages are checked against
@@ -569,8 +651,9 @@ export class Player {
     const frames = this.cassette.frames;
     while (this.position < frames.length) {
       const frame = frames[this.position]!;
-      if (frame.from === 'client') return;
+      if (frame.from === 'client' && !this.early.has(this.position) && !this.owed.has(this.position)) return;
       this.position++;
+      if (frame.from === 'client') continue;
       this.emit(frame);
       if (this.output.full?.()) {
         this.waitingForRoom = true;
@@ -600,6 +683,7 @@ export class Player {
         this.version = message.result.protocolVersion; // the server's answer to initialize: the negotiated version
       }
       initializeResult = message.method === undefined && this.methodOfRecordedId.get(idKey(message.id)) === 'initialize';
+      if (kindOf(message) === 'request') this.playedRequests.add(idKey(message.id));
       const edits = this.editsFor(message);
       const sent = edits.length === 0 ? message : applyEdits(message, edits);
       from = { frame, message: sent };

@@ -19,6 +19,7 @@ import {
   ROOT,
   runSession,
   type SessionResult,
+  type Step,
 } from './sdk-session.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cassette-fidelity-'));
@@ -63,6 +64,26 @@ describe('the SDK client against the everything server', () => {
     const replayed = await runSession(cassetteCommand('replay', everythingCassette, '--report', report), STEPS, { roots: true });
     expect(replayed.results).toEqual(recorded.results);
     expect(replayed.server).toEqual(recorded.server);
+    expect(readReport(report)).toMatchObject({ ok: true, complete: true, diagnoses: [] });
+  });
+
+  it("replays a client that answers the server's request after its own next request, as the server took it", async () => {
+    // The server asks roots/list 350 ms after notifications/initialized: recorded while the client
+    // waited, answered at once. Replayed by a client that answers late and does not wait, the answer
+    // comes after the client's next requests, which the server (and so the player) takes all the same.
+    const pause =
+      (ms: number): Step =>
+      () =>
+        new Promise((resolve) => setTimeout(() => resolve('paused'), ms));
+    const cassette = join(dir, 'roots-asked-between.yaml');
+    const [list, echo, sum] = EVERYTHING_STEPS;
+    const live = await runSession(cassetteCommand('record', '--out', cassette, '--', ...EVERYTHING), [list!, pause(1500), echo!, sum!], { roots: true });
+    const frames = readFileSync(cassette, 'utf8');
+    expect(frames.indexOf('method: roots/list')).toBeGreaterThan(frames.indexOf('method: tools/list'));
+    expect(frames.indexOf('method: roots/list')).toBeLessThan(frames.indexOf('hello, cassette'));
+    const report = join(dir, 'roots-late.json');
+    const late = await runSession(cassetteCommand('replay', cassette, '--report', report), [list!, echo!, sum!, pause(1500)], { roots: true, rootsDelay: 500 });
+    expect(late.results.slice(0, 3)).toEqual([live.results[0], ...live.results.slice(2)]);
     expect(readReport(report)).toMatchObject({ ok: true, complete: true, diagnoses: [] });
   });
 

@@ -211,6 +211,91 @@ describe('the player, in memory', () => {
     expect(wrong.session.finish().diagnoses[0]).toMatchObject({ kind: 'params-differ', path: 'result.roots[0].uri' });
   });
 
+  it("takes the client's answer to a server request before or after the client's next message: MCP orders neither", async () => {
+    // recorded answering first, and the server saying what the answer did, before the client's tools/list
+    const text = `${HEADER}  - client: {"jsonrpc":"2.0","method":"notifications/initialized"}
+  - server: {"jsonrpc":"2.0","id":0,"method":"roots/list"}
+  - client: {"jsonrpc":"2.0","id":0,"result":{"roots":[]}}
+  - server: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"0 roots"}}
+  - client: {"jsonrpc":"2.0","id":2,"method":"tools/list"}
+  - server: {"jsonrpc":"2.0","id":2,"result":{"tools":[]}}
+  - client: {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a"}}
+  - server: {"jsonrpc":"2.0","id":3,"result":{"content":[]}}
+`;
+    const answer = line({ jsonrpc: '2.0', id: 0, result: { roots: [] } });
+    const initialized = line({ jsonrpc: '2.0', method: 'notifications/initialized' });
+
+    // answered after the request that follows it in the recording: what the server said up to the
+    // request is played as if the answer had come, and the request is answered at once
+    const late = createMemoryWire(cassette(text));
+    const chunks = late.wire.chunks[Symbol.asyncIterator]();
+    late.wire.write(initialized);
+    expect(JSON.parse((await drain(chunks, 1))[0]!)).toMatchObject({ method: 'roots/list' });
+    late.wire.write(line({ jsonrpc: '2.0', id: 'a', method: 'tools/list' }));
+    const [notice, tools] = await drain(chunks, 2);
+    expect(JSON.parse(notice!)).toMatchObject({ method: 'notifications/message' });
+    expect(JSON.parse(tools!)).toEqual({ jsonrpc: '2.0', id: 'a', result: { tools: [] } });
+    late.wire.write(answer);
+    late.wire.write(line({ jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'a' } }));
+    late.wire.close();
+    expect(await late.session.done).toMatchObject({ ok: true, complete: true, consumed: 4, diagnoses: [] });
+
+    // answered only at the end, and never: the answer owed is the one named
+    const last = createMemoryWire(cassette(text));
+    last.wire.write(initialized);
+    last.wire.write(line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+    last.wire.write(line({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'a' } }));
+    const owing = last.session.finish();
+    expect(owing.diagnoses).toHaveLength(1);
+    expect(owing.diagnoses[0]).toMatchObject({ kind: 'unused', unusedCount: 1, waitingFor: { frame: 2 } });
+    expect(owing.diagnoses[0]!.message).toBe("the session ended before your client sent an answer to the server's roots/list request (the server's id 0)");
+
+    // recorded with the request first, answered first: the answer is taken ahead of its place
+    const swapped = text
+      .replace(`  - client: {"jsonrpc":"2.0","id":0,"result":{"roots":[]}}\n`, '')
+      .replace(
+        `  - client: {"jsonrpc":"2.0","id":2,"method":"tools/list"}\n`,
+        `  - client: {"jsonrpc":"2.0","id":2,"method":"tools/list"}\n  - client: {"jsonrpc":"2.0","id":0,"result":{"roots":[]}}\n`,
+      );
+    expect(swapped).not.toBe(text);
+    const early = createMemoryWire(cassette(swapped));
+    for (const message of [
+      initialized,
+      answer,
+      line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      line({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'a' } }),
+    ]) {
+      early.wire.write(message);
+    }
+    expect(early.session.finish()).toMatchObject({ ok: true, complete: true, consumed: 4 });
+  });
+
+  it("still refuses an answer to a request the server has not sent, a wrong answer out of place, and the client's own messages swapped", () => {
+    const text = `${HEADER}  - client: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}
+  - server: {"jsonrpc":"2.0","id":0,"method":"roots/list"}
+  - client: {"jsonrpc":"2.0","id":0,"result":{"roots":[]}}
+  - client: {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"b"}}
+  - server: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}
+  - server: {"jsonrpc":"2.0","id":2,"result":{"content":[]}}
+`;
+    const unasked = createMemoryWire(cassette(text));
+    unasked.wire.write(line({ jsonrpc: '2.0', id: 0, result: { roots: [] } }));
+    expect(unasked.session.finish().diagnoses[0]).toMatchObject({ kind: 'out-of-order', waitingFor: { frame: 0 } });
+
+    const wrong = createMemoryWire(cassette(text));
+    wrong.wire.write(line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'a' } }));
+    wrong.wire.write(line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'b' } }));
+    wrong.wire.write(line({ jsonrpc: '2.0', id: 0, result: { roots: [{ uri: 'file:///elsewhere' }] } }));
+    expect(wrong.session.finish().diagnoses).toMatchObject([
+      { kind: 'params-differ', path: 'result.roots[0]', waitingFor: { frame: 2 } },
+      { kind: 'unused', waitingFor: { frame: 2 } },
+    ]);
+
+    const swapped = createMemoryWire(cassette(text));
+    swapped.wire.write(line({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'b' } }));
+    expect(swapped.session.finish().diagnoses[0]).toMatchObject({ kind: 'out-of-order' });
+  });
+
   it('says when a request reuses an id the client gave an earlier request, answered or not, and still plays it', async () => {
     const { wire, session } = createMemoryWire(cassette(HANDSHAKE));
     wire.write(init(1));

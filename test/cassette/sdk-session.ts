@@ -27,7 +27,14 @@ export interface SessionResult {
   stderr: string;
 }
 
-export async function runSession(command: string[], steps: Step[], options: { env?: Record<string, string>; roots?: boolean } = {}): Promise<SessionResult> {
+export interface SessionOptions {
+  env?: Record<string, string>;
+  /** The client declares roots and answers the server's roots/list, after `rootsDelay` ms when given. */
+  roots?: boolean;
+  rootsDelay?: number;
+}
+
+export async function runSession(command: string[], steps: Step[], options: SessionOptions = {}): Promise<SessionResult> {
   const transport = new StdioClientTransport({
     command: command[0]!,
     args: command.slice(1),
@@ -39,7 +46,10 @@ export async function runSession(command: string[], steps: Step[], options: { en
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'fidelity-test', version: '1.0.0' }, { capabilities: options.roots ? { roots: {} } : {} });
   if (options.roots) {
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///course', name: 'course' }] }));
+    client.setRequestHandler(ListRootsRequestSchema, async () => {
+      if (options.rootsDelay) await new Promise((resolve) => setTimeout(resolve, options.rootsDelay));
+      return { roots: [{ uri: 'file:///course', name: 'course' }] };
+    });
   }
   await client.connect(transport);
   const results: unknown[] = [];
