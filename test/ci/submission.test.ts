@@ -51,10 +51,10 @@ if (ciCase !== undefined) {
     });
     expect(byHand.equals(readFileSync(join(FRAME_FIXTURES, 'numbers/expected.json')))).toBe(true);
 
-    const run = await runCi([...QUICK, '--submission', cheat, '--random', '0']);
+    const run = await runCi([...QUICK, '--submission', cheat, '--random', '0', '--shard', '1/3']);
     expect(run.code).toBe(1);
     const cases = checks(run.report).filter((check) => check.origin === 'public');
-    expect(cases.length).toBeGreaterThan(20);
+    expect(cases.length).toBeGreaterThan(5);
     for (const check of cases) {
       expect(check.status).toBe('crash');
       expect(check.message).toContain('ENOENT');
