@@ -4,8 +4,9 @@
 // must match the next recorded one; each is consumed once; ids are remapped both ways. One freedom:
 // the client's answer to a request of the server's has no place among the client's own messages (a
 // client answers when its handler is done, which may be after its next request), only after that
-// request. It logs the exchange as it goes (exchange.ts). Bounded whatever the client writes: the first KEPT_DIAGNOSES
-// diagnoses are kept, the rest only counted, and a line longer than MAX_LINE_CHARS ends the reading.
+// request. It logs the exchange as it goes (exchange.ts). Bounded whatever the client writes: the
+// first KEPT_DIAGNOSES diagnoses are kept, the rest only counted, and a line longer than
+// MAX_LINE_CHARS ends the reading.
 import { clip, cutPoint, escapeControls } from '../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
 import { ExchangeLog, exchangeStep, KEPT_MESSAGE_CHARS, keptMessage, type ExchangeStep } from './exchange.ts';
