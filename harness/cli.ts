@@ -4,10 +4,10 @@ import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from './def
 import { InputError, UsageError } from './errors.ts';
 import { escapeControls } from './terminal-text.ts';
 
-/** The usage text; the report formats' lines come from their table. */
+/** The usage text; the report files' lines come from their table (without their renderers: --help starts like node). */
 async function usage(): Promise<string> {
-  const { REPORT_FORMATS } = await import('./report/formats.ts');
-  const reportLines = REPORT_FORMATS.map(({ option, what }) => `       [--${option} <file>]`.padEnd(37) + `write ${what}`).join('\n');
+  const { REPORT_FILES } = await import('./report/report-files.ts');
+  const reportLines = REPORT_FILES.map(({ option, what }) => `       [--${option} <file>]`.padEnd(37) + `write ${what}`).join('\n');
   return USAGE.replace('REPORT_FORMATS\n', `${reportLines}\n`);
 }
 

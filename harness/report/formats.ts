@@ -1,28 +1,25 @@
-// The report files theinference writes, in one table: the command-line options of `test` and
-// `merge-reports`, their usage lines and CI mode all read it. A new format is a module with a
-// `render` and one entry here.
+// The report files theinference writes (report-files.ts names them), each with its renderer: the
+// command-line options of `test` and `merge-reports` and CI mode read this table. A new format is a
+// module with a `render`, one entry in report-files.ts and one here.
 import { ReportError } from '../errors.ts';
 import { writeAtomically } from '../files.ts';
 import { toHtml } from './html.ts';
 import { toResultsJson, type ResultsReport } from './json.ts';
 import { toJUnit } from './junit.ts';
+import { REPORT_FILES, type ReportOption } from './report-files.ts';
 import type { Reporter } from './reporter.ts';
 
 export interface ReportFormat {
   /** `--<option> <file>` asks for it. */
-  option: string;
+  option: ReportOption;
   /** What the file is, for the usage text and the line that says where it went. */
   what: string;
   render(report: ResultsReport): string;
 }
 
-export const REPORT_FORMATS = [
-  { option: 'report', what: 'results.json', render: toResultsJson },
-  { option: 'junit', what: 'JUnit XML', render: toJUnit },
-  { option: 'html', what: 'an HTML report (the exchanges drawn)', render: toHtml },
-] as const satisfies readonly ReportFormat[];
+const RENDERERS: Record<ReportOption, ReportFormat['render']> = { report: toResultsJson, junit: toJUnit, html: toHtml };
 
-export type ReportOption = (typeof REPORT_FORMATS)[number]['option'];
+export const REPORT_FORMATS: readonly ReportFormat[] = REPORT_FILES.map((file) => ({ ...file, render: RENDERERS[file.option] }));
 
 /** The formats' options, for parseArgs. */
 export const REPORT_OPTIONS = Object.fromEntries(REPORT_FORMATS.map((format) => [format.option, { type: 'string' as const }])) as Record<

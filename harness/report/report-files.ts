@@ -1,0 +1,10 @@
+// The report files theinference writes, named in one light table: the usage text and the option
+// parsers read it without loading the renderers, which formats.ts pairs with each entry.
+
+export const REPORT_FILES = [
+  { option: 'report', what: 'results.json' },
+  { option: 'junit', what: 'JUnit XML' },
+  { option: 'html', what: 'an HTML report (the exchanges drawn)' },
+] as const;
+
+export type ReportOption = (typeof REPORT_FILES)[number]['option'];
