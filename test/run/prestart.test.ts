@@ -32,7 +32,10 @@ describe('programs started ahead', () => {
   // streamable-http: its programs get their player's URL at the release
   for (const slug of ['config-and-framing', 'tools', 'streamable-http']) {
     it(`grade ${slug} as programs started on demand do, each case taking its own`, async () => {
-      const stage = { ...course.stages.find((candidate) => candidate.slug === slug)!, properties: undefined };
+      const whole = course.stages.find((candidate) => candidate.slug === slug)!;
+      // up to three cases of each command: each takes its own program, whichever the command
+      const rank = (index: number) => whole.cases.slice(0, index).filter((other) => other.command === whole.cases[index]!.command).length;
+      const stage = { ...whole, cases: whole.cases.filter((_, index) => rank(index) < 3), properties: undefined };
       const grading = await options();
       expect(grading.launcher.warm).toBeDefined();
       const prestarted = prestartStages([stage], grading);
