@@ -69,7 +69,7 @@ describe('the SDK client against the everything server', () => {
 
   it("replays a client that answers the server's request after its own next request, as the server took it", async () => {
     // The server asks roots/list 350 ms after notifications/initialized: recorded while the client
-    // waited, answered at once. Replayed by a client that answers late and does not wait, the answer
+    // waited (3 s, room for a loaded machine), answered at once. Replayed by a client that answers late and does not wait, the answer
     // comes after the client's next requests, which the server (and so the player) takes all the same.
     const pause =
       (ms: number): Step =>
@@ -77,7 +77,7 @@ describe('the SDK client against the everything server', () => {
         new Promise((resolve) => setTimeout(() => resolve('paused'), ms));
     const cassette = join(dir, 'roots-asked-between.yaml');
     const [list, echo, sum] = EVERYTHING_STEPS;
-    const live = await runSession(cassetteCommand('record', '--out', cassette, '--', ...EVERYTHING), [list!, pause(1500), echo!, sum!], { roots: true });
+    const live = await runSession(cassetteCommand('record', '--out', cassette, '--', ...EVERYTHING), [list!, pause(3000), echo!, sum!], { roots: true });
     const frames = readFileSync(cassette, 'utf8');
     expect(frames.indexOf('method: roots/list')).toBeGreaterThan(frames.indexOf('method: tools/list'));
     expect(frames.indexOf('method: roots/list')).toBeLessThan(frames.indexOf('hello, cassette'));
