@@ -8,7 +8,7 @@ import { escapeControls } from './terminal-text.ts';
 async function usage(): Promise<string> {
   const { REPORT_FILES } = await import('./report/report-files.ts');
   const reportLines = REPORT_FILES.map(({ option, what }) => `       [--${option} <file>]`.padEnd(37) + `write ${what}`).join('\n');
-  return USAGE.replace('REPORT_FORMATS\n', `${reportLines}\n`);
+  return USAGE.replace('REPORT_FILES\n', `${reportLines}\n`);
 }
 
 const USAGE = `usage: theinference <command> [options]
@@ -25,7 +25,7 @@ const USAGE = `usage: theinference <command> [options]
        [--no-bundle]                 start every case through your_program.sh (slower; same bytes)
        [--no-prestart]               watch: start each case's program on save, not ahead (less memory)
      report files, written when grading ends (--report and --junit make it a CI run):
-REPORT_FORMATS
+REPORT_FILES
      CI grading (any of these; see docs/ci.md):
        [--all]                       grade every stage, not stopping at the first that fails
        [--cases <dir>]               add hidden cases (cases/ and fixtures/ as in the course)
