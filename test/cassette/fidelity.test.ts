@@ -69,8 +69,9 @@ describe('the SDK client against the everything server', () => {
 
   it("replays a client that answers the server's request after its own next request, as the server took it", async () => {
     // The server asks roots/list 350 ms after notifications/initialized: recorded while the client
-    // waited (3 s, room for a loaded machine), answered at once. Replayed by a client that answers late and does not wait, the answer
-    // comes after the client's next requests, which the server (and so the player) takes all the same.
+    // waited (3 s, room for a loaded machine), answered at once. Replayed by a client that answers
+    // late and does not wait, the answer comes after the client's next requests, which the server
+    // (and so the player) takes all the same.
     const pause =
       (ms: number): Step =>
       () =>

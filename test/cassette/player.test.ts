@@ -240,7 +240,7 @@ describe('the player, in memory', () => {
     late.wire.close();
     expect(await late.session.done).toMatchObject({ ok: true, complete: true, consumed: 4, diagnoses: [] });
 
-    // answered only at the end, and never: the answer owed is the one named
+    // never answered: the answer owed is the one named
     const last = createMemoryWire(cassette(text));
     last.wire.write(initialized);
     last.wire.write(line({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
