@@ -169,10 +169,12 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     let measuredFrom = { at: started, cpuMs: 0 };
     const onWallDeadline = () => {
       const now = performance.now();
-      const computing = processes.cpuMs - measuredFrom.cpuMs >= (now - measuredFrom.at) * COMPUTING_SHARE;
+      // measured now, every process looked for: the last poll may not have found a sandbox's yet
+      const cpuMs = processes.measure(true, false).cpuMs;
+      const computing = cpuMs - measuredFrom.cpuMs >= (now - measuredFrom.at) * COMPUTING_SHARE;
       const recheckIn = Math.min(RECHECK_MS, wallMs, lastDeadline - now);
       if (computing && recheckIn > 0 && timeLimit === undefined) {
-        measuredFrom = { at: now, cpuMs: processes.cpuMs };
+        measuredFrom = { at: now, cpuMs };
         wallTimer = setTimeout(onWallDeadline, recheckIn);
         return;
       }

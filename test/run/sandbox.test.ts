@@ -180,6 +180,22 @@ describe('time limits', () => {
     expect(waits.timeLimit).toBe('wall'); // not 'cpu': its CPU time stayed under the limit
   });
 
+  it('a loop still computing at a wall backstop due before the sandbox was first looked into is left to its CPU limit', async () => {
+    // The tree below bwrap is found every half second; a backstop due before that judged the loop by
+    // bwrap's own CPU time alone (none) and gave a loop on a loaded machine the wall verdict.
+    const root = runRoot();
+    const start = jailFor(root, { sandbox: true, network: true }).wrap(process.execPath, ['-e', 'for (;;) {}']);
+    const loop = await runProcess(start.command, start.args, {
+      cwd: root,
+      env: { PATH: process.env.PATH },
+      limits: { ...DEFAULT_LIMITS, timeoutMs: 350, wallMs: 300 },
+      contained: true,
+    });
+    // Past its backstop: to its CPU limit, or (on a machine too busy for even that) to the last deadline, three backstops on.
+    if (loop.timeLimit === 'cpu') expect(loop.cpuMs).toBeGreaterThan(350);
+    else expect(loop.durationMs).toBeGreaterThanOrEqual(3 * 300);
+  });
+
   it('counts the CPU time of the processes a program starts, in the sandbox too', async () => {
     const root = runRoot();
     const jail = jailFor(root, { sandbox: true, network: true });
