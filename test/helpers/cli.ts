@@ -6,7 +6,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symli
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { expect } from 'vitest';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, parseDocument, type YAMLMap, type YAMLSeq } from 'yaml';
 import { main } from '../../harness/cli.ts';
 import { loadCourse } from '../../harness/course.ts';
 
@@ -37,13 +37,20 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
  * `theinference test <args>` in this process, through the CLI's main with its output kept: what runCli
  * gives, without a process of its own. For the many gradings of the scenario goldens, each of which would
  * load the grader afresh; here each finds it loaded and warm, as a grading in watch mode does. Run in
- * the repository, as runCli by default; the output is no terminal, so it has no colour.
+ * the repository, as runCli by default, or in `cwd` (a course copy): this process's working folder is
+ * that one until main returns (a worker runs one test at a time). The output is no terminal, so it has no colour.
  */
-export async function runInProcess(args: ['test', ...string[]]): Promise<CliRun> {
+export async function runInProcess(args: ['test', ...string[]], options: { cwd?: string } = {}): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
-  const code = await main([...args, '--no-color'], { out: (text) => (stdout += text), err: (text) => (stderr += text) });
-  return { code, stdout, stderr };
+  const home = process.cwd();
+  process.chdir(options.cwd ?? REPO);
+  try {
+    const code = await main([...args, '--no-color'], { out: (text) => (stdout += text), err: (text) => (stderr += text) });
+    return { code, stdout, stderr };
+  } finally {
+    process.chdir(home);
+  }
 }
 
 /** Durations, scratch folders and the ports of HTTP players differ between runs; nothing else should. Positions in program.ts,
@@ -149,6 +156,20 @@ export function trimCourse(dir: string, also: readonly string[] = []): void {
       rmSync(testCase.fixtureDir, { recursive: true });
     }
   }
+}
+
+/** Removes from the course copy `dir` every case of stage `stage` that is not of `command`, and the
+ *  other commands' entries of the stage in its course.yaml. */
+export function keepOnlyCommand(dir: string, stage: string, command: string): void {
+  for (const testCase of loadCourse(dir).stages.find((candidate) => candidate.slug === stage)?.cases ?? []) {
+    if (testCase.command === command) continue;
+    rmSync(join(dir, testCase.casePath), { recursive: true });
+    rmSync(testCase.fixtureDir, { recursive: true });
+  }
+  const table = parseDocument(readFileSync(join(dir, 'course.yaml'), 'utf8'));
+  const entries = (table.get('stages') as YAMLSeq<YAMLMap>).items.find((entry) => entry.get('slug') === stage)?.get('cases') as YAMLSeq<YAMLMap>;
+  entries.items = entries.items.filter((entry) => entry.get('command') === command);
+  writeFileSync(join(dir, 'course.yaml'), table.toString());
 }
 
 /** A broken solution: the reference with one mistake, test/scenarios/<name>/mistake.diff, applied

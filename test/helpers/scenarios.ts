@@ -4,33 +4,35 @@
 // Graded in the test's own process (runInProcess), as watch mode grades: the same main, warm.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, it } from 'vitest';
-import { expectGraderGolden, normalise, REPO, runInProcess, scenarioSubmission } from './cli.ts';
+import { afterAll, expect, it } from 'vitest';
+import { courseCopy, expectGraderGolden, keepOnlyCommand, normalise, REPO, runInProcess, scenarioSubmission } from './cli.ts';
 
 /** The seed every recorded grader output was made with. */
 export const SEED = ['--seed', '7'];
 
-/** What each broken solution must make the grader say (written by hand, not recorded). */
-export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: string }> = {
+/** What each broken solution must make the grader say (written by hand, not recorded). `only`: the
+ *  command whose cases its mistake can change; it is graded in a course copy without the stage's other
+ *  cases, which pass on every such mistake (the config cases call no framing function, and the reverse). */
+export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: string; only?: string }> = {
   // stage 1: framing
-  'pretty-printed': { stage: 'config-and-framing', says: ['pretty-printed', 'indent'] },
-  crlf: { stage: 'config-and-framing', says: ['\\r\\n'] },
-  'no-newline': { stage: 'config-and-framing', says: ['no final newline'] },
-  'two-newlines': { stage: 'config-and-framing', says: ['ends with 2 newlines'] },
-  'whitespace-stripped': { stage: 'config-and-framing', says: ['whitespace inside strings was removed'] },
-  'keys-sorted': { stage: 'config-and-framing', says: ['keys are in another order (yours are sorted)'] },
-  'non-ascii-escaped': { stage: 'config-and-framing', says: ['as \\uXXXX'] },
-  'slash-escaped': { stage: 'config-and-framing', says: ["escapes '/' as '\\/'"] },
-  'parse-assumes-newline': { stage: 'config-and-framing', says: ['parseFrame(line without its "\\n") threw'] },
-  'logs-to-stdout': { stage: 'config-and-framing', says: ['a log line on stdout', 'use console.error'] },
-  hangs: { stage: 'config-and-framing', says: ['timeout: used more than 1 s of CPU time'], timeout: '1' },
-  'floods-stdout': { stage: 'config-and-framing', says: ['printed more than 1 MiB on stdout'], timeout: '3' },
-  crashes: { stage: 'config-and-framing', says: ['crash: exited with code 1', 'TypeError'] },
+  'pretty-printed': { stage: 'config-and-framing', says: ['pretty-printed', 'indent'], only: 'mcp-frame' },
+  crlf: { stage: 'config-and-framing', says: ['\\r\\n'], only: 'mcp-frame' },
+  'no-newline': { stage: 'config-and-framing', says: ['no final newline'], only: 'mcp-frame' },
+  'two-newlines': { stage: 'config-and-framing', says: ['ends with 2 newlines'], only: 'mcp-frame' },
+  'whitespace-stripped': { stage: 'config-and-framing', says: ['whitespace inside strings was removed'], only: 'mcp-frame' },
+  'keys-sorted': { stage: 'config-and-framing', says: ['keys are in another order (yours are sorted)'], only: 'mcp-frame' },
+  'non-ascii-escaped': { stage: 'config-and-framing', says: ['as \\uXXXX'], only: 'mcp-frame' },
+  'slash-escaped': { stage: 'config-and-framing', says: ["escapes '/' as '\\/'"], only: 'mcp-frame' },
+  'parse-assumes-newline': { stage: 'config-and-framing', says: ['parseFrame(line without its "\\n") threw'], only: 'mcp-frame' },
+  'logs-to-stdout': { stage: 'config-and-framing', says: ['a log line on stdout', 'use console.error'], only: 'mcp-frame' },
+  hangs: { stage: 'config-and-framing', says: ['timeout: used more than 1 s of CPU time'], timeout: '1', only: 'mcp-frame' },
+  'floods-stdout': { stage: 'config-and-framing', says: ['printed more than 1 MiB on stdout'], timeout: '3', only: 'mcp-frame' },
+  crashes: { stage: 'config-and-framing', says: ['crash: exited with code 1', 'TypeError'], only: 'mcp-frame' },
   // stage 1: config
-  'config-no-defaults': { stage: 'config-and-framing', says: ['defaults are missing'] },
-  'config-accepts-invalid': { stage: 'config-and-framing', says: ['an invalid config was accepted'] },
-  'config-type-not-inferred': { stage: 'config-and-framing', says: ['has no type, expected "stdio"'] },
-  'config-order-lost': { stage: 'config-and-framing', says: ["keep the file's order"] },
+  'config-no-defaults': { stage: 'config-and-framing', says: ['defaults are missing'], only: 'mcp-config' },
+  'config-accepts-invalid': { stage: 'config-and-framing', says: ['an invalid config was accepted'], only: 'mcp-config' },
+  'config-type-not-inferred': { stage: 'config-and-framing', says: ['has no type, expected "stdio"'], only: 'mcp-config' },
+  'config-order-lost': { stage: 'config-and-framing', says: ["keep the file's order"], only: 'mcp-config' },
   // stage 2: handshake
   'initialized-missing': { stage: 'handshake', says: ['the session ended before your client sent notifications/initialized'] },
   'initialized-before-response': { stage: 'handshake', says: ['before the initialize result had arrived'] },
@@ -138,12 +140,28 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
 
 /** One test per broken solution of `stage`. */
 export function scenarioTests(stage: string): void {
-  for (const [scenario, { stage: at, says, timeout }] of Object.entries(SCENARIOS)) {
+  // one course copy per command kept, made when a scenario first needs it
+  const courses = new Map<string, string>();
+  afterAll(() => {
+    for (const dir of courses.values()) rmSync(dir, { recursive: true, force: true });
+  });
+  const courseOf = (only: string): string => {
+    let dir = courses.get(only);
+    if (dir === undefined) {
+      dir = courseCopy();
+      keepOnlyCommand(dir, stage, only);
+      courses.set(only, dir);
+    }
+    return dir;
+  };
+  for (const [scenario, { stage: at, says, timeout, only }] of Object.entries(SCENARIOS)) {
     if (at !== stage) continue;
     it(`fails ${scenario} at ${stage}, saying so`, async () => {
       const submission = scenarioSubmission(scenario);
       try {
-        const run = await runInProcess(['test', '--stage', stage, ...SEED, '--submission', submission, ...(timeout ? ['--timeout', timeout] : [])]);
+        const run = await runInProcess(['test', '--stage', stage, ...SEED, '--submission', submission, ...(timeout ? ['--timeout', timeout] : [])], {
+          cwd: only === undefined ? undefined : courseOf(only),
+        });
         expect(run.code).toBe(1);
         expect(run.stderr).toBe('');
         for (const phrase of says) expect(run.stdout).toContain(phrase);
