@@ -15,8 +15,9 @@ afterAll(cleanUp);
 
 const STARTER = readFileSync(join(REPO, 'starter/src/mcp.ts'), 'utf8');
 const BIN = join(REPO, 'bin/theinference.js');
-/** Stage 1, few property runs, no generated cases: what the attacks need is the processes. */
-const STAGE_1 = ['test', '--stage', 'config-and-framing', '--runs', '20', '--seed', '5', '--random', '0'];
+/** A third of stage 1 (its property suite among it), few property runs, no generated cases: what the
+ *  attacks need is the processes, and the attack runs alike in each. */
+const STAGE_1 = ['test', '--stage', 'config-and-framing', '--runs', '20', '--seed', '5', '--random', '0', '--shard', '1/3'];
 
 /** The starter, importing the attack first. */
 function attack(name: string): string {
@@ -34,7 +35,7 @@ function running(marker: string): Promise<number[]> {
  *  an attack that passes anything has forged it. */
 function expectHonest(report: ResultsReport | undefined): void {
   const all = checks(report);
-  expect(all.length).toBeGreaterThan(30);
+  expect(all.length).toBeGreaterThan(10);
   expect(readFileSync(join(REPO, 'test/golden/starter-config-and-framing.txt'), 'utf8')).not.toContain('✓');
   expect(all.filter((check) => check.status === 'pass').map((check) => check.name)).toEqual([]);
   expect(report).toMatchObject({ status: 'fail', exitCode: 1, sandbox: 'bwrap' });
