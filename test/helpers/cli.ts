@@ -141,12 +141,13 @@ export function courseCopy(): string {
  * Keeps in the course copy `dir` only the first case of each command of each stage (those course.yaml
  * names to run `first`, where it names some), and those `also` names (`cases/<folder>/<case>` ends with
  * it): for a test of what a command does with stages, not of every case in them, which the scenario
- * and stage tests grade. Generated cases and properties stay.
+ * and stage tests grade. Generated cases and properties stay. `stages`: only these are trimmed.
  */
-export function trimCourse(dir: string, also: readonly string[] = []): void {
+export function trimCourse(dir: string, also: readonly string[] = [], stages?: readonly string[]): void {
   const table = parseYaml(readFileSync(join(dir, 'course.yaml'), 'utf8')) as { stages: { cases: { command: string; first?: string[] }[] }[] };
   const firsts = new Map(table.stages.flatMap((stage) => stage.cases.map((entry) => [entry.command, entry.first?.length ?? 0] as const)));
   for (const stage of loadCourse(dir).stages) {
+    if (stages !== undefined && !stages.includes(stage.slug)) continue;
     const seen = new Map<string, number>();
     for (const testCase of stage.cases) {
       const rank = seen.get(testCase.command) ?? 0;
