@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlayReport } from '../../harness/cassette/diagnosis.ts';
 import { FIRST_FAILURE_ID, toHtml } from '../../harness/report/html.ts';
 import type { ResultsReport } from '../../harness/report/json.ts';
-import { REPO, runCli, scenarioSubmission } from '../helpers/cli.ts';
+import { courseCopy, REPO, runCli, scenarioSubmission, trimCourse } from '../helpers/cli.ts';
 
 /** Markup a submission prints: if it ran, it would set window.pwned. */
 const HOSTILE = `</script><script>window.pwned = 1</script><img src=x onerror="window.pwned = 2"><!--`;
@@ -30,6 +30,10 @@ const CHROMIUM = (() => {
 const dir = mkdtempSync(join(tmpdir(), 'html-report-'));
 let report: ResultsReport;
 let page: string;
+/** Every stage, with a case of each command, the failing one, and one generated case a command: what is
+ *  under test is how the page shows checks of every kind, not every case of the course. */
+const course = courseCopy();
+trimCourse(course, [FAILING_CASE]);
 
 beforeAll(async () => {
   // The reference that does not follow nextCursor (its session strays from the recording), and
@@ -43,13 +47,21 @@ beforeAll(async () => {
   writeFileSync(source, `${prelude}\n${readFileSync(source, 'utf8')}`);
   const reportPath = join(dir, 'results.json');
   page = join(dir, 'report.html');
-  const run = await runCli(['test', '--all', '--no-sandbox', '--seed', '7', '--submission', submission, '--report', reportPath, '--html', page]);
+  const run = await runCli(
+    ['test', '--all', '--no-sandbox', '--seed', '7', '--random', '1', '--submission', submission, '--report', reportPath, '--html', page],
+    {
+      cwd: course,
+    },
+  );
   rmSync(submission, { recursive: true, force: true });
   expect(run.code).toBe(1);
   report = JSON.parse(readFileSync(reportPath, 'utf8')) as ResultsReport;
 });
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(course, { recursive: true, force: true });
+});
 
 const checks = () => report.stages.flatMap((stage) => stage.checks);
 const failing = () => checks().find((check) => check.id === FAILING_CASE)!;
@@ -61,7 +73,7 @@ describe('the HTML report, as text', () => {
 
   it("is written by a student's run too, and its path printed", async () => {
     const student = join(dir, 'student.html');
-    const run = await runCli(['test', '--stage', 'config-and-framing', '--runs', '10', '--html', student]);
+    const run = await runCli(['test', '--stage', 'config-and-framing', '--runs', '10', '--html', student], { cwd: course });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`wrote an HTML report (the exchanges drawn): ${student}\n`);
     const html = readFileSync(student, 'utf8');
