@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { courseCopy, REPO, runInProcess } from '../helpers/cli.ts';
+import { courseCopy, REPO, runInProcess, trimCourse } from '../helpers/cli.ts';
 import { checks, cleanUp, folder, leftBehind, leftInTmp, QUICK, REFERENCE, runCi, submission } from './helpers.ts';
 
 const made: string[] = [];
@@ -13,6 +13,12 @@ afterAll(() => {
   cleanUp();
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
+
+/** A case of each command and the cases the tests below name: for the tests of what a submission can
+ *  and cannot do, which every case would show alike (the first test grades every one). */
+const trimmed = courseCopy();
+made.push(trimmed);
+trimCourse(trimmed, ['mcp-frame/numbers', 'mcp-frame/requests', 'mcp-config/stdio-full']);
 
 const FRAME_CASES = join(REPO, 'cases/config-and-framing/mcp-frame');
 const FRAME_FIXTURES = join(REPO, 'fixtures/config-and-framing/mcp-frame');
@@ -69,7 +75,7 @@ if (ciCase !== undefined) {
       'notes.txt': 'mine\n',
       'src/mcp.ts': REFERENCE.replace("return JSON.stringify(msg) + '\\n';", "return JSON.stringify(msg, null, 2) + '\\n';"),
     });
-    const run = await runCi([...QUICK, '--submission', dir, '--random', '0']);
+    const run = await runCi([...QUICK, '--submission', dir, '--random', '0'], { cwd: trimmed });
     expect(run.code).toBe(1);
     const byName = new Map(checks(run.report).map((check) => [check.name, check]));
     expect(byName.get('mcp-frame/numbers')?.status).toBe('fail'); // graded against the course's expected.json, with the course's program.ts
@@ -108,7 +114,7 @@ if (ciCase !== undefined) {
     const learnt = submission(`const ciTable: Record<string, string> = ${JSON.stringify(table)};`, [
       ["return JSON.stringify(msg) + '\\n';", "return ciTable[JSON.stringify(msg)] ?? '{}\\n';"],
     ]);
-    const run = await runCi([...QUICK, '--submission', learnt, '--runs', '1', '--seed', '21']);
+    const run = await runCi([...QUICK, '--submission', learnt, '--runs', '1', '--seed', '21'], { cwd: trimmed });
     expect(run.code).toBe(1);
     const frameChecks = checks(run.report).filter((check) => check.name.includes('mcp-frame/'));
     expect(frameChecks.filter((check) => check.origin === 'public').every((check) => check.status === 'pass')).toBe(true);
@@ -137,7 +143,7 @@ describe('hidden cases', () => {
 
   it('are graded, pass on the reference, and fail a broken solution without showing the expected bytes', async () => {
     const cases = hiddenCases();
-    const good = await runCi(['test', '--stage', 'handshake', '--runs', '20', '--submission', REPO, '--cases', cases, '--random', '0']);
+    const good = await runCi(['test', '--stage', 'handshake', '--runs', '20', '--submission', REPO, '--cases', cases, '--random', '0'], { cwd: trimmed });
     expect(good.code).toBe(0);
     expect(good.report?.hiddenCases).toBe(2);
     const hiddenChecks = checks(good.report).filter((check) => check.origin === 'hidden');
@@ -148,7 +154,7 @@ describe('hidden cases', () => {
     expect(hiddenChecks[0]!.cassette).toBe(join(cases, 'fixtures/handshake/secret-server/cassette.yaml'));
 
     const slashes = submission('', [["return JSON.stringify(msg) + '\\n';", "return JSON.stringify(msg).replaceAll('/', '\\\\/') + '\\n';"]]);
-    const bad = await runCi([...QUICK, '--submission', slashes, '--cases', cases, '--random', '0', '--verbose']);
+    const bad = await runCi([...QUICK, '--submission', slashes, '--cases', cases, '--random', '0', '--verbose'], { cwd: trimmed });
     expect(bad.code).toBe(1);
     const hidden = checks(bad.report).find((check) => check.name === 'hidden-mcp-frame/secret')!;
     expect(hidden.status).toBe('fail');
