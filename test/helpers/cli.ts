@@ -2,11 +2,11 @@
 // many gradings of the goldens), and normalises what varies from run to run (durations, scratch paths)
 // so that its output can be compared with a golden file.
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { expect } from 'vitest';
-import { parse as parseYaml, parseDocument, type YAMLMap, type YAMLSeq } from 'yaml';
+import { parse as parseYaml, parseDocument, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { main } from '../../harness/cli.ts';
 import { loadCourse } from '../../harness/course.ts';
 
@@ -43,6 +43,9 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
 export async function runInProcess(args: ['test', ...string[]], options: { cwd?: string } = {}): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
+  // Loaded before the change of folder: esbuild, which the command loads, keeps the folder it was
+  // loaded in as every later build's working folder (in this worker, also once the copy is gone).
+  await import('../../harness/commands/test.ts');
   const home = process.cwd();
   process.chdir(options.cwd ?? REPO);
   try {
@@ -159,17 +162,27 @@ export function trimCourse(dir: string, also: readonly string[] = [], stages?: r
   }
 }
 
-/** Removes from the course copy `dir` every case of stage `stage` that is not of `command`, and the
- *  other commands' entries of the stage in its course.yaml. */
-export function keepOnlyCommand(dir: string, stage: string, command: string): void {
+/** Keeps of stage `stage` in the course copy `dir` only the cases of command `only`, or the case named
+ *  `only`; its course.yaml loses the entries left without cases, and the names of cases gone. */
+export function keepOnly(dir: string, stage: string, only: string): void {
+  const names = new Set<string>();
   for (const testCase of loadCourse(dir).stages.find((candidate) => candidate.slug === stage)?.cases ?? []) {
-    if (testCase.command === command) continue;
+    if (testCase.command === only || testCase.name === only) {
+      names.add(testCase.name);
+      continue;
+    }
     rmSync(join(dir, testCase.casePath), { recursive: true });
     rmSync(testCase.fixtureDir, { recursive: true });
   }
   const table = parseDocument(readFileSync(join(dir, 'course.yaml'), 'utf8'));
   const entries = (table.get('stages') as YAMLSeq<YAMLMap>).items.find((entry) => entry.get('slug') === stage)?.get('cases') as YAMLSeq<YAMLMap>;
-  entries.items = entries.items.filter((entry) => entry.get('command') === command);
+  entries.items = entries.items.filter((entry) => readdirSync(join(dir, 'cases', String(entry.get('folder')))).length > 0);
+  for (const entry of entries.items) {
+    const first = entry.get('first') as YAMLSeq<Scalar<string>> | undefined;
+    if (first === undefined) continue;
+    first.items = first.items.filter((name) => names.has(name.value));
+    if (first.items.length === 0) entry.delete('first');
+  }
   writeFileSync(join(dir, 'course.yaml'), table.toString());
 }
 

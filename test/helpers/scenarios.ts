@@ -5,14 +5,15 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { courseCopy, expectGraderGolden, keepOnlyCommand, normalise, REPO, runInProcess, scenarioSubmission } from './cli.ts';
+import { courseCopy, expectGraderGolden, keepOnly, normalise, REPO, runInProcess, scenarioSubmission } from './cli.ts';
 
 /** The seed every recorded grader output was made with. */
 export const SEED = ['--seed', '7'];
 
 /** What each broken solution must make the grader say (written by hand, not recorded). `only`: the
- *  command whose cases its mistake can change; it is graded in a course copy without the stage's other
- *  cases, which pass on every such mistake (the config cases call no framing function, and the reverse). */
+ *  command, or the case, that its mistake can change; it is graded in a course copy without the stage's
+ *  other cases, which pass on every such mistake (the config cases call no framing function, and the
+ *  reverse; only the case whose server the client spawns from its config calls spawnWire). */
 export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: string; only?: string }> = {
   // stage 1: framing
   'pretty-printed': { stage: 'config-and-framing', says: ['pretty-printed', 'indent'], only: 'mcp-frame' },
@@ -56,19 +57,34 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'close-does-nothing': { stage: 'handshake', says: ['"closed": false', "the transport's close() its wire"] },
   'error-taken-as-result': { stage: 'handshake', says: ['an error response must reject the request with McpError'] },
   'non-json-line-crashes': { stage: 'handshake', says: ['non-json-line-before-result', 'SyntaxError'] },
-  'spawn-env-replaced': { stage: 'handshake', says: ['spawn theinference-case-server ENOENT', "in its parent's environment (whose PATH finds the command)"] },
+  'spawn-env-replaced': {
+    stage: 'handshake',
+    says: ['spawn theinference-case-server ENOENT', "in its parent's environment (whose PATH finds the command)"],
+    only: 'server-spawned-from-config',
+  },
   'spawn-env-ignored': {
     stage: 'handshake',
     says: ['server-spawned-from-config', "never reached the grader: your spawnWire did not start it, or not with the entry's env"],
+    only: 'server-spawned-from-config',
   },
   'spawn-close-leaves-stdin-open': {
     stage: 'handshake',
     says: ['server-spawned-from-config', 'every message of the session was exchanged right, and then your program kept waiting', "end the child's stdin"],
     timeout: '2',
+    only: 'server-spawned-from-config',
   },
   // an attack too: a client that goes straight to the grader's relay, around the server the entry names, reaches no player
-  'spawn-wire-bypassed': { stage: 'handshake', says: ['server-spawned-from-config', 'never reached the grader'], timeout: '2' },
-  'spawn-decodes-each-read': { stage: 'handshake', says: ['server-spawned-from-config', "child.stdout.setEncoding('utf8')"] },
+  'spawn-wire-bypassed': {
+    stage: 'handshake',
+    says: ['server-spawned-from-config', 'never reached the grader'],
+    timeout: '2',
+    only: 'server-spawned-from-config',
+  },
+  'spawn-decodes-each-read': {
+    stage: 'handshake',
+    says: ['server-spawned-from-config', "child.stdout.setEncoding('utf8')"],
+    only: 'server-spawned-from-config',
+  },
   // stage 3: tools
   'pagination-not-followed': { stage: 'tools', says: ['follow nextCursor', 'the session ended before your client sent tools/list (recorded id 101)'] },
   'is-error-thrown': { stage: 'tools', says: ['a tool that failed is still a result'] },
@@ -140,7 +156,7 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
 
 /** One test per broken solution of `stage`. */
 export function scenarioTests(stage: string): void {
-  // one course copy per command kept, made when a scenario first needs it
+  // one course copy for each `only`, made when a scenario first needs it
   const courses = new Map<string, string>();
   afterAll(() => {
     for (const dir of courses.values()) rmSync(dir, { recursive: true, force: true });
@@ -149,7 +165,7 @@ export function scenarioTests(stage: string): void {
     let dir = courses.get(only);
     if (dir === undefined) {
       dir = courseCopy();
-      keepOnlyCommand(dir, stage, only);
+      keepOnly(dir, stage, only);
       courses.set(only, dir);
     }
     return dir;
