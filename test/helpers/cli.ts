@@ -2,13 +2,13 @@
 // many gradings of the goldens), and normalises what varies from run to run (durations, scratch paths)
 // so that its output can be compared with a golden file.
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { parse as parseYaml, parseDocument, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { main } from '../../harness/cli.ts';
-import { loadCourse } from '../../harness/course.ts';
+import { loadCourse, type Case, type Stage } from '../../harness/course.ts';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 const BIN = join(REPO, 'bin', 'theinference.js');
@@ -149,41 +149,55 @@ export function courseCopy(): string {
 export function trimCourse(dir: string, also: readonly string[] = [], stages?: readonly string[]): void {
   const table = parseYaml(readFileSync(join(dir, 'course.yaml'), 'utf8')) as { stages: { cases: { command: string; first?: string[] }[] }[] };
   const firsts = new Map(table.stages.flatMap((stage) => stage.cases.map((entry) => [entry.command, entry.first?.length ?? 0] as const)));
+  const seen = new Map<string, number>();
+  keepCases(dir, (stage, testCase) => {
+    if (stages !== undefined && !stages.includes(stage.slug)) return true;
+    const key = `${stage.slug} ${testCase.command}`;
+    const rank = seen.get(key) ?? 0;
+    seen.set(key, rank + 1);
+    return rank < Math.max(1, firsts.get(testCase.command) ?? 0) || also.some((name) => testCase.casePath.endsWith(`/${name}`));
+  });
+}
+
+/** Keeps of stage `stage` in the course copy `dir` only the cases of command `only`, or the case named `only`. */
+export function keepOnly(dir: string, stage: string, only: string): void {
+  keepCases(dir, (candidate, testCase) => candidate.slug !== stage || testCase.command === only || testCase.name === only);
+}
+
+/** Removes from the course copy `dir` every case `keep` turns down (asked in course order); its
+ *  course.yaml loses the entries left without a case and the `first` names of cases gone. */
+function keepCases(dir: string, keep: (stage: Stage, testCase: Case) => boolean): void {
+  const commands = new Set<string>(); // `<stage> <command>` of a case kept
+  const names = new Set<string>(); // `<stage> <case>` of a case kept
   for (const stage of loadCourse(dir).stages) {
-    if (stages !== undefined && !stages.includes(stage.slug)) continue;
-    const seen = new Map<string, number>();
     for (const testCase of stage.cases) {
-      const rank = seen.get(testCase.command) ?? 0;
-      seen.set(testCase.command, rank + 1);
-      if (rank < Math.max(1, firsts.get(testCase.command) ?? 0) || also.some((name) => testCase.casePath.endsWith(`/${name}`))) continue;
+      if (keep(stage, testCase)) {
+        commands.add(`${stage.slug} ${testCase.command}`);
+        names.add(`${stage.slug} ${testCase.name}`);
+        continue;
+      }
       rmSync(join(dir, testCase.casePath), { recursive: true });
       rmSync(testCase.fixtureDir, { recursive: true });
     }
   }
-}
-
-/** Keeps of stage `stage` in the course copy `dir` only the cases of command `only`, or the case named
- *  `only`; its course.yaml loses the entries left without cases, and the names of cases gone. */
-export function keepOnly(dir: string, stage: string, only: string): void {
-  const names = new Set<string>();
-  for (const testCase of loadCourse(dir).stages.find((candidate) => candidate.slug === stage)?.cases ?? []) {
-    if (testCase.command === only || testCase.name === only) {
-      names.add(testCase.name);
-      continue;
-    }
-    rmSync(join(dir, testCase.casePath), { recursive: true });
-    rmSync(testCase.fixtureDir, { recursive: true });
-  }
   const table = parseDocument(readFileSync(join(dir, 'course.yaml'), 'utf8'));
-  const entries = (table.get('stages') as YAMLSeq<YAMLMap>).items.find((entry) => entry.get('slug') === stage)?.get('cases') as YAMLSeq<YAMLMap>;
-  entries.items = entries.items.filter((entry) => readdirSync(join(dir, 'cases', String(entry.get('folder')))).length > 0);
-  for (const entry of entries.items) {
-    const first = entry.get('first') as YAMLSeq<Scalar<string>> | undefined;
-    if (first === undefined) continue;
-    first.items = first.items.filter((name) => names.has(name.value));
-    if (first.items.length === 0) entry.delete('first');
+  let changed = false; // rewritten only then: the file stays byte for byte as it was otherwise
+  for (const stage of (table.get('stages') as YAMLSeq<YAMLMap>).items) {
+    const slug = String(stage.get('slug'));
+    const entries = stage.get('cases') as YAMLSeq<YAMLMap>;
+    const kept = entries.items.filter((entry) => commands.has(`${slug} ${String(entry.get('command'))}`));
+    changed ||= kept.length < entries.items.length;
+    entries.items = kept;
+    for (const entry of entries.items) {
+      const first = entry.get('first') as YAMLSeq<Scalar<string>> | undefined;
+      if (first === undefined) continue;
+      const named = first.items.filter((name) => names.has(`${slug} ${name.value}`));
+      changed ||= named.length < first.items.length;
+      first.items = named;
+      if (named.length === 0) entry.delete('first');
+    }
   }
-  writeFileSync(join(dir, 'course.yaml'), table.toString());
+  if (changed) writeFileSync(join(dir, 'course.yaml'), table.toString({ lineWidth: 0 }));
 }
 
 /** A broken solution: the reference with one mistake, test/scenarios/<name>/mistake.diff, applied
