@@ -13,7 +13,8 @@ export const SEED = ['--seed', '7'];
 /** What each broken solution must make the grader say (written by hand, not recorded). `only`: the
  *  command, or the case, that its mistake can change; it is graded in a course copy without the stage's
  *  other cases, which pass on every such mistake (the config cases call no framing function, and the
- *  reverse; only the case whose server the client spawns from its config calls spawnWire). */
+ *  reverse; only the case whose server the client spawns from its config calls spawnWire), or one of
+ *  those cases where each would show the mistake alike at a cost. */
 export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: string; only?: string }> = {
   // stage 1: framing
   'pretty-printed': { stage: 'config-and-framing', says: ['pretty-printed', 'indent'], only: 'mcp-frame' },
@@ -27,7 +28,8 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'parse-assumes-newline': { stage: 'config-and-framing', says: ['parseFrame(line without its "\\n") threw'], only: 'mcp-frame' },
   'logs-to-stdout': { stage: 'config-and-framing', says: ['a log line on stdout', 'use console.error'], only: 'mcp-frame' },
   hangs: { stage: 'config-and-framing', says: ['timeout: used more than 1 s of CPU time'], timeout: '1', only: 'mcp-frame' },
-  'floods-stdout': { stage: 'config-and-framing', says: ['printed more than 1 MiB on stdout'], timeout: '3', only: 'mcp-frame' },
+  // every framing case floods alike, and each costs half a second of CPU: one shows it
+  'floods-stdout': { stage: 'config-and-framing', says: ['printed more than 1 MiB on stdout'], timeout: '3', only: 'empty-values' },
   crashes: { stage: 'config-and-framing', says: ['crash: exited with code 1', 'TypeError'], only: 'mcp-frame' },
   // stage 1: config
   'config-no-defaults': { stage: 'config-and-framing', says: ['defaults are missing'], only: 'mcp-config' },
