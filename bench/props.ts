@@ -109,7 +109,6 @@ async function oldWay(modulePath: string): Promise<OldOutcome[]> {
     env: process.env,
     limits: { ...DEFAULT_LIMITS, timeoutMs: TIMEOUT_MS },
     stdin: '',
-    stdout: 'ignore',
     extraPipes: 1,
     onPipes: ([pipe]) => {
       pipe?.on('data', (chunk: Buffer) => received.push(chunk));

@@ -75,12 +75,22 @@ function answer(student: Readonly<Record<string, unknown>>, request: CallRequest
   return `{"id":${request.id},"value":${encode(value)}}`;
 }
 
+/** A stdio stream on a pipe: its libuv handle can be made blocking (not in Node's typings). */
+interface PipeStream {
+  _handle?: { setBlocking?: (blocking: boolean) => number };
+}
+
 async function main(): Promise<never> {
   const { values } = parseArgs({ options: { module: { type: 'string' }, exports: { type: 'string' } } });
   if (values.module === undefined || values.exports === undefined) {
     process.stderr.write('oracle.ts: --module and --exports are required\n');
     return exit(2);
   }
+  // The student's stdout is a pipe the grader reads, to stop a flood at the output cap as in a case.
+  // Node writes to a pipe asynchronously, and once this process answers calls it never returns to its
+  // event loop: what did not fit in the pipe would wait in memory for good. Blocking writes deliver it.
+  // (stderr stays as it is: debugging printed there on every call is no flood of the program's output.)
+  (process.stdout as unknown as PipeStream)._handle?.setBlocking?.(true);
   send(stringify({ type: 'ready' }));
   let student: Readonly<Record<string, unknown>>;
   try {

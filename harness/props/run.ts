@@ -410,8 +410,11 @@ function howItEnded(result: RunResult, options: PropertyRunOptions): { status: V
   if (result.flooded) {
     return {
       status: 'crash',
-      message: `stopped for printing more than ${DEFAULT_LIMITS.outputCap} bytes on ${result.flooded}`,
-      hint: 'your code prints on every call; the property calls it a thousand times or more',
+      message: `stopped for printing more than ${DEFAULT_LIMITS.outputCap / 1024 / 1024} MiB on ${result.flooded}`,
+      hint:
+        result.flooded === 'stdout'
+          ? 'your code prints on stdout on every call, and the property calls it a thousand times or more: stdout is for the output only; debug with console.error'
+          : 'your code prints on every call; the property calls it a thousand times or more',
     };
   }
   const how = result.signal ? `was killed by ${result.signal}` : `exited with code ${String(result.exitCode)}`;

@@ -35,8 +35,6 @@ export interface RunOptions {
   onPipes?: (pipes: NodeJS.ReadWriteStream[]) => void;
   /** Aborting kills the program (used by watch mode when a newer save arrives). */
   signal?: AbortSignal;
-  /** `ignore`: stdout goes to /dev/null, where Node writes synchronously: a flood costs time, never memory. */
-  stdout?: 'pipe' | 'ignore';
   /** The command is a sandbox (sandbox.ts) whose end ends every process in it: nothing can leave it. */
   contained?: boolean;
   /** Started ahead of time: the program (warm-start.mjs) waits for a line on one more pipe, whose fd
@@ -103,7 +101,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       cwd: options.cwd,
       env: { ...options.env, [RUN_MARK]: mark, ...(options.release && { [GO_FD]: String(3 + extraPipes) }) },
       detached: true, // its own process group, so that a kill reaches everything it started
-      stdio: ['pipe', options.stdout ?? 'pipe', 'pipe', ...Array(extraPipes + (options.release ? 1 : 0)).fill('pipe')],
+      stdio: ['pipe', 'pipe', 'pipe', ...Array(extraPipes + (options.release ? 1 : 0)).fill('pipe')],
     });
     const stdout = new Capture(limits.outputCap);
     const stderr = new Capture(limits.outputCap);
@@ -113,7 +111,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let startError: NodeJS.ErrnoException | undefined;
     let finished = false;
-    let openStreams = options.stdout === 'ignore' ? 1 : 2;
+    let openStreams = 2; // stdout and stderr
 
     const killGroup = (signal: NodeJS.Signals) => {
       if (child.pid === undefined) return;

@@ -29,7 +29,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'logs-to-stdout': { stage: 'config-and-framing', says: ['a log line on stdout', 'use console.error'], only: 'mcp-frame' },
   hangs: { stage: 'config-and-framing', says: ['timeout: used more than 1 s of CPU time'], timeout: '1', only: 'mcp-frame' },
   // every framing case floods alike, and each costs half a second of CPU: one shows it
-  'floods-stdout': { stage: 'config-and-framing', says: ['printed more than 1 MiB on stdout'], timeout: '3', only: 'empty-values' },
+  'floods-stdout': {
+    stage: 'config-and-framing',
+    says: ['printed more than 1 MiB on stdout', 'stopped for printing more than 1 MiB on stdout while checking this property'],
+    only: 'empty-values',
+  },
   crashes: { stage: 'config-and-framing', says: ['crash: exited with code 1', 'TypeError'], only: 'mcp-frame' },
   // stage 1: config
   'config-no-defaults': { stage: 'config-and-framing', says: ['defaults are missing'], only: 'mcp-config' },
