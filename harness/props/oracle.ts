@@ -86,11 +86,11 @@ async function main(): Promise<never> {
     process.stderr.write('oracle.ts: --module and --exports are required\n');
     return exit(2);
   }
-  // The student's stdout is a pipe the grader reads, to stop a flood at the output cap as in a case.
-  // Node writes to a pipe asynchronously, and once this process answers calls it never returns to its
-  // event loop: what did not fit in the pipe would wait in memory for good. Blocking writes deliver it.
-  // (stderr stays as it is: debugging printed there on every call is no flood of the program's output.)
-  (process.stdout as unknown as PipeStream)._handle?.setBlocking?.(true);
+  // The student's stdout and stderr are pipes the grader reads, to stop a flood at the output cap as in
+  // a case. Node writes to a pipe asynchronously, and once this process answers calls it never returns
+  // to its event loop: what did not fit in the pipe would wait in memory for good (a flood ended as a
+  // loop or as a memory hog, long after). Blocking writes deliver every byte.
+  for (const stream of [process.stdout, process.stderr]) (stream as unknown as PipeStream)._handle?.setBlocking?.(true);
   send(stringify({ type: 'ready' }));
   let student: Readonly<Record<string, unknown>>;
   try {

@@ -414,7 +414,7 @@ function howItEnded(result: RunResult, options: PropertyRunOptions): { status: V
       hint:
         result.flooded === 'stdout'
           ? 'your code prints on stdout on every call, and the property calls it a thousand times or more: stdout is for the output only; debug with console.error'
-          : 'your code prints on every call; the property calls it a thousand times or more',
+          : 'your code prints on stderr on every call, and the property calls it a thousand times or more: print less, or only when something is wrong',
     };
   }
   const how = result.signal ? `was killed by ${result.signal}` : `exited with code ${String(result.exitCode)}`;

@@ -34,6 +34,12 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['printed more than 1 MiB on stdout', 'stopped for printing more than 1 MiB on stdout while checking this property'],
     only: 'empty-values',
   },
+  // the case passes: its stdout is right, and program.ts ends with process.exit, which drops the stderr Node had not written yet
+  'floods-stderr': {
+    stage: 'config-and-framing',
+    says: ['stopped for printing more than 1 MiB on stderr while checking this property', 'print less'],
+    only: 'empty-values',
+  },
   crashes: { stage: 'config-and-framing', says: ['crash: exited with code 1', 'TypeError'], only: 'mcp-frame' },
   // stage 1: config
   'config-no-defaults': { stage: 'config-and-framing', says: ['defaults are missing'], only: 'mcp-config' },
