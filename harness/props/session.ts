@@ -134,7 +134,7 @@ function oracleStart(options: StartOptions, warmStart?: string): { command: stri
       limits: { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs, ...(options.wallMs !== undefined && { wallMs: options.wallMs }) },
       stdin: '',
       // The student's own prints are no part of a verdict (answers come on fd 3), but they are read, as
-      // a case's are, to stop a flood at the output cap and say so (in /dev/null it looked like a loop).
+      // a case's are, to stop a flood at the output cap and name it (oracle.ts makes the writes blocking).
       extraPipes: 1, // fd 3, PROTOCOL_FD
       // in a sandbox, its end is the end of everything in it
       contained: options.jail !== undefined && options.jail.kind !== 'none',
