@@ -222,6 +222,7 @@ function announce(settings: CiSettings, facts: SubmissionFacts, sandbox: Sandbox
     lines.push(`files outside src/ that the submission changed, not used in grading: ${shown}${more}`);
   }
   if (facts.linksIgnored.length > 0) lines.push(`symbolic links under src/ not copied: ${facts.linksIgnored.join(', ')}`);
+  if (facts.filesIgnored.length > 0) lines.push(`files under src/ not copied: ${facts.filesIgnored.map((file) => `${file.path} (${file.why})`).join(', ')}`);
   const units = (count: number) => `${count} case${count === 1 ? '' : 's'} and property suites`;
   const shard = settings.shard.count > 1 ? `shard ${settings.shard.index}/${settings.shard.count}: ${here} of the ${units(planned)}` : units(planned);
   lines.push(`grading ${settings.submission} with --seed ${settings.seed} (${shard})`);

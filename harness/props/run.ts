@@ -4,10 +4,10 @@
 // file keeps an oracle going across the suite (a fresh one after one dies, while time remains)
 // and turns each property's outcome, or what stopped it, into one Verdict. A property whose
 // calls ended an oracle gets the crash or timeout verdict; the properties after it go on.
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DEFAULT_RUNS, STARVED_WALL_FACTOR } from '../defaults.ts';
 import type { Verdict } from '../grade/verdict.ts';
-import { bundle, type Bundle } from '../run/bundle.ts';
+import { bundle, BundleRefusal, type Bundle } from '../run/bundle.ts';
 import type { Prestart } from '../run/prestart.ts';
 import type { Jail } from '../run/sandbox.ts';
 import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
@@ -164,7 +164,7 @@ class OraclePool implements Oracle<Stop> {
   private readonly wallEnd: number;
   private readonly backstop: number;
   /** Whether the student's module was bundled for the oracle (once per run, for every oracle of it). */
-  private bundled: Promise<Bundle | undefined> | undefined;
+  private bundled: Promise<Bundle | BundleRefusal | undefined> | undefined;
 
   constructor(
     private readonly options: PropertyRunOptions,
@@ -234,7 +234,7 @@ class OraclePool implements Oracle<Stop> {
   /** What the oracles printed, with the bundle's positions told in the student's files. */
   async positions(printed: string): Promise<string> {
     const bundled = await this.bundled;
-    return bundled ? bundled.positions(printed) : printed;
+    return bundled && !(bundled instanceof BundleRefusal) ? bundled.positions(printed) : printed;
   }
 
   private async ask(calls: Call[], patienceMs?: number, asBefore?: readonly Buffer[]): Promise<undefined | 'abandon' | { stop: Stop; attributed: boolean }> {
@@ -281,8 +281,12 @@ class OraclePool implements Oracle<Stop> {
   }
 
   private async start(): Promise<OracleSession | Stop> {
-    this.bundled ??= bundle(this.options.modulePath, join(this.options.cwd, BUNDLED_MODULE));
+    const { modulePath, cwd } = this.options;
+    this.bundled ??= bundle(modulePath, join(cwd, BUNDLED_MODULE), { runRoot: cwd, folder: dirname(modulePath) });
     const bundled = await this.bundled;
+    // It imports what it may not: no oracle is started for it, and no property is checked.
+    if (bundled instanceof BundleRefusal)
+      return (this.moduleStop ??= { halt: true, status: 'fail', message: `not checked: ${bundled.message}`, everyProperty: true, sessions: [] });
     // Every earlier oracle has ended or is being stopped: what they used is spent.
     const spent = (await Promise.all(this.sessions.map((session) => session.ended))).reduce((sum, result) => sum + result.cpuMs, 0);
     const timeoutMs = this.options.timeoutMs - spent;

@@ -58,6 +58,7 @@ export function buildReport(run: RunFacts, graded: GradedStage[]): ResultsReport
       changedOutsideSrc: facts?.changedOutsideSrc ?? [],
       changesCut: facts?.changesCut ?? false,
       linksIgnored: facts?.linksIgnored ?? [],
+      filesIgnored: facts?.filesIgnored ?? [],
       missing: facts === undefined || facts.hasEntryPoint ? [] : ['src/mcp.ts'],
     },
     limits: {

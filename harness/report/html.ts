@@ -68,6 +68,7 @@ function reportHeader(report: ResultsReport, title: string): Html {
     ...submission.changedOutsideSrc.map((change) => `${change.path} ${change.change} outside src/ (not used)`),
     ...(submission.changesCut ? ['more changes outside src/ were not listed'] : []),
     ...submission.linksIgnored.map((path) => `${path}: a symbolic link, not copied`),
+    ...submission.filesIgnored.map((file) => `${file.path}: ${file.why}, not copied`),
   ];
   return html`<header><h1><span class="badge status-${report.status}">${report.status}</span> ${title}</h1>
 <p class="tally">${tally}<span class="count">${counts.total} checks</span></p>

@@ -112,6 +112,8 @@ export interface ResultsReport {
     changesCut: boolean;
     /** Symbolic links under src/ that were not copied. */
     linksIgnored: string[];
+    /** Files under src/ that were not copied: not regular files (FIFOs, sockets, devices) or too large. */
+    filesIgnored: { path: string; why: string }[];
     /** What a submission must have and this one has not (e.g. src/mcp.ts). */
     missing: string[];
   };
@@ -249,6 +251,7 @@ const resultsReportSchema = refine(
       changedOutsideSrc: array(object({ path: string(), change: oneOf('modified', 'added') })),
       changesCut: boolean,
       linksIgnored: array(string()),
+      filesIgnored: array(object({ path: string(), why: string() })),
       missing: array(string()),
     }),
     limits: object({ timeoutMs: nullable(number(0)), memoryBytes: number(0), outputCapBytes: integer(), network: oneOf('on', 'off') }),

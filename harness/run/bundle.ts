@@ -1,11 +1,15 @@
-// A TypeScript entry and what it imports from its own folder, bundled into one plain-JavaScript
+// A TypeScript entry and what it imports from the submission's src/, bundled into one plain-JavaScript
 // module with esbuild: what the grader starts with bare `node` instead of compiling through tsx at
 // every start. Packages stay imports, resolved from the folder's node_modules as tsx would. The
 // source map stays with the grader, which tells stack traces in the student's files and lines.
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+// The bundler runs in the grader, outside every sandbox: it reads only what confine.ts allows.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { build, type BuildFailure, type TsconfigRaw } from 'esbuild';
+import { BundleRefusal, confine, MAX_BUNDLE_INPUT_BYTES, REFUSED } from './confine.ts';
 import { sourcePositions, type PositionMapper } from './source-positions.ts';
+
+export { BundleRefusal };
 
 export interface Bundle {
   path: string;
@@ -55,8 +59,19 @@ function alive(pid: number): boolean {
 /** One ES module for the node that runs the grader's programs (also the oracle's own, from source). */
 export const BUNDLE_OPTIONS = { bundle: true, platform: 'node', format: 'esm', target: 'node20' } as const;
 
-/** Bundles `entry` into `outfile`; undefined when it does not build (a syntax error: tsx will say so better). */
-export async function bundle(entry: string, outfile: string): Promise<Bundle | undefined> {
+/** A bundle larger than this is refused: more than its inputs may be, with room for the driver. */
+const MAX_BUNDLE_BYTES = 2 * MAX_BUNDLE_INPUT_BYTES;
+
+export interface BundleOptions {
+  /** The run root: the bundler's working folder, where tsconfig.json is read (the course's, in CI). */
+  runRoot: string;
+  /** The only folder whose files the entry may import (the submission's src/). */
+  folder: string;
+}
+
+/** Bundles `entry` into `outfile`. A BundleRefusal when it imports what it may not (confine.ts);
+ *  undefined when it does not build (a syntax error: tsx, inside the sandbox, will say so better). */
+export async function bundle(entry: string, outfile: string, options: BundleOptions): Promise<Bundle | BundleRefusal | undefined> {
   try {
     mkdirSync(dirname(outfile), { recursive: true });
     if (written.size === 0) process.once('exit', removeWritten);
@@ -65,7 +80,9 @@ export async function bundle(entry: string, outfile: string): Promise<Bundle | u
       ...BUNDLE_OPTIONS,
       entryPoints: [entry],
       outfile,
-      packages: 'external',
+      absWorkingDir: options.runRoot,
+      tsconfigRaw: tsconfigOf(options.runRoot),
+      plugins: [confine({ entry, folder: options.folder, base: options.runRoot })],
       sourcemap: 'external', // made, not linked from the bundle: node never reads it
       write: false,
       logLevel: 'silent',
@@ -73,8 +90,28 @@ export async function bundle(entry: string, outfile: string): Promise<Bundle | u
     const code = outputFiles.find((file) => file.path === resolve(outfile));
     const map = outputFiles.find((file) => file.path === `${resolve(outfile)}.map`);
     if (code === undefined || map === undefined) return undefined;
+    if (code.contents.length > MAX_BUNDLE_BYTES) return new BundleRefusal(`the bundle of your code is larger than ${MAX_BUNDLE_BYTES / 1024 / 1024} MiB`);
     writeFileSync(outfile, code.contents);
     return { path: outfile, positions: sourcePositions(outfile, JSON.parse(map.text)) };
+  } catch (error) {
+    return refusalIn(error);
+  }
+}
+
+/** The first refusal among a failed build's errors, told as `<file>:<line>:<column>: <what>`. */
+function refusalIn(error: unknown): BundleRefusal | undefined {
+  const refused = (error as Partial<BuildFailure>).errors?.find((message) => message.detail === REFUSED);
+  if (refused === undefined) return undefined;
+  const at = refused.location ? `${refused.location.file}:${refused.location.line}:${refused.location.column + 1}: ` : '';
+  return new BundleRefusal(`${at}${refused.text}`);
+}
+
+/** The run root's TypeScript options, given to esbuild so that it reads no tsconfig.json itself (one
+ *  under src/ could extend any file). Plain JSON only; none where it is not. */
+function tsconfigOf(runRoot: string): TsconfigRaw | undefined {
+  try {
+    const { compilerOptions } = JSON.parse(readFileSync(join(runRoot, 'tsconfig.json'), 'utf8')) as TsconfigRaw;
+    return compilerOptions && { compilerOptions };
   } catch {
     return undefined;
   }

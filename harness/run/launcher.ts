@@ -8,7 +8,7 @@ import { writeAtomically } from '../files.ts';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CourseError } from '../course.ts';
-import { bundle, sweepBundles } from './bundle.ts';
+import { bundle, BundleRefusal, sweepBundles } from './bundle.ts';
 import type { PositionMapper } from './source-positions.ts';
 import { jailFor, type Jail } from './sandbox.ts';
 
@@ -45,6 +45,8 @@ export interface Launcher {
   jail: Jail;
   /** Where the program is a bundle: its stack traces' positions told in the sources' (it runs without source maps). */
   positions?: PositionMapper;
+  /** Why no program is started: the submission imports what the grader may not read (confine.ts). */
+  refused?: string;
 }
 
 export interface LaunchOptions {
@@ -69,6 +71,7 @@ export async function launcher(runRoot: string, options: LaunchOptions): Promise
     ...(fetching && { fetching }),
     jail,
     ...(start.positions && { positions: start.positions }),
+    ...(start.refused && { refused: start.refused }),
   };
 }
 
@@ -76,7 +79,8 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
   const script = { command: join(runRoot, PROGRAM), args: [] };
   if (!options.bundle || readFileSync(join(runRoot, PROGRAM), 'utf8') !== CANONICAL_PROGRAM) return script;
   sweepBundles(join(runRoot, dirname(BUNDLE)));
-  const bundled = await bundle(join(runRoot, 'program.ts'), join(runRoot, BUNDLE));
+  const bundled = await bundle(join(runRoot, 'program.ts'), join(runRoot, BUNDLE), { runRoot, folder: join(runRoot, 'src') });
+  if (bundled instanceof BundleRefusal) return { ...script, refused: bundled.message };
   // A syntax error, say: your_program.sh will show the student tsx's own message for it.
   if (bundled === undefined) return script;
   // The waiting script and what it loads go beside the bundle, which the sandbox shows.

@@ -11,6 +11,8 @@ import { SubmissionError } from '../errors.ts';
 const COURSE_PARTS = ['course.yaml', 'program.ts', 'your_program.sh', 'package.json', 'tsconfig.json', 'cases'];
 /** Folders of a submission that say nothing about what it changed. */
 const NOT_COMPARED = new Set(['src', 'node_modules', '.git']);
+/** A file under src/ larger than this is left out of the copy (a course's src/ is a few dozen KiB). */
+const MAX_FILE_COPIED = 16 * 1024 * 1024;
 /** A submission with more files than this outside src/ is not walked further (the list says so). */
 const MAX_FILES_COMPARED = 5000;
 
@@ -27,6 +29,9 @@ export interface SubmissionFacts {
   changesCut: boolean;
   /** Symbolic links under src/, left out of the copy (a link could reach the course's own solution). */
   linksIgnored: string[];
+  /** Files under src/ left out of the copy: not regular files (a FIFO would stop the copy, a device feed it
+   *  without end), or too large. */
+  filesIgnored: { path: string; why: string }[];
   hasEntryPoint: boolean;
 }
 
@@ -47,18 +52,25 @@ export function scratchCopy(courseRoot: string, submission: string): Scratch {
     }
     const src = join(submission, 'src');
     const linksIgnored: string[] = [];
+    const filesIgnored: SubmissionFacts['filesIgnored'] = [];
     if (statSync(src, { throwIfNoEntry: false })?.isDirectory()) {
       cpSync(src, join(root, 'src'), {
         recursive: true,
         filter: (from) => {
-          if (!lstatSync(from).isSymbolicLink()) return true;
-          linksIgnored.push(relative(submission, from));
+          const stat = lstatSync(from);
+          if (stat.isDirectory() || (stat.isFile() && stat.size <= MAX_FILE_COPIED)) return true;
+          if (stat.isSymbolicLink()) linksIgnored.push(relative(submission, from));
+          else
+            filesIgnored.push({
+              path: relative(submission, from),
+              why: stat.isFile() ? `larger than ${MAX_FILE_COPIED / 1024 / 1024} MiB` : 'not a regular file',
+            });
           return false;
         },
       });
     }
     symlinkSync(join(courseRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
-    const facts = { ...changesOutsideSrc(courseRoot, submission), linksIgnored, hasEntryPoint: existsSync(join(root, 'src', 'mcp.ts')) };
+    const facts = { ...changesOutsideSrc(courseRoot, submission), linksIgnored, filesIgnored, hasEntryPoint: existsSync(join(root, 'src', 'mcp.ts')) };
     return { root, facts, remove: () => rmSync(root, { recursive: true, force: true }) };
   } catch (error) {
     rmSync(root, { recursive: true, force: true });

@@ -3,7 +3,7 @@
 // module loads, in every case program and in the property oracle. For each: the verdict is the
 // honest one (the starter's: nothing passes), nothing the submission started is alive afterwards,
 // the report file is the one the grader wrote, and the grader exits as documented.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -135,6 +135,72 @@ describe('attacks on the verdict', () => {
     const frameCases = checks(run.report).filter((check) => check.name.startsWith('mcp-frame/') || check.name.includes('mcp-frame/'));
     expect(frameCases.length).toBe(3);
     for (const check of frameCases) expect(check.status).toBe('fail');
+  });
+});
+
+/** Every check of a run refused at the bundle: failed, each naming the import and where it is. */
+function expectRefused(run: { code: number | null; report?: ResultsReport }, words: string): void {
+  expect(run.code).toBe(1);
+  expectHonest(run.report);
+  for (const check of checks(run.report)) {
+    expect(check.status).toBe('fail');
+    expect(check.message).toContain(words);
+  }
+}
+
+describe('attacks through the bundler (it runs in the grader, outside every sandbox)', () => {
+  // Each is the whole of src/mcp.ts: a re-export of what the grader would read for it, were its imports followed.
+  for (const [what, line, words] of [
+    [
+      "the course's reference solution, through the grader's /proc/self",
+      "export * from '/proc/self/cwd/src/mcp.ts';",
+      'src/mcp.ts:1:15: imports "/proc/self/cwd/src/mcp.ts", an absolute path',
+    ],
+    ['the same by a relative path out of src/', "export * from '../../../../../../../../../../proc/self/cwd/src/mcp.ts';", 'which is outside src/'],
+    ['the same as a file: URL', "export * from 'file:///proc/self/cwd/src/mcp.ts';", 'not a relative path or a package name'],
+    ["the course's own driver", "import '/proc/self/cwd/program.ts';\nexport * from './starter.ts';", 'src/mcp.ts:1:8: imports "/proc/self/cwd/program.ts"'],
+  ] as const) {
+    it(`bundles-the-reference: ${what} is refused, naming the import`, async () => {
+      const dir = folder({ 'src/mcp.ts': `${line}\n`, 'src/starter.ts': STARTER });
+      expectRefused(await runCi([...STAGE_1, '--submission', dir]), words);
+    });
+  }
+
+  it("reads-the-environment: a text import of the grader's environment is refused, and its token is nowhere", async () => {
+    const token = 'tok-bundler-5e0f3a';
+    const dir = folder({
+      'src/mcp.ts': `import here from '/proc/self/environ' with { type: 'text' };\nimport up from '../../../../../../../../../proc/self/environ' with { type: 'text' };\nconsole.error(here, up);\n${STARTER}`,
+    });
+    const run = await runCi([...STAGE_1, '--submission', dir, '--verbose'], { env: { GRADER_TOKEN: token } });
+    expectRefused(run, '/proc/self/environ');
+    expect(run.stdout + run.stderr).not.toContain(token);
+    expect(readFileSync(join(run.tmp, '..', 'results.json'), 'utf8')).not.toContain(token);
+  });
+
+  it('reads-a-device: a text import of /dev/zero or /dev/urandom is refused at once, not read without end', async () => {
+    const dir = folder({
+      'src/mcp.ts': `import zero from '/dev/zero' with { type: 'text' };\nimport noise from '../../../../../../../../../dev/urandom' with { type: 'text' };\nconsole.error(zero.length, noise.length);\n${STARTER}`,
+    });
+    expectRefused(await runCi([...STAGE_1, '--submission', dir]), '/dev/zero');
+  });
+
+  it('reads-a-fifo: a FIFO under src/ is left out of the copy (it would stop it) and said so; in a course folder, the bundler refuses it', async () => {
+    const dir = folder({ 'src/mcp.ts': `import waits from './pipe' with { type: 'text' };\nconsole.error(waits);\n${STARTER}` });
+    expect(spawnSync('mkfifo', [join(dir, 'src', 'pipe')]).status).toBe(0);
+    const run = await runCi([...STAGE_1, '--submission', dir]);
+    expect(run.code).toBe(1);
+    expectHonest(run.report);
+    expect(run.report?.submission.filesIgnored).toEqual([{ path: 'src/pipe', why: 'not a regular file' }]);
+    expect(run.stdout).toContain('files under src/ not copied: src/pipe (not a regular file)');
+    // a student grading in the course folder itself: no copy, the bundler meets the FIFO
+    const course = courseCopy();
+    onTestFinished(() => rmSync(course, { recursive: true, force: true }));
+    cpSync(join(dir, 'src', 'mcp.ts'), join(course, 'src', 'mcp.ts'));
+    expect(spawnSync('mkfifo', [join(course, 'src', 'pipe')]).status).toBe(0);
+    const local = await runCi(['test', '--stage', 'config-and-framing', '--runs', '20', '--seed', '5'], { cwd: course, report: false });
+    expect(local.code).toBe(1);
+    expect(local.stdout).toContain('0 passed, 34 failed');
+    expect(local.stdout).toContain('fail: not run: src/mcp.ts:1:19: imports "./pipe", a device, a FIFO or a socket, not a file');
   });
 });
 

@@ -100,7 +100,7 @@ describe('merge-reports refuses, in one line, exit 2', () => {
     durationMs: 0,
     grader: { name: 'theinference', version: '0' },
     course: { digest: DIGEST },
-    submission: { path: '/sub', changedOutsideSrc: [], changesCut: false, linksIgnored: [], missing: [] },
+    submission: { path: '/sub', changedOutsideSrc: [], changesCut: false, linksIgnored: [], filesIgnored: [], missing: [] },
     limits: { timeoutMs: null, memoryBytes: 1, outputCapBytes: 1, network: 'on' },
     sandbox: 'bwrap',
     hiddenCases: 0,
