@@ -18,7 +18,9 @@ const USAGE = `usage: theinference <command> [options]
        [--timeout <seconds>]         CPU time per case, instead of the stage table's (wall time: 3x)
        [--submission <dir>]          grade <dir>/src/ in a scratch copy of this course
        [--memory <MiB>]              memory (RSS) limit per case (default ${DEFAULT_MEMORY_BYTES / 1024 / 1024})
-       [--no-network]                start each case without network
+       [--network]                   let cases reach the machine's network (default: a sandboxed case
+                                     reaches only its own player)
+       [--no-network]                no network even without a sandbox (through unshare)
        [--no-sandbox]                run cases without the bubblewrap sandbox (weaker: see docs/ci.md)
        [--require-sandbox]           refuse to grade where no sandbox can be made (default with --submission)
        [--verbose] [--no-color]      relay stderr of passing cases too; plain text

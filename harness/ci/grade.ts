@@ -40,7 +40,7 @@ export interface CiSettings {
   hiddenDir?: string;
   generatedPerCommand: number;
   shard: Shard;
-  network: boolean;
+  network?: boolean;
   sandbox: boolean;
   /** The report files to write, in the formats table's order. */
   files: { format: ReportFormat; path: string }[];
@@ -63,7 +63,7 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
   const hidden = settings.hiddenDir === undefined ? undefined : loadHiddenCases(settings.hiddenDir, settings.course);
   const scratch = scratchCopy(settings.course.root, settings.submission);
   const fixturesRoot = mkdtempSync(join(tmpdir(), 'theinference-expected-'));
-  const run: Progress = { graded: [], generated: 0, sandbox: 'none' };
+  const run: Progress = { graded: [], generated: 0, sandbox: 'none', network: settings.network !== false };
   const report = (more: Partial<RunFacts> = {}) =>
     buildReport(
       {
@@ -74,6 +74,7 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
         submission: { path: resolve(settings.submission), facts: scratch.facts },
         limits: settings,
         sandbox: run.sandbox,
+        network: run.network,
         hiddenCases: hidden?.sources.size ?? 0,
         generatedCases: run.generated,
         ...more,
@@ -106,6 +107,7 @@ interface Progress {
   graded: GradedStage[];
   generated: number;
   sandbox: SandboxKind;
+  network: boolean;
 }
 
 async function grade(
@@ -132,6 +134,7 @@ async function grade(
 
   const start = await launcher(scratch.root, settings);
   run.sandbox = start.jail.kind;
+  run.network = start.jail.network;
   const terminal = new TerminalReporter(settings.write, settings);
   announce(settings, scratch.facts, run.sandbox, plan.length, mine.length);
 

@@ -31,6 +31,7 @@ const TEST_OPTIONS = {
   'no-bundle': { type: 'boolean' },
   'no-prestart': { type: 'boolean' },
   memory: { type: 'string' },
+  network: { type: 'boolean' },
   'no-network': { type: 'boolean' },
   'no-sandbox': { type: 'boolean' },
   'require-sandbox': { type: 'boolean' },
@@ -57,7 +58,9 @@ export interface TestSettings {
   runs: number;
   timeoutMs?: number;
   memoryBytes: number;
-  network: boolean;
+  /** true: the machine's network (`--network`); false: none, sandbox or not (`--no-network`); unset: a
+   *  network namespace of each program's own where there is a sandbox, the machine's where there is none. */
+  network?: boolean;
   /** false: no sandbox even where one can be made. */
   sandbox: boolean;
   color: boolean;
@@ -83,7 +86,7 @@ export async function test(args: string[], write: (text: string) => void): Promi
     runs: values.runs === undefined ? DEFAULT_RUNS : runs('--runs', values.runs),
     timeoutMs: values.timeout === undefined ? undefined : seconds('--timeout', values.timeout) * 1000,
     memoryBytes: values.memory === undefined ? DEFAULT_MEMORY_BYTES : positive('--memory', values.memory, 'MiB') * 1024 * 1024,
-    network: !values['no-network'],
+    network: networkChoice(values),
     sandbox: sandboxToUse(values),
     color: useColor(values['no-color']),
     verbose: values.verbose ?? false,
@@ -151,6 +154,11 @@ export async function test(args: string[], write: (text: string) => void): Promi
   }
 }
 
+function networkChoice(values: { network?: boolean; 'no-network'?: boolean }): boolean | undefined {
+  if (values.network && values['no-network']) throw new UsageError('--network and --no-network contradict each other');
+  return values.network ? true : values['no-network'] ? false : undefined;
+}
+
 /** Whether to grade in a sandbox; refuses (exit 2) when one is required and none can be made here.
  *  Required by default when grading a submission: a verdict a submission could forge is worth nothing. */
 function sandboxToUse(values: { submission?: string; 'no-sandbox'?: boolean; 'require-sandbox'?: boolean }): boolean {
@@ -203,6 +211,7 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
     submission: { path: settings.submission, facts: settings.facts },
     limits: settings,
     sandbox: start.jail.kind,
+    network: start.jail.network,
   };
   reporter.finish(buildReport(run, gradedInOrder(settings.stages, results)));
   for (const { format, path } of settings.files) write(`wrote ${format.what}: ${resolve(path)}\n`);

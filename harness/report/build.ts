@@ -27,8 +27,10 @@ export interface RunFacts {
   startedAt: Date;
   /** The folder graded, and what a scratch copy found in it (none: the course's own src/). */
   submission: { path: string; facts?: SubmissionFacts };
-  limits: { timeoutMs?: number; memoryBytes: number; network: boolean };
+  limits: { timeoutMs?: number; memoryBytes: number };
   sandbox: SandboxKind;
+  /** Whether the programs reached the machine's network (a sandbox's own namespace, the default, is off). */
+  network: boolean;
   hiddenCases?: number;
   generatedCases?: number;
   /** Why the run is `error` beyond its checks. */
@@ -65,7 +67,7 @@ export function buildReport(run: RunFacts, graded: GradedStage[]): ResultsReport
       timeoutMs: run.limits.timeoutMs ?? null,
       memoryBytes: run.limits.memoryBytes,
       outputCapBytes: DEFAULT_LIMITS.outputCap,
-      network: run.limits.network ? 'on' : 'off',
+      network: run.network ? 'on' : 'off',
     },
     sandbox: run.sandbox,
     hiddenCases: run.hiddenCases ?? 0,

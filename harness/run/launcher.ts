@@ -51,7 +51,7 @@ export interface Launcher {
 
 export interface LaunchOptions {
   bundle: boolean;
-  /** false: each program starts without network. */
+  /** true: the machine's network; false: none, sandbox or not; unset: its own where sandboxed (sandbox.ts). */
   network?: boolean;
   /** false: no sandbox even where one can be made (`--no-sandbox`). */
   sandbox?: boolean;
@@ -62,7 +62,7 @@ export interface LaunchOptions {
 export async function launcher(runRoot: string, options: LaunchOptions): Promise<Launcher> {
   for (const { file, mode } of CASE_SERVER_FILES) install(join(HARNESS, 'case-server', file), join(runRoot, '.theinference', 'case-server', file), mode);
   const start = await ownLauncher(runRoot, options);
-  const jail = jailFor(runRoot, { sandbox: options.sandbox ?? true, network: options.network ?? true });
+  const jail = jailFor(runRoot, { sandbox: options.sandbox ?? true, network: options.network });
   const warm = start.warm && jail.wrap(start.warm.command, start.warm.args, options.visible);
   const fetching = start.fetching && jail.wrap(start.fetching.command, start.fetching.args, options.visible);
   return {

@@ -6,7 +6,8 @@
 //   read-only, and a private /tmp; never fixtures/, hidden expected files, the grader's caches,
 //   reports or /proc;
 // - a user namespace with every capability dropped, so that no read-only mount can be undone;
-// - with --no-network, a network namespace with nothing in it.
+// - a network namespace of its own, with a loopback and nothing else: an HTTP case reaches its own
+//   player through its gate (player-gate.ts), and nothing else on the machine (`--network` lifts it).
 // Where bwrap is missing or cannot make namespaces, programs run as before (process-group kill,
 // scrubbed env) and the report says `sandbox: none`.
 import { spawnSync } from 'node:child_process';
@@ -53,7 +54,9 @@ const SYSTEM_FILES = [
 export interface JailOptions {
   /** false: run without a sandbox even where one can be made (`--no-sandbox`). */
   sandbox: boolean;
-  network: boolean;
+  /** true: the machine's network; false: none, even without a sandbox (through unshare); unset: none in
+   *  a sandbox, the machine's without one (a student's laptop without bubblewrap still grades). */
+  network?: boolean;
 }
 
 /** Whether bwrap can make a sandbox here, and why not when it cannot. Probed once per process. */
@@ -81,7 +84,8 @@ export const ENABLE_SANDBOX =
   'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces (see docs/ci.md), or grade with --no-sandbox';
 
 export function jailFor(runRoot: string, options: JailOptions): Jail {
-  if (!options.sandbox || !sandboxAvailability().available) return plainJail(options.network);
+  if (!options.sandbox || !sandboxAvailability().available) return plainJail(options.network !== false);
+  const network = options.network === true;
   // The same for every program of this run root: worked out once.
   const shown = [
     ...tmpArgs(), // first: the run root may be under /tmp, and its parts are shown over it
@@ -95,7 +99,7 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
-    ...(options.network ? [] : ['--unshare-net']),
+    ...(network ? [] : ['--unshare-net']),
     '--die-with-parent', // the grader's kill of bwrap ends the namespace, and so everything in it
     '--new-session', // no controlling terminal to push keystrokes into
     '--proc',
@@ -107,7 +111,7 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
   ];
   return {
     kind: 'bwrap',
-    network: options.network,
+    network,
     wrap: (command, args, extraReadOnly = []) => ({
       command: 'bwrap',
       args: [...shown, ...extraReadOnly.flatMap(visible), ...namespaces, '--', command, ...args],

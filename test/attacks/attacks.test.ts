@@ -5,11 +5,12 @@
 // the report file is the one the grader wrote, and the grader exits as documented.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { ResultsReport } from '../../harness/report/json.ts';
 import { courseCopy, REPO, trimCourse } from '../helpers/cli.ts';
-import { checks, cleanUp, folder, leftBehind, leftInTmp, runCi, stillRunning } from '../ci/helpers.ts';
+import { checks, cleanUp, folder, leftBehind, leftInTmp, QUICK, runCi, stillRunning, submission } from '../ci/helpers.ts';
 
 afterAll(cleanUp);
 
@@ -201,6 +202,38 @@ describe('attacks through the bundler (it runs in the grader, outside every sand
     expect(local.code).toBe(1);
     expect(local.stdout).toContain('0 passed, 34 failed');
     expect(local.stdout).toContain('fail: not run: src/mcp.ts:1:19: imports "./pipe", a device, a FIFO or a socket, not a file');
+  });
+});
+
+describe('attacks on the machine', () => {
+  it("reaches-the-loopback: by default no program reaches a service on the machine's 127.0.0.1, an HTTP case's player still does", async () => {
+    const heard: string[] = [];
+    const listener = createServer((socket) => {
+      heard.push('connection');
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+    const port = (listener.address() as { port: number }).port;
+    // every program (each case's, the property oracle) knocks first, then goes on as the reference does
+    const dir = submission(`import * as knock from 'node:net';
+await new Promise<void>((resolve) => {
+  const socket = knock.createConnection(${port}, '127.0.0.1');
+  socket.on('connect', () => (console.error('reached the grader machine'), socket.destroy(), resolve())).on('error', () => resolve());
+});`);
+    const course = courseCopy();
+    onTestFinished(() => rmSync(course, { recursive: true, force: true }));
+    trimCourse(course);
+    const http = ['test', '--stage', 'streamable-http', '--runs', '20', '--seed', '5', '--random', '0', '--submission', dir, '--verbose'];
+    const off = await runCi(http, { cwd: course });
+    expect(off.stdout).not.toContain('reached the grader machine');
+    expect(heard).toEqual([]);
+    expect(off.report).toMatchObject({ status: 'pass', limits: { network: 'off' }, sandbox: 'bwrap' });
+    expect(checks(off.report).filter((check) => check.id.startsWith('streamable-http/')).length).toBeGreaterThan(0);
+    // the same programs with --network reach it: the knock is real
+    const on = await runCi([...QUICK, '--random', '0', '--submission', dir, '--network', '--verbose'], { cwd: course });
+    expect(on.stdout).toContain('reached the grader machine');
+    expect(heard.length).toBeGreaterThan(0);
   });
 });
 

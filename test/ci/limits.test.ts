@@ -93,23 +93,24 @@ if (underProgram && Object.keys(process.env).some((name) => /TOKEN|SECRET|KEY/.t
     expect(run.code).toBe(0);
   });
 
-  it(`--no-network: the program sees no network interface but loopback${HAS_INTERFACE ? ', and sees them without it' : ' (the machine has no other interface: only that half is checked)'}`, async () => {
+  it(`by default the program sees no network interface but loopback${HAS_INTERFACE ? ', and sees them with --network' : ' (the machine has no other interface: only that half is checked)'}`, async () => {
     const prelude = `import * as ciOs from 'node:os';
 ${UNDER_PROGRAM}
 const interfaces = Object.keys(ciOs.networkInterfaces()).filter((name) => name !== 'lo');
 if (underProgram && interfaces.length > 0) throw new Error('network interfaces: ' + interfaces.join(', '));`;
     const dir = submission(prelude);
-    const off = await runCi([...QUICK, '--submission', dir, '--random', '0', '--no-network'], { cwd: trimmed });
+    const off = await runCi([...QUICK, '--submission', dir, '--random', '0'], { cwd: trimmed });
     expect(off.stderr).toBe('');
     expect(off.code).toBe(0);
     expect(off.report?.limits.network).toBe('off');
     // The other half needs an interface to see: on a machine with only a loopback there is none.
     if (!HAS_INTERFACE) return;
-    const on = await runCi([...QUICK, '--submission', dir, '--random', '0'], { cwd: trimmed });
+    const on = await runCi([...QUICK, '--submission', dir, '--random', '0', '--network'], { cwd: trimmed });
+    expect(on.report?.limits.network).toBe('on');
     expect(on.code).toBe(1); // the same program crashes when it sees this machine's interface
     expect(on.stdout).toContain('network interfaces: ');
   });
-  it("--no-network: an HTTP stage's programs reach their case's player through its gate, and no other case's", async () => {
+  it("without network (the default; --no-network without a sandbox): an HTTP stage's programs reach their case's player through its gate, and no other case's", async () => {
     // Each program knocks at every player gate in the run root (its own among them) without the token: a
     // gate that lets it through to a player fails its case. Then it goes on as the reference does.
     const prelude = `import * as ciFs from 'node:fs';
@@ -136,11 +137,10 @@ if (process.argv[2] === 'http') {
     );
     onTestFinished(() => rmSync(course, { recursive: true, force: true }));
     // in a sandbox, and without one (each program under `unshare --net`, its loopback brought up)
-    for (const sandbox of [[], ['--no-sandbox']]) {
-      const run = await runCi(
-        ['test', '--stage', 'streamable-http', '--runs', '20', '--seed', '3', '--submission', dir, '--random', '0', '--no-network', ...sandbox],
-        { cwd: course },
-      );
+    for (const sandbox of [[], ['--no-network', '--no-sandbox']]) {
+      const run = await runCi(['test', '--stage', 'streamable-http', '--runs', '20', '--seed', '3', '--submission', dir, '--random', '0', ...sandbox], {
+        cwd: course,
+      });
       expect(run.stderr).toBe('');
       const http = checks(run.report).filter((check) => check.id.startsWith('streamable-http/'));
       expect(http.length).toBe(loadCourse(REPO).stages.find((stage) => stage.slug === 'streamable-http')!.cases.length);
