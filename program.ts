@@ -193,6 +193,9 @@ async function serverUrl(caseDir: string): Promise<{ url: string; done: () => vo
 async function relayedUrl(url: string, gate: string, token: string): Promise<{ url: string; done: () => void }> {
   const relay = createServer({ allowHalfOpen: true }, (client) => {
     const player = createConnection({ path: gate, allowHalfOpen: true });
+    // The relay keeps nothing alive: the client's own connection does, as it would to the player direct.
+    client.unref();
+    player.unref();
     player.on('error', () => client.destroy());
     client.on('error', () => player.destroy());
     player.write(`${token}\n`);

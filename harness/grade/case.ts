@@ -7,7 +7,7 @@ import { attachPlayer, CassetteError, loadCassette, type Cassette, type PlayerSe
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
-import { runProcess, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
+import { runCommand, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
 import { caseServerEntry, readStartReport, START_HINT, startProblem, type ServerEntry, type StartReport } from './case-server.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';
@@ -69,7 +69,7 @@ export function runProgram(testCase: Case, context: CaseContext, player?: (wire:
   if (ready) return ready.release(onPipes, context.signal, env);
   const options = programOptions(testCase, context, player !== undefined);
   const start = (testCase.player === 'http' && context.launcher.fetching) || context.launcher;
-  return runProcess(start.command, [...start.args, testCase.command, testCase.casePath], {
+  return runCommand(start, [testCase.command, testCase.casePath], {
     ...options,
     env: { ...options.env, ...env },
     signal: context.signal,
@@ -84,7 +84,7 @@ export function prestartProgram(testCase: Case, context: CaseContext): Prestart 
   // HTTP case's player is made at the release, its URL given then; fetch is loaded while it waits.
   if (!warm) return undefined;
   const options = programOptions(testCase, context, testCase.cassettePath !== undefined && testCase.player !== 'http');
-  return prestart(warm.command, [...warm.args, testCase.command, testCase.casePath], options);
+  return prestart(warm, [testCase.command, testCase.casePath], options);
 }
 
 /** How a case's program runs, however it is started: its folder, environment, limits, and the cassette wire

@@ -10,9 +10,9 @@ import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { BUNDLE_OPTIONS } from '../run/bundle.ts';
-import type { Jail } from '../run/sandbox.ts';
+import type { Command, Jail } from '../run/sandbox.ts';
 import { prestart, type Prestart } from '../run/prestart.ts';
-import { DEFAULT_LIMITS, runProcess, type RunOptions, type RunResult } from '../run/spawn.ts';
+import { DEFAULT_LIMITS, runCommand, type RunOptions, type RunResult } from '../run/spawn.ts';
 import { MAX_LINE_BYTES } from './protocol.ts';
 import { decodeAnswer, decodeThrown, DecodeError, type Unexaminable } from './values.ts';
 import { ownModule } from '../own-module.ts';
@@ -116,7 +116,7 @@ function oracleFiles(script: string): string[] {
 type StartOptions = Omit<SessionOptions, 'signal' | 'prestarted'>;
 
 /** The oracle's command and what it runs under; `warmStart`: started ahead, waiting in that script for a go. */
-function oracleStart(options: StartOptions, warmStart?: string): { command: string; args: string[]; run: Omit<RunOptions, 'signal' | 'onPipes'> } {
+function oracleStart(options: StartOptions, warmStart?: string): Command & { run: Omit<RunOptions, 'signal' | 'onPipes'> } {
   // Without tsx the oracle starts in a fifth of the time; tsx still loads a module that did not bundle.
   const script = oracleScript();
   const waiting = warmStart === undefined ? [] : [warmStart];
@@ -146,7 +146,7 @@ function oracleStart(options: StartOptions, warmStart?: string): { command: stri
  *  OracleSession releases it; its limits start then. It loads `bundled`. */
 export function prestartOracle(options: StartOptions & { bundled: string }, warmStart: string): Prestart {
   const start = oracleStart(options, warmStart);
-  return prestart(start.command, start.args, start.run);
+  return prestart(start, [], start.run);
 }
 
 export class OracleSession {
@@ -191,7 +191,7 @@ export class OracleSession {
     if (options.prestarted) run = options.prestarted.release(onPipes, this.stopper.signal);
     else {
       const start = oracleStart(options);
-      run = runProcess(start.command, start.args, { ...start.run, signal: this.stopper.signal, onPipes });
+      run = runCommand(start, [], { ...start.run, signal: this.stopper.signal, onPipes });
     }
     // after runProcess listens to the stopper: an abort before it would never reach the process
     const userSignal = options.signal;

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { CourseError } from '../course.ts';
 import { bundle, BundleRefusal, sweepBundles } from './bundle.ts';
 import type { PositionMapper } from './source-positions.ts';
-import { jailFor, type Jail } from './sandbox.ts';
+import { jailFor, type Command, type Jail } from './sandbox.ts';
 
 export const PROGRAM = 'your_program.sh';
 const CANONICAL_PROGRAM = readFileSync(join(import.meta.dirname, '..', '..', PROGRAM), 'utf8');
@@ -29,15 +29,13 @@ const CASE_SERVER_FILES = [
   { file: 'package.json', mode: 0o644 },
 ];
 
-export interface Launcher {
-  command: string;
-  /** Arguments before `<command> <case>`. */
-  args: string[];
+/** `args`: the arguments before `<command> <case>`. */
+export interface Launcher extends Command {
   /** The same program started ahead of time, to wait for a go (warm-start.mjs) before it runs: where the
    *  course's own your_program.sh is bundled. */
-  warm?: { command: string; args: string[] };
+  warm?: Command;
   /** The same program for a case that talks HTTP (THEINFERENCE_FETCH=1), with fetch loaded first (preload.mjs). */
-  fetching?: { command: string; args: string[] };
+  fetching?: Command;
   /** The waiting script itself, in the run root, where `warm` is: any plain-JavaScript program of the
    *  run root can be started ahead through it (the property oracle). */
   warmStart?: string;

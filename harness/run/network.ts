@@ -9,6 +9,10 @@ import { HostError } from '../errors.ts';
 export interface Command {
   command: string;
   args: string[];
+  /** Arguments it reads on fd ARGS_FD (spawn.ts), NUL-terminated, kept off its command line. */
+  argsFd?: string;
+  /** Variables set over the environment it is given. */
+  env?: Record<string, string>;
 }
 
 const LOOPBACK_UP = 'ip link set lo up 2>/dev/null; exec "$@"';

@@ -2,7 +2,8 @@
 // grading, booted and waiting (warm-start.mjs) in its own sandbox. On the save each is released: its
 // limits start, it runs the new bundle, and it is graded as a fresh start would be. Every case still
 // runs in a process of its own that nothing else ever ran in; the start is what is done early.
-import { runProcess, type Release, type RunOptions, type RunResult } from './spawn.ts';
+import type { Command } from './network.ts';
+import { runCommand, type Release, type RunOptions, type RunResult } from './spawn.ts';
 
 export interface Prestart {
   /** Starts its limits and its run now; `onPipes` gets its extra pipes (the cassette wire); `env`: variables
@@ -11,10 +12,10 @@ export interface Prestart {
   cancel(): void;
 }
 
-export function prestart(command: string, args: string[], options: Omit<RunOptions, 'release' | 'onPipes' | 'signal'>): Prestart {
+export function prestart(start: Command, args: string[], options: Omit<RunOptions, 'release' | 'onPipes' | 'signal'>): Prestart {
   let go!: (release: Release) => void;
   const stopper = new AbortController();
-  const result = runProcess(command, args, { ...options, release: new Promise((resolve) => (go = resolve)), signal: stopper.signal });
+  const result = runCommand(start, args, { ...options, release: new Promise((resolve) => (go = resolve)), signal: stopper.signal });
   return {
     release(onPipes, signal, env) {
       const stop = () => stopper.abort();

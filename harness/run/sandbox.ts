@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { withoutNetwork, type Command } from './network.ts';
+import { ARGS_FD } from './spawn.ts';
 
 export type { Command };
 
@@ -93,6 +94,7 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
     ...nodeArgs(),
     ...VISIBLE_PARTS.flatMap((part) => visible(join(runRoot, part))),
   ];
+  const environment = sandboxEnvironment();
   const namespaces = [
     '--unshare-user',
     '--unshare-pid',
@@ -112,9 +114,12 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
   return {
     kind: 'bwrap',
     network,
+    // Its options on a pipe, not its command line: inside, /proc/1/cmdline (its init) would show the host's paths.
     wrap: (command, args, extraReadOnly = []) => ({
       command: 'bwrap',
-      args: [...shown, ...extraReadOnly.flatMap(visible), ...namespaces, '--', command, ...args],
+      args: ['--args', String(ARGS_FD), '--', command, ...args],
+      argsFd: `${[...shown, ...extraReadOnly.flatMap(visible), ...namespaces].join('\0')}\0`,
+      env: environment,
     }),
   };
 }
@@ -137,6 +142,14 @@ function visible(path: string): string[] {
   const cache = join(path, '.cache');
   if (basename(path) === 'node_modules' && existsSync(cache)) args.push('--size', String(CACHE_BYTES), '--tmpfs', cache);
   return args;
+}
+
+/** What of a program's environment names the host, told as the sandbox sees it: HOME is its private /tmp,
+ *  PATH only the folders it shows. Set on bwrap itself, whose environment its init shows in /proc/1. */
+function sandboxEnvironment(): Record<string, string> {
+  const shownDirs = [...SYSTEM_DIRS, dirname(dirname(realpathSync(process.execPath)))];
+  const path = (process.env.PATH ?? '').split(':').filter((dir) => shownDirs.some((shown) => dir === shown || dir.startsWith(`${shown}/`)));
+  return { HOME: '/tmp', PATH: path.length > 0 ? [...new Set(path)].join(':') : '/usr/bin:/bin' };
 }
 
 function systemArgs(): string[] {

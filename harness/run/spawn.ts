@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { DEFAULT_MEMORY_BYTES } from '../defaults.ts';
+import type { Command } from './network.ts';
 
 export interface Limits {
   /** CPU time (user + system) of all its processes together. */
@@ -37,6 +38,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** The command is a sandbox (sandbox.ts) whose end ends every process in it: nothing can leave it. */
   contained?: boolean;
+  /** Written to fd ARGS_FD, which is then closed: the sandbox's own options (sandbox.ts). */
+  argsFd?: string;
   /** Started ahead of time: the program (warm-start.mjs) waits for a line on one more pipe, whose fd
    *  its environment names (GO_FD), written when `release` resolves (`go <variables as JSON>`); its
    *  limits, its duration and `onPipes` (given with the release, for the other extra pipes) start then. */
@@ -48,6 +51,9 @@ export interface Release {
   /** Variables the program gets at the release, known only then (an HTTP player's URL). */
   env?: Record<string, string>;
 }
+
+/** The fd on which bwrap reads its options (`--args`): above every pipe a program is given. */
+export const ARGS_FD = 9;
 
 /** The environment variable that tells a program started ahead which fd its go comes on. */
 export const GO_FD = 'THEINFERENCE_GO_FD';
@@ -91,6 +97,13 @@ const TICK_MS = 10;
 /** Set in every program's environment, so that a process that left the group is still found by it. */
 export const RUN_MARK = 'THEINFERENCE_RUN';
 
+/** A command as a launcher or a sandbox made it, with `args` after its own: its options on their fd,
+ *  its variables over `options.env`. */
+export function runCommand(start: Command, args: string[], options: RunOptions): Promise<RunResult> {
+  const own = { env: { ...options.env, ...start.env }, ...(start.argsFd !== undefined && { argsFd: start.argsFd }) };
+  return runProcess(start.command, [...start.args, ...args], { ...options, ...own });
+}
+
 export function runProcess(command: string, args: string[], options: RunOptions): Promise<RunResult> {
   let started = performance.now();
   const { limits } = options;
@@ -101,8 +114,13 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       cwd: options.cwd,
       env: { ...options.env, [RUN_MARK]: mark, ...(options.release && { [GO_FD]: String(3 + extraPipes) }) },
       detached: true, // its own process group, so that a kill reaches everything it started
-      stdio: ['pipe', 'pipe', 'pipe', ...Array(extraPipes + (options.release ? 1 : 0)).fill('pipe')],
+      stdio: stdioFor(extraPipes + (options.release ? 1 : 0), options.argsFd !== undefined),
     });
+    if (options.argsFd !== undefined) {
+      const argsPipe = (child.stdio as unknown as (NodeJS.WritableStream | null)[])[ARGS_FD];
+      argsPipe?.on('error', () => {}); // a program that could not start never reads it
+      argsPipe?.end(options.argsFd);
+    }
     const stdout = new Capture(limits.outputCap);
     const stderr = new Capture(limits.outputCap);
     let timeLimit: RunResult['timeLimit'];
@@ -271,6 +289,15 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     if (options.stdin !== undefined) child.stdin?.end(options.stdin);
     else if (!options.onPipes && !options.release) child.stdin?.end();
   });
+}
+
+/** stdin, stdout, stderr and `pipes` more; and fd ARGS_FD, when there are arguments to give on it. */
+function stdioFor(pipes: number, argsFd: boolean): ('pipe' | 'ignore')[] {
+  const stdio: ('pipe' | 'ignore')[] = ['pipe', 'pipe', 'pipe', ...Array<'pipe'>(pipes).fill('pipe')];
+  if (!argsFd) return stdio;
+  while (stdio.length < ARGS_FD) stdio.push('ignore');
+  stdio[ARGS_FD] = 'pipe';
+  return stdio;
 }
 
 interface ProcessInfo {

@@ -2,7 +2,7 @@
 // forged verdict lines pass nothing, garbage on fd 3 gets a precise verdict and never crashes or
 // hangs the grader, an oracle that dies or hangs on a call fails the property that made it (and
 // only if the real run makes that call), and in a sandbox the oracle sees only what it may.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -97,11 +97,11 @@ describe('forged verdicts', () => {
   });
 
   test('a module that takes fd 3 over and answers every call rightly passes: only answers count', async () => {
-    // it never returns to the oracle: it is the oracle, written by the student
-    const verdicts = await grade(`
+    // it never returns to the oracle: it is the oracle, written by the student (the protocol's values copied into src/)
+    const module = studentModule(`
       import { readSync, writeSync } from 'node:fs';
       import { StringDecoder } from 'node:string_decoder';
-      import { decode, encode } from ${JSON.stringify(join(REPO, 'harness/props/values.ts'))};
+      import { decode, encode } from './values.ts';
       writeSync(3, '{"type":"loaded"}\\n');
       const chunk = Buffer.alloc(65536);
       const decoder = new StringDecoder('utf8');
@@ -120,6 +120,8 @@ describe('forged verdicts', () => {
       }
       export function frame(msg: object): string { return 'wrong'; }
       export function parseFrame(line: string): unknown { return null; }`);
+    copyFileSync(join(REPO, 'harness/props/values.ts'), join(module.root, 'src', 'values.ts'));
+    const verdicts = await gradeModule(module);
     for (const verdict of verdicts) expect(verdict).toMatchObject({ status: 'pass', message: 'held for 300 runs' });
   });
 });

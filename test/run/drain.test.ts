@@ -33,13 +33,13 @@ vi.mock('node:child_process', async (original) => {
 });
 
 const { jailFor, sandboxAvailability } = await import('../../harness/run/sandbox.ts');
-const { runProcess } = await import('../../harness/run/spawn.ts');
+const { runCommand } = await import('../../harness/run/spawn.ts');
 
 describe.skipIf(!sandboxAvailability().available)('a sandboxed program whose output the grader reads late', () => {
   it('has all it printed kept, on stdout and stderr', async () => {
     const jail = jailFor('/tmp', { sandbox: true, network: false });
     const start = jail.wrap(process.execPath, ['-e', 'process.stdout.write("printed"); process.stderr.write("done")']);
-    const result = await runProcess(start.command, start.args, {
+    const result = await runCommand(start, [], {
       cwd: '/',
       env: {},
       contained: true,

@@ -1,11 +1,11 @@
 // The sandbox every graded program runs in (bubblewrap), tried from the inside with real
 // processes: what a program can see, write and signal, and that its end is the end of all it started.
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { networkInterfaces } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jailFor, sandboxAvailability } from '../../harness/run/sandbox.ts';
-import { DEFAULT_LIMITS, runProcess } from '../../harness/run/spawn.ts';
+import { DEFAULT_LIMITS, runCommand, runProcess } from '../../harness/run/spawn.ts';
 import { cleanUp, folder, QUICK, runCi } from '../ci/helpers.ts';
 import { REPO, runCli } from '../helpers/cli.ts';
 
@@ -29,7 +29,7 @@ async function inSandbox(root: string, script: string, network = true, timeoutMs
   const jail = jailFor(root, { sandbox: true, network });
   expect(jail.kind).toBe('bwrap');
   const start = jail.wrap(process.execPath, ['-e', script]);
-  const result = await runProcess(start.command, start.args, {
+  const result = await runCommand(start, [], {
     cwd: root,
     env: { PATH: process.env.PATH },
     limits: { ...DEFAULT_LIMITS, timeoutMs },
@@ -81,6 +81,30 @@ describe('the sandbox', () => {
     const seen = JSON.parse(out);
     expect(seen.pids).toBeLessThanOrEqual(3); // its init, itself
     expect(seen.environOfGrader).toBe(false);
+  });
+
+  it("shows nothing of the host in /proc: not its init's command line (the sandbox's options, the host's paths), nor a host PATH or HOME", async () => {
+    const root = runRoot();
+    const { out } = await inSandbox(
+      root,
+      `
+      const fs = require('node:fs');
+      const read = (path) => fs.readFileSync(path, 'latin1').split('\\0').filter(Boolean);
+      console.log(JSON.stringify({ init: read('/proc/1/cmdline'), initEnv: read('/proc/1/environ'), env: read('/proc/self/environ') }));`,
+    );
+    const seen = JSON.parse(out) as { init: string[]; initEnv: string[]; env: string[] };
+    expect(seen.init.slice(0, 4)).toEqual(['bwrap', '--args', '9', '--']);
+    expect(seen.init.join(' ')).not.toContain(root);
+    expect(seen.init.join(' ')).not.toContain('--ro-bind');
+    const nodePrefix = dirname(dirname(realpathSync(process.execPath)));
+    for (const env of [seen.initEnv, seen.env]) {
+      expect(env).toContain('HOME=/tmp');
+      const path = env
+        .find((entry) => entry.startsWith('PATH='))!
+        .slice('PATH='.length)
+        .split(':');
+      for (const dir of path) expect(/^\/(usr|bin|sbin|lib)/.test(dir) || dir.startsWith(nodePrefix), dir).toBe(true);
+    }
   });
 
   it('ends everything the program started when it ends, even a double-forked process in a session of its own', async () => {
@@ -152,7 +176,7 @@ describe('the sandbox', () => {
     const jail = jailFor(root, { sandbox: true, network: true });
     const start = jail.wrap(process.execPath, ['-e', `require('node:fs').writeSync(3, 'over the wire\\n')`]);
     let received = '';
-    await runProcess(start.command, start.args, {
+    await runCommand(start, [], {
       cwd: root,
       env: { PATH: process.env.PATH },
       limits: DEFAULT_LIMITS,
@@ -185,7 +209,7 @@ describe('time limits', () => {
     // bwrap's own CPU time alone (none) and gave a loop on a loaded machine the wall verdict.
     const root = runRoot();
     const start = jailFor(root, { sandbox: true, network: true }).wrap(process.execPath, ['-e', 'for (;;) {}']);
-    const loop = await runProcess(start.command, start.args, {
+    const loop = await runCommand(start, [], {
       cwd: root,
       env: { PATH: process.env.PATH },
       limits: { ...DEFAULT_LIMITS, timeoutMs: 350, wallMs: 300 },
@@ -201,7 +225,7 @@ describe('time limits', () => {
     const jail = jailFor(root, { sandbox: true, network: true });
     const script = `for (let i = 0; i < 2; i++) require('node:child_process').spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }); setTimeout(() => {}, 60_000);`;
     const start = jail.wrap(process.execPath, ['-e', script]);
-    const result = await runProcess(start.command, start.args, {
+    const result = await runCommand(start, [], {
       cwd: root,
       env: { PATH: process.env.PATH },
       limits: { ...DEFAULT_LIMITS, timeoutMs: 500, wallMs: 20_000 },
