@@ -7,7 +7,8 @@
 // saves the reference and the pretty-printed mistake in turn, so that every save is judged afresh.
 // A fourth runs the grader as issue 10 found it (commit ISSUE_10_FOUND, its own course and
 // reference, extracted with git archive): today's way, in the same run. A clone without that commit
-// leaves it out and says so.
+// leaves it out and says so. A fifth runs it as issue 30 found it (ISSUE_30_FOUND: before the bundler was
+// confined to src/ and each case got a network of its own), whose save to verdict today's keeps within 1.1x.
 // A grading of the reference that does not pass (four graders at once load the machine; the grader as
 // issue 10 found it timed its properties out there) is counted, and its failing lines shown.
 // Runs on scratch copies so the repo is not touched.
@@ -23,6 +24,8 @@ const saves = Number(process.argv[2] ?? 20);
 const READ_MS = 2000;
 /** The last commit before the work of issue 10 (instant feedback) began. */
 const ISSUE_10_FOUND = 'ea3c845';
+/** The last commit before the work of issue 30 (a submission is only its own source) began. */
+const ISSUE_30_FOUND = '1ac9c8b';
 
 interface Watcher {
   child: ChildProcess;
@@ -74,7 +77,7 @@ function oldTree(commit: string): string | undefined {
     execFileSync('sh', ['-c', `git -C "$1" archive "$2" | tar -x -C "$3"`, 'sh', repo, commit, dir], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch {
     rmSync(dir, { recursive: true, force: true });
-    console.log(`(this clone does not have commit ${commit}: the grader as issue 10 found it is left out)`);
+    console.log(`(this clone does not have commit ${commit}: the grader as it was then is left out)`);
     return undefined;
   }
   symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'), 'dir');
@@ -82,11 +85,13 @@ function oldTree(commit: string): string | undefined {
 }
 
 const old = oldTree(ISSUE_10_FOUND);
+const before30 = oldTree(ISSUE_30_FOUND);
 const ways: Record<string, Watcher> = {
   'started ahead': startWatch([]),
   'started on save (--no-prestart)': startWatch(['--no-prestart']),
   'started ahead, answers changed': startWatch([], { mustPass: false }),
   ...(old && { [`as issue 10 found it (${ISSUE_10_FOUND})`]: startWatch([], { grader: old }) }),
+  ...(before30 && { [`as issue 30 found it (${ISSUE_30_FOUND})`]: startWatch([], { grader: before30 }) }),
 };
 const sources = new Map(Object.keys(ways).map((name) => [name, readFileSync(join(ways[name]!.course, 'src/mcp.ts'), 'utf8')]));
 await Promise.all(Object.values(ways).map((way) => way.next())); // the first grade, at start
@@ -109,7 +114,7 @@ for (const way of Object.values(ways)) {
   await new Promise((resolve) => way.child.once('exit', resolve));
   rmSync(way.course, { recursive: true, force: true });
 }
-if (old) rmSync(old, { recursive: true, force: true });
+for (const tree of [old, before30]) if (tree) rmSync(tree, { recursive: true, force: true });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 console.log(`watch, ${saves} saves of src/mcp.ts each way (a ${READ_MS / 1000} s read between), stage config-and-framing on the reference:`);
 for (const [name, { whole, first }] of Object.entries(times)) {
@@ -133,3 +138,5 @@ if (old)
   console.log(
     `  started ahead / as issue 10 found it: ${(ahead / whole(`as issue 10 found it (${ISSUE_10_FOUND})`)).toFixed(2)} (target: whole stage <= 500 ms, <= 0.25x)`,
   );
+if (before30)
+  console.log(`  started ahead / as issue 30 found it: ${(ahead / whole(`as issue 30 found it (${ISSUE_30_FOUND})`)).toFixed(2)} (target: <= 1.1x)`);

@@ -7,6 +7,7 @@ import { attachPlayer, CassetteError, loadCassette, type Cassette, type PlayerSe
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
+import { afterProgress } from '../run/progress.ts';
 import { runCommand, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
 import { caseServerEntry, readStartReport, START_HINT, startProblem, type ServerEntry, type StartReport } from './case-server.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
@@ -104,7 +105,8 @@ function programOptions(testCase: Case, context: CaseContext, wire: boolean): Ru
  *  loaded machine still reads them apart, so a line buffer that isn't one cannot pass by luck. */
 const CHUNK_GAP_MS = 50;
 
-/** How long the player may take, after the program exits, to check the last messages it sent. */
+/** How long the player may take, after the program exits, to check the last messages it sent: in the
+ *  grader's progress (progress.ts), so that a grader starved of a core still checks them all. */
 const REPORT_GRACE_MS = 1000;
 
 /** How the server of a case with a .mcp.json was started: what the entry says, and what the server reported. */
@@ -136,7 +138,7 @@ export async function runWithPlayer(
       : play(wire),
   );
   if (!session) return { result, ...(start && { start }) };
-  const grace = new Promise<void>((resolve) => setTimeout(resolve, REPORT_GRACE_MS).unref());
+  const grace = new Promise<void>((resolve) => afterProgress(REPORT_GRACE_MS, resolve));
   const ended = session as PlayerSession;
   const report = await Promise.race([ended.done, grace.then(() => ended.finish())]);
   return { result, report, ...(start && { start }) };
@@ -153,7 +155,7 @@ async function runWithHttpPlayer(testCase: Case, context: CaseContext, cassette:
   if (gate) Object.assign(reach, { [PLAYER_SOCKET_VARIABLE]: relative(context.runRoot, gate.path), [PLAYER_TOKEN_VARIABLE]: gate.token });
   try {
     const result = await runProgram(testCase, context, undefined, reach);
-    const grace = new Promise<void>((resolve) => setTimeout(resolve, REPORT_GRACE_MS).unref());
+    const grace = new Promise<void>((resolve) => afterProgress(REPORT_GRACE_MS, resolve));
     const report = await Promise.race([served.done, grace.then(() => served.finish())]);
     return { result, report };
   } finally {

@@ -9,6 +9,7 @@ import { DEFAULT_RUNS, STARVED_WALL_FACTOR } from '../defaults.ts';
 import type { Verdict } from '../grade/verdict.ts';
 import { bundle, BundleRefusal, type Bundle } from '../run/bundle.ts';
 import type { Prestart } from '../run/prestart.ts';
+import { progressNow } from '../run/progress.ts';
 import type { Jail } from '../run/sandbox.ts';
 import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
 import { suiteNamed } from '../stages/index.ts';
@@ -174,8 +175,10 @@ class OraclePool implements Oracle<Stop> {
     // The grader's own work on the suite (checks, shrinking) stops where its oracle would at the
     // latest: an oracle still computing past its backstop (a starved loop) has until then to reach
     // its CPU limit, and so the loop's verdict, on a loaded machine.
-    this.wallEnd = this.started + options.timeoutMs * WALL_FACTOR;
-    this.backstop = this.started + options.timeoutMs * WALL_FACTOR * STARVED_WALL_FACTOR;
+    // Both in the grader's progress (progress.ts), as a case's backstop is: a starved grader is no loop.
+    const from = progressNow();
+    this.wallEnd = from + options.timeoutMs * WALL_FACTOR;
+    this.backstop = from + options.timeoutMs * WALL_FACTOR * STARVED_WALL_FACTOR;
   }
 
   warm(): void {
@@ -193,7 +196,7 @@ class OraclePool implements Oracle<Stop> {
   due(): Stop | undefined {
     if (this.moduleStop) return this.moduleStop;
     if (this.options.signal?.aborted) return (this.moduleStop = this.cancelled([]));
-    if (performance.now() > this.backstop) return this.outOfTime('wall');
+    if (progressNow() > this.backstop) return this.outOfTime('wall');
     return undefined;
   }
 
@@ -290,7 +293,7 @@ class OraclePool implements Oracle<Stop> {
     // Every earlier oracle has ended or is being stopped: what they used is spent.
     const spent = (await Promise.all(this.sessions.map((session) => session.ended))).reduce((sum, result) => sum + result.cpuMs, 0);
     const timeoutMs = this.options.timeoutMs - spent;
-    const wallMs = this.wallEnd - performance.now();
+    const wallMs = this.wallEnd - progressNow();
     if (timeoutMs < MIN_CHILD_MS) return this.outOfTime('cpu');
     if (wallMs < MIN_CHILD_MS) return this.outOfTime('wall');
     // The one started ahead has the whole suite's limits: only ever the first, and only if it loads

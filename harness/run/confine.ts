@@ -44,9 +44,11 @@ const IMPLIED = ['.tsx', '.ts', '.jsx', '.js', '.json'];
 /** TypeScript's rule: `./x.js` names `./x.ts` when that is what there is. */
 const TS_FOR_JS: Record<string, string[]> = { '.js': ['.ts', '.tsx'], '.jsx': ['.tsx'], '.mjs': ['.mts'], '.cjs': ['.cts'] };
 
-/** A package or a Node builtin: a name, not a path or a URL (`node:fs`, `yaml`, `@scope/pkg/sub`). */
+/** Every import but `node:...` (esbuild's filters are Go regular expressions: no lookahead). */
+const NOT_NODE_BUILTIN = /^(?:[^n]|n$|n[^o]|no$|no[^d]|nod$|nod[^e]|node$|node[^:])/;
+
+/** A package or a Node builtin: a name, not a path or a URL (`fs`, `yaml`, `@scope/pkg/sub`). */
 function isPackage(specifier: string): boolean {
-  if (specifier.startsWith('node:')) return true;
   return /^(?:@[\w.-]+\/)?[\w#][\w.-]*(?:\/.*)?$/.test(specifier) && !specifier.startsWith('.');
 }
 
@@ -79,7 +81,8 @@ export function confine({ entry, folder, base }: Confinement): Plugin {
     name: 'theinference-confine',
     setup(build) {
       // The plugin, not esbuild, finds every file: esbuild then reads no tsconfig.json or package.json either.
-      build.onResolve({ filter: /.*/ }, (args) => {
+      // Node's builtins by their `node:` names are esbuild's own to leave as imports (no file is read).
+      build.onResolve({ filter: NOT_NODE_BUILTIN }, (args) => {
         const specifier = args.path;
         const refuse = (why: string) => ({ errors: [{ text: `imports "${specifier}", ${why}`, detail: REFUSED }] });
         if (args.kind === 'entry-point') {

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { DEFAULT_MEMORY_BYTES } from '../defaults.ts';
 import type { Command } from './network.ts';
+import { afterProgress, progressNow } from './progress.ts';
 
 export interface Limits {
   /** CPU time (user + system) of all its processes together. */
@@ -149,7 +150,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     const finish = () => {
       if (finished) return;
       finished = true;
-      clearTimeout(wallTimer);
+      wallTimer?.cancel();
       clearInterval(poll);
       released = true; // a release that comes after the end has nothing to start
       options.signal?.removeEventListener('abort', stop);
@@ -179,25 +180,26 @@ export function runProcess(command: string, args: string[], options: RunOptions)
 
     // The wall-time backstop is for a program waiting for what never comes. One still computing when it
     // is due (a loop on a machine too busy to give it a whole core) is left to the CPU limit, which
-    // gives it the loop's verdict however loaded the machine; up to a last, far deadline.
+    // gives it the loop's verdict however loaded the machine; up to a last, far deadline. Its wall time
+    // is the grader's progress (progress.ts): what a starved grader made it wait is not counted.
     const wallMs = limits.wallMs ?? limits.timeoutMs * WALL_FACTOR;
     let lastDeadline = Infinity;
-    let measuredFrom = { at: started, cpuMs: 0 };
+    let measuredFrom = { at: progressNow(), cpuMs: 0 };
     const onWallDeadline = () => {
-      const now = performance.now();
+      const now = progressNow();
       // measured now, every process looked for: the last poll may not have found a sandbox's yet
       const cpuMs = processes.measure(true, false).cpuMs;
       const computing = cpuMs - measuredFrom.cpuMs >= (now - measuredFrom.at) * COMPUTING_SHARE;
       const recheckIn = Math.min(RECHECK_MS, wallMs, lastDeadline - now);
       if (computing && recheckIn > 0 && timeLimit === undefined) {
         measuredFrom = { at: now, cpuMs };
-        wallTimer = setTimeout(onWallDeadline, recheckIn);
+        wallTimer = afterProgress(recheckIn, onWallDeadline);
         return;
       }
       timeLimit ??= 'wall';
       stop();
     };
-    let wallTimer: NodeJS.Timeout | undefined;
+    let wallTimer: { cancel(): void } | undefined;
     options.signal?.addEventListener('abort', stop);
 
     // Every process seen in the group or started by one in it, for the CPU and memory sums and the final kill.
@@ -231,14 +233,14 @@ export function runProcess(command: string, args: string[], options: RunOptions)
         clearTimeout(findWhileWaiting);
         cpuBefore = processes.measure(options.contained === true && !foundWhileWaiting, false).cpuMs;
         started = performance.now();
-        measuredFrom = { at: started, cpuMs: cpuBefore };
+        measuredFrom = { at: progressNow(), cpuMs: cpuBefore };
         lastDiscovery = options.contained ? started : -Infinity;
         const control = child.stdio[3 + extraPipes] as NodeJS.WritableStream | null;
         control?.on('error', () => {}); // it may have ended while it waited
         control?.end(`go ${JSON.stringify(env ?? {})}\n`);
       }
-      lastDeadline = started + wallMs * STARVED_WALL_FACTOR;
-      wallTimer = setTimeout(onWallDeadline, wallMs);
+      lastDeadline = progressNow() + wallMs * STARVED_WALL_FACTOR;
+      wallTimer = afterProgress(wallMs, onWallDeadline);
       poll = setInterval(() => {
         if (timeLimit !== undefined || outOfMemory) return;
         const discover = performance.now() - lastDiscovery >= DISCOVERY_MS;
