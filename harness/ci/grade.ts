@@ -14,6 +14,7 @@ import { fileReporter, type ReportFormat } from '../report/formats.ts';
 import type { GradedCheck, GradedStage, Origin, ResultsReport } from '../report/json.ts';
 import { allOf } from '../report/reporter.ts';
 import { TerminalReporter } from '../report/terminal.ts';
+import { escapeControls } from '../terminal-text.ts';
 import { programEnv } from '../run/env.ts';
 import { launcher } from '../run/launcher.ts';
 import type { Interruption } from '../run/interrupt.ts';
@@ -219,13 +220,14 @@ function announce(settings: CiSettings, facts: SubmissionFacts, sandbox: Sandbox
   if (facts.changedOutsideSrc.length > 0) {
     const shown = facts.changedOutsideSrc
       .slice(0, 10)
-      .map((change) => `${change.path} (${change.change})`)
+      .map((change) => `${escapeControls(change.path)} (${change.change})`)
       .join(', ');
     const more = facts.changedOutsideSrc.length > 10 ? ` and ${facts.changedOutsideSrc.length - 10} more` : '';
     lines.push(`files outside src/ that the submission changed, not used in grading: ${shown}${more}`);
   }
-  if (facts.linksIgnored.length > 0) lines.push(`symbolic links under src/ not copied: ${facts.linksIgnored.join(', ')}`);
-  if (facts.filesIgnored.length > 0) lines.push(`files under src/ not copied: ${facts.filesIgnored.map((file) => `${file.path} (${file.why})`).join(', ')}`);
+  if (facts.linksIgnored.length > 0) lines.push(`symbolic links under src/ not copied: ${facts.linksIgnored.map(escapeControls).join(', ')}`);
+  if (facts.filesIgnored.length > 0)
+    lines.push(`files under src/ not copied: ${facts.filesIgnored.map((file) => `${escapeControls(file.path)} (${file.why})`).join(', ')}`);
   const units = (count: number) => `${count} case${count === 1 ? '' : 's'} and property suites`;
   const shard = settings.shard.count > 1 ? `shard ${settings.shard.index}/${settings.shard.count}: ${here} of the ${units(planned)}` : units(planned);
   lines.push(`grading ${settings.submission} with --seed ${settings.seed} (${shard})`);

@@ -4,7 +4,7 @@
 // honest one (the starter's: nothing passes), nothing the submission started is alive afterwards,
 // the report file is the one the grader wrote, and the grader exits as documented.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -254,6 +254,19 @@ describe('attacks on the grader', () => {
     expect(run.code).toBe(1);
     expectHonest(run.report);
     expect(await leftBehind(run.tmp)).toEqual([]);
+  });
+
+  it('escapes-the-log: file names the submission chose (outside src/, links and a FIFO in src/, an import) reach the terminal escaped', async () => {
+    const dir = folder({ [`notes\x1b[2J.txt`]: 'x', 'src/mcp.ts': `export * from '/\x1b]0;owned\x07';\n` });
+    symlinkSync('/etc/hostname', join(dir, 'src', 'link\x1b[31m'));
+    expect(spawnSync('mkfifo', [join(dir, 'src', 'pipe\x1b[1m')]).status).toBe(0);
+    const run = await runCi([...STAGE_1, '--submission', dir]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('notes\\x1b[2J.txt (added)');
+    expect(run.stdout).toContain('link\\x1b[31m');
+    expect(run.stdout).toContain('pipe\\x1b[1m (not a regular file)');
+    expect(run.stdout).toContain('imports "/\\x1b]0;owned\\x07"');
+    expect(run.stdout + run.stderr).not.toContain('\x1b');
   });
 
   for (const [signal, code] of [
