@@ -64,10 +64,11 @@ describe('runProcess', () => {
     if (loop.timeLimit === 'cpu') expect(loop.cpuMs).toBeGreaterThan(350);
     else expect(loop.durationMs).toBeGreaterThanOrEqual(3 * 300);
     // Its boot is computing too: a backstop of a second leaves a loaded machine room to boot it before
-    // the backstop after, well short of the three that a starved loop gets.
+    // the backstop after. How long that takes on the wall clock is the machine's (the backstop counts
+    // the grader's progress, progress.ts): what it must not do is reach its CPU limit.
     const waits = await node('setInterval(() => {}, 1000)', { timeoutMs: 1000, wallMs: 1000 });
     expect(waits.timeLimit).toBe('wall');
-    expect(waits.durationMs).toBeLessThan(3 * 1000);
+    expect(waits.cpuMs).toBeLessThan(1000);
   });
 
   it('stops a program that ignores SIGTERM, with SIGKILL', async () => {
