@@ -64,7 +64,8 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
   const hidden = settings.hiddenDir === undefined ? undefined : loadHiddenCases(settings.hiddenDir, settings.course);
   const scratch = scratchCopy(settings.course.root, settings.submission);
   const fixturesRoot = mkdtempSync(join(tmpdir(), 'theinference-expected-'));
-  const run: Progress = { graded: [], generated: 0, sandbox: 'none', network: settings.network !== false };
+  // Until the programs' sandbox is made (a report of a run that failed before), none ran, with network or without.
+  const run: Progress = { graded: [], generated: 0, sandbox: 'none', network: false };
   const report = (more: Partial<RunFacts> = {}) =>
     buildReport(
       {

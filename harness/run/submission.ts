@@ -6,13 +6,13 @@ import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { SubmissionError } from '../errors.ts';
+// A file under src/ larger than a bundle may read in all is of no use: it is left out of the copy.
+import { MAX_BUNDLE_INPUT_BYTES as MAX_FILE_COPIED } from './confine.ts';
 
 /** What the course contributes to a scratch copy; everything else comes from nowhere. */
 const COURSE_PARTS = ['course.yaml', 'program.ts', 'your_program.sh', 'package.json', 'tsconfig.json', 'cases'];
 /** Folders of a submission that say nothing about what it changed. */
 const NOT_COMPARED = new Set(['src', 'node_modules', '.git']);
-/** A file under src/ larger than this is left out of the copy (a course's src/ is a few dozen KiB). */
-const MAX_FILE_COPIED = 16 * 1024 * 1024;
 /** A submission with more files than this outside src/ is not walked further (the list says so). */
 const MAX_FILES_COMPARED = 5000;
 
