@@ -130,7 +130,7 @@ async function grade(
   const env = programEnv();
   const generatedHere = mine.filter((unit) => unit.origin === 'generated').map((unit) => unit.testCase!);
   if (generatedHere.length > 0) {
-    const reference = await launcher(settings.course.root, { bundle: settings.bundle, sandbox: settings.sandbox, visible: [join(scratch.root, 'cases')] });
+    const reference = await launcher(settings.course.root, { bundle: settings.bundle, sandbox: settings.sandbox });
     await expectFromReference(generatedHere, settings.course.root, scratch.root, reference, env);
   }
 

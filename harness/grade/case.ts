@@ -1,11 +1,12 @@
 // One case: run `your_program.sh <command> <case-dir>` under the stage's limits and turn what
 // happened into a verdict. Pure bookkeeping around runProcess and explainDifference.
 import { readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { attachPlayer, CassetteError, loadCassette, type Cassette, type PlayerSession, type PlayReport } from '../cassette/index.ts';
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
+import type { Command } from '../run/network.ts';
 import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
 import { afterProgress } from '../run/progress.ts';
 import { runCommand, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
@@ -69,8 +70,8 @@ export function runProgram(testCase: Case, context: CaseContext, player?: (wire:
   const ready = context.prestarted?.take(testCase.casePath);
   if (ready) return ready.release(onPipes, context.signal, env);
   const options = programOptions(testCase, context, player !== undefined);
-  const start = (testCase.player === 'http' && context.launcher.fetching) || context.launcher;
-  return runCommand(start, [testCase.command, testCase.casePath], {
+  const { start, caseArg } = showCase((testCase.player === 'http' && context.launcher.fetching) || context.launcher, testCase, context);
+  return runCommand(start, [testCase.command, caseArg], {
     ...options,
     env: { ...options.env, ...env },
     signal: context.signal,
@@ -85,7 +86,13 @@ export function prestartProgram(testCase: Case, context: CaseContext): Prestart 
   // HTTP case's player is made at the release, its URL given then; fetch is loaded while it waits.
   if (!warm) return undefined;
   const options = programOptions(testCase, context, testCase.cassettePath !== undefined && testCase.player !== 'http');
-  return prestart(warm, [testCase.command, testCase.casePath], options);
+  const { start, caseArg } = showCase(warm, testCase, context);
+  return prestart(start, [testCase.command, caseArg], options);
+}
+
+/** The program's start with its case's inputs shown to it (in a sandbox, at a place that says nothing of the case). */
+function showCase(start: Command, testCase: Case, context: CaseContext): { start: Command; caseArg: string } {
+  return context.launcher.jail.showCase(start, resolve(context.runRoot, testCase.casePath), testCase.casePath);
 }
 
 /** How a case's program runs, however it is started: its folder, environment, limits, and the cassette wire
@@ -124,7 +131,7 @@ export async function runWithPlayer(
 ): Promise<{ result: RunResult; report?: PlayReport; start?: ServerStart }> {
   if (!cassette) return { result: await runProgram(testCase, context) };
   if (testCase.player === 'http') return runWithHttpPlayer(testCase, context, cassette);
-  const entry = caseServerEntry(join(context.runRoot, testCase.casePath));
+  const entry = caseServerEntry(resolve(context.runRoot, testCase.casePath));
   const start: ServerStart | undefined = entry && { entry };
   let session: PlayerSession | undefined;
   const play = (wire: Duplex) => (session = attachPlayer(cassette, wire, { chunkGapMs: CHUNK_GAP_MS }));

@@ -53,18 +53,16 @@ export interface LaunchOptions {
   network?: boolean;
   /** false: no sandbox even where one can be made (`--no-sandbox`). */
   sandbox?: boolean;
-  /** More folders the programs read, shown read-only in their sandbox (generated cases' inputs). */
-  visible?: string[];
 }
 
 export async function launcher(runRoot: string, options: LaunchOptions): Promise<Launcher> {
   for (const { file, mode } of CASE_SERVER_FILES) install(join(HARNESS, 'case-server', file), join(runRoot, '.theinference', 'case-server', file), mode);
   const start = await ownLauncher(runRoot, options);
   const jail = jailFor(runRoot, { sandbox: options.sandbox ?? true, network: options.network });
-  const warm = start.warm && jail.wrap(start.warm.command, start.warm.args, options.visible);
-  const fetching = start.fetching && jail.wrap(start.fetching.command, start.fetching.args, options.visible);
+  const warm = start.warm && jail.wrap(start.warm.command, start.warm.args);
+  const fetching = start.fetching && jail.wrap(start.fetching.command, start.fetching.args);
   return {
-    ...jail.wrap(start.command, start.args, options.visible),
+    ...jail.wrap(start.command, start.args),
     ...(warm && { warm, warmStart: start.warmStart }),
     ...(fetching && { fetching }),
     jail,

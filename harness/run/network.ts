@@ -13,6 +13,8 @@ export interface Command {
   argsFd?: string;
   /** Variables set over the environment it is given. */
   env?: Record<string, string>;
+  /** Run once its run has ended: removes what was made for this one start (a case's input folder). */
+  cleanup?: () => void;
 }
 
 const LOOPBACK_UP = 'ip link set lo up 2>/dev/null; exec "$@"';

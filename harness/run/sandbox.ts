@@ -2,16 +2,17 @@
 // namespace tool Flatpak is built on. Each program gets
 // - a PID namespace: it sees only its own processes, and when it ends everything it started ends;
 // - a mount namespace over an empty root: the system's programs and libraries, the parts of the
-//   run root a program needs (program.ts, your_program.sh, src/, cases/, node_modules), all
-//   read-only, and a private /tmp; never fixtures/, hidden expected files, the grader's caches,
-//   reports or /proc;
+//   run root a program needs (program.ts, your_program.sh, src/, node_modules), all read-only,
+//   and a private /tmp; never fixtures/, hidden expected files, the grader's caches, reports or
+//   /proc. Of cases/, only its own case's inputs, at the same place for every case (showCase);
 // - a user namespace with every capability dropped, so that no read-only mount can be undone;
 // - a network namespace of its own, with a loopback and nothing else: an HTTP case reaches its own
 //   player through its gate (player-gate.ts), and nothing else on the machine (`--network` lifts it).
 // Where bwrap is missing or cannot make namespaces, programs run as before (process-group kill,
 // scrubbed env) and the report says `sandbox: none`.
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdtempSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { withoutNetwork, type Command } from './network.ts';
 import { ARGS_FD } from './spawn.ts';
@@ -28,10 +29,18 @@ export interface Jail {
   readonly network: boolean;
   /** `command args` as started in a fresh sandbox that also shows `extraReadOnly` (absolute paths). */
   wrap(command: string, args: string[], extraReadOnly?: string[]): Command;
+  /** `start` (from wrap) with one case's input folder shown to its program, and the argument that names it
+   *  there: `casePath` itself without a sandbox; in one, CASE_IN_SANDBOX for every case. */
+  showCase(start: Command, caseDir: string, casePath: string): { start: Command; caseArg: string };
 }
 
+/** Where a sandboxed program finds its case's inputs, whichever case it is: the folder's name, its
+ *  place in cases/ and its mount's source (a copy in a temporary folder of neutral name) say nothing of
+ *  which case it is, or whether it is a public, a generated or a hidden one. */
+export const CASE_IN_SANDBOX = 'case';
+
 /** What of a run root a program may see: the driver, the student's code, the case inputs, the dependencies. */
-export const VISIBLE_PARTS = ['program.ts', 'your_program.sh', 'package.json', 'tsconfig.json', 'src', 'cases', 'node_modules', '.theinference'];
+export const VISIBLE_PARTS = ['program.ts', 'your_program.sh', 'package.json', 'tsconfig.json', 'src', 'node_modules', '.theinference'];
 
 /** Size of a program's private /tmp: it is memory, which the RSS limit does not see. */
 const TMP_BYTES = 64 * 1024 * 1024;
@@ -121,7 +130,37 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
       argsFd: `${[...shown, ...extraReadOnly.flatMap(visible), ...namespaces].join('\0')}\0`,
       env: environment,
     }),
+    showCase: (start, caseDir) => {
+      const copy = neutralCopy(caseDir);
+      return {
+        start: {
+          ...start,
+          argsFd: `${start.argsFd ?? ''}${['--ro-bind', copy, join(runRoot, CASE_IN_SANDBOX)].join('\0')}\0`,
+          cleanup: () => rmSync(copy, { recursive: true, force: true }),
+        },
+        caseArg: CASE_IN_SANDBOX,
+      };
+    },
   };
+}
+
+/** A case's input folder copied to a temporary folder of neutral name: its directories and regular files
+ *  (a case folder is a few small files; in a course folder a student may have put anything there). */
+function neutralCopy(caseDir: string): string {
+  const copy = mkdtempSync(join(tmpdir(), 'theinference-case-'));
+  try {
+    cpSync(caseDir, copy, {
+      recursive: true,
+      filter: (from) => {
+        const stat = lstatSync(from);
+        return stat.isDirectory() || stat.isFile();
+      },
+    });
+  } catch (error) {
+    rmSync(copy, { recursive: true, force: true });
+    throw error;
+  }
+  return copy;
 }
 
 /** No sandbox: programs run as they are (network off through unshare when asked). */
@@ -131,6 +170,7 @@ function plainJail(network: boolean): Jail {
     kind: 'none',
     network,
     wrap: (command, args) => (offline ? offline({ command, args }) : { command, args }),
+    showCase: (start, _caseDir, casePath) => ({ start, caseArg: casePath }),
   };
 }
 

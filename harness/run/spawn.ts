@@ -102,7 +102,8 @@ export const RUN_MARK = 'THEINFERENCE_RUN';
  *  its variables over `options.env`. */
 export function runCommand(start: Command, args: string[], options: RunOptions): Promise<RunResult> {
   const own = { env: { ...options.env, ...start.env }, ...(start.argsFd !== undefined && { argsFd: start.argsFd }) };
-  return runProcess(start.command, [...start.args, ...args], { ...options, ...own });
+  const run = runProcess(start.command, [...start.args, ...args], { ...options, ...own });
+  return start.cleanup ? run.finally(start.cleanup) : run;
 }
 
 export function runProcess(command: string, args: string[], options: RunOptions): Promise<RunResult> {

@@ -137,6 +137,41 @@ describe('attacks on the verdict', () => {
     expect(frameCases.length).toBe(3);
     for (const check of frameCases) expect(check.status).toBe('fail');
   });
+
+  it('tells-cases-apart: nothing a program sees (its argument, the folders around it, the mount table) says public, generated or hidden', async () => {
+    const hidden = folder({
+      'cases/config-and-framing/mcp-frame/secret/messages.json': readFileSync(join(REPO, 'cases/config-and-framing/mcp-frame/numbers/messages.json'), 'utf8'),
+      'fixtures/config-and-framing/mcp-frame/secret/expected.json': readFileSync(
+        join(REPO, 'fixtures/config-and-framing/mcp-frame/numbers/expected.json'),
+        'utf8',
+      ),
+    });
+    const run = await runCi([
+      'test',
+      '--stage',
+      'config-and-framing',
+      '--runs',
+      '20',
+      '--seed',
+      '5',
+      '--random',
+      '1',
+      '--submission',
+      attack('tells-cases-apart'),
+      '--cases',
+      hidden,
+    ]);
+    expectHonest(run.report);
+    const frameCases = checks(run.report).filter((check) => check.name.includes('mcp-frame/'));
+    expect(new Set(frameCases.map((check) => check.origin))).toEqual(new Set(['public', 'generated', 'hidden']));
+    for (const check of frameCases) {
+      const seen = check.stderr?.text ?? '';
+      // it looked, and found its own input...
+      expect(seen, check.name).toContain('sees: {"caseDir":"case","caseFiles":["case/messages.json"]');
+      // ...and nothing that names its kind, nor any other case's folder
+      expect(seen, check.name).not.toMatch(/hidden|random|secret|numbers/);
+    }
+  });
 });
 
 /** Every check of a run refused at the bundle: failed, each naming the import and where it is. */

@@ -1,8 +1,8 @@
 // The sandbox every graded program runs in (bubblewrap), tried from the inside with real
 // processes: what a program can see, write and signal, and that its end is the end of all it started.
-import { chmodSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { networkInterfaces } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jailFor, sandboxAvailability } from '../../harness/run/sandbox.ts';
 import { DEFAULT_LIMITS, runCommand, runProcess } from '../../harness/run/spawn.ts';
@@ -25,11 +25,13 @@ function runRoot(): string {
   return root;
 }
 
-async function inSandbox(root: string, script: string, network = true, timeoutMs = 5000) {
+/** `script` run by node in the sandbox of `root`; with `caseDir`, that case's inputs shown to it. */
+async function inSandbox(root: string, script: string, network = true, timeoutMs = 5000, caseDir?: string) {
   const jail = jailFor(root, { sandbox: true, network });
   expect(jail.kind).toBe('bwrap');
-  const start = jail.wrap(process.execPath, ['-e', script]);
-  const result = await runCommand(start, [], {
+  const wrapped = jail.wrap(process.execPath, ['-e', script]);
+  const { start, caseArg } = caseDir === undefined ? { start: wrapped, caseArg: undefined } : jail.showCase(wrapped, join(root, caseDir), caseDir);
+  const result = await runCommand(start, caseArg === undefined ? [] : [caseArg], {
     cwd: root,
     env: { PATH: process.env.PATH },
     limits: { ...DEFAULT_LIMITS, timeoutMs },
@@ -60,7 +62,7 @@ describe('the sandbox', () => {
     expect(err).toBe('');
     expect(exitCode).toBe(0);
     expect(JSON.parse(out)).toEqual({
-      listed: ['cases', 'node_modules', 'program.ts', 'src'], // of the run root: not fixtures/, not results.json
+      listed: ['node_modules', 'program.ts', 'src'], // of the run root: not fixtures/, not results.json, not cases/
       fixtures: false,
       dependency: '// dependency\n',
       writeSrc: 'EROFS',
@@ -68,6 +70,26 @@ describe('the sandbox', () => {
       writeTmp: 'written',
     });
     expect(readFileSync(join(root, 'src/mcp.ts'), 'utf8')).toBe('// solution\n');
+  });
+
+  it("shows its own case's inputs, read-only, at the place every case has, and no other case's", async () => {
+    const root = runRoot();
+    writeFileSync(join(root, 'cases/b.json'), '"another case"\n');
+    const script = `
+      const fs = require('node:fs');
+      const caseDir = process.argv[1];
+      let writeCase;
+      try { fs.writeFileSync(caseDir + '/input.json', 'x'); } catch (error) { writeCase = error.code; }
+      // the mount's source: the 4th field of its line in the mount table
+      const source = fs.readFileSync('/proc/self/mountinfo', 'utf8').split('\\n').find((line) => line.split(' ')[4]?.endsWith('/case'))?.split(' ')[3];
+      console.log(JSON.stringify({ caseDir, inCase: fs.readdirSync(caseDir), input: fs.readFileSync(caseDir + '/input.json', 'utf8'), cases: fs.existsSync('cases'), writeCase, source }));`;
+    const { out, err } = await inSandbox(root, script, true, 5000, 'cases/a');
+    expect(err).toBe('');
+    const seen = JSON.parse(out);
+    expect(seen).toEqual({ caseDir: 'case', inCase: ['input.json'], input: '{}\n', cases: false, writeCase: 'EROFS', source: expect.any(String) });
+    // shown from a copy whose name says nothing of the case, gone with the program
+    expect(seen.source.startsWith(join(realpathSync(tmpdir()), 'theinference-case-'))).toBe(true);
+    expect(existsSync(seen.source)).toBe(false);
   });
 
   it("has a /proc of its own: only its processes, none of the grader's", async () => {
