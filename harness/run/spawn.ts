@@ -5,11 +5,11 @@
 // however it ends, plus of any process it started that left the group (setsid, a daemon). In a
 // sandbox (`contained`) the kill of the leader ends everything in its PID namespace. Never throws
 // for anything the program does; a program that could not be started comes back as `startError`.
-import { STARVED_WALL_FACTOR, WALL_FACTOR } from '../defaults.ts';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { DEFAULT_MEMORY_BYTES } from '../defaults.ts';
+import { DEFAULT_MEMORY_BYTES, STARVED_WALL_FACTOR, WALL_FACTOR } from '../defaults.ts';
+import { childrenOf, cpuMsOf, statFields } from '../processes.ts';
 import type { Command } from './network.ts';
 import { afterProgress, progressNow } from './progress.ts';
 
@@ -93,8 +93,6 @@ export { WALL_FACTOR };
 const COMPUTING_SHARE = 0.05;
 /** How often (at most) a computing program past its wall backstop is looked at again. */
 const RECHECK_MS = 1000;
-/** Linux reports CPU time in clock ticks of 1/100 s (USER_HZ) on every architecture Node runs on. */
-const TICK_MS = 10;
 /** Set in every program's environment, so that a process that left the group is still found by it. */
 export const RUN_MARK = 'THEINFERENCE_RUN';
 
@@ -320,35 +318,10 @@ function allProcesses(): ProcessInfo[] {
   const found: ProcessInfo[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
-      // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split after the last ')'
-      const [, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      found.push({ pid: Number(entry), ppid: Number(ppid), pgrp: Number(pgrp) });
-    } catch {
-      // it ended while we looked
-    }
+    const fields = statFields(entry); // state ppid pgrp ...
+    if (fields) found.push({ pid: Number(entry), ppid: Number(fields[1]), pgrp: Number(fields[2]) });
   }
   return found;
-}
-
-/** The children of a live process, those of every thread (Linux /proc/<pid>/task/<tid>/children). */
-function childrenOf(pid: number): number[] {
-  let threads: string[];
-  try {
-    threads = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return []; // it ended, or there is no /proc
-  }
-  const children: number[] = [];
-  for (const thread of threads) {
-    try {
-      for (const child of readFileSync(`/proc/${pid}/task/${thread}/children`, 'latin1').split(' ')) if (child !== '') children.push(Number(child));
-    } catch {
-      // the thread ended while we looked
-    }
-  }
-  return children;
 }
 
 /** The processes of one program: its group (led by the child), and whatever they started, even outside the group. */
@@ -407,24 +380,29 @@ class ProgramProcesses {
   measure(discover: boolean, memory: boolean): { cpuMs: number; residentBytes: number } {
     if (this.leader === undefined) return { cpuMs: 0, residentBytes: 0 };
     if (discover) this.discover();
-    let ticks = 0;
+    let cpuMs = 0;
     let residentBytes = 0;
     for (const pid of this.tracked) {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-        // after "pid (comm) ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-        if (memory) {
-          const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
-          residentBytes += rss ? Number(rss[1]) * 1024 : 0;
-        }
-      } catch {
+      const fields = statFields(pid);
+      if (!fields) {
         this.tracked.delete(pid); // ended; its pid may be reused by a process that is not ours
+        continue;
       }
+      cpuMs += cpuMsOf(fields);
+      if (memory) residentBytes += residentBytesOf(pid);
     }
-    this.cpuMs = Math.max(this.cpuMs, ticks * TICK_MS);
+    this.cpuMs = Math.max(this.cpuMs, cpuMs);
     return { cpuMs: this.cpuMs, residentBytes };
+  }
+}
+
+/** A live process's resident memory (0 once it has ended). */
+function residentBytesOf(pid: number): number {
+  try {
+    const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return rss ? Number(rss[1]) * 1024 : 0;
+  } catch {
+    return 0;
   }
 }
 

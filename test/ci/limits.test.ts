@@ -1,10 +1,11 @@
 // Submissions that misbehave, graded as CI grades them: each ends in the right verdict, the
 // run ends, and nothing it started is left running nor anything left in its TMPDIR.
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { loadCourse } from '../../harness/course.ts';
+import { afterProgress } from '../../harness/run/progress.ts';
 import { runProcess } from '../../harness/run/spawn.ts';
 import { courseCopy, REPO, trimCourse } from '../helpers/cli.ts';
 import { checks, cleanUp, folder, leftBehind, leftInTmp, QUICK, runCi, submission } from './helpers.ts';
@@ -154,17 +155,26 @@ if (process.argv[2] === 'http') {
 describe('runProcess, past the process group', () => {
   it('kills a daemon that left the group and closed its stdio, once it has been seen', async () => {
     const tmp = folder({});
-    // It stays a second after the daemon exists, ten polls (100 ms each): a busy machine delays them, and
-    // one that never came while it lived would leave the daemon unseen, which only a sandbox prevents.
+    // It stays until told to go: the grader looks at /proc every half second of its own running, and a
+    // look that never came while it lived would leave the daemon unseen, which only a sandbox prevents.
     const script = `const { spawn } = require('node:child_process');
+      const { existsSync, writeFileSync } = require('node:fs');
       const daemon = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
       daemon.unref();
-      daemon.on('spawn', () => setTimeout(() => {}, 1000));`;
-    const result = await runProcess(process.execPath, ['-e', script], {
+      daemon.on('spawn', () => {
+        writeFileSync('daemon', String(daemon.pid));
+        const wait = setInterval(() => existsSync('go') && clearInterval(wait), 20);
+      });`;
+    const run = runProcess(process.execPath, ['-e', script], {
       cwd: tmp,
       env: { PATH: process.env.PATH, TMPDIR: tmp },
       limits: { timeoutMs: 5000, outputCap: 1024, memoryBytes: 1024 ** 3 },
     });
+    // once the daemon is there: three of the grader's looks, in the grader's own progress (its event loop ran)
+    while (!existsSync(join(tmp, 'daemon'))) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise<void>((resolve) => afterProgress(1500, resolve));
+    writeFileSync(join(tmp, 'go'), '');
+    const result = await run;
     expect(result.exitCode).toBe(0);
     expect(await leftBehind(tmp)).toEqual([]);
   });

@@ -1,0 +1,56 @@
+// What Linux's /proc tells of processes: their parents, children and the CPU time they used. Read
+// by the program runner (its limits and kills) and by verify (how long a live server may take).
+// Everywhere else there is no /proc, and these find nothing.
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Linux reports CPU time in clock ticks of 1/100 s (USER_HZ) on every architecture Node runs on. */
+const TICK_MS = 10;
+
+/** The fields of /proc/<pid>/stat after "pid (comm) " (state ppid pgrp session ...), or undefined once
+ *  it has ended. comm may hold spaces and parentheses: the split is after the last ')'. */
+export function statFields(pid: number | string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** A process's CPU time from its stat fields: its own (utime, stime) and that of the children it has
+ *  waited for (cutime, cstime: Linux moves a child's time to its parent then), so each tick counts once. */
+export function cpuMsOf(fields: string[]): number {
+  return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * TICK_MS;
+}
+
+/** The children of a live process, those of every thread (Linux /proc/<pid>/task/<tid>/children). */
+export function childrenOf(pid: number): number[] {
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return []; // it ended, or there is no /proc
+  }
+  const children: number[] = [];
+  for (const thread of threads) {
+    try {
+      for (const child of readFileSync(`/proc/${pid}/task/${thread}/children`, 'latin1').split(' ')) if (child !== '') children.push(Number(child));
+    } catch {
+      // the thread ended while we looked
+    }
+  }
+  return children;
+}
+
+/** The CPU time a live process and everything below it have used, as far as /proc shows now. */
+export function treeCpuMs(root: number): number {
+  let total = 0;
+  const unvisited = [root];
+  for (let pid = unvisited.pop(); pid !== undefined; pid = unvisited.pop()) {
+    const fields = statFields(pid);
+    if (!fields) continue;
+    total += cpuMsOf(fields);
+    unvisited.push(...childrenOf(pid));
+  }
+  return total;
+}
