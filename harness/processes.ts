@@ -42,15 +42,23 @@ export function childrenOf(pid: number): number[] {
   return children;
 }
 
-/** The CPU time a live process and everything below it have used, as far as /proc shows now. */
-export function treeCpuMs(root: number): number {
-  let total = 0;
+export interface TreeUsage {
+  /** CPU time the process and everything below it have used, as far as /proc shows now. */
+  cpuMs: number;
+  /** One of them is running or waiting for a core (state R): computing, however starved of CPU. */
+  running: boolean;
+}
+
+export function treeUsage(root: number): TreeUsage {
+  let cpuMs = 0;
+  let running = false;
   const unvisited = [root];
   for (let pid = unvisited.pop(); pid !== undefined; pid = unvisited.pop()) {
     const fields = statFields(pid);
     if (!fields) continue;
-    total += cpuMsOf(fields);
+    cpuMs += cpuMsOf(fields);
+    running ||= fields[0] === 'R';
     unvisited.push(...childrenOf(pid));
   }
-  return total;
+  return { cpuMs, running };
 }

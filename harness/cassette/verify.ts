@@ -6,7 +6,7 @@
 // what it says is redacted before it is compared or printed.
 import { InputError } from '../errors.ts';
 import { spawn } from 'node:child_process';
-import { treeCpuMs } from '../processes.ts';
+import { treeUsage, type TreeUsage } from '../processes.ts';
 import { FreePaths, firstDifference, formatPath } from './json-path.ts';
 import { LineSplitter } from './lines.ts';
 import { describeMessage, idKey, inJsonText, isObject, kindOf, type Cassette, type ClientFrame, type Json, type JsonObject } from './model.ts';
@@ -60,8 +60,8 @@ interface Link {
   close(): Promise<void>;
   /** Resolves if the server goes away on its own. */
   readonly gone: Promise<void>;
-  /** CPU time the server's processes have used, where they are ours to see (a command's, not a URL's). */
-  cpuMs?(): number;
+  /** What the server's processes are doing, where they are ours to see (a command's, not a URL's). */
+  usage?(): TreeUsage;
 }
 
 /** Each message the server sent (parsed), or the text of a line that was not JSON. */
@@ -127,7 +127,7 @@ async function playClientSide(
     if (kind !== 'request') continue;
     const id = idKey(message.id);
     if (live.some((seen) => kindOf(seen) === 'response' && idKey(seen.id) === id)) continue;
-    const idle = idleFor(timeoutMs, link.cpuMs);
+    const idle = idleFor(timeoutMs, link.usage);
     const responded = await Promise.race([
       new Promise<boolean>((resolve) => (waiting = { id, resolve: () => resolve(true) })),
       exited.then(() => false),
@@ -136,7 +136,7 @@ async function playClientSide(
     idle.cancel();
     waiting = undefined;
     if (!responded) {
-      const waited = link.cpuMs ? ` (not counting the time it was computing)` : '';
+      const waited = link.usage ? ' (not counting the time it was computing)' : '';
       drift.push({ frame: index, line: frame.line, message: `the server did not answer ${describeMessage(message)} within ${timeoutMs} ms${waited}` });
       break;
     }
@@ -146,31 +146,30 @@ async function playClientSide(
   return [...drift, ...compare(cassette, live)];
 }
 
-/** How often a waited-for server's CPU time is read, and the share of a core it must have used since the
- *  last look to count as computing (starting up on a loaded machine), not waiting. */
+/** How often a waited-for server is looked at. */
 const LOOK_MS = 250;
-const COMPUTING_SHARE = 0.05;
 /** A server that keeps computing and never answers is given up on after this much of its CPU time. */
 const MAX_COMPUTING_MS = 60_000;
 
 /** Resolves once the server has spent `ms` of wall time not computing, or MAX_COMPUTING_MS computing. A
  *  loaded machine slows a server that is starting (a real one takes a second or two of CPU): only the
- *  time it was waiting counts against it. Without `cpuMs`, plain wall time. */
-function idleFor(ms: number, cpuMs: (() => number) | undefined): { done: Promise<void>; cancel(): void } {
+ *  time it was waiting counts against it. Between two looks it was computing if it used CPU or is
+ *  running (or waiting for a core) now. Without `usage`, plain wall time. */
+function idleFor(ms: number, usage: (() => TreeUsage) | undefined): { done: Promise<void>; cancel(): void } {
   let timer: NodeJS.Timeout | undefined;
   const done = new Promise<void>((resolve) => {
-    if (!cpuMs) {
+    if (!usage) {
       timer = setTimeout(resolve, ms).unref();
       return;
     }
-    const first = cpuMs();
+    const first = usage().cpuMs;
     let idle = 0;
     let lastCpu = first;
     let lastLook = performance.now();
     timer = setInterval(() => {
       const now = performance.now();
-      const cpu = cpuMs();
-      if (cpu - lastCpu < COMPUTING_SHARE * (now - lastLook)) idle += now - lastLook;
+      const { cpuMs: cpu, running } = usage();
+      if (cpu === lastCpu && !running) idle += now - lastLook;
       lastCpu = cpu;
       lastLook = now;
       if (idle < ms && cpu - first < MAX_COMPUTING_MS) return;
@@ -203,7 +202,7 @@ async function stdioLink(command: string[], options: VerifyOptions, heard: Heard
   return {
     send: (text) => child.stdin.write(`${text}\n`),
     gone,
-    cpuMs: () => (child.pid === undefined ? 0 : treeCpuMs(child.pid)),
+    usage: () => (child.pid === undefined ? { cpuMs: 0, running: false } : treeUsage(child.pid)),
     close: async () => {
       child.stdin.end();
       const killer = setTimeout(() => child.kill('SIGKILL'), 2000);

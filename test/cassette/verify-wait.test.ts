@@ -42,6 +42,7 @@ describe('verify, waiting for a live server', () => {
   it('gives up on a server that sits silent for longer than the timeout', async () => {
     const sleep = 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000)';
     const drift = await verifyCassette(cassette, server(sleep), { timeoutMs: 500 });
-    expect(drift.map((one) => one.message)).toEqual(['the server did not answer initialize (id 0) within 500 ms (not counting the time it was computing)']);
+    // (its answer, two seconds on, may come after verify has ended the session: then that is said too)
+    expect(drift[0]?.message).toBe('the server did not answer initialize (id 0) within 500 ms (not counting the time it was computing)');
   });
 });
