@@ -7,7 +7,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { courseCopy, expectGraderGolden, normalise, patchedSubmission, REPO, runCli, runInProcess, trimCourse } from './helpers/cli.ts';
-import { SCENARIOS, SEED } from './helpers/scenarios.ts';
+import { SCENARIOS, SEED, STAGES, VARIANTS } from './helpers/scenarios.ts';
 
 describe('the grader', () => {
   it('passes the reference solution on every stage, case and property', async () => {
@@ -19,7 +19,7 @@ describe('the grader', () => {
     expectGraderGolden(normalise(run.stdout), join(REPO, 'test/golden/reference.txt'));
   });
 
-  for (const stage of ['config-and-framing', 'handshake', 'tools', 'streamable-http', 'translate', 'stateless']) {
+  for (const stage of STAGES) {
     it(`fails the starter at ${stage}, with its "not implemented yet" message`, async () => {
       const run = await runInProcess(['test', '--stage', stage, ...SEED, '--submission', join(REPO, 'starter')]);
       expect(run.code).toBe(1);
@@ -30,19 +30,37 @@ describe('the grader', () => {
   }
 
   // Correct clients that chose otherwise where the protocol lets them (test/variants/<choice>/change.diff):
-  // the cases ask for what MCP asks and nothing more, so each passes every stage. Their choices are the
-  // client's, which stage 1 does not use: of its cases, a course copy keeps one of each command.
-  const course = courseCopy();
-  trimCourse(course, [], ['config-and-framing']);
-  afterAll(() => rmSync(course, { recursive: true, force: true }));
-  for (const variant of readdirSync(join(REPO, 'test/variants'))) {
-    it(`passes ${variant}, a correct client that chose otherwise`, async () => {
+  // the cases ask for what MCP asks and nothing more, so each passes every stage to its own; one that
+  // does not do what the spec only recommends (a SHOULD) is given that advice, and passes. Of the stages
+  // before its own, a course copy keeps one case of each command.
+  const courses = new Map<string, string>();
+  afterAll(() => {
+    for (const course of courses.values()) rmSync(course, { recursive: true, force: true });
+  });
+  const courseFor = (stage: string): string => {
+    let course = courses.get(stage);
+    if (course === undefined) {
+      course = courseCopy();
+      trimCourse(course, [], STAGES.slice(0, STAGES.indexOf(stage)));
+      courses.set(stage, course);
+    }
+    return course;
+  };
+  it('has an entry for every variant folder', () => {
+    expect(readdirSync(join(REPO, 'test/variants')).sort()).toEqual(Object.keys(VARIANTS).sort());
+  });
+  for (const [variant, { stage, advice = [] }] of Object.entries(VARIANTS)) {
+    it(`passes ${variant}, a correct client that chose otherwise${advice.length > 0 ? `, with advice (${advice.join(', ')})` : ''}`, async () => {
       const submission = patchedSubmission(join(REPO, 'test/variants', variant, 'change.diff'));
       try {
-        const run = await runInProcess(['test', '--stage', 'tools', '--runs', '10', ...SEED, '--submission', submission], { cwd: course });
+        const run = await runInProcess(['test', '--stage', stage, '--runs', '10', ...SEED, '--submission', submission], { cwd: courseFor(stage) });
         expect(run.stdout).not.toMatch(/✗|!/);
-        expect(run.stdout).toMatch(/^all graded stages pass: tools, handshake, config-and-framing$/m);
+        expect(run.stdout).toMatch(new RegExp(`^all graded stages pass: ${stage}, `, 'm'));
         expect(run.code).toBe(0);
+        // each piece of advice it earns, named, with the spec's words; and none other
+        const given = [...run.stdout.matchAll(/^ {6}advice: ([a-z-]+): /gm)].map((match) => match[1]);
+        expect([...new Set(given)].sort()).toEqual([...advice].sort());
+        if (advice.length > 0) expect(run.stdout).toMatch(/SHOULD/);
       } finally {
         rmSync(submission, { recursive: true, force: true });
       }

@@ -175,6 +175,8 @@ export async function replay(args: string[]): Promise<number> {
   process.stdin.destroy();
   const more = moreDiagnosesLine(report);
   if (more) say('replay', more);
+  // a SHOULD not followed: said, and the exit code stays what the MUSTs make it
+  for (const advice of report.advice) say('replay', `advice: ${formatDiagnosis(advice)}`);
   if (reportFile !== undefined) writeAtomically(reportFile, JSON.stringify(report, null, 2) + '\n', { overwrite: true });
   if (htmlFile !== undefined) {
     const { sessionHtml } = await import('../report/html.ts');

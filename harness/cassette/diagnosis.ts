@@ -7,7 +7,8 @@ export type DiagnosisKind =
   | 'unexpected-method' // the client sent another method (or kind of message) than the one recorded next
   | 'params-differ' // right method, params (or the answer to a server request) differ at `path`
   | 'out-of-order' // the message is recorded, but later than where the session is
-  | 'before-initialize-result' // a message other than ping before the initialize result had been written
+  | 'before-initialize-result' // a request other than ping before the initialize result had been written
+  | 'initialized-too-early' // notifications/initialized before the initialize result had been written
   | 'exhausted' // the recording has no client message left
   | 'unused' // the session ended with recorded client messages never sent
   | 'invalid-message' // the message breaks the MCP schema of the negotiated version
@@ -21,7 +22,8 @@ export type DiagnosisKind =
   | 'http-method' // a request the server does not take (a path or method it never answered)
   | 'http-auth' // a POST without the Authorization header the recorded client sent (answered 401)
   | 'http-session-left-open' // the session ended without the DELETE the recorded client sent
-  | 'meta-missing' // a request of the stateless revision without a _meta key the recorded one had (protocol version, capabilities, client info)
+  | 'meta-missing' // a request of the stateless revision without a required _meta key the recorded one had (protocol version, capabilities)
+  | 'meta-client-info-missing' // the same without io.modelcontextprotocol/clientInfo, which a client SHOULD send
   | 'http-header-mismatch' // a POST whose MCP-Protocol-Version, Mcp-Method, Mcp-Name or Mcp-Param-* header disagrees with its body, or is missing (answered 400, -32020)
   | 'stateless-session' // an Mcp-Session-Id sent to a server that gave no session (the stateless revision has none)
   | 'stateless-initialize' // initialize sent to a server the recording reached with server/discover (answered -32022)
@@ -59,14 +61,17 @@ export interface Diagnosis {
 }
 
 export interface PlayReport {
-  /** No diagnosis at all, every recorded client message consumed. */
+  /** No diagnosis at all (advice aside), every recorded client message consumed. */
   ok: boolean;
   /** Every recorded client message was consumed. */
   complete: boolean;
   consumed: number;
   expected: number;
-  /** The first diagnoses (KEPT_DIAGNOSES in player.ts), in the order they happened. */
+  /** The first diagnoses (KEPT_DIAGNOSES in player.ts), in the order they happened: each a rule the client
+   *  broke (a MUST, or the course's: rules.ts). */
   diagnoses: Diagnosis[];
+  /** Recommendations the client did not follow (a SHOULD: rules.ts), each kind once: the session goes on. */
+  advice: Diagnosis[];
   /** How many more there were, counted and not kept. */
   moreDiagnoses: number;
   /** The session message by message, each diagnosis on the client message that caused it. */

@@ -134,6 +134,8 @@ class HttpFace {
   private sessionId: string | undefined;
   /** The fresh id given for each session id of the recording. */
   private readonly liveSessions = new Map<string, string>();
+  /** The recorded server lost the session, and no other has been given since. */
+  private sessionLost = false;
   /** The protocol version the initialize result agreed on, once sent. */
   private version: string | undefined;
   private deleted = false;
@@ -179,7 +181,7 @@ class HttpFace {
     if (this.liveSessions.size > 0 && this.cassette.http?.delete !== undefined && !this.deleted) {
       this.mistake(
         'http-session-left-open',
-        `the session ended without DELETE: close() ends the session it started (DELETE ${this.path} with its Mcp-Session-Id)`,
+        `the session ended without DELETE: close() should end the session it started (DELETE ${this.path} with its Mcp-Session-Id), so that the server can let it go`,
       );
     }
     this.player.endOfInput();
@@ -209,7 +211,7 @@ class HttpFace {
         this.saidSession = true;
         this.mistake(
           'stateless-session',
-          `your client sent ${request.method} ${this.path} with Mcp-Session-Id ${JSON.stringify(request.headers['mcp-session-id'])}, but the server gave no session (the stateless revision has none): send no Mcp-Session-Id`,
+          `your client sent ${request.method} ${this.path} with Mcp-Session-Id ${JSON.stringify(request.headers['mcp-session-id'])}, but the server gave no session (the stateless revision has none): the server ignores it; a client of the revision need not send it`,
         );
       }
       // the recorded server holds no session: no stream of its own, nothing to end
@@ -224,9 +226,20 @@ class HttpFace {
     this.post(request, response);
   }
 
-  /** After the server gave a session id, every request carries it (400 without, 404 with another). */
+  /** After the server gave a session id, every request carries it (400 without, 404 with another); once
+   *  the server lost it, the new session starts without one (400, as the SDK's servers answer an id
+   *  they do not know on an initialize). */
   private sessionOk(request: IncomingMessage, response: ServerResponse): boolean {
-    if (this.sessionId === undefined) return true;
+    if (this.sessionId === undefined) {
+      const sent = request.headers['mcp-session-id'];
+      if (!this.sessionLost || sent === undefined) return true;
+      this.mistake(
+        'http-session',
+        `your client sent ${request.method} ${this.path} with Mcp-Session-Id ${JSON.stringify(sent)} after the server lost that session: a new session starts with initialize, without a session id`,
+      );
+      rpcError(response, 400, 'Bad Request: No valid session ID provided');
+      return false;
+    }
     const sent = request.headers['mcp-session-id'];
     if (sent === this.sessionId) {
       this.checkVersion(request);
@@ -353,6 +366,7 @@ class HttpFace {
     this.channels.delete(channel.id);
     if (reply.status === 404 || reply.status === 400) {
       this.sessionId = undefined;
+      this.sessionLost = true;
       this.player.sessionRestarted();
     }
     const type = reply.headers?.['content-type'] ?? (reply.body === 'text' ? 'text/plain' : undefined);
@@ -529,6 +543,7 @@ class HttpFace {
       live = randomUUID();
       this.liveSessions.set(recorded, live);
       this.sessionId = live;
+      this.sessionLost = false;
     }
     return live;
   }

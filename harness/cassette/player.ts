@@ -27,12 +27,14 @@ import {
   type SseFrame,
 } from './model.ts';
 import { editAndCut, editChunks, type Edit } from './raw-edit.ts';
+import { isAdvice } from './rules.ts';
 import { checkClientMessage, loadSchemas, PENDING } from './schema.ts';
 import {
   declaredVersion,
   envelopeRefusal,
   inputRequiredResults,
   isStatelessMessage,
+  META_INFO,
   META_KEYS,
   missingMeta,
   speaksStateless,
@@ -106,9 +108,14 @@ export class Player {
   private readonly recordedIdOf = new Map<string, Json>();
   private readonly liveTokenOf = new Map<string, Json>();
   private readonly methodOfRecordedId = new Map<string, string>();
-  /** Every id the client gave a request in this session -> that request's method. */
+  /** Every id the client gave a request in this session -> that request's method; a stateless request's
+   *  (2026-07-28) only until its response is written, after which its id may be used again. */
   private readonly methodOfLiveId = new Map<string, string>();
+  /** The ids of stateless requests not answered yet. */
+  private readonly statelessLiveIds = new Set<string>();
   private readonly misses: Diagnosis[] = [];
+  /** Recommendations not followed (a SHOULD: rules.ts), each kind once; they fail nothing. */
+  private readonly advice: Diagnosis[] = [];
   /** Diagnoses past KEPT_DIAGNOSES: counted only. */
   private more = 0;
   /** The client's bytes cut into lines, none longer than MAX_LINE_CHARS (receiveChunk). */
@@ -266,20 +273,25 @@ export class Player {
   private judge(message: JsonObject, arrival: Arrival): void {
     // Past the kept diagnoses a schema check could only add to a count.
     if (this.options.validate !== false && !this.full) this.validate(message, this.version);
-    if (arrival.beforeInitializeResult && message.method !== 'ping') {
-      // The lifecycle's rule: until the initialize result arrives, a client may send nothing but ping.
+    const kind = kindOf(message);
+    // The lifecycle's rules: initialized follows a successful initialize (a MUST); until the result comes a
+    // client should send no request but ping (a SHOULD NOT).
+    if (arrival.beforeInitializeResult && message.method === 'notifications/initialized') {
+      this.diagnose(
+        'initialized-too-early',
+        () =>
+          `your client sent ${describeMessage(message)} before the initialize result had arrived: initialized says the handshake succeeded, so it follows the result`,
+        { received: message },
+      );
+    } else if (arrival.beforeInitializeResult && kind === 'request' && message.method !== 'ping') {
       this.diagnose(
         'before-initialize-result',
-        () => `your client sent ${describeMessage(message)} before the initialize result had arrived: wait for it (only ping may come earlier)`,
-        {
-          received: message,
-        },
+        () => `your client sent ${describeMessage(message)} before the initialize result had arrived: wait for it (only ping should come earlier)`,
+        { received: message },
       );
     }
-    const kind = kindOf(message);
     const statelessFrame = this.stateless && this.expecting !== undefined && isStatelessMessage(this.expecting.message) ? this.expecting : undefined;
-    const retryWithOldId = statelessFrame !== undefined && kind === 'request' && this.retryReusesId(statelessFrame, message);
-    if (kind === 'request' && !retryWithOldId) this.checkIdIsNew(message);
+    if (kind === 'request') this.checkIdIsNew(message);
     if (statelessFrame !== undefined && this.refusedAsStateless(statelessFrame, message)) return;
     if (this.tookOutOfPlace(message)) return;
     if (this.position >= this.cassette.frames.length) {
@@ -395,18 +407,23 @@ export class Player {
     );
   }
 
-  /** MCP: a request's id must not have been used before by the same side in the session, answered or not. */
+  /** MCP: a request's id must not have been used before by the same side in the session, answered or not
+   *  (2025-11-25); in the stateless revision, not while a request with it is still unanswered (2026-07-28). */
   private checkIdIsNew(request: JsonObject): void {
     const key = idKey(request.id);
     const before = this.methodOfLiveId.get(key);
     if (before === undefined) {
       this.methodOfLiveId.set(key, String(request.method));
+      if (isStatelessMessage(request)) this.statelessLiveIds.add(key);
       return;
     }
+    const stateless = this.statelessLiveIds.has(key);
     this.diagnose(
       'id-reused',
       () =>
-        `your client sent ${describeMessage(request)} with an id it already gave ${before} in this session: every request needs an id never used before in the session`,
+        stateless
+          ? `your client sent ${describeMessage(request)} with the id of ${before}, still unanswered: a request's id differs from every other request in flight`
+          : `your client sent ${describeMessage(request)} with an id it already gave ${before} in this session: every request needs an id never used before in the session`,
       { received: request },
     );
   }
@@ -435,11 +452,19 @@ export class Player {
       return true;
     }
     const missing = missingMeta(expected.message, message);
-    if (missing.length > 0) {
+    const required = missing.filter((key) => key !== META_INFO);
+    if (missing.includes(META_INFO)) {
+      this.diagnose(
+        'meta-client-info-missing',
+        () => `your client sent ${describeMessage(message)} without ${META_INFO} in params._meta: say who the client is on every request`,
+        { received: message, path: 'params._meta' },
+      );
+    }
+    if (required.length > 0) {
       this.diagnose(
         'meta-missing',
         () =>
-          `your client sent ${describeMessage(message)} without ${missing.join(' and ')} in params._meta: in the stateless revision every request says its protocol version, client capabilities and client info there (${META_KEYS.join(', ')})`,
+          `your client sent ${describeMessage(message)} without ${required.join(' and ')} in params._meta: in the stateless revision every request says its protocol version and client capabilities there (${META_KEYS.join(', ')})`,
         { received: message, waitingFor: this.ref(this.position), nearest: this.ref(this.position), path: 'params._meta' },
       );
       const refusal = envelopeRefusal(message, missing, declaredVersion(expected.message) ?? '');
@@ -476,24 +501,6 @@ export class Player {
     return false;
   }
 
-  /** A retry (the recorded request echoes a requestState) sent with the id of the request it
-   *  retries: said; the stateless server answers it all the same. */
-  private retryReusesId(expected: ClientFrame, message: JsonObject): boolean {
-    const params = expected.message.params;
-    const state = isObject(params) ? params.requestState : undefined;
-    if (typeof state !== 'string' || message.method !== expected.message.method) return false;
-    const original = this.inputRequired.get(state);
-    const liveId = original === undefined ? undefined : this.liveIdOf.get(idKey(original.id));
-    if (liveId === undefined || idKey(liveId) !== idKey(message.id)) return false;
-    this.diagnose(
-      'input-required-retry',
-      () =>
-        `your client retried ${describeMessage(message)} with the id of the request it retries: a retry is a new request, and needs an id never used before in the session`,
-      { received: message, waitingFor: this.ref(this.position) },
-    );
-    return true;
-  }
-
   /** An error the recorded server would answer with, at its HTTP status. */
   private refuse(id: Json, refusal: Refusal): void {
     this.answerAs({ jsonrpc: '2.0', error: refusal.error as unknown as Json, id }, refusal.status);
@@ -501,6 +508,7 @@ export class Player {
 
   /** A server message the player makes up from the recording (not a frame played at its place). */
   private answerAs(message: JsonObject, status?: number): void {
+    if (kindOf(message) === 'response') this.answered(message.id);
     this.log.add(() => exchangeStep('server', message));
     this.output.write({ bytes: compactLine(message), after: 'write', from: { message, ...(status !== undefined && { status }) } });
   }
@@ -531,6 +539,7 @@ export class Player {
       consumed: this.consumed,
       expected: this.clientFrameCount,
       diagnoses: this.misses,
+      advice: this.advice,
       moreDiagnoses: this.more,
       exchange: this.log.exchange,
     };
@@ -687,6 +696,7 @@ export class Player {
       if (kindOf(message) === 'request') this.playedRequests.add(idKey(message.id));
       const edits = this.editsFor(message);
       const sent = edits.length === 0 ? message : applyEdits(message, edits);
+      if (kindOf(sent) === 'response') this.answered(sent.id);
       from = { frame, message: sent };
       const step = this.log.add(() => exchangeStep('server', sent));
       if (initializeResult) this.initializeResultStep = step;
@@ -733,7 +743,15 @@ export class Player {
     return edits;
   }
 
+  /** A response to the client is written: a stateless request's id is free again. */
+  private answered(id: Json | undefined): void {
+    const key = idKey(id);
+    if (!this.statelessLiveIds.delete(key)) return;
+    this.methodOfLiveId.delete(key);
+  }
+
   private reply(id: Json, text: string, code = MISMATCH_ERROR_CODE): void {
+    this.answered(id);
     const answer = { jsonrpc: '2.0', id, error: { code, message: `theinference: ${text}` } };
     this.log.add(() => exchangeStep('server', answer));
     this.output.write({ bytes: compactLine(answer), after: 'write', from: { message: answer } });
@@ -758,6 +776,16 @@ export class Player {
   /** Kept while there is room, else counted; `message` is only worked out for a kept one. Client
    *  bytes it quotes come out escaped (no control character reaches a terminal) and clipped. */
   private diagnose(kind: DiagnosisKind, message: () => string, fields: Omit<Diagnosis, 'kind' | 'message'>, step = this.step): void {
+    if (isAdvice(kind)) {
+      if (this.advice.some((given) => given.kind === kind)) return;
+      this.advice.push({
+        kind,
+        message: clip(escapeControls(message()), MESSAGE_CHARS),
+        ...(this.cassette.file ? { cassette: this.cassette.file } : {}),
+        ...fields,
+      });
+      return;
+    }
     if (this.full) {
       this.more++;
       return;

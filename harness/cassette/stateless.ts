@@ -152,6 +152,13 @@ const SENTINEL_PREFIX = '=?base64?';
 const SENTINEL_SUFFIX = '?=';
 const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
+/** What a header value may hold (RFC 9110: visible ASCII, space, tab). Node hands a header's bytes on as
+ *  Latin-1, so a client that wrote UTF-8 (or Latin-1) shows here as characters past 0x7E. The spec: a
+ *  server MUST reject a value with invalid characters (-32020). */
+const HEADER_SAFE = /^[\x20-\x7e\t]*$/;
+const NOT_HEADER_SAFE = (header: string) =>
+  `the ${header} header carries characters a header value may not (only visible ASCII, space and tab): a value that is not plain ASCII goes as =?base64?…?=`;
+
 /** A mirrored header's value as the body has it: a `=?base64?…?=` value decoded (UTF-8), any
  *  other as it is; undefined when the sentinel holds no valid Base64 of UTF-8. */
 export function decodeHeaderValue(value: string): string | undefined {
@@ -234,6 +241,7 @@ export function headerMismatch(message: JsonObject, headers: MirrorHeaders, decl
   if (field !== undefined && typeof bodyName === 'string') {
     if (headers.name === undefined) return refuse('(missing)', `the body carries params.${field}="${bodyName}" but the required Mcp-Name header is absent`);
     const sent = headers.name.trim();
+    if (!HEADER_SAFE.test(sent)) return refuse(sent, NOT_HEADER_SAFE('Mcp-Name'));
     const decoded = decodeHeaderValue(sent);
     if (decoded === undefined) return refuse(sent, 'the Mcp-Name header carries an invalid Base64 sentinel value');
     if (decoded !== bodyName) return refuse(sent, `the body carries params.${field}="${bodyName}" but the Mcp-Name header names "${decoded}"`);
@@ -247,6 +255,7 @@ export function headerMismatch(message: JsonObject, headers: MirrorHeaders, decl
     const where = declaration.path.join('.');
     const sent = headers.params[headerName.toLowerCase()];
     if (sent === undefined) return refuse(headerName, `the body carries ${where}=${JSON.stringify(value)} but the ${headerName} header is absent`);
+    if (!HEADER_SAFE.test(sent)) return refuse(headerName, NOT_HEADER_SAFE(headerName));
     const decoded = decodeHeaderValue(sent.trim());
     if (decoded === undefined) return refuse(headerName, `the ${headerName} header carries an invalid Base64 sentinel value`);
     const same = typeof value === 'number' && /^-?\d+(?:\.\d+)?$/.test(decoded) ? Number(decoded) === value : decoded === String(value);

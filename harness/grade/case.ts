@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { attachPlayer, CassetteError, loadCassette, type Cassette, type PlayerSession, type PlayReport } from '../cassette/index.ts';
+import { RULES } from '../cassette/rules.ts';
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import type { Command } from '../run/network.ts';
@@ -14,7 +15,7 @@ import { caseServerEntry, readStartReport, START_HINT, startProblem, type Server
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';
 import { openGate } from './player-gate.ts';
-import type { Verdict } from './verdict.ts';
+import type { Advice, Verdict } from './verdict.ts';
 
 export interface CaseContext {
   /** The folder holding your_program.sh (the course, or a scratch copy of a submission). */
@@ -53,9 +54,11 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   const judged = judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage });
   const judgement = withProtocol(withSessionOver(withServerStart(judged, start), report, testCase.player), report, fixtureName(testCase, 'cassette.yaml'));
   const failed = judgement.status !== 'pass' && judgement.status !== 'infra';
+  const advice = adviceOf(report);
   return {
     name,
     ...judgement,
+    ...(advice.length > 0 && { advice }),
     ...(failed && { rerun: `./${PROGRAM} ${testCase.command} ${testCase.casePath}` }),
     ...(report && { exchange: report.exchange }),
     ...relayed(result, context),
@@ -227,6 +230,11 @@ function withProtocol(judgement: Judgement, report: PlayReport | undefined, cass
   const hinted = hints.length > 0 ? { hints } : {};
   if (judgement.status === 'pass') return { status: 'error', message: report.diagnoses[0]!.message, protocol, ...hinted };
   return { ...judgement, protocol, ...hinted };
+}
+
+/** The player's advice, each with the spec's words behind it. */
+function adviceOf(report: PlayReport | undefined): Advice[] {
+  return (report?.advice ?? []).map(({ kind, message }) => ({ kind, message, source: RULES[kind].source, words: RULES[kind].words }));
 }
 
 /** How a student names the case: its folder under cases/<stage>/ (the stage is in the heading). */

@@ -100,7 +100,10 @@ export function protocolHints(diagnoses: readonly Diagnosis[]): Hint[] {
   if (diagnoses.some((diagnosis) => diagnosis.kind === 'id-reused')) {
     hints.push({
       kind: 'id-reused',
-      lines: ['an id names one request for the whole session, even once it is answered', 'take each id from a counter that only grows'],
+      lines: [
+        'an id names one request: for the whole session (2025-11-25), or while it is unanswered (the stateless revision)',
+        'take each id from a counter that only grows',
+      ],
     });
   }
   if (diagnoses.some(newSessionAwaited)) {
@@ -112,7 +115,10 @@ export function protocolHints(diagnoses: readonly Diagnosis[]): Hint[] {
       ],
     });
   }
+  const lost = hints.some((hint) => hint.kind === 'session-lost');
   for (const [kind, lines] of Object.entries(HTTP_HINTS)) {
+    // a session id sent after the session was lost: the hint to read is how to start the next one
+    if (kind === 'http-session' && lost) continue;
     if (diagnoses.some((diagnosis) => diagnosis.kind === kind)) hints.push({ kind, lines });
   }
   return hints;
@@ -162,27 +168,22 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
   ],
   'http-protocol-version': ['after initialize, send MCP-Protocol-Version: <the version the server answered> on every request'],
   'http-auth': ['the configured headers (a bearer token) go on every request: POST, GET and DELETE alike'],
-  'http-session-left-open': ["close() ends the session it started: DELETE the server's URL with the Mcp-Session-Id header"],
   // the stateless revision (2026-07-28)
   'meta-missing': [
-    'in the stateless revision every request carries in params._meta its protocol version, client capabilities and client info (io.modelcontextprotocol/protocolVersion, clientCapabilities, clientInfo)',
+    'in the stateless revision every request carries in params._meta its protocol version and client capabilities (io.modelcontextprotocol/protocolVersion, clientCapabilities), and should carry its client info (clientInfo)',
     'set all three on every request after connect() found the revision, server/discover included (a _meta the caller gave keeps its own keys)',
   ],
   'http-header-mismatch': [
     'a server of the revision checks the headers that mirror the body, and refuses (400, -32020) a request whose headers disagree with it or lack one',
     "send MCP-Protocol-Version equal to the _meta's version, Mcp-Method, Mcp-Name on tools/call (params.name), and Mcp-Param-<Name> for each argument the tool's inputSchema marks x-mcp-header (=?base64?...?= when not plain ASCII)",
   ],
-  'stateless-session': [
-    'a server of the stateless revision gives no session: its requests stand alone',
-    'send no Mcp-Session-Id in the stateless era (a session id comes only from a 2025 initialize response)',
-  ],
   'stateless-initialize': [
     'the server speaks the stateless revision: it has no initialize, and refuses one (-32022)',
     'connect() probes with server/discover first; initialize() only when the probe shows a 2025 server (an error other than -32020/-32021/-32022, or a -32022 whose common version is of 2025)',
   ],
   'input-required-retry': [
-    'an input_required result is answered by sending the request again as a new request: a new id, inputResponses (each answer under its key) and the requestState it gave, unchanged',
-    'the server keeps nothing between the two: without its requestState it asks again; with the old id it is not a new request',
+    'an input_required result is answered by sending the request again: inputResponses (each answer under its key) and the requestState it gave, unchanged',
+    'the server keeps nothing between the two: without its requestState it asks again',
   ],
 };
 

@@ -1,7 +1,7 @@
 // What grading one case (or one property) comes to. Everything the reporters print or write
 // is read off these values; nothing downstream looks at processes or bytes again. Kept as data
 // (kinds, positions, styled spans): each reporter turns it into its own text.
-import type { Diagnosis } from '../cassette/diagnosis.ts';
+import type { Diagnosis, DiagnosisKind } from '../cassette/diagnosis.ts';
 import type { Exchange } from '../cassette/exchange.ts';
 
 export type Status =
@@ -26,6 +26,8 @@ export interface Verdict {
   hints?: Hint[];
   /** What the cassette player objected to, for a case played from a cassette. */
   protocol?: ProtocolReport;
+  /** What the spec recommends (a SHOULD) and the client did not do: said, counted, and failing nothing. */
+  advice?: Advice[];
   /** The played session message by message, for a case played from a cassette. */
   exchange?: Exchange;
   /** The command that runs the case by hand. */
@@ -37,6 +39,15 @@ export interface Verdict {
   durationMs: number;
   /** For properties and randomised cases: the seed that replays this run. */
   seed?: number;
+}
+
+/** A recommendation not followed: what the client did, and the spec's words that recommend otherwise. */
+export interface Advice {
+  kind: DiagnosisKind;
+  message: string;
+  /** Where the words are (rules.ts). */
+  source: string;
+  words: string;
 }
 
 /** One mistake and its fix, in words. */

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { moreDiagnosesLine, type Diagnosis, type PlayReport } from '../cassette/diagnosis.ts';
 import { exchangeStep, responseOutcome, type Exchange, type ExchangeStep } from '../cassette/exchange.ts';
 import { isObject, type Json } from '../cassette/model.ts';
-import type { Hint, ProtocolReport, StyledLine } from '../grade/verdict.ts';
+import type { Advice, Hint, ProtocolReport, StyledLine } from '../grade/verdict.ts';
 import { clip, escapeControls } from '../terminal-text.ts';
 import type { CheckReport, KeptText, ResultsReport, StageReport } from './json.ts';
 
@@ -100,6 +100,7 @@ function checkBlock(check: CheckReport, first: boolean): Html {
 ${facts.length > 0 && html`<p class="facts">${join(facts, ' · ')}</p>`}
 ${check.difference && html`<pre class="difference">${check.difference.lines.map(styledLine)}</pre>`}
 ${check.hints.length > 0 && html`<ul class="hints">${check.hints.map(hintItem)}</ul>`}
+${check.advice.length > 0 && html`<ul class="advice">${check.advice.map(adviceItem)}</ul>`}
 ${check.protocol && protocolSection(check.protocol)}
 ${check.exchange && sequenceDiagram(check.exchange, check.protocol)}
 ${keptText('stderr', check.stderr, failed)}
@@ -115,6 +116,10 @@ function styledLine(line: StyledLine): Html {
 function hintItem(hint: Hint): Html {
   const [first = '', ...rest] = hint.lines;
   return html`<li data-hint="${hint.kind}"><b>hint:</b> ${first}${rest.map((line) => html`<br>${line}`)}</li>`;
+}
+
+function adviceItem(advice: Advice): Html {
+  return html`<li data-advice="${advice.kind}"><b>advice:</b> ${advice.message}<br><span class="dim">the spec (${advice.source}): “${advice.words}”</span></li>`;
 }
 
 function keptText(kind: 'stderr' | 'stdout' | 'details', kept: KeptText | null, open: boolean, title: string = kind): Html | false {

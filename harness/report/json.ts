@@ -5,7 +5,7 @@ import { MAX_SEED } from '../defaults.ts';
 import { writeAtomically } from '../files.ts';
 import { detailText } from './details.ts';
 import type { Case, Stage } from '../course.ts';
-import type { Difference, Hint, ProtocolReport, Verdict } from '../grade/verdict.ts';
+import type { Advice, Difference, Hint, ProtocolReport, Verdict } from '../grade/verdict.ts';
 import type { Exchange } from '../cassette/exchange.ts';
 import {
   array,
@@ -66,6 +66,8 @@ export interface CheckReport {
   difference: Difference | null;
   /** What the cassette player objected to. */
   protocol: ProtocolReport | null;
+  /** What the spec recommends (a SHOULD) and the client did not do: none of it fails the check. */
+  advice: Advice[];
   /** The played session, message by message (the HTML report draws it). */
   exchange: Exchange | null;
   output: KeptText | null;
@@ -88,6 +90,8 @@ export interface StageReport {
   /** Units of this stage in the whole run, all shards together: each case, and the property suite as one
    *  (its properties are several checks that share one `position`). */
   planned: number;
+  /** Pieces of advice given to its checks, all together. */
+  advisories: number;
   checks: CheckReport[];
 }
 
@@ -145,6 +149,7 @@ const DIAGNOSIS_KINDS = [
   'params-differ',
   'out-of-order',
   'before-initialize-result',
+  'initialized-too-early',
   'exhausted',
   'unused',
   'invalid-message',
@@ -159,6 +164,7 @@ const DIAGNOSIS_KINDS = [
   'http-auth',
   'http-session-left-open',
   'meta-missing',
+  'meta-client-info-missing',
   'http-header-mismatch',
   'stateless-session',
   'stateless-initialize',
@@ -178,6 +184,7 @@ const diagnosisSchema = object({
   unusedCount: optional(integer()),
 });
 const protocolSchema = object({ cassette: string(), diagnoses: array(diagnosisSchema), more: integer() });
+const adviceSchema = object({ kind: oneOf(...DIAGNOSIS_KINDS), message: string(), source: string(), words: string() });
 const exchangeSchema = object({
   steps: array(
     object({
@@ -205,6 +212,7 @@ const checkReportSchema = refine(
     hints: array(hintSchema),
     difference: nullable(differenceSchema),
     protocol: nullable(protocolSchema),
+    advice: array(adviceSchema),
     exchange: nullable(exchangeSchema),
     output: nullable(keptText),
     stderr: nullable(keptText),
@@ -223,6 +231,7 @@ const stageReportSchema = object({
   status: oneOf('pass', 'fail', 'error', 'skipped'),
   durationMs: integer(),
   planned: integer(),
+  advisories: integer(),
   checks: array(checkReportSchema),
 });
 
@@ -314,6 +323,7 @@ export function checkReport(stage: string, check: GradedCheck, courseRoot: strin
     hints: verdict.hints ?? [],
     difference: verdict.difference ?? null,
     protocol: verdict.protocol ?? null,
+    advice: verdict.advice ?? [],
     exchange: verdict.exchange ?? null,
     output: verdict.stdout === undefined ? null : keepBytes(verdict.stdout),
     stderr: keepText(verdict.stderr),
@@ -332,6 +342,7 @@ export function stageReport(graded: GradedStage, courseRoot: string): StageRepor
     status: graded.graded ? rollUp(checks) : 'skipped',
     durationMs: Math.round(graded.durationMs),
     planned: graded.planned,
+    advisories: checks.reduce((sum, check) => sum + check.advice.length, 0),
     checks,
   };
 }

@@ -155,6 +155,7 @@ function mergeStages(perReport: StageReport[][]): StageReport[] {
       status: graded.length === 0 ? 'skipped' : rollUp(checks),
       durationMs: largest(parts.map((part) => part.durationMs)),
       planned: largest(parts.map((part) => part.planned)),
+      advisories: checks.reduce((sum, check) => sum + check.advice.length, 0),
       checks,
     };
   });

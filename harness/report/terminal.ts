@@ -28,6 +28,8 @@ export interface TerminalOptions {
 export class TerminalReporter implements Reporter {
   /** The kinds of failure (see failureKind) shown in full in this stage. */
   private shown = new Set<string>();
+  /** The kinds of advice shown in full in this stage. */
+  private advised = new Set<string>();
   private readonly painter: Painter;
 
   constructor(
@@ -39,6 +41,7 @@ export class TerminalReporter implements Reporter {
 
   stageStart(stage: Stage): void {
     this.shown.clear();
+    this.advised.clear();
     this.write(`${this.bold(stage.slug)} ${this.dim(`· ${stage.title}`)}\n`);
   }
 
@@ -48,6 +51,7 @@ export class TerminalReporter implements Reporter {
     const time = this.dim(`${(verdict.durationMs / 1000).toFixed(2)} s`);
     const what = passed ? '' : `  ${this.paint('red', verdict.status)}: ${this.line(verdict.message, false)}`;
     this.write(`  ${mark} ${this.line(verdict.name, false)}  ${time}${what}\n`);
+    this.adviceUnder(verdict);
     if (passed && !this.options.verbose) return;
     if (!passed && !this.options.verbose) {
       const kind = failureKind(verdict);
@@ -65,6 +69,26 @@ export class TerminalReporter implements Reporter {
     if (verdict.stderr) for (const line of relay(verdict.stderr)) this.write(`      ${this.dim(line)}\n`);
   }
 
+  /** Advice, each kind in full once a stage (the spec's words with it), then only named. */
+  private adviceUnder(verdict: Verdict): void {
+    const advice = verdict.advice ?? [];
+    const fresh = advice.filter((piece) => this.options.verbose || !this.advised.has(piece.kind));
+    for (const piece of fresh) {
+      this.advised.add(piece.kind);
+      this.write(`      ${this.paint('yellow', 'advice:')} ${this.line(`${piece.kind}: ${piece.message}`, false)}\n`);
+      this.write(`      ${this.dim(this.line(`the spec (${piece.source}): "${piece.words}"`, false))}\n`);
+    }
+    if (fresh.length < advice.length)
+      this.write(
+        this.dim(
+          `      (advice as above: ${advice
+            .filter((piece) => !fresh.includes(piece))
+            .map((piece) => piece.kind)
+            .join(', ')})\n`,
+        ),
+      );
+  }
+
   /** One line of grader text, cut to LINE_CHARS and with control characters made visible. */
   private line(text: string, keepColour: boolean): string {
     const shown = escapeGraderText(clip(text, LINE_CHARS), keepColour);
@@ -76,7 +100,9 @@ export class TerminalReporter implements Reporter {
     const counts = count(result.verdicts);
     const seconds = (result.durationMs / 1000).toFixed(1);
     const line = `${counts.passed} passed, ${counts.failed} failed`;
-    this.write(`  ${result.passed ? this.paint('green', line) : this.paint('red', line)} ${this.dim(`in ${seconds} s`)}\n\n`);
+    const advice = result.verdicts.reduce((sum, verdict) => sum + (verdict.advice?.length ?? 0), 0);
+    const advised = advice === 0 ? '' : `; ${result.passed ? 'passes, with' : 'and'} ${pieces(advice)} of advice`;
+    this.write(`  ${result.passed ? this.paint('green', line) : this.paint('red', line)} ${this.dim(`in ${seconds} s`)}${advised}\n\n`);
   }
 
   /** The last word: where the student stands and what to do next. */
@@ -87,7 +113,9 @@ export class TerminalReporter implements Reporter {
     }
     const failed = graded.find((stage) => stage.status !== 'pass');
     if (!failed) {
-      this.write(this.paint('green', `all graded stages pass: ${graded.map((stage) => stage.slug).join(', ')}\n`));
+      const advice = graded.reduce((sum, stage) => sum + stage.advisories, 0);
+      const advised = advice === 0 ? '' : `, with ${pieces(advice)} of advice above`;
+      this.write(this.paint('green', `all graded stages pass: ${graded.map((stage) => stage.slug).join(', ')}${advised}\n`));
       return;
     }
     const passed = failed.checks.filter((check) => check.status === 'pass').length;
@@ -141,6 +169,10 @@ function relay(stderr: string): string[] {
   }
   if (more > 0) shown.push(`[your_program] … ${more} more lines of stderr`);
   return shown;
+}
+
+function pieces(count: number): string {
+  return count === 1 ? 'a piece' : `${count} pieces`;
 }
 
 function count(verdicts: Verdict[]): { passed: number; failed: number } {

@@ -128,7 +128,7 @@ describe('the exchange of a played session', () => {
       'server response result 0',
     ]);
     expect(report.exchange.steps[1]!.diagnosis).toMatchObject({
-      kind: 'before-initialize-result',
+      kind: 'initialized-too-early',
       message: expect.stringContaining('before the initialize result had arrived'),
     });
   });

@@ -135,14 +135,9 @@ describe('the HTTP player face', () => {
     const recorded = loadCassette(HANDSHAKE).frames[0]!;
     expect(value.id).not.toBe(recorded.from === 'client' && recorded.http?.reply?.headers?.['mcp-session-id']);
     expect(value).toMatchObject({ missing: 400, wrong: 404, noVersion: 202 });
-    // and the session ended there: without its DELETE, with the recording's messages unused
-    expect(player.diagnoses.map((diagnosis) => diagnosis.kind)).toEqual([
-      'http-session',
-      'http-session',
-      'http-protocol-version',
-      'http-session-left-open',
-      'unused',
-    ]);
+    // and the session ended there, with the recording's messages unused; without its DELETE, which is advice
+    expect(player.diagnoses.map((diagnosis) => diagnosis.kind)).toEqual(['http-session', 'http-session', 'http-protocol-version', 'unused']);
+    expect((await player.done).advice.map((advice) => advice.kind)).toEqual(['http-session-left-open']);
     expect(player.diagnoses[2]!.message).toBe(
       'your client sent POST /mcp without the MCP-Protocol-Version header: after initialize, every request says the version agreed (2025-11-25)',
     );

@@ -29,12 +29,15 @@ afterAll(async () => {
 });
 
 /** Plays `file` over HTTP to `drive`; what the client got, and what the player said. */
-async function replay<T>(file: string, drive: (url: string) => Promise<T>): Promise<{ result: T; ok: boolean; complete: boolean; diagnoses: Diagnosis[] }> {
+async function replay<T>(
+  file: string,
+  drive: (url: string) => Promise<T>,
+): Promise<{ result: T; ok: boolean; complete: boolean; diagnoses: Diagnosis[]; advice: Diagnosis[] }> {
   const served = await serveCassette(cassetteOf(file));
   try {
     const result = await drive(served.url);
     const report = served.finish();
-    return { result, ok: report.ok, complete: report.complete, diagnoses: report.diagnoses };
+    return { result, ok: report.ok, complete: report.complete, diagnoses: report.diagnoses, advice: report.advice };
   } finally {
     await served.close();
   }
@@ -46,6 +49,7 @@ describe('the SDK v2 client gets the same live and replayed', () => {
     const live = await recording.drive(servers[recording.server]!.url);
     const replayed = await replay(file, recording.drive);
     expect(replayed.diagnoses).toEqual([]);
+    expect(replayed.advice).toEqual([]);
     expect(replayed.ok && replayed.complete).toBe(true);
     expect(replayed.result).toEqual(live);
   });
@@ -91,7 +95,7 @@ async function sameAnswer(file: string, server: 'tools' | 'versions', mistake: (
   const live = await mistake(servers[server]!.url);
   const replayed = await replay(file, mistake);
   expect(replayed.result).toEqual(live);
-  return { live, diagnoses: replayed.diagnoses };
+  return { live, diagnoses: replayed.diagnoses, advice: replayed.advice };
 }
 
 const discover = (url: string) => post(url, request(0, 'server/discover'));
@@ -123,7 +127,7 @@ const ELICITS = { elicitation: { form: {} } };
 describe('each mistake of the stateless revision, diagnosed and answered as the server answers it', () => {
   const file = 'stateless-tools.yaml';
 
-  it('a request whose _meta lacks the client capabilities: -32602 (400); without clientInfo: said, and served', async () => {
+  it('a request whose _meta lacks the client capabilities: -32602 (400); without clientInfo: advice, and served', async () => {
     const { live, diagnoses } = await sameAnswer(file, 'tools', async (url) => {
       const { params } = request(0, 'server/discover') as { params: { _meta: Record<string, unknown> } };
       const { 'io.modelcontextprotocol/clientCapabilities': _dropped, ...meta } = params._meta;
@@ -138,7 +142,8 @@ describe('each mistake of the stateless revision, diagnosed and answered as the 
       return post(url, { jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: meta } });
     });
     expect(noInfo.live.status).toBe(200);
-    expect(noInfo.diagnoses.map((d) => d.kind)).toEqual(['meta-missing', 'unused']);
+    expect(noInfo.diagnoses.map((d) => d.kind)).toEqual(['unused']);
+    expect(noInfo.advice.map((d) => d.kind)).toEqual(['meta-client-info-missing']);
   });
 
   it.each([
@@ -176,10 +181,11 @@ describe('each mistake of the stateless revision, diagnosed and answered as the 
     expect(diagnoses[0]?.kind).toBe('http-header-mismatch');
   });
 
-  it('an Mcp-Session-Id sent to a server without sessions: said, and served; GET and DELETE refused (405) as the server refuses them', async () => {
-    const { live, diagnoses } = await sameAnswer(file, 'tools', (url) => post(url, request(0, 'server/discover'), { 'mcp-session-id': 'remembered' }));
+  it('an Mcp-Session-Id sent to a server without sessions: advice, and served; GET and DELETE refused (405) as the server refuses them', async () => {
+    const { live, diagnoses, advice } = await sameAnswer(file, 'tools', (url) => post(url, request(0, 'server/discover'), { 'mcp-session-id': 'remembered' }));
     expect(live.status).toBe(200);
-    expect(diagnoses.map((d) => d.kind)).toEqual(['stateless-session', 'unused']);
+    expect(diagnoses.map((d) => d.kind)).toEqual(['unused']);
+    expect(advice.map((d) => d.kind)).toEqual(['stateless-session']);
     for (const method of ['GET', 'DELETE']) {
       const ask = async (url: string) => {
         const response = await fetch(url, { method, headers: { accept: 'application/json, text/event-stream' } });
@@ -202,7 +208,7 @@ describe('each mistake of the stateless revision, diagnosed and answered as the 
     expect(diagnoses[0]).toMatchObject({ kind: 'stateless-initialize' });
   });
 
-  it('an input_required retry without the requestState, or with another, is asked again; one with the old id is said; the right one completes', async () => {
+  it('an input_required retry without the requestState, or with another, is asked again; one with the answered id passes, as the right one does', async () => {
     const deploy = { name: 'deploy', arguments: { env: 'staging' } };
     const yes = { inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } };
     const upTo = async (url: string) => {
@@ -225,8 +231,8 @@ describe('each mistake of the stateless revision, diagnosed and answered as the 
       return post(url, request(8, 'tools/call', { ...deploy, ...yes, requestState: first.result.requestState }, ELICITS));
     });
     expect(oldId.live).toMatchObject({ status: 200, body: { result: { content: [{ text: 'deployed to staging' }] } } });
-    expect(oldId.diagnoses.map((d) => d.kind)).toEqual(['input-required-retry']);
-    expect(oldId.diagnoses[0]!.message).toContain('with the id of the request it retries');
+    // 2026-07-28: an id must differ from those of requests not yet answered; the first was
+    expect(oldId.diagnoses.map((d) => d.kind)).toEqual([]);
     const right = await sameAnswer(file, 'tools', async (url) => {
       const first = await upTo(url);
       return post(url, request(9, 'tools/call', { ...deploy, ...yes, requestState: first.result.requestState }, ELICITS));

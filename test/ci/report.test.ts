@@ -80,6 +80,7 @@ describe('merge-reports refuses, in one line, exit 2', () => {
     hints: [],
     difference: null,
     protocol: null,
+    advice: [],
     exchange: null,
     output: null,
     stderr: null,
@@ -107,7 +108,7 @@ describe('merge-reports refuses, in one line, exit 2', () => {
     generatedCases: 0,
     counts: { pass: 1, fail: 0, error: 0, timeout: 0, crash: 0, total: 1 },
     problems: [],
-    stages: [{ slug: 's', title: 'S', status: 'pass', durationMs: 1, planned: 2, checks: [check(index - 1)] }],
+    stages: [{ slug: 's', title: 'S', status: 'pass', durationMs: 1, planned: 2, advisories: 0, checks: [check(index - 1)] }],
   });
   /** `report(1, 1)` with the field at `path` (`stages.0.checks.0.status`) set to `value`, or removed when it is undefined. */
   const broken = (path: string, value: unknown): unknown => {

@@ -10,6 +10,21 @@ import { courseCopy, expectGraderGolden, keepOnly, normalise, REPO, runInProcess
 /** The seed every recorded grader output was made with. */
 export const SEED = ['--seed', '7'];
 
+/** The stages, in course order. */
+export const STAGES = ['config-and-framing', 'handshake', 'tools', 'streamable-http', 'translate', 'stateless'];
+
+/** Correct clients that chose otherwise (test/variants/<choice>/change.diff): the stage where the choice
+ *  shows, and the advice it earns by kind (a SHOULD of the spec it does not follow), none by default. */
+export const VARIANTS: Record<string, { stage: string; advice?: string[] }> = {
+  'arguments-omitted': { stage: 'tools' },
+  'other-client-info': { stage: 'tools' },
+  'string-ids': { stage: 'tools' },
+  'no-delete-on-close': { stage: 'streamable-http', advice: ['http-session-left-open'] },
+  'session-id-to-stateless-server': { stage: 'stateless', advice: ['stateless-session'] },
+  'retry-reuses-answered-id': { stage: 'stateless' },
+  'client-info-not-sent': { stage: 'stateless', advice: ['meta-client-info-missing'] },
+};
+
 /** What each broken solution must make the grader say (written by hand, not recorded). `only`: the
  *  command, or the case, that its mistake can change; it is graded in a course copy without the stage's
  *  other cases, which pass on every such mistake (the config cases call no framing function, and the
@@ -113,7 +128,6 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'priming-event-crashes': { stage: 'streamable-http', says: ['skip one without data (the priming event)', 'refused: Unexpected end of JSON input'] },
   'json-reply-unread': { stage: 'streamable-http', says: ['json-replies', 'exited with code 13', 'a reply that arrived was never read'] },
   'session-id-not-sent': { stage: 'streamable-http', says: ['without the Mcp-Session-Id header', 'send it on every later request'] },
-  'close-without-delete': { stage: 'streamable-http', says: ['the session ended without DELETE', 'DELETE the server'] },
   'headers-not-sent': { stage: 'streamable-http', says: ['bearer-token', 'without the Authorization header', 'go on every request'] },
   'lost-session-not-renewed': { stage: 'streamable-http', says: ['session-lost', 'the server lost the session', 'send initialize again'] },
   'sse-decodes-each-read': { stage: 'streamable-http', says: ['split-reads', 'U+FFFD', 'one TextDecoder with { stream: true }'] },
@@ -122,6 +136,10 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     stage: 'streamable-http',
     says: ['exited with code 13', 'and then your program kept waiting', 'ends messages'],
     timeout: '1',
+  },
+  'renewal-keeps-old-session-id': {
+    stage: 'streamable-http',
+    says: ['session-lost', 'after the server lost that session: a new session starts with initialize, without a session id'],
   },
   'protocol-version-not-sent': { stage: 'streamable-http', says: ['without the MCP-Protocol-Version header', 'after initialize, send MCP-Protocol-Version'] },
   // stage 5: translate
@@ -152,8 +170,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     stage: 'stateless',
     says: ['the MCP-Protocol-Version header names 2025-11-25', "send MCP-Protocol-Version equal to the _meta's version"],
   },
+  'header-values-not-encoded': {
+    stage: 'stateless',
+    says: ['mirrored-headers', 'carries characters a header value may not', '=?base64?'],
+  },
   'mcp-name-not-sent': { stage: 'stateless', says: ['the required Mcp-Name header is absent', 'Mcp-Name on tools/call'] },
-  'session-id-in-stateless-era': { stage: 'stateless', says: ['stateless-session', 'send no Mcp-Session-Id in the stateless era'] },
   'input-required-returned': {
     stage: 'stateless',
     says: ["calls[0] is the server's input_required result", 'call onInputRequest for each of its inputRequests'],
@@ -162,7 +183,6 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     stage: 'stateless',
     says: ['the server asked for the same input 10 times', 'without the requestState the input_required result gave'],
   },
-  'retry-with-same-id': { stage: 'stateless', says: ['with the id of the request it retries', 'sending the request again as a new request: a new id'] },
   'empty-cursor-ends-list': { stage: 'stateless', says: ['it stopped at a page whose nextCursor is the empty string', 'test for undefined'] },
 };
 

@@ -1,0 +1,144 @@
+// The rule behind each diagnosis, in the spec's own words: a MUST broken is an error; a SHOULD not
+// followed is advice (shown and counted, the case still passes); what the course asks beyond the
+// spec (that a client does what its case asks, in order) is the course's and is said to be. One
+// table; docs/cassettes.md shows it (a test keeps the two the same).
+import type { DiagnosisKind } from './diagnosis.ts';
+
+/** `must`: the spec requires it (an error); `should`: the spec recommends it (advice); `course`: the
+ *  course asks it, beyond the spec (an error, marked as the course's). */
+export type RuleLevel = 'must' | 'should' | 'course';
+
+export interface Rule {
+  level: RuleLevel;
+  /** Where the words are: `<revision> <page>#<section>` of the spec (modelcontextprotocol.io/specification/…),
+   *  or the course's own page. */
+  source: string;
+  /** The rule, quoted (the spec's words) or said (the course's). */
+  words: string;
+}
+
+const LIFECYCLE = '2025-11-25 basic/lifecycle';
+const BASE = '2025-11-25 basic';
+const TRANSPORTS = '2025-11-25 basic/transports';
+const STATELESS_BASE = '2026-07-28 basic';
+const STATELESS_HTTP = '2026-07-28 basic/transports/streamable-http';
+const COURSE = 'docs/course.md';
+const AS_RECORDED = 'a case plays one recorded session: the client sends the messages its program.ts calls ask for, in their order';
+
+export const RULES: Record<DiagnosisKind, Rule> = {
+  'unexpected-method': { level: 'course', source: COURSE, words: AS_RECORDED },
+  'params-differ': { level: 'course', source: COURSE, words: AS_RECORDED },
+  'out-of-order': { level: 'course', source: COURSE, words: AS_RECORDED },
+  exhausted: { level: 'course', source: COURSE, words: AS_RECORDED },
+  unused: { level: 'course', source: COURSE, words: AS_RECORDED },
+  'before-initialize-result': {
+    level: 'should',
+    source: `${LIFECYCLE}#initialization`,
+    words: 'The client SHOULD NOT send requests other than pings before the server has responded to the initialize request.',
+  },
+  'initialized-too-early': {
+    level: 'must',
+    source: `${LIFECYCLE}#initialization`,
+    words: 'After successful initialization, the client MUST send an initialized notification to indicate it is ready to begin normal operations.',
+  },
+  'invalid-message': {
+    level: 'must',
+    source: `${BASE}#messages`,
+    words:
+      'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification. (The schema of the negotiated version says what each message holds.)',
+  },
+  'not-json': {
+    level: 'must',
+    source: `${TRANSPORTS}#stdio`,
+    words: "The client MUST NOT write anything to the server's stdin that is not a valid MCP message.",
+  },
+  'line-too-long': { level: 'course', source: COURSE, words: 'a message is at most 16 MiB on one line: the player reads no further' },
+  'id-reused': {
+    level: 'must',
+    source: `${BASE}#requests`,
+    words:
+      'The request ID MUST NOT have been previously used by the requestor within the same session. (2026-07-28: the request ID MUST NOT match the ID of any other request the sender has issued and not yet received a response for.)',
+  },
+  'http-accept': {
+    level: 'must',
+    source: `${TRANSPORTS}#sending-messages-to-the-server`,
+    words: 'The client MUST include an Accept header, listing both application/json and text/event-stream as supported content types.',
+  },
+  'http-content-type': {
+    level: 'course',
+    source: COURSE,
+    words: "a POST's body is declared Content-Type: application/json (the recorded server, the official SDK's, refuses others with 415)",
+  },
+  'http-session': {
+    level: 'must',
+    source: `${TRANSPORTS}#session-management`,
+    words:
+      'If an MCP-Session-Id is returned by the server during initialization, clients using the Streamable HTTP transport MUST include it in the MCP-Session-Id header on all of their subsequent HTTP requests. When a client receives HTTP 404 in response to a request containing an MCP-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached.',
+  },
+  'http-protocol-version': {
+    level: 'must',
+    source: `${TRANSPORTS}#protocol-version-header`,
+    words: 'If using HTTP, the client MUST include the MCP-Protocol-Version: <protocol-version> HTTP header on all subsequent requests to the MCP server.',
+  },
+  'http-method': { level: 'course', source: COURSE, words: 'the client talks to the URL it was given, with POST, GET and DELETE' },
+  'http-auth': {
+    level: 'must',
+    source: '2025-11-25 basic/authorization#token-requirements',
+    words:
+      'Authorization MUST be included in every HTTP request from client to server, even if they are part of the same logical session. (The course: the headers of the config go on every request.)',
+  },
+  'http-session-left-open': {
+    level: 'should',
+    source: `${TRANSPORTS}#session-management`,
+    words:
+      'Clients that no longer need a particular session (e.g., because the user is leaving the client application) SHOULD send an HTTP DELETE to the MCP endpoint with the MCP-Session-Id header, to explicitly terminate the session.',
+  },
+  'meta-missing': {
+    level: 'must',
+    source: `${STATELESS_BASE}#meta`,
+    words: 'A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params).',
+  },
+  'meta-client-info-missing': {
+    level: 'should',
+    source: `${STATELESS_BASE}#meta`,
+    words: 'Clients SHOULD include io.modelcontextprotocol/clientInfo on every request unless specifically configured not to do so.',
+  },
+  'http-header-mismatch': {
+    level: 'must',
+    source: `${STATELESS_HTTP}#request-metadata`,
+    words:
+      'The client MUST include the request metadata headers; their values MUST match the request body, encoded where a value cannot be a plain ASCII header value (=?base64?…?=); the server MUST reject a mismatch with 400 Bad Request and a HeaderMismatch error.',
+  },
+  'stateless-session': {
+    level: 'should',
+    source: `${STATELESS_HTTP}#earlier-streamable-http-revisions`,
+    words:
+      'An Mcp-Session-Id header on a request: ignore it, and do not mint or echo session IDs. (What a server of this revision SHOULD do: the revision has no sessions.)',
+  },
+  'stateless-initialize': {
+    level: 'course',
+    source: COURSE,
+    words: 'connect() probes with server/discover first, and falls back to initialize only where the server does not know the revision',
+  },
+  'input-required-retry': {
+    level: 'must',
+    source: '2026-07-28 basic/patterns/mrtr',
+    words:
+      'If an InputRequiredResult contains the requestState field, the client MUST echo back the exact value of that field when retrying the original request.',
+  },
+};
+
+/** Whether a diagnosis of this kind fails its case (a MUST, or the course's rule) or is advice (a SHOULD). */
+export function isAdvice(kind: DiagnosisKind): boolean {
+  return RULES[kind].level === 'should';
+}
+
+/** The table docs/cassettes.md shows, as Markdown rows. */
+export function rulesTable(): string {
+  const rows = Object.entries(RULES).map(
+    ([kind, rule]) => `| \`${kind}\` | ${LEVEL_WORDS[rule.level]} | ${rule.source} | ${rule.words.replaceAll('|', '\\|')} |`,
+  );
+  return ['| diagnosis | level | where | the rule |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+const LEVEL_WORDS: Record<RuleLevel, string> = { must: 'MUST: error', should: 'SHOULD: advice', course: "the course's: error" };
