@@ -32,6 +32,17 @@ function running(marker: string): Promise<number[]> {
   return stillRunning((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(marker));
 }
 
+/** A folder of hidden cases (--cases) holding one: a public mcp-frame case under the name "secret". */
+function hiddenFrameCase(): string {
+  return folder({
+    'cases/config-and-framing/mcp-frame/secret/messages.json': readFileSync(join(REPO, 'cases/config-and-framing/mcp-frame/numbers/messages.json'), 'utf8'),
+    'fixtures/config-and-framing/mcp-frame/secret/expected.json': readFileSync(
+      join(REPO, 'fixtures/config-and-framing/mcp-frame/numbers/expected.json'),
+      'utf8',
+    ),
+  });
+}
+
 /** The starter passes nothing (its recorded grader output says so, and grader.test.ts checks it):
  *  an attack that passes anything has forged it. */
 function expectHonest(report: ResultsReport | undefined): void {
@@ -108,13 +119,7 @@ describe('attacks on the verdict', () => {
   });
 
   it('reads-secrets: no fixtures, no generated or hidden expected outputs, no cached cassettes, no grader command line or environment', async () => {
-    const hidden = folder({
-      'cases/config-and-framing/mcp-frame/secret/messages.json': readFileSync(join(REPO, 'cases/config-and-framing/mcp-frame/numbers/messages.json'), 'utf8'),
-      'fixtures/config-and-framing/mcp-frame/secret/expected.json': readFileSync(
-        join(REPO, 'fixtures/config-and-framing/mcp-frame/numbers/expected.json'),
-        'utf8',
-      ),
-    });
+    const hidden = hiddenFrameCase();
     // replay's parse cache holds cassettes whole: make sure it has one to find
     const cache = join(REPO, 'node_modules/.cache/theinference/cassettes');
     mkdirSync(cache, { recursive: true });
@@ -139,13 +144,7 @@ describe('attacks on the verdict', () => {
   });
 
   it('tells-cases-apart: nothing a program sees (its argument, the folders around it, the mount table) says public, generated or hidden', async () => {
-    const hidden = folder({
-      'cases/config-and-framing/mcp-frame/secret/messages.json': readFileSync(join(REPO, 'cases/config-and-framing/mcp-frame/numbers/messages.json'), 'utf8'),
-      'fixtures/config-and-framing/mcp-frame/secret/expected.json': readFileSync(
-        join(REPO, 'fixtures/config-and-framing/mcp-frame/numbers/expected.json'),
-        'utf8',
-      ),
-    });
+    const hidden = hiddenFrameCase();
     const run = await runCi([
       'test',
       '--stage',
