@@ -89,6 +89,23 @@ function refusedProbe(supported: string[]): Frame[] {
   return [probe, answer];
 }
 
+/** A request and its answer made a refusal of the revision's (HTTP 400, a JSON-RPC error for its id), as
+ *  the spec says a server refuses: the answer's recorded timing kept. */
+function refused([request, answer]: Frame[], error: JsonObject): Frame[] {
+  if (request?.from !== 'client' || answer?.from !== 'server') throw new Error('refused: a request and its answer');
+  request.http = { ...request.http!, reply: { status: 400, headers: { 'content-type': 'application/json' }, body: 'json' } };
+  answer.message = { jsonrpc: '2.0', error, id: request.message.id! };
+  answer.free = ['error.message'];
+  return [request, answer];
+}
+
+/** The error the spec has a server answer a request that needs a capability the client did not declare. */
+const missingCapability = (capability: string): JsonObject => ({
+  code: -32021,
+  message: `Missing required client capability: ${capability}`,
+  data: { requiredCapabilities: { [capability]: {} } },
+});
+
 interface StatelessCase {
   name: string;
   about: string;
@@ -177,6 +194,24 @@ const CASES: StatelessCase[] = [
     edit: "the probe answered HTTP 400 with -32022, data.supported [2025-11-25, 2025-06-18] (in the words the SDK v2 server answers a version it does not support); the GET stream left out; tools/list and its reply from everything-http-tools.yaml (the same server and version), its session id made this recording's and its id 100",
     frames: [...refusedProbe(['2025-11-25', '2025-06-18']), ...legacySession()],
     http: { path: fallback.http!.path, ...(fallback.http!.delete && { delete: fallback.http!.delete }) },
+  },
+  {
+    name: 'capability-required',
+    about:
+      "A server of the revision refuses a call that needs a capability the client did not declare: deploy asks for confirmation (an elicitation), and a client without elicitation (no inputs.json) is answered HTTP 400 with -32021 (MissingRequiredClientCapability, data.requiredCapabilities): the request's response is that error, an McpError with its code.",
+    source: tools,
+    sourceName: 'stateless-tools',
+    edit: "the discover, the three pages and deploy's first call, answered HTTP 400 with -32021 and data.requiredCapabilities { elicitation } (what the spec has a server answer a client that did not declare a capability a request needs; the recorded client declared it)",
+    frames: [...opening(), ...refused(copy(deploy.slice(0, 2)), missingCapability('elicitation'))],
+  },
+  {
+    name: 'probe-refused-by-the-revision',
+    about:
+      'A server of the revision that refuses the probe itself with one of its own errors: server/discover answered HTTP 400 with -32021 (it needs the roots capability). The error comes from a server of 2026-07-28, so connect() throws it (McpError -32021): falling back to initialize would speak 2025 to a server that does not.',
+    source: tools,
+    sourceName: 'stateless-tools',
+    edit: 'the discover only, answered HTTP 400 with -32021 and data.requiredCapabilities { roots } (what the spec has a server answer a client that did not declare a capability a request needs)',
+    frames: refused(copy(tools.frames.slice(0, 2)), missingCapability('roots')),
   },
 ];
 

@@ -292,6 +292,7 @@ export class Player {
     }
     const statelessFrame = this.stateless && this.expecting !== undefined && isStatelessMessage(this.expecting.message) ? this.expecting : undefined;
     if (kind === 'request') this.checkIdIsNew(message);
+    if ((statelessFrame !== undefined || (this.stateless && this.expecting === undefined)) && this.refusedInitialize(message)) return;
     if (statelessFrame !== undefined && this.refusedAsStateless(statelessFrame, message)) return;
     if (this.tookOutOfPlace(message)) return;
     if (this.position >= this.cassette.frames.length) {
@@ -432,25 +433,28 @@ export class Player {
 
   /** A mistake of the stateless revision a real server refuses (or answers otherwise than the
    *  recording): said, and answered as that server answers it; the recorded frame waits. */
+  /** An initialize to a server of the stateless revision, where the recording has none to come (the
+   *  recording may have nothing left at all): said, and refused as the server refuses it (-32022). */
+  private refusedInitialize(message: JsonObject): boolean {
+    if (kindOf(message) !== 'request' || message.method !== 'initialize') return false;
+    if (this.cassette.frames.slice(this.position).some((frame) => frame.from === 'client' && frame.message.method === 'initialize')) return false;
+    const supported = supportedVersions(this.cassette);
+    const recorded = this.position < this.cassette.frames.length ? { waitingFor: this.ref(this.position), nearest: this.ref(this.position) } : {};
+    this.diagnose(
+      'stateless-initialize',
+      () =>
+        `your client sent ${describeMessage(message)}, but the server speaks the stateless revision (${supported.join(', ')}; the recording reached it with server/discover): there is no initialize, the server answers -32022 with the versions it supports; probe with server/discover and send _meta on every request`,
+      { received: message, ...recorded },
+    );
+    const params = isObject(message.params) ? message.params : {};
+    this.refuse(message.id ?? null, unsupportedVersion(typeof params.protocolVersion === 'string' ? params.protocolVersion : '', supported));
+    return true;
+  }
+
   private refusedAsStateless(expected: ClientFrame, message: JsonObject): boolean {
     const kind = kindOf(message);
     if (kind !== 'request') return false;
     const params = isObject(message.params) ? message.params : {};
-    if (
-      message.method === 'initialize' &&
-      !this.cassette.frames.slice(this.position).some((frame) => frame.from === 'client' && frame.message.method === 'initialize')
-    ) {
-      const supported = supportedVersions(this.cassette);
-      this.diagnose(
-        'stateless-initialize',
-        () =>
-          `your client sent ${describeMessage(message)}, but the server speaks the stateless revision (${supported.join(', ')}; the recording reached it with server/discover): there is no initialize, the server answers -32022 with the versions it supports; probe with server/discover and send _meta on every request`,
-        { received: message, waitingFor: this.ref(this.position), nearest: this.ref(this.position) },
-      );
-      const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : '';
-      this.refuse(message.id ?? null, unsupportedVersion(requested, supported));
-      return true;
-    }
     const missing = missingMeta(expected.message, message);
     const required = missing.filter((key) => key !== META_INFO);
     if (missing.includes(META_INFO)) {

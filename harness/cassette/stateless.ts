@@ -20,6 +20,7 @@ export const FIRST_STATELESS_VERSION = '2026-07-28';
 /** JSON-RPC error codes of the revision. */
 export const HEADER_MISMATCH = -32020;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+export const MISSING_CLIENT_CAPABILITY = -32021;
 const INVALID_PARAMS = -32602;
 
 /** A JSON-RPC error and the HTTP status it goes with, as the server answers it. */
@@ -277,13 +278,13 @@ export function inputRequiredResults(cassette: Cassette): Map<string, JsonObject
 }
 
 /** The recorded server speaks the stateless revision: it answered server/discover with the versions
- *  it supports, or refused a request with one of the revision's errors (a 2025 server that a
- *  client probed with server/discover answers otherwise, and is played as recorded). */
+ *  it supports, or refused a request with one of the revision's errors (-32020 to -32022; a 2025
+ *  server that a client probed with server/discover answers otherwise, and is played as recorded). */
 export function speaksStateless(cassette: Cassette): boolean {
   return cassette.frames.some((frame) => {
     if (frame.from !== 'server') return false;
     const { result, error } = frame.message;
     if (isObject(result) && Array.isArray(result.supportedVersions)) return true;
-    return isObject(error) && (error.code === UNSUPPORTED_PROTOCOL_VERSION || error.code === HEADER_MISMATCH);
+    return isObject(error) && [HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION].includes(error.code as number);
   });
 }

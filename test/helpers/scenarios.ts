@@ -174,6 +174,14 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     stage: 'stateless',
     says: ['mirrored-headers', 'carries characters a header value may not', '=?base64?'],
   },
+  'fallback-on-the-revisions-errors': {
+    stage: 'stateless',
+    says: ['probe-refused-by-the-revision', 'stateless-initialize'],
+  },
+  'refusal-thrown-as-http-error': {
+    stage: 'stateless',
+    says: ['capability-required', 'refused: HTTP 400'],
+  },
   'mcp-name-not-sent': { stage: 'stateless', says: ['the required Mcp-Name header is absent', 'Mcp-Name on tools/call'] },
   'input-required-returned': {
     stage: 'stateless',
