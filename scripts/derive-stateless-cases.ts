@@ -106,6 +106,46 @@ const missingCapability = (capability: string): JsonObject => ({
   data: { requiredCapabilities: { [capability]: {} } },
 });
 
+/** Tools whose x-mcp-header annotations break the revision's rules, each its own way, and one that keeps
+ *  them: a client leaves the others out of tools/list. */
+const ANNOTATED_TOOLS: JsonObject[] = [
+  {
+    name: 'price',
+    description: 'x-mcp-header on a number (not permitted)',
+    inputSchema: { type: 'object', properties: { amount: { type: 'number', 'x-mcp-header': 'Amount' } } },
+  },
+  {
+    name: 'tag-each',
+    description: 'x-mcp-header under items (not statically reachable)',
+    inputSchema: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Tag' } } } },
+  },
+  {
+    name: 'twice',
+    description: 'two x-mcp-header values alike but for case',
+    inputSchema: { type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'Zone' }, b: { type: 'string', 'x-mcp-header': 'zone' } } },
+  },
+  {
+    name: 'spaced',
+    description: 'an x-mcp-header that is not a header name',
+    inputSchema: { type: 'object', properties: { q: { type: 'string', 'x-mcp-header': 'Bad Name' } } },
+  },
+  {
+    name: 'count',
+    description: 'an integer, annotated as the rules allow',
+    inputSchema: { type: 'object', properties: { n: { type: 'integer', 'x-mcp-header': 'Count' } } },
+  },
+];
+
+/** The opening with ANNOTATED_TOOLS added to the last page of tools/list. */
+function withAnnotatedTools(frames: Frame[]): Frame[] {
+  const pages = frames.filter((frame) => frame.from === 'server' && Array.isArray((frame.message.result as JsonObject | undefined)?.tools));
+  const last = pages.at(-1);
+  if (last?.from !== 'server') throw new Error('stateless-tools: no tools/list page');
+  const result = last.message.result as JsonObject;
+  result.tools = [...(result.tools as JsonObject[]), ...structuredClone(ANNOTATED_TOOLS)];
+  return frames;
+}
+
 interface StatelessCase {
   name: string;
   about: string;
@@ -212,6 +252,15 @@ const CASES: StatelessCase[] = [
     sourceName: 'stateless-tools',
     edit: 'the discover only, answered HTTP 400 with -32021 and data.requiredCapabilities { roots } (what the spec has a server answer a client that did not declare a capability a request needs)',
     frames: refused(copy(tools.frames.slice(0, 2)), missingCapability('roots')),
+  },
+  {
+    name: 'invalid-header-annotations',
+    about:
+      "tools/list names tools whose x-mcp-header annotations break the revision's rules: on a number, under items, two alike but for case, one that is not a header name; the client leaves each out of the list (the spec: it MUST exclude them), and keeps the one annotated as the rules allow (an integer).",
+    source: tools,
+    sourceName: 'stateless-tools',
+    edit: 'the discover and the three pages only; five tools added to the last page (price, tag-each, twice, spaced, count), each annotated as its description says',
+    frames: withAnnotatedTools(opening()),
   },
 ];
 

@@ -77,6 +77,27 @@ function emptyCursorRule(comparison: Comparison): Hint[] {
   ];
 }
 
+/** Tools the reference left out of tools/list and the client kept: their x-mcp-header annotations break
+ *  the revision's rules, which make a client exclude the tool. */
+function invalidAnnotationRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  const expected = field(both?.expected, 'tools');
+  const actual = field(both?.actual, 'tools');
+  if (!Array.isArray(expected) || !Array.isArray(actual) || actual.length <= expected.length) return [];
+  const names = new Set(expected.map((tool) => field(tool, 'name')));
+  const kept = actual.filter((tool) => !names.has(field(tool, 'name')) && JSON.stringify(field(tool, 'inputSchema') ?? null).includes('"x-mcp-header"'));
+  if (kept.length === 0) return [];
+  return [
+    {
+      kind: 'invalid-header-annotation',
+      lines: [
+        `your client listed ${kept.map((tool) => String(field(tool, 'name'))).join(', ')}, whose x-mcp-header annotations break the rules: a client leaves such a tool out of tools/list`,
+        'an annotation is a header name (an HTTP token), unique without regard to case, on a string, integer or boolean (never a number), reached from the root through properties alone',
+      ],
+    },
+  ];
+}
+
 /** The input requests the client answered: none where the reference answered one, or the same one again and again. */
 function inputRule(comparison: Comparison): Hint[] {
   const both = bothValues(comparison);
@@ -111,4 +132,4 @@ function inputRule(comparison: Comparison): Hint[] {
   ];
 }
 
-export const stateless: StageContent = { slug: 'stateless', hints: [connectRule, emptyCursorRule, inputRule], generators: {} };
+export const stateless: StageContent = { slug: 'stateless', hints: [connectRule, emptyCursorRule, invalidAnnotationRule, inputRule], generators: {} };

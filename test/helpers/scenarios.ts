@@ -182,6 +182,7 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     stage: 'stateless',
     says: ['capability-required', 'refused: HTTP 400'],
   },
+  'number-header-kept': { stage: 'stateless', says: ['invalid-header-annotations', 'your client listed price', 'never a number'] },
   'mcp-name-not-sent': { stage: 'stateless', says: ['the required Mcp-Name header is absent', 'Mcp-Name on tools/call'] },
   'input-required-returned': {
     stage: 'stateless',
