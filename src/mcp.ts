@@ -23,11 +23,26 @@ export type ServerConfig =
  *  Throws on invalid JSON, a missing `mcpServers` object, or an entry that is
  *  neither a valid stdio nor a valid http server. */
 export function parseConfig(text: string): ServerConfig[] {
-  const root: unknown = JSON.parse(text);
-  if (!isRecord(root) || !isRecord(root.mcpServers)) {
+  const root: unknown = JSON.parse(markKeys(text));
+  if (!isRecord(root) || !isRecord(root[`${KEY_MARK}mcpServers`])) {
     throw new Error('.mcp.json: expected an object with an "mcpServers" object');
   }
-  return Object.entries(root.mcpServers).map(([name, entry]) => parseServer(name, entry));
+  const servers = root[`${KEY_MARK}mcpServers`] as Record<string, unknown>;
+  return Object.entries(servers).map(([name, entry]) => parseServer(name.slice(KEY_MARK.length), unmarkKeys(entry)));
+}
+
+/** JavaScript objects list integer-like keys ("1", "42") first, whatever the file's order: each key is
+ *  read with a mark in front (a name then, never an integer), and the mark is taken off after. Every
+ *  string token is matched whole, from the left, so a quote inside a string is never taken for one. */
+const KEY_MARK = '#';
+function markKeys(text: string): string {
+  return text.replace(/"(?:[^"\\]|\\.)*"(?=(\s*:)?)/g, (token, colon: string | undefined) => (colon === undefined ? token : `"${KEY_MARK}${token.slice(1)}`));
+}
+
+function unmarkKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(unmarkKeys);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key.slice(KEY_MARK.length), unmarkKeys(inner)]));
 }
 
 function parseServer(name: string, entry: unknown): ServerConfig {

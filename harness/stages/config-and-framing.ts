@@ -206,11 +206,21 @@ function serverMistakes(expected: unknown[], actual: unknown[]): Hint[] {
   if (!isDeepStrictEqual(expectedNames, actualNames)) {
     if (isDeepStrictEqual([...expectedNames].sort(), [...actualNames].sort())) {
       const sorted = isDeepStrictEqual(actualNames, [...actualNames].sort());
+      // what a JavaScript object does to keys like "2": ahead of the rest, in numeric order
+      const integerLike = (name: string) => /^(0|[1-9]\d*)$/.test(name);
+      const integersFirst =
+        !sorted &&
+        isDeepStrictEqual(actualNames, [
+          ...expectedNames.filter(integerLike).sort((a, b) => Number(a) - Number(b)),
+          ...expectedNames.filter((name) => !integerLike(name)),
+        ]);
       hints.push({
         kind: 'config-order',
         lines: [
-          `the servers are in another order${sorted ? ' (yours are sorted by name)' : ''}: keep the file's order`,
-          'Object.entries(mcpServers) gives them in file order',
+          `the servers are in another order${sorted ? ' (yours are sorted by name)' : integersFirst ? ' (yours put the names that look like integers first: a JavaScript object does, whatever the order of the file)' : ''}: keep the file's order`,
+          integersFirst
+            ? 'the object JSON.parse makes cannot hold that order: take the names in the order the text has them (a key with a mark in front is never integer-like)'
+            : 'Object.entries(mcpServers) gives them in file order (all but names like "2", which an object puts first)',
         ],
       });
     } else {

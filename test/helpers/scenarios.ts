@@ -61,6 +61,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'config-accepts-invalid': { stage: 'config-and-framing', says: ['an invalid config was accepted'], only: 'mcp-config' },
   'config-type-not-inferred': { stage: 'config-and-framing', says: ['has no type, expected "stdio"'], only: 'mcp-config' },
   'config-order-lost': { stage: 'config-and-framing', says: ["keep the file's order"], only: 'mcp-config' },
+  'config-integer-names-first': {
+    stage: 'config-and-framing',
+    says: ['integer-like-names', 'yours put the names that look like integers first'],
+    only: 'mcp-config',
+  },
   // stage 2: handshake
   'initialized-missing': { stage: 'handshake', says: ['the session ended before your client sent notifications/initialized'] },
   'initialized-before-response': { stage: 'handshake', says: ['before the initialize result had arrived'] },
