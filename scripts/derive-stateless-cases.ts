@@ -146,6 +146,14 @@ function withAnnotatedTools(frames: Frame[]): Frame[] {
   return frames;
 }
 
+/** The opening with the last page of tools/list ending in nextCursor: null (no cursor given). */
+function withNullCursor(frames: Frame[]): Frame[] {
+  const last = frames.filter((frame) => frame.from === 'server' && Array.isArray((frame.message.result as JsonObject | undefined)?.tools)).at(-1);
+  if (last?.from !== 'server') throw new Error('stateless-tools: no tools/list page');
+  (last.message.result as JsonObject).nextCursor = null;
+  return frames;
+}
+
 interface StatelessCase {
   name: string;
   about: string;
@@ -261,6 +269,15 @@ const CASES: StatelessCase[] = [
     sourceName: 'stateless-tools',
     edit: 'the discover and the three pages only; five tools added to the last page (price, tag-each, twice, spaced, count), each annotated as its description says',
     frames: withAnnotatedTools(opening()),
+  },
+  {
+    name: 'null-cursor-ends-list',
+    about:
+      'The last page of tools/list says nextCursor: null: no cursor given, so the list ends there (the spec: a client makes no determination from a cursor but whether a non-null value was given; "" on the first page is a cursor).',
+    source: tools,
+    sourceName: 'stateless-tools',
+    edit: 'the discover and the three pages only; the last page given nextCursor: null',
+    frames: withNullCursor(opening()),
   },
 ];
 

@@ -257,14 +257,15 @@ export class McpClient {
 
   // -------------------------------------------------------------- stage 3: tools
 
-  /** Every tool, following nextCursor until the server gives none. */
+  /** Every tool, following nextCursor until the server gives none: absent or null (the 2026-07-28 spec:
+   *  whether a non-null value was given); "" is a cursor. */
   async listTools(): Promise<Tool[]> {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     do {
       const page = await this.request('tools/list', cursor === undefined ? {} : { cursor });
       tools.push(...page.tools);
-      cursor = page.nextCursor;
+      cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);
     return tools;
   }

@@ -1,5 +1,6 @@
 // Proof that the handshake, tools, streamable-http, translate and stateless cases don't over-constrain: a second, independent correct
-// client (the official SDK's Client behind test/sdk-client/src/mcp.ts) passes every one of them.
+// client (the official SDK's Client behind test/sdk-client/src/mcp.ts) passes every one of them, but
+// those where the SDK does otherwise than the spec's words (SDK_DIFFERS, each with the words).
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,18 @@ rmSync(join(dir, 'src'), { recursive: true });
 cpSync(join(REPO, 'test/sdk-client/src'), join(dir, 'src'), { recursive: true });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Cases where the SDK v2 client (2.4) does otherwise than the course, each with why the course's way
+ *  is the spec's: they fail, and only they; a new SDK that changes its way is noticed here. */
+const SDK_DIFFERS: Record<string, string> = {
+  // 2026-07-28 basic/transports/stdio#backward-compatibility: "The server returns a recognized modern
+  // JSON-RPC error ...: the server is modern ... Do not fall back to initialize."
+  'probe-refused-by-the-revision': "the SDK falls back to initialize on -32021, one of the revision's own errors",
+  // 2026-07-28 server/utilities/pagination: clients make no "determination based on cursor value other
+  // than whether a non-null value was provided"; the schema types nextCursor as a string, and the SDK
+  // refuses the page. The course reads null as no cursor (docs/course.md).
+  'null-cursor-ends-list': 'the SDK refuses a page whose nextCursor is null',
+};
+
 describe('the official SDK client, behind the course API', () => {
   for (const slug of ['handshake', 'tools', 'streamable-http', 'translate', 'stateless']) {
     it(`passes every case of the ${slug} stage`, async () => {
@@ -25,7 +38,11 @@ describe('the official SDK client, behind the course API', () => {
         seed: 1,
         propertyRuns: 1,
       });
-      expect(result.verdicts.filter((verdict) => verdict.status !== 'pass')).toEqual([]);
+      const differs = stage.cases.filter((testCase) => testCase.name in SDK_DIFFERS).map((testCase) => testCase.name);
+      expect(result.verdicts.filter((verdict) => verdict.status !== 'pass' && !differs.includes(verdict.name))).toEqual([]);
+      expect(result.verdicts.filter((verdict) => differs.includes(verdict.name)).map((verdict) => [verdict.name, verdict.status])).toEqual(
+        differs.map((name) => [name, 'fail']),
+      );
       expect(result.verdicts).toHaveLength(stage.cases.length);
     });
   }

@@ -188,6 +188,7 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['capability-required', 'refused: HTTP 400'],
   },
   'number-header-kept': { stage: 'stateless', says: ['invalid-header-annotations', 'your client listed price', 'never a number'] },
+  'null-cursor-followed': { stage: 'stateless', says: ['null-cursor-ends-list', 'the recording has no more client messages; your client sent tools/list'] },
   'mcp-name-not-sent': { stage: 'stateless', says: ['the required Mcp-Name header is absent', 'Mcp-Name on tools/call'] },
   'input-required-returned': {
     stage: 'stateless',
