@@ -111,6 +111,8 @@ export class Player {
   /** Every id the client gave a request in this session -> that request's method; a stateless request's
    *  (2026-07-28) only until its response is written, after which its id may be used again. */
   private readonly methodOfLiveId = new Map<string, string>();
+  /** The live client declared the roots capability in its initialize; undefined before an initialize. */
+  private declaresRoots: boolean | undefined;
   /** The ids of stateless requests not answered yet. */
   private readonly statelessLiveIds = new Set<string>();
   private readonly misses: Diagnosis[] = [];
@@ -328,6 +330,13 @@ export class Player {
       });
     } else if (miss.path !== undefined) {
       this.paramsDiffer(message, expectedIndex, miss);
+      // An answer is given once: the session goes on past it (the diagnosis stands), and the case ends
+      // when the program does, not at its wall backstop waiting for an answer that will not come again.
+      if (kind === 'response') {
+        this.consume(expected, message);
+        this.play();
+        return;
+      }
     } else {
       this.diagnose('unexpected-method', () => context, { received: message, waitingFor, nearest: this.nearest(message, expectedIndex) ?? waitingFor });
     }
@@ -597,8 +606,12 @@ export class Player {
     const free = this.freeFor(index, frame);
     if (kind === 'response') {
       if (idKey(expected.id) !== idKey(actual.id)) return {};
+      // what a client answers roots/list follows from what it declared, not from what the recorded one did
+      // (where the session's initialize was played: a cassette may start after it, and then the recording decides)
+      if (this.declaresRoots !== undefined && this.serverRequestMethod(expected.id, index) === 'roots/list')
+        return rootsAnswerDifference(this.declaresRoots, actual);
       const field = 'result' in expected ? 'result' : 'error';
-      if (!(field in actual)) return {};
+      if (!(field in actual)) return { path: field, expected: expected[field] ?? null, actual: actual.result ?? actual.error ?? null };
       // An error the client answers with is its code: the message is prose, the data its own.
       if (field === 'error') return errorCodeDifference(expected.error, actual.error);
       const difference = firstDifference(expected[field], actual[field], free, [field]);
@@ -621,10 +634,22 @@ export class Player {
     this.mapIds(frame, actual);
   }
 
-  /** What a consumed request tells: its live id (and progress token) for the recorded one, and the version it speaks. */
+  /** The method of the server request whose recorded id `id` is, asked before frame `before`. */
+  private serverRequestMethod(id: Json | undefined, before: number): string | undefined {
+    for (let i = before - 1; i >= 0; i--) {
+      const frame = this.cassette.frames[i]!;
+      if (frame.from === 'server' && kindOf(frame.message) === 'request' && idKey(frame.message.id) === idKey(id)) return String(frame.message.method);
+    }
+    return undefined;
+  }
+
+  /** What a consumed request tells: its live id (and progress token) for the recorded one, the version it
+   *  speaks, and (initialize) whether the client declared roots. */
   private mapIds(frame: ClientFrame, actual: JsonObject): void {
     const recorded = frame.message;
     if (kindOf(recorded) !== 'request') return;
+    if (recorded.method === 'initialize')
+      this.declaresRoots = isObject(actual.params) && isObject(actual.params.capabilities) && isObject(actual.params.capabilities.roots);
     // a stateless request says its version itself: the schema the next messages are checked against
     if (this.stateless && isStatelessMessage(recorded)) this.version = declaredVersion(recorded);
     this.liveIdOf.set(idKey(recorded.id), actual.id ?? null);
@@ -931,6 +956,27 @@ function asMcpMeans(method: string, params: Json | undefined): Json {
 }
 
 /** undefined when both errors carry the same code; else the code each has. */
+/** How a client answers roots/list (2025-11-25 client/roots): one that declared the capability with its
+ *  roots ({ roots: [{ uri: "file://...", name? }] }), one that did not with -32601 (method not found). */
+function rootsAnswerDifference(declared: boolean, actual: JsonObject): { path: string; expected: Json; actual: Json } | undefined {
+  if (!declared) {
+    if ('error' in actual) return errorCodeDifference({ code: -32601 }, actual.error);
+    return { path: 'result', expected: 'error -32601 (your client did not declare roots)', actual: actual.result ?? null };
+  }
+  const result = actual.result;
+  if (!isObject(result))
+    return { path: 'result', expected: 'a ListRootsResult: { roots: [...] } (your client declared roots)', actual: actual.error ?? result ?? null };
+  if (!Array.isArray(result.roots)) return { path: 'result.roots', expected: 'an array of roots', actual: result.roots ?? null };
+  const bad = result.roots.findIndex((root) => !isObject(root) || typeof root.uri !== 'string' || !root.uri.startsWith('file://'));
+  return bad < 0
+    ? undefined
+    : {
+        path: `result.roots[${bad}].uri`,
+        expected: 'a file:// URI',
+        actual: isObject(result.roots[bad]) ? (result.roots[bad].uri ?? null) : result.roots[bad]!,
+      };
+}
+
 function errorCodeDifference(expected: Json | undefined, actual: Json | undefined): { path: string; expected: Json; actual: Json } | undefined {
   const code = (error: Json | undefined): Json => (isObject(error) && error.code !== undefined ? error.code : null);
   return code(expected) === code(actual) ? undefined : { path: 'error.code', expected: code(expected), actual: code(actual) };

@@ -211,6 +211,42 @@ describe('the player, in memory', () => {
     expect(wrong.session.finish().diagnoses[0]).toMatchObject({ kind: 'params-differ', path: 'result.roots[0].uri' });
   });
 
+  it('judges an answer to roots/list by what the client declared, not by the recorded answer; a wrong answer is said once, and the session goes on', async () => {
+    // recorded: a client without roots, answering -32601 (the client's capabilities its own to choose, as a course's cassettes have them)
+    const text = `${HEADER.replace('free: [params.clientInfo]', 'free: [params.clientInfo, params.capabilities]')}  - client: ${INIT}
+  - server: {"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}},"jsonrpc":"2.0","id":1}
+  - client: {"jsonrpc":"2.0","method":"notifications/initialized"}
+  - client: {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get-roots-list"}}
+  - server: {"jsonrpc":"2.0","id":0,"method":"roots/list"}
+  - client: {"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}}
+  - server: {"jsonrpc":"2.0","id":2,"result":{"content":[]}}
+`;
+    const session = async (capabilities: object, answer: object) => {
+      const { wire, session } = createMemoryWire(cassette(text));
+      const chunks = wire.chunks[Symbol.asyncIterator]();
+      wire.write(
+        line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'c', version: '1' } } }),
+      );
+      await drain(chunks, 1);
+      wire.write(line({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      wire.write(line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get-roots-list' } }));
+      await drain(chunks, 1); // roots/list
+      wire.write(line({ jsonrpc: '2.0', id: 0, ...answer }));
+      const [result] = await drain(chunks, 1); // the call's result comes, whatever the answer was
+      return { result: JSON.parse(result!), report: session.finish() };
+    };
+    const declared = await session({ roots: {} }, { result: { roots: [{ uri: 'file:///course', name: 'course' }] } });
+    expect(declared.report).toMatchObject({ ok: true, complete: true });
+    const undeclared = await session({}, { error: { code: -32601, message: 'no' } });
+    expect(undeclared.report).toMatchObject({ ok: true, complete: true });
+    const notFile = await session({ roots: {} }, { result: { roots: [{ uri: 'https://example.com' }] } });
+    // (the schema says so too: a root's uri is a file:// URI)
+    expect(notFile.report.diagnoses).toMatchObject([{ kind: 'invalid-message' }, { kind: 'params-differ', path: 'result.roots[0].uri' }]);
+    const unasked = await session({}, { result: { roots: [] } });
+    expect(unasked.report.diagnoses).toMatchObject([{ kind: 'params-differ', path: 'result' }]);
+    expect(unasked.result).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [] } });
+  });
+
   it("takes the client's answer to a server request before or after the client's next message: MCP orders neither", async () => {
     // recorded answering first, and the server saying what the answer did, before the client's tools/list
     const text = `${HEADER}  - client: {"jsonrpc":"2.0","method":"notifications/initialized"}

@@ -19,6 +19,8 @@ export const VARIANTS: Record<string, { stage: string; advice?: string[] }> = {
   'arguments-omitted': { stage: 'tools' },
   'other-client-info': { stage: 'tools' },
   'string-ids': { stage: 'tools' },
+  // it declares roots, and answers the server's roots/list with them (the reference declares none: -32601)
+  'roots-declared': { stage: 'tools' },
   'no-delete-on-close': { stage: 'streamable-http', advice: ['http-session-left-open'] },
   'session-id-to-stateless-server': { stage: 'stateless', advice: ['stateless-session'] },
   'retry-reuses-answered-id': { stage: 'stateless' },
@@ -125,6 +127,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     stage: 'tools',
     says: ["your client sent an answer to the server's ping request", 'any other request with a -32601 error', 'request-not-handled'],
     timeout: '1',
+  },
+  'roots-answered-undeclared': {
+    stage: 'tools',
+    says: ['request-not-handled', 'error -32601 (your client did not declare roots)'],
+    only: 'request-not-handled',
   },
   'ids-reused': { stage: 'tools', says: ['with an id it already gave initialize in this session', 'a counter that only grows'] },
   'text-content-only': { stage: 'tools', says: ['lost its image content', 'keep every content item of a result'] },
