@@ -154,6 +154,21 @@ function withNullCursor(frames: Frame[]): Frame[] {
   return frames;
 }
 
+/** The recorded weather call (Île-de-France) made for another region and city: its arguments, its
+ *  Mcp-Param-Region (encoded as the spec has a client encode it) and the server's answer, which names
+ *  both ("Sunny in <city> (<region>)"). */
+function weatherCall(region: string, city: string, id: number): Frame[] {
+  const [request, answer] = copy(callExchanges(tools.frames, 'weather')) as [ClientFrame, Frame];
+  if (answer.from !== 'server') throw new Error('stateless-tools: the weather call has no answer');
+  request.message.id = id;
+  (request.message.params as JsonObject).arguments = { region, city };
+  request.http!.headers!['mcp-param-region'] = `=?base64?${Buffer.from(region, 'utf8').toString('base64')}?=`;
+  answer.message.id = id;
+  ((answer.message.result as JsonObject).content as JsonObject[])[0]!.text = `Sunny in ${city} (${region})`;
+  answer.http = { ...answer.http!, request: id };
+  return [request, answer];
+}
+
 interface StatelessCase {
   name: string;
   about: string;
@@ -278,6 +293,15 @@ const CASES: StatelessCase[] = [
     sourceName: 'stateless-tools',
     edit: 'the discover and the three pages only; the last page given nextCursor: null',
     frames: withNullCursor(opening()),
+  },
+  {
+    name: 'header-values-encoded',
+    about:
+      'Arguments whose Mcp-Param-Region cannot go as they are: a region with spaces around it (a header value loses them) and one that looks like the encoded form itself (=?base64?...?=); the spec has a client send both as =?base64?<UTF-8 in Base64>?=, and the server checks the header against the body (-32020 when they disagree).',
+    source: tools,
+    sourceName: 'stateless-tools',
+    edit: "the discover and the three pages; the weather call made twice more, for the regions '  north  ' (Cork) and '=?base64?bm9ydGg=?=' (Galway), each with its Mcp-Param-Region in Base64 and the server's answer as it words one (Sunny in <city> (<region>))",
+    frames: [...opening(), ...weatherCall('  north  ', 'Cork', 7), ...weatherCall('=?base64?bm9ydGg=?=', 'Galway', 8)],
   },
 ];
 

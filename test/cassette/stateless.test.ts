@@ -181,6 +181,16 @@ describe('each mistake of the stateless revision, diagnosed and answered as the 
     expect(diagnoses[0]?.kind).toBe('http-header-mismatch');
   });
 
+  it('an Mcp-Param value sent raw where it is not plain ASCII is refused, 400, -32020 (a server MUST reject invalid characters)', async () => {
+    // fetch sends a character up to U+00FF as its one Latin-1 byte, and Node reads the byte back alike: only the check tells
+    const { result, diagnoses } = await replay(file, async (url) => {
+      await toolsSessionUpToWeather(url);
+      return post(url, request(7, 'tools/call', PARIS), { 'mcp-param-region': 'Île-de-France' });
+    });
+    expect(result).toMatchObject({ status: 400, body: { error: { code: -32020 } } });
+    expect(diagnoses[0]).toMatchObject({ kind: 'http-header-mismatch', message: expect.stringContaining('carries characters a header value may not') });
+  });
+
   it('an Mcp-Session-Id sent to a server without sessions: advice, and served; GET and DELETE refused (405) as the server refuses them', async () => {
     const { live, diagnoses, advice } = await sameAnswer(file, 'tools', (url) => post(url, request(0, 'server/discover'), { 'mcp-session-id': 'remembered' }));
     expect(live.status).toBe(200);
