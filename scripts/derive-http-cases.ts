@@ -83,31 +83,16 @@ const CASES: HttpCase[] = [
     about:
       'A server that lost the session (it restarted): it answers tools/list with 404; the client starts a new session (initialize, initialized, without the old id) once, and sends tools/list again.',
     edit: 'tools/list answered 404 (session not found), then a second initialize and initialized, copies of the first with a new session id, before tools/list again',
+    frames: (frames) => loseSession(frames, firstRequest(frames, 'tools/list'), 'a-second-session', 100),
+  },
+  {
+    name: 'session-lost-twice',
+    about:
+      'The same server loses the new session too, at the next request (echo): the client renews it again (a third initialize and initialized, without the old id), once for that request, and sends echo again.',
+    edit: 'as session-lost; then echo answered 404 in the second session, and a third initialize and initialized, copies of the first with another session id, before echo again',
     frames: (frames) => {
-      const list = frames.findIndex((frame) => frame.from === 'client' && frame.message.method === 'tools/list');
-      const opening = frames.slice(0, list); // initialize, its priming event and result, initialized
-      const lost: Frame = {
-        ...(structuredClone(frames[list]) as Frame & { from: 'client' }),
-      };
-      if (lost.from === 'client' && lost.http) {
-        lost.message.id = 101; // the retry in the new session may carry the same live id: the recording's differ
-        lost.http.reply = {
-          status: 404,
-          headers: { 'content-type': 'application/json' },
-          body: 'text',
-          text: JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }),
-        };
-      }
-      // everything after the loss is in the new session: its requests and replies carry the new id
-      const inNewSession = (frame: Frame) => JSON.parse(JSON.stringify(frame).replaceAll(sessionOf(frames), 'a-second-session')) as Frame;
-      const again = structuredClone(opening).map((frame): Frame => {
-        const renamed = inNewSession(frame);
-        if (renamed.from === 'client' && renamed.message.method === 'initialize') renamed.message.id = 100;
-        if (renamed.from === 'server' && renamed.message.id === 0) renamed.message.id = 100;
-        if ((renamed.from === 'server' || renamed.from === 'sse') && renamed.http?.request === 0) renamed.http.request = 100;
-        return renamed;
-      });
-      return [...opening, lost, ...again, ...frames.slice(list).map(inNewSession)];
+      const once = loseSession(frames, firstRequest(frames, 'tools/list'), 'a-second-session', 100);
+      return loseSession(once, firstRequest(once, 'tools/call'), 'a-third-session', 200, 'a-second-session');
     },
   },
   {
@@ -121,6 +106,38 @@ const CASES: HttpCase[] = [
       ),
   },
 ];
+
+/** The index of the first client request of `method`. */
+function firstRequest(frames: Frame[], method: string): number {
+  return frames.findIndex((frame) => frame.from === 'client' && frame.message.method === method);
+}
+
+/** The server lost session `current` at the request frames[at] (answered 404); a new session `renewed` follows:
+ *  initialize (id `initializeId`) and initialized, copies of the recording's first, then that request again
+ *  and everything after, in the new session (their requests and replies carry its id). */
+function loseSession(frames: Frame[], at: number, renewed: string, initializeId: number, current = sessionOf(frames)): Frame[] {
+  const first = sessionOf(frames);
+  const opening = frames.slice(0, firstRequest(frames, 'tools/list')); // initialize, its priming event and result, initialized
+  const lost = structuredClone(frames[at]!) as Frame;
+  if (lost.from === 'client' && lost.http) {
+    lost.message.id = initializeId + 1; // the retry in the new session may carry the same live id: the recording's differ
+    lost.http.reply = {
+      status: 404,
+      headers: { 'content-type': 'application/json' },
+      body: 'text',
+      text: JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }),
+    };
+  }
+  const inSession = (frame: Frame, from: string) => JSON.parse(JSON.stringify(frame).replaceAll(from, renewed)) as Frame;
+  const again = structuredClone(opening).map((frame): Frame => {
+    const renamed = inSession(frame, first);
+    if (renamed.from === 'client' && renamed.message.method === 'initialize') renamed.message.id = initializeId;
+    if (renamed.from === 'server' && renamed.message.id === 0) renamed.message.id = initializeId;
+    if ((renamed.from === 'server' || renamed.from === 'sse') && renamed.http?.request === 0) renamed.http.request = initializeId;
+    return renamed;
+  });
+  return [...frames.slice(0, at), lost, ...again, ...frames.slice(at).map((frame) => inSession(frame, current))];
+}
 
 /** The session id the recording's initialize reply gave. */
 function sessionOf(frames: Frame[]): string {

@@ -149,6 +149,7 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['exited with code 13', 'and then your program kept waiting', 'ends messages'],
     timeout: '1',
   },
+  'session-renewed-only-once': { stage: 'streamable-http', says: ['session-lost-twice', 'HTTP 404'] },
   'renewal-keeps-old-session-id': {
     stage: 'streamable-http',
     says: ['session-lost', 'after the server lost that session: a new session starts with initialize, without a session id'],
