@@ -110,7 +110,7 @@ export function protocolHints(diagnoses: readonly Diagnosis[]): Hint[] {
     hints.push({
       kind: 'session-lost',
       lines: [
-        'the server lost the session (it answered 404, or 400 to a session id it no longer knows): the client starts a new one, once',
+        'the server lost the session (it answered 404, or 400 to a session id it no longer knows): the client starts a new one, once for each request that meets a lost session',
         'send initialize again without the old session id, then notifications/initialized, then the request that failed',
       ],
     });
