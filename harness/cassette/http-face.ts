@@ -235,7 +235,7 @@ class HttpFace {
       if (!this.sessionLost || sent === undefined) return true;
       this.mistake(
         'http-session',
-        `your client sent ${request.method} ${this.path} with Mcp-Session-Id ${JSON.stringify(sent)} after the server lost that session: a new session starts with initialize, without a session id`,
+        `your client sent ${request.method} ${this.path} with an Mcp-Session-Id after the server lost the session: a new session starts with initialize, without a session id`,
       );
       rpcError(response, 400, 'Bad Request: No valid session ID provided');
       return false;

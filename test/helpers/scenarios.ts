@@ -152,7 +152,7 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'session-renewed-only-once': { stage: 'streamable-http', says: ['session-lost-twice', 'HTTP 404'] },
   'renewal-keeps-old-session-id': {
     stage: 'streamable-http',
-    says: ['session-lost', 'after the server lost that session: a new session starts with initialize, without a session id'],
+    says: ['session-lost', 'after the server lost the session: a new session starts with initialize, without a session id'],
   },
   'protocol-version-not-sent': { stage: 'streamable-http', says: ['without the MCP-Protocol-Version header', 'after initialize, send MCP-Protocol-Version'] },
   // stage 5: translate
