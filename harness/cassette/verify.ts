@@ -141,11 +141,15 @@ async function playClientSide(
       break;
     }
   }
-  await new Promise((resolve) => setTimeout(resolve, 100)); // notifications that trail the last response
+  // notifications that trail the last response: a loaded machine delays them, so the wait is idle time too
+  await idleFor(TRAILING_MS, link.usage).done;
   await link.close();
   return [...drift, ...compare(cassette, live)];
 }
 
+/** How long the server may stay quiet after the last response before the session is ended: what it sends
+ *  after that is not waited for. */
+const TRAILING_MS = 100;
 /** How often a waited-for server is looked at. */
 const LOOK_MS = 250;
 /** A server that keeps computing and never answers is given up on after this much of its CPU time. */

@@ -157,7 +157,7 @@ describe('the SDK client against the everything server', () => {
   it('verify finds no drift against the live server, and finds a planted one', async () => {
     const clean = await run(cassetteCommand('verify', everythingCassette, '--', ...EVERYTHING));
     expect(clean.stderr).not.toContain('changed');
-    expect(clean.code).toBe(0);
+    expect(clean.code, clean.stderr).toBe(0);
     const planted = join(dir, 'planted.yaml');
     writeFileSync(planted, readFileSync(everythingCassette, 'utf8').replace('text: The sum of 2 and 40 is 42.', 'text: The sum of 2 and 40 is 41.'));
     const drift = await run(cassetteCommand('verify', planted, '--', ...EVERYTHING));
