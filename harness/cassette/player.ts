@@ -440,8 +440,6 @@ export class Player {
 
   // ------------------------------------------------------------ the stateless revision
 
-  /** A mistake of the stateless revision a real server refuses (or answers otherwise than the
-   *  recording): said, and answered as that server answers it; the recorded frame waits. */
   /** An initialize to a server of the stateless revision, where the recording has none to come (the
    *  recording may have nothing left at all): said, and refused as the server refuses it (-32022). */
   private refusedInitialize(message: JsonObject): boolean {
@@ -460,6 +458,8 @@ export class Player {
     return true;
   }
 
+  /** A mistake of the stateless revision a real server refuses (or answers otherwise than the
+   *  recording): said, and answered as that server answers it; the recorded frame waits. */
   private refusedAsStateless(expected: ClientFrame, message: JsonObject): boolean {
     const kind = kindOf(message);
     if (kind !== 'request') return false;
@@ -955,7 +955,6 @@ function asMcpMeans(method: string, params: Json | undefined): Json {
   return Object.fromEntries(Object.entries(params).filter(([key]) => !emptyByDefault.includes(key)));
 }
 
-/** undefined when both errors carry the same code; else the code each has. */
 /** How a client answers roots/list (2025-11-25 client/roots): one that declared the capability with its
  *  roots ({ roots: [{ uri: "file://...", name? }] }), one that did not with -32601 (method not found). */
 function rootsAnswerDifference(declared: boolean, actual: JsonObject): { path: string; expected: Json; actual: Json } | undefined {
@@ -977,6 +976,7 @@ function rootsAnswerDifference(declared: boolean, actual: JsonObject): { path: s
       };
 }
 
+/** undefined when both errors carry the same code; else the code each has. */
 function errorCodeDifference(expected: Json | undefined, actual: Json | undefined): { path: string; expected: Json; actual: Json } | undefined {
   const code = (error: Json | undefined): Json => (isObject(error) && error.code !== undefined ? error.code : null);
   return code(expected) === code(actual) ? undefined : { path: 'error.code', expected: code(expected), actual: code(actual) };

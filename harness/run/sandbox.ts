@@ -148,6 +148,8 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
  *  (a case folder is a few small files; in a course folder a student may have put anything there). */
 function neutralCopy(caseDir: string): string {
   const copy = mkdtempSync(join(tmpdir(), 'theinference-case-'));
+  // a case folder removed meanwhile (watch mode) shows empty: the program says what it misses
+  if (!existsSync(caseDir)) return copy;
   try {
     cpSync(caseDir, copy, {
       recursive: true,
