@@ -5,8 +5,8 @@
 // runs; the starter and the variants in this process (runInProcess), warm, as the scenarios.
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { courseCopy, expectGraderGolden, normalise, patchedSubmission, REPO, runCli, runInProcess, trimCourse } from './helpers/cli.ts';
+import { describe, expect, it } from 'vitest';
+import { courseCopies, expectGraderGolden, normalise, patchedSubmission, REPO, runCli, runInProcess, trimCourse } from './helpers/cli.ts';
 import { SCENARIOS, SEED, STAGES, VARIANTS } from './helpers/scenarios.ts';
 
 describe('the grader', () => {
@@ -33,19 +33,7 @@ describe('the grader', () => {
   // the cases ask for what MCP asks and nothing more, so each passes every stage to its own; one that
   // does not do what the spec only recommends (a SHOULD) is given that advice, and passes. Of the stages
   // before its own, a course copy keeps one case of each command.
-  const courses = new Map<string, string>();
-  afterAll(() => {
-    for (const course of courses.values()) rmSync(course, { recursive: true, force: true });
-  });
-  const courseFor = (stage: string): string => {
-    let course = courses.get(stage);
-    if (course === undefined) {
-      course = courseCopy();
-      trimCourse(course, [], STAGES.slice(0, STAGES.indexOf(stage)));
-      courses.set(stage, course);
-    }
-    return course;
-  };
+  const courseFor = courseCopies((dir, stage) => trimCourse(dir, [], STAGES.slice(0, STAGES.indexOf(stage))));
   it('has an entry for every variant folder', () => {
     expect(readdirSync(join(REPO, 'test/variants')).sort()).toEqual(Object.keys(VARIANTS).sort());
   });

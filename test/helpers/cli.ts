@@ -5,7 +5,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { parse as parseYaml, parseDocument, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { main } from '../../harness/cli.ts';
 import { loadCourse, type Case, type Stage } from '../../harness/course.ts';
@@ -131,6 +131,23 @@ export function expectGolden(actual: string, goldenPath: string): void {
 }
 
 /** A throwaway copy of this course to break or bless, with node_modules linked in. */
+/** Course copies made when first asked for, one per key, each shaped by `shape`; removed after the file's tests. */
+export function courseCopies(shape: (dir: string, key: string) => void): (key: string) => string {
+  const copies = new Map<string, string>();
+  afterAll(() => {
+    for (const dir of copies.values()) rmSync(dir, { recursive: true, force: true });
+  });
+  return (key) => {
+    let dir = copies.get(key);
+    if (dir === undefined) {
+      dir = courseCopy();
+      shape(dir, key);
+      copies.set(key, dir);
+    }
+    return dir;
+  };
+}
+
 export function courseCopy(): string {
   const dir = mkdtempSync(join(tmpdir(), 'course-copy-'));
   for (const part of ['course.yaml', 'program.ts', 'your_program.sh', 'package.json', 'src', 'cases', 'fixtures']) {

@@ -4,8 +4,8 @@
 // Graded in the test's own process (runInProcess), as watch mode grades: the same main, warm.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
-import { courseCopy, expectGraderGolden, keepOnly, normalise, REPO, runInProcess, scenarioSubmission } from './cli.ts';
+import { expect, it } from 'vitest';
+import { courseCopies, expectGraderGolden, keepOnly, normalise, REPO, runInProcess, scenarioSubmission } from './cli.ts';
 
 /** The seed every recorded grader output was made with. */
 export const SEED = ['--seed', '7'];
@@ -215,19 +215,7 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
 /** One test per broken solution of `stage`. */
 export function scenarioTests(stage: string): void {
   // one course copy for each `only`, made when a scenario first needs it
-  const courses = new Map<string, string>();
-  afterAll(() => {
-    for (const dir of courses.values()) rmSync(dir, { recursive: true, force: true });
-  });
-  const courseOf = (only: string): string => {
-    let dir = courses.get(only);
-    if (dir === undefined) {
-      dir = courseCopy();
-      keepOnly(dir, stage, only);
-      courses.set(only, dir);
-    }
-    return dir;
-  };
+  const courseOf = courseCopies((dir, only) => keepOnly(dir, stage, only));
   for (const [scenario, { stage: at, says, timeout, only }] of Object.entries(SCENARIOS)) {
     if (at !== stage) continue;
     it(`fails ${scenario} at ${stage}, saying so`, async () => {
