@@ -179,7 +179,7 @@ function idleFor(ms: number, usage: (() => TreeUsage) | undefined): { done: Prom
       if (idle < ms && cpu - first < MAX_COMPUTING_MS) return;
       clearInterval(timer);
       resolve();
-    }, LOOK_MS).unref();
+    }, Math.min(LOOK_MS, ms)).unref(); // a short wait (the trailing notifications') is looked at within itself
   });
   return { done, cancel: () => clearTimeout(timer) };
 }
