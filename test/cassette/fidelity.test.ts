@@ -165,7 +165,7 @@ describe('the SDK client against the everything server', () => {
     expect(drift.stderr).toContain(
       'a response to request 3 changed at result.content[0].text: recorded "The sum of 2 and 40 is 41.", now "The sum of 2 and 40 is 42."',
     );
-    expect(drift.stderr.trim().split('\n')).toHaveLength(1);
+    expect(drift.stderr.trim().split('\n'), drift.stderr).toHaveLength(1);
   });
 });
 
