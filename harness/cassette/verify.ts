@@ -170,16 +170,19 @@ function idleFor(ms: number, usage: (() => TreeUsage) | undefined): { done: Prom
     let idle = 0;
     let lastCpu = first;
     let lastLook = performance.now();
-    timer = setInterval(() => {
-      const now = performance.now();
-      const { cpuMs: cpu, running } = usage();
-      if (cpu === lastCpu && !running) idle += now - lastLook;
-      lastCpu = cpu;
-      lastLook = now;
-      if (idle < ms && cpu - first < MAX_COMPUTING_MS) return;
-      clearInterval(timer);
-      resolve();
-    }, Math.min(LOOK_MS, ms)).unref(); // a short wait (the trailing notifications') is looked at within itself
+    timer = setInterval(
+      () => {
+        const now = performance.now();
+        const { cpuMs: cpu, running } = usage();
+        if (cpu === lastCpu && !running) idle += now - lastLook;
+        lastCpu = cpu;
+        lastLook = now;
+        if (idle < ms && cpu - first < MAX_COMPUTING_MS) return;
+        clearInterval(timer);
+        resolve();
+      },
+      Math.min(LOOK_MS, ms),
+    ).unref(); // a short wait (the trailing notifications') is looked at within itself
   });
   return { done, cancel: () => clearTimeout(timer) };
 }
