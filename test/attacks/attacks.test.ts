@@ -294,7 +294,7 @@ describe('attacks on the grader', () => {
   });
 
   it('escapes-the-log: file names the submission chose (outside src/, links and a FIFO in src/, an import) reach the terminal escaped', async () => {
-    const dir = folder({ [`notes\x1b[2J.txt`]: 'x', 'src/mcp.ts': `export * from '/\x1b]0;owned\x07';\n` });
+    const dir = folder({ 'notes\x1b[2J.txt': 'x', 'src/mcp.ts': `export * from '/\x1b]0;owned\x07';\n` });
     symlinkSync('/etc/hostname', join(dir, 'src', 'link\x1b[31m'));
     expect(spawnSync('mkfifo', [join(dir, 'src', 'pipe\x1b[1m')]).status).toBe(0);
     const run = await runCi([...STAGE_1, '--submission', dir]);
