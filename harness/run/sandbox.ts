@@ -11,9 +11,9 @@
 // Where bwrap is missing or cannot make namespaces, programs run as before (process-group kill,
 // scrubbed env) and the report says `sandbox: none`.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdtempSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { caseCopy } from './case-copies.ts';
 import { withoutNetwork, type Command } from './network.ts';
 import { ARGS_FD } from './spawn.ts';
 
@@ -131,38 +131,17 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
       env: environment,
     }),
     showCase: (start, caseDir) => {
-      const copy = neutralCopy(caseDir);
+      const copy = caseCopy(caseDir);
       return {
         start: {
           ...start,
-          argsFd: `${start.argsFd ?? ''}${['--ro-bind', copy, join(runRoot, CASE_IN_SANDBOX)].join('\0')}\0`,
-          cleanup: () => rmSync(copy, { recursive: true, force: true }),
+          argsFd: `${start.argsFd ?? ''}${['--ro-bind', copy.path, join(runRoot, CASE_IN_SANDBOX)].join('\0')}\0`,
+          cleanup: copy.release,
         },
         caseArg: CASE_IN_SANDBOX,
       };
     },
   };
-}
-
-/** A case's input folder copied to a temporary folder of neutral name: its directories and regular files
- *  (a case folder is a few small files; in a course folder a student may have put anything there). */
-function neutralCopy(caseDir: string): string {
-  const copy = mkdtempSync(join(tmpdir(), 'theinference-case-'));
-  // a case folder removed meanwhile (watch mode) shows empty: the program says what it misses
-  if (!existsSync(caseDir)) return copy;
-  try {
-    cpSync(caseDir, copy, {
-      recursive: true,
-      filter: (from) => {
-        const stat = lstatSync(from);
-        return stat.isDirectory() || stat.isFile();
-      },
-    });
-  } catch (error) {
-    rmSync(copy, { recursive: true, force: true });
-    throw error;
-  }
-  return copy;
 }
 
 /** No sandbox: programs run as they are (network off through unshare when asked). */
