@@ -9,6 +9,8 @@
 // reference, extracted with git archive): today's way, in the same run. A clone without that commit
 // leaves it out and says so. A fifth runs it as issue 30 found it (ISSUE_30_FOUND: before the bundler was
 // confined to src/ and each case got a network of its own), whose save to verdict today's keeps within 1.1x.
+// A student runs one watcher: before each save the bench waits, past the read, until no watcher is
+// computing, so that a save is never timed against another watcher still starting its programs ahead.
 // A grading of the reference that does not pass (four graders at once load the machine; the grader as
 // issue 10 found it timed its properties out there) is counted, and its failing lines shown.
 // Runs on scratch copies so the repo is not touched.
@@ -17,11 +19,15 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { treeUsage } from '../harness/processes.ts';
 
 const repo = join(import.meta.dirname, '..');
 const saves = Number(process.argv[2] ?? 20);
 /** How long a student takes to read a verdict before the next save. */
 const READ_MS = 2000;
+/** Quiet: the watchers used less than QUIET_MS of CPU in LOOK_MS. */
+const LOOK_MS = 250;
+const QUIET_MS = 10;
 /** The last commit before the work of issue 10 (instant feedback) began. */
 const ISSUE_10_FOUND = 'ea3c845';
 /** The last commit before the work of issue 30 (a submission is only its own source) began. */
@@ -103,6 +109,7 @@ const order = Object.entries(ways);
 for (let save = 0; save < saves; save += 1) {
   for (const [name, way] of order.map((_, at) => order[(save + at) % order.length]!)) {
     await new Promise((resolve) => setTimeout(resolve, READ_MS));
+    await quiet();
     const started = performance.now();
     const graded = way.next();
     const changed = name === 'started ahead, answers changed' && save % 2 === 0;
@@ -127,6 +134,17 @@ for (const [name, { whole, first }] of Object.entries(times)) {
 }
 const whole = (name: string) => median(times[name]!.whole);
 const ahead = whole('started ahead');
+/** Resolves once the watchers' process trees, together, used under QUIET_MS of CPU over a look of LOOK_MS. */
+async function quiet(): Promise<void> {
+  const used = () => Object.values(ways).reduce((sum, way) => sum + treeUsage(way.child.pid!).cpuMs, 0);
+  for (let before = used(); ; ) {
+    await new Promise((resolve) => setTimeout(resolve, LOOK_MS));
+    const now = used();
+    if (now - before < QUIET_MS) return;
+    before = now;
+  }
+}
+
 /** src/mcp.ts with a scenario's mistake applied, in a scratch folder. */
 function applied(diff: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'watch-bench-mistake-'));
