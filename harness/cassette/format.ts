@@ -389,8 +389,8 @@ function readHeaders(value: unknown, path: PathKey[], fail: Fail): Headers {
 function readPlacement(value: unknown, path: PathKey[], fail: Fail): HttpPlacement {
   if (value === undefined) return {};
   if (!isObject(value))
-    return fail(path, 'expected a mapping: request (the id whose POST stream carried it; none for the GET stream), id, event, retry, comments, at');
-  checkKeys(value, ['request', 'id', 'event', 'retry', 'comments', 'at', 'cuts'], path, fail);
+    return fail(path, 'expected a mapping: request (the id whose POST stream carried it; none for the GET stream), id, event, retry, comments, lines, at');
+  checkKeys(value, ['request', 'id', 'event', 'retry', 'comments', 'lines', 'at', 'cuts'], path, fail);
   const placement: HttpPlacement = {};
   if (value.request !== undefined) {
     if (typeof value.request !== 'string' && typeof value.request !== 'number') fail([...path, 'request'], 'expected the recorded id of a client request');
@@ -411,6 +411,10 @@ function readPlacement(value: unknown, path: PathKey[], fail: Fail): HttpPlaceme
       fail([...path, 'comments'], 'expected a list of one-line strings');
     }
     placement.comments = comments as string[];
+  }
+  if (value.lines !== undefined) {
+    if (value.lines !== 'crlf' && value.lines !== 'cr') fail([...path, 'lines'], 'expected crlf or cr (how the lines end; absent: LF)');
+    placement.lines = value.lines as 'crlf' | 'cr';
   }
   if (value.cuts !== undefined) {
     const cuts = value.cuts;

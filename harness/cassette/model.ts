@@ -44,6 +44,8 @@ export interface HttpPlacement {
   retry?: number;
   /** Comment lines (`: text`) written just before the event. */
   comments?: string[];
+  /** How the event's lines end, when not in LF: CRLF (as Python servers send) or a bare CR. */
+  lines?: 'crlf' | 'cr';
   /** Byte offsets where the event's bytes (as replayed) are cut into separate reads: a reader must
    *  join an event, or a multi-byte character, that two reads split. */
   cuts?: number[];

@@ -11,7 +11,14 @@ export interface SseFields {
   retry?: number;
   /** Comment lines just before the event, without the ':' and one optional space. */
   comments?: string[];
+  /** How the event's lines end when not in LF (its first line's, should they mix): Python servers
+   *  (sse-starlette) end theirs in CRLF, and the SSE format allows a bare CR too. */
+  lines?: LineEnd;
 }
+
+export type LineEnd = 'crlf' | 'cr';
+
+const TERMINATOR: Record<LineEnd | 'lf', string> = { lf: '\n', crlf: '\r\n', cr: '\r' };
 
 export interface SseEvent extends SseFields {
   /** The data lines joined with '\n'; undefined when the block had no data field at all. */
@@ -30,7 +37,11 @@ export class SseParser {
   private partial = '';
   /** The last chunk ended in CR: an LF starting the next one belongs to it. */
   private afterCR = false;
+  /** The block's first line is the one whose CR ended the last chunk. */
+  private firstLineEnded = false;
   private started = false;
+  /** How the block's first line ended; a CR that ended a chunk is taken for a bare CR until the next chunk says. */
+  private ending: LineEnd | 'lf' | undefined;
   private block: SseEvent = {};
   private dataLines: string[] | undefined;
 
@@ -41,8 +52,12 @@ export class SseParser {
       if (text.startsWith('\uFEFF')) text = text.slice(1); // a byte order mark is not part of the stream
     }
     if (text === '') return [];
-    if (this.afterCR && text.startsWith('\n')) text = text.slice(1);
+    if (this.afterCR && text.startsWith('\n')) {
+      text = text.slice(1);
+      if (this.ending === 'cr' && this.firstLineEnded) this.ending = 'crlf';
+    }
     this.afterCR = false;
+    this.firstLineEnded = false;
     const events: SseEvent[] = [];
     let start = 0;
     for (let i = 0; i < text.length; i++) {
@@ -50,11 +65,19 @@ export class SseParser {
       if (char !== '\n' && char !== '\r') continue;
       const line = this.partial + text.slice(start, i);
       this.partial = '';
+      let ending: LineEnd | 'lf' = char === '\n' ? 'lf' : 'cr';
       if (char === '\r') {
         if (i + 1 === text.length) this.afterCR = true;
-        else if (text[i + 1] === '\n') i++;
+        else if (text[i + 1] === '\n') {
+          ending = 'crlf';
+          i++;
+        }
       }
       start = i + 1;
+      if (line !== '' && this.ending === undefined) {
+        this.ending = ending;
+        this.firstLineEnded = this.afterCR;
+      }
       const event = this.line(line);
       if (event) events.push(event);
     }
@@ -95,9 +118,11 @@ export class SseParser {
   private dispatch(): SseEvent | undefined {
     const block = this.block;
     if (this.dataLines !== undefined) block.data = this.dataLines.join('\n');
+    if (this.ending === 'crlf' || this.ending === 'cr') block.lines = this.ending;
+    this.ending = undefined;
     this.block = {};
     this.dataLines = undefined;
-    return Object.keys(block).length > 0 ? block : undefined;
+    return Object.keys(block).some((key) => key !== 'lines') ? block : undefined;
   }
 }
 
@@ -113,15 +138,17 @@ export function parseSse(body: Buffer | string): SseEvent[] {
 
 /**
  * The bytes of one event as the MCP SDK's server writes them: comments, then `event:`, `id:`,
- * `retry:`, one `data:` line per line of data (`data: \n` for empty data, as a priming event has),
- * then the blank line. Without data, the event has no data line (a block of comments only).
+ * `retry:`, one `data:` line per line of data (`data: ` for empty data, as a priming event has),
+ * then the blank line; each line ended as `lines` says (LF when absent). Without data, the event has
+ * no data line (a block of comments only).
  */
 export function formatSseEvent(placement: SseFields, data: string | undefined): string {
+  const end = TERMINATOR[placement.lines ?? 'lf'];
   let text = '';
-  for (const comment of placement.comments ?? []) text += `: ${comment}\n`;
-  if (placement.event !== undefined) text += `event: ${placement.event}\n`;
-  if (placement.id !== undefined) text += `id: ${placement.id}\n`;
-  if (placement.retry !== undefined) text += `retry: ${placement.retry}\n`;
-  if (data !== undefined) for (const line of data.split('\n')) text += `data: ${line}\n`;
-  return text + '\n';
+  for (const comment of placement.comments ?? []) text += `: ${comment}${end}`;
+  if (placement.event !== undefined) text += `event: ${placement.event}${end}`;
+  if (placement.id !== undefined) text += `id: ${placement.id}${end}`;
+  if (placement.retry !== undefined) text += `retry: ${placement.retry}${end}`;
+  if (data !== undefined) for (const line of data.split('\n')) text += `data: ${line}${end}`;
+  return text + end;
 }

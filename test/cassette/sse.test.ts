@@ -30,14 +30,25 @@ describe('SseParser', () => {
     ]);
   });
 
-  it('reads LF, CR and CRLF line ends alike, whatever chunk boundaries fall between CR and LF', () => {
+  it('reads LF, CR and CRLF line ends alike, whatever chunk boundaries fall between CR and LF, and says which an event had', () => {
     const lf = 'event: message\ndata: one\ndata: two\n\n: ping\n\n';
     const expected = parseSse(lf);
     expect(expected).toEqual([{ event: 'message', data: 'one\ntwo' }, { comments: ['ping'] }]);
-    for (const ending of ['\r', '\r\n']) {
+    for (const [ending, lines] of [
+      ['\r', 'cr'],
+      ['\r\n', 'crlf'],
+    ] as const) {
       const bytes = Buffer.from(lf.replaceAll('\n', ending));
-      for (let cut = 0; cut <= bytes.length; cut++) expect(parseInChunks(bytes, [cut])).toEqual(expected);
+      for (let cut = 0; cut <= bytes.length; cut++) expect(parseInChunks(bytes, [cut])).toEqual(expected.map((event) => ({ ...event, lines })));
     }
+  });
+
+  it("takes an event's line end from its first line when they mix", () => {
+    expect(parseSse('data: a\r\ndata: b\n\ndata: c\rdata: d\r\n\r\ndata: e\ndata: f\r\r')).toEqual([
+      { data: 'a\nb', lines: 'crlf' },
+      { data: 'c\nd', lines: 'cr' },
+      { data: 'e\nf' },
+    ]);
   });
 
   it('a CR at the end of one chunk and an LF at the start of the next are one line end, even with an empty chunk between', () => {
@@ -45,7 +56,7 @@ describe('SseParser', () => {
     expect(parser.push(Buffer.from('data: a\r'))).toEqual([]);
     expect(parser.push(Buffer.from(''))).toEqual([]);
     expect(parser.push(Buffer.from('\n'))).toEqual([]);
-    expect(parser.push(Buffer.from('\r\n'))).toEqual([{ data: 'a' }]);
+    expect(parser.push(Buffer.from('\r\n'))).toEqual([{ data: 'a', lines: 'crlf' }]);
   });
 
   it('keeps a UTF-8 character split across chunks whole, at every cut', () => {
@@ -98,6 +109,11 @@ describe('formatSseEvent', () => {
     expect(formatSseEvent({ comments: ['keepalive'] }, undefined)).toBe(': keepalive\n\n');
   });
 
+  it('ends every line, the blank one too, as `lines` says', () => {
+    expect(formatSseEvent({ event: 'message', lines: 'crlf' }, 'x\ny')).toBe('event: message\r\ndata: x\r\ndata: y\r\n\r\n');
+    expect(formatSseEvent({ comments: ['keepalive'], lines: 'cr' }, '')).toBe(': keepalive\rdata: \r\r');
+  });
+
   it('round-trips through the parser, cut anywhere', () => {
     // Field values and comments have no line ends (they cannot); data is any text, lines joined with LF.
     const line = fc.string({ unit: 'grapheme' }).map((text) => text.replace(/[\r\n]/g, ''));
@@ -109,13 +125,14 @@ describe('formatSseEvent', () => {
         id: value,
         retry: fc.nat(),
         data: fc.array(line, { minLength: 1, maxLength: 3 }).map((lines) => lines.join('\n')),
+        lines: fc.constantFrom('crlf' as const, 'cr' as const),
       },
       { requiredKeys: [] },
     );
     fc.assert(
       fc.property(fc.array(event, { minLength: 1, maxLength: 4 }), fc.array(fc.nat(), { maxLength: 4 }), (events, cuts) => {
         // A block with nothing in it writes only its blank line, which is no event.
-        const written = events.filter((item) => Object.keys(item).length > 0);
+        const written = events.filter((item) => Object.keys(item).some((key) => key !== 'lines'));
         const bytes = Buffer.from(events.map(({ data, ...fields }) => formatSseEvent(fields, data)).join(''));
         expect(
           parseInChunks(
