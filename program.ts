@@ -57,19 +57,21 @@ const commands: Record<string, Command> = {
   },
 
   /** Over Streamable HTTP: initialize, every tool, then the calls in calls.json one after another
-   *  (each its own POST, in order); close() ends the session. headers.json: headers for every request. */
+   *  (each its own POST, in order); close() ends the session. headers.json: headers for every request.
+   *  `notifications`: every notification the transport handed on, in order (a reply's progress among them). */
   http: async (caseDir) => {
     const calls = optionalJson(join(caseDir, 'calls.json'), []) as { name: string; arguments?: object }[];
     const headers = optionalJson(join(caseDir, 'headers.json'), undefined) as Record<string, string> | undefined;
     const server = await serverUrl(caseDir);
     try {
-      const client = new mcp.McpClient(new mcp.HttpTransport(server.url, headers && { headers }));
+      const notifications: unknown[] = [];
+      const client = new mcp.McpClient(noting(new mcp.HttpTransport(server.url, headers && { headers }), notifications));
       const initialize = await outcome(client.initialize());
       const tools = await outcome(client.listTools());
       const results: unknown[] = [];
       for (const call of calls) results.push(await outcome(client.callTool(call.name, call.arguments)));
       await client.close();
-      return { initialize, tools, calls: results };
+      return { initialize, tools, calls: results, notifications };
     } finally {
       server.done();
     }
@@ -161,6 +163,23 @@ function withoutResultType(result: mcp.CallToolResult): object {
   if (result?.resultType !== 'complete') return result;
   const { resultType: _complete, ...rest } = result;
   return rest;
+}
+
+/** The transport as it is, noting each notification it hands on: the events of a reply before its
+ *  response are the client's too, and a transport that drops them shows here. */
+function noting(transport: mcp.Transport, notes: unknown[]): mcp.Transport {
+  const messages = {
+    async *[Symbol.asyncIterator]() {
+      for await (const message of transport.messages) {
+        if (message !== null && typeof message === 'object' && 'method' in message && !('id' in message)) {
+          const { method, params } = message as { method: unknown; params?: unknown };
+          notes.push(canonical({ method, ...(params !== undefined && { params }) }));
+        }
+        yield message;
+      }
+    },
+  };
+  return { send: (message) => transport.send(message), close: () => transport.close(), messages };
 }
 
 function isFailure(outcome: unknown): boolean {

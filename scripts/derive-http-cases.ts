@@ -29,6 +29,25 @@ const CASES: HttpCase[] = [
     frames: (frames) => frames,
   },
   {
+    name: 'server-requests',
+    about:
+      "The server pings the client (a server request) on the stream of the echo call, before that call's result: the client answers it on a POST of its own (an empty result, with the server's id), and only then does the result come. A transport that hands on only a reply's last event never answers, and waits for good.",
+    edit: "a ping request (the server's id 0) on the echo call's stream after its priming event, the client's empty result to it (a POST answered 202), then the echo result",
+    frames: (frames) => {
+      const echo = frames.findIndex((frame) => frame.from === 'client' && (frame.message.params as { name?: string } | undefined)?.name === 'echo');
+      const call = frames[echo];
+      if (call?.from !== 'client' || call.http === undefined) throw new Error(`${source}: no echo call over HTTP`);
+      const result = frames.findIndex((frame, at) => at > echo && frame.from === 'server' && frame.message.id === call.message.id);
+      const ping: Frame = { from: 'server', message: { jsonrpc: '2.0', id: 0, method: 'ping' }, http: { request: call.message.id, event: 'message' } };
+      const answer: Frame = {
+        from: 'client',
+        message: { jsonrpc: '2.0', id: 0, result: {} },
+        http: { path: call.http.path, headers: call.http.headers, reply: { status: 202, body: 'none' } },
+      };
+      return [...frames.slice(0, result), ping, answer, ...frames.slice(result)];
+    },
+  },
+  {
     name: 'json-replies',
     about: 'A server that answers each request with one JSON body (Content-Type: application/json) instead of an event stream.',
     edit: 'every reply made a JSON body: the priming events and the progress notifications (which only a stream can carry) left out',
@@ -76,6 +95,22 @@ const CASES: HttpCase[] = [
         }
         if ('tools' in result) return { ...frame, http: { ...frame.http, cuts: [bytes.length >> 1, bytes.length - 1] } };
         return frame;
+      }),
+  },
+  {
+    name: 'line-endings',
+    about:
+      "Event streams whose lines end in CRLF, as Python servers (sse-starlette, FastMCP) write them, and the long operation's progress notifications in a lone CR, which the SSE format allows too; the initialize result reaches the client in two reads cut between a CR and its LF.",
+    edit: "every event's lines ended in CRLF, the progress notifications' in CR; the initialize result's event cut into reads between the CR and the LF that end its first line",
+    frames: (frames) =>
+      frames.map((frame): Frame => {
+        if ((frame.from !== 'server' && frame.from !== 'sse') || frame.http?.request === undefined) return frame;
+        const http = { ...frame.http, lines: frame.from === 'server' && frame.message.method === 'notifications/progress' ? 'cr' : 'crlf' } as const;
+        if (frame.from === 'server' && frame.message.id === 0 && frame.message.method === undefined) {
+          const bytes = Buffer.from(formatSseEvent(http, JSON.stringify(frame.message)));
+          return { ...frame, http: { ...http, cuts: [bytes.indexOf('\r\n') + 1] } };
+        }
+        return { ...frame, http };
       }),
   },
   {

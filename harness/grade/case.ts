@@ -15,7 +15,7 @@ import { caseServerEntry, readStartReport, START_HINT, startProblem, type Server
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';
 import { openGate } from './player-gate.ts';
-import type { Advice, Verdict } from './verdict.ts';
+import type { Advice, Hint, Verdict } from './verdict.ts';
 
 export interface CaseContext {
   /** The folder holding your_program.sh (the course, or a scratch copy of a submission). */
@@ -51,7 +51,7 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   }
   const { result, report, start } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
-  const judged = judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage });
+  const judged = withLineEnds(judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage }), cassette);
   const judgement = withProtocol(withSessionOver(withServerStart(judged, start), report, testCase.player), report, fixtureName(testCase, 'cassette.yaml'));
   const failed = judgement.status !== 'pass' && judgement.status !== 'infra';
   const advice = adviceOf(report);
@@ -199,6 +199,24 @@ function withSessionOver(judgement: Judgement, report: PlayReport | undefined, p
     ],
   };
   return { ...judgement, hints: [...(judgement.hints ?? []).filter((other) => other.kind !== 'waited-for-nothing'), hint] };
+}
+
+/** A client that splits an event stream on LF alone never sees the blank line of an event whose lines
+ *  end in CRLF or CR (it waits for good, or loses the events): where the case's streams end them so and
+ *  the case failed, say so first. */
+function withLineEnds(judgement: Judgement, cassette: Cassette | undefined): Judgement {
+  const ends = new Set(cassette?.frames.flatMap((frame) => ((frame.from === 'server' || frame.from === 'sse') && frame.http?.lines ? [frame.http.lines] : [])));
+  if (judgement.status === 'pass' || ends.size === 0) return judgement;
+  const named = [...ends].map((end) => (end === 'crlf' ? 'CRLF' : 'a lone CR')).join(' and in ');
+  const hint: Hint = {
+    kind: 'sse-line-ends',
+    aboutTheCase: true,
+    lines: [
+      `this case's event streams end their lines in ${named}: a reader that splits on "\\n" alone (or on "\\r\\n" and "\\n") misses the blank line that ends an event`,
+      'a line ends at "\\r\\n", "\\n" or a lone "\\r" (the SSE format allows all three); a "\\r" that ends a read may be half of a "\\r\\n"',
+    ],
+  };
+  return { ...judgement, hints: [hint, ...(judgement.hints ?? [])] };
 }
 
 /** A server started other than its entry says fails the case, whatever the output; a program that

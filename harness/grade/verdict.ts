@@ -56,6 +56,9 @@ export interface Hint {
   kind: string;
   /** One or two short lines: the mistake, then the fix. */
   lines: string[];
+  /** It says what sets this case apart (its streams' line ends), not what the client did: the same
+   *  mistake made here and in another case is still the same one. */
+  aboutTheCase?: true;
 }
 
 /** How a reporter may show a span: colours on a terminal, classes in HTML, nothing in plain text. */

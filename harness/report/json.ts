@@ -320,7 +320,7 @@ export function checkReport(stage: string, check: GradedCheck, courseRoot: strin
     infra: verdict.status === 'infra',
     message: clip(verdict.message, KEPT_MESSAGE),
     details: keepText(detailText(verdict)),
-    hints: verdict.hints ?? [],
+    hints: (verdict.hints ?? []).map(({ kind, lines }) => ({ kind, lines })),
     difference: verdict.difference ?? null,
     protocol: verdict.protocol ?? null,
     advice: verdict.advice ?? [],

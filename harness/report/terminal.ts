@@ -144,7 +144,8 @@ export class TerminalReporter implements Reporter {
 function failureKind(verdict: Verdict): string {
   // Measured figures (the CPU a timed-out case used) differ between cases that made the same mistake.
   const message = verdict.message.replace(/\d+(\.\d+)?/g, '#');
-  return [verdict.status, message, ...(verdict.hints ?? []).map((hint) => hint.kind)].join('\n');
+  const mistakes = (verdict.hints ?? []).filter((hint) => !hint.aboutTheCase);
+  return [verdict.status, message, ...mistakes.map((hint) => hint.kind)].join('\n');
 }
 
 /** Node's own stack frames and version banner say nothing about the student's code. */

@@ -23,4 +23,26 @@ function unreadReplyRule(comparison: Comparison): Hint[] {
   ];
 }
 
-export const streamableHttp: StageContent = { slug: 'streamable-http', hints: [unreadReplyRule], generators: {} };
+/** Fewer notifications than the reference heard: a reply's events before its response were dropped. */
+function lostNotificationsRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  if (both === undefined) return [];
+  const count = (value: unknown) => {
+    const list = field(value, 'notifications');
+    return Array.isArray(list) ? list.length : 0;
+  };
+  const expected = count(both.expected);
+  const actual = count(both.actual);
+  if (actual >= expected) return [];
+  return [
+    {
+      kind: 'notifications-lost',
+      lines: [
+        `your transport handed on ${actual} of the ${expected} notifications the server sent (a long call's progress, on its stream before the result)`,
+        "every event of a reply's stream is a message to hand on, in order: notifications and the server's requests come before the response",
+      ],
+    },
+  ];
+}
+
+export const streamableHttp: StageContent = { slug: 'streamable-http', hints: [unreadReplyRule, lostNotificationsRule], generators: {} };

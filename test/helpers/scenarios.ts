@@ -144,6 +144,17 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'lost-session-not-renewed': { stage: 'streamable-http', says: ['session-lost', 'the server lost the session', 'send initialize again'] },
   'sse-decodes-each-read': { stage: 'streamable-http', says: ['split-reads', 'U+FFFD', 'one TextDecoder with { stream: true }'] },
   'sse-read-is-whole-events': { stage: 'streamable-http', says: ['split-reads', 'exited with code 13', 'a message that two reads split was lost'] },
+  'sse-lines-split-on-lf-only': {
+    stage: 'streamable-http',
+    says: ['line-endings', 'end their lines in CRLF and in a lone CR', 'a lone "\\r"'],
+    only: 'line-endings',
+  },
+  'sse-lone-cr-not-a-line-end': { stage: 'streamable-http', says: ['line-endings', 'notifications[0]', 'or on "\\r\\n" and "\\n"'], only: 'line-endings' },
+  'only-last-event-handed-on': {
+    stage: 'streamable-http',
+    says: ['handed on 0 of the 2 notifications', 'server-requests', "an answer to the server's ping request"],
+    timeout: '1',
+  },
   'close-leaves-messages-open': {
     stage: 'streamable-http',
     says: ['exited with code 13', 'and then your program kept waiting', 'ends messages'],
