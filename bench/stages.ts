@@ -37,12 +37,14 @@ async function live(stage: Stage): Promise<number> {
     stage.cases.map((testCase) => async () => {
       const [command, ...args] = loadCassette(testCase.cassettePath!).provenance.command!;
       const server = spawn(command!, args, { cwd: root, stdio: ['pipe', 'pipe', 'ignore'] });
-      const result = await runProgram(testCase, context, (wire: Duplex) => {
-        // Either side may close first: what the other still writes then has nowhere to go.
-        wire.on('error', () => {});
-        server.stdin.on('error', () => {});
-        wire.pipe(server.stdin);
-        server.stdout.pipe(wire);
+      const result = await runProgram(testCase, context, {
+        player: (wire: Duplex) => {
+          // Either side may close first: what the other still writes then has nowhere to go.
+          wire.on('error', () => {});
+          server.stdin.on('error', () => {});
+          wire.pipe(server.stdin);
+          server.stdout.pipe(wire);
+        },
       });
       server.kill();
       if (result.exitCode !== 0) throw new Error(`${testCase.casePath} failed against the live server: ${result.stderr}`);

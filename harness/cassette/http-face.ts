@@ -97,6 +97,7 @@ export async function serveCassette(cassette: Cassette, options: HttpFaceOptions
     get diagnoses() {
       return face.player.diagnoses;
     },
+    waitsForClient: () => face.waitsForClient(),
     close: () =>
       (closed ??= new Promise((resolve) => {
         face.finish();
@@ -193,6 +194,12 @@ class HttpFace {
   endStreams(): void {
     for (const channel of this.channels.values()) this.end(channel);
     this.getStream?.end();
+  }
+
+  /** All it can put out is out (nothing waits in turn on a stream), and the player waits for a client message. */
+  waitsForClient(): boolean {
+    if (this.report !== undefined || this.player.paused || this.player.expecting === undefined) return false;
+    return this.getTurns.queued === 0 && [...this.channels.values()].every((channel) => channel.queued === 0);
   }
 
   handle(request: IncomingMessage, response: ServerResponse): void {

@@ -81,6 +81,7 @@ export function createMemoryWire(cassette: Cassette, options: FaceOptions = {}):
       get diagnoses() {
         return player.diagnoses;
       },
+      waitsForClient: () => !ended && player.expecting !== undefined && ready.length === 0 && glued === '',
     },
   };
 }

@@ -9,6 +9,8 @@ export interface PlayerSession {
   finish(): PlayReport;
   /** The diagnoses so far. */
   readonly diagnoses: readonly Diagnosis[];
+  /** It has put out all it can and waits for the client's next message (the recording has one). */
+  waitsForClient(): boolean;
 }
 
 export interface FaceOptions extends PlayerOptions {

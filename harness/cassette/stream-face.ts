@@ -76,6 +76,7 @@ export function attachStreams(cassette: Cassette, input: Readable, output: Writa
     get diagnoses() {
       return player.diagnoses;
     },
+    waitsForClient: () => report === undefined && player.expecting !== undefined && !player.paused && !writer.sending(),
   };
 }
 
@@ -98,6 +99,11 @@ class PacedWriter {
   /** An initialize result is still held back. */
   holding(): boolean {
     return this.held > 0;
+  }
+
+  /** Pieces are queued, waiting out a gap or a hold, or glued to the next one. */
+  sending(): boolean {
+    return this.busy || this.glued.length > 0;
   }
 
   push(piece: Piece): void {

@@ -10,7 +10,7 @@ import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import type { Command } from '../run/network.ts';
 import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
 import { afterProgress } from '../run/progress.ts';
-import { runCommand, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
+import { runCommand, STUCK_MS, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
 import { caseServerEntry, readStartReport, START_HINT, startProblem, type ServerEntry, type StartReport } from './case-server.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';
@@ -67,11 +67,19 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   };
 }
 
-/** `env`: variables known only as the case runs (an HTTP player's URL), for a program started ahead too. */
-export function runProgram(testCase: Case, context: CaseContext, player?: (wire: Duplex) => void, env?: Record<string, string>): Promise<RunResult> {
+/** How a case's program meets its player: `player` gets the cassette wire; `env`: variables known only
+ *  as the case runs (an HTTP player's URL), for a program started ahead too; `waitedOn`: whether the
+ *  player now waits for the program with nothing left to send it (a program that then does nothing is stuck). */
+interface Wiring {
+  player?: (wire: Duplex) => void;
+  env?: Record<string, string>;
+  waitedOn?: () => boolean;
+}
+
+export function runProgram(testCase: Case, context: CaseContext, { player, env, waitedOn }: Wiring = {}): Promise<RunResult> {
   const onPipes = player && (([wire]: NodeJS.ReadWriteStream[]) => player(wire as unknown as Duplex));
   const ready = context.prestarted?.take(testCase.casePath);
-  if (ready) return ready.release(onPipes, context.signal, env);
+  if (ready) return ready.release(onPipes, context.signal, env, waitedOn);
   const options = programOptions(testCase, context, player !== undefined);
   const { start, caseArg } = showCase((testCase.player === 'http' && context.launcher.fetching) || context.launcher, testCase, context);
   return runCommand(start, [testCase.command, caseArg], {
@@ -79,6 +87,7 @@ export function runProgram(testCase: Case, context: CaseContext, player?: (wire:
     env: { ...options.env, ...env },
     signal: context.signal,
     ...(onPipes && { onPipes }),
+    ...(waitedOn && { waitedOn }),
   });
 }
 
@@ -138,15 +147,17 @@ export async function runWithPlayer(
   const start: ServerStart | undefined = entry && { entry };
   let session: PlayerSession | undefined;
   const play = (wire: Duplex) => (session = attachPlayer(cassette, wire, { chunkGapMs: CHUNK_GAP_MS }));
-  const result = await runProgram(testCase, context, (wire) =>
-    start
-      ? readStartReport(wire, (report, rest) => {
-          if (!report) return;
-          start.report = report;
-          play(rest);
-        })
-      : play(wire),
-  );
+  const result = await runProgram(testCase, context, {
+    player: (wire) =>
+      start
+        ? readStartReport(wire, (report, rest) => {
+            if (!report) return;
+            start.report = report;
+            play(rest);
+          })
+        : play(wire),
+    waitedOn: () => session?.waitsForClient() === true,
+  });
   if (!session) return { result, ...(start && { start }) };
   const grace = new Promise<void>((resolve) => afterProgress(REPORT_GRACE_MS, resolve));
   const ended = session as PlayerSession;
@@ -164,7 +175,7 @@ async function runWithHttpPlayer(testCase: Case, context: CaseContext, cassette:
   const reach: Record<string, string> = { [SERVER_URL_VARIABLE]: served.url };
   if (gate) Object.assign(reach, { [PLAYER_SOCKET_VARIABLE]: relative(context.runRoot, gate.path), [PLAYER_TOKEN_VARIABLE]: gate.token });
   try {
-    const result = await runProgram(testCase, context, undefined, reach);
+    const result = await runProgram(testCase, context, { env: reach, waitedOn: () => served.waitsForClient() });
     const grace = new Promise<void>((resolve) => afterProgress(REPORT_GRACE_MS, resolve));
     const report = await Promise.race([served.done, grace.then(() => served.finish())]);
     return { result, report };
@@ -267,6 +278,15 @@ function judge(result: RunResult, expected: Buffer, context: CaseContext, explai
   const difference = () => explainDifference(expected, result.stdout, explain);
   if (result.startError) {
     return { status: 'infra', message: `could not start ${PROGRAM}: ${result.startError.code ?? result.startError.message}` };
+  }
+  if (result.stuck) {
+    return {
+      status: 'timeout',
+      message: `did nothing for ${STUCK_MS / 1000} s while the server waited for its next message, and was stopped: the session could not go on`,
+      ...(result.stdout.length > 0
+        ? { details: `before it was stopped it printed ${result.stdout.length} bytes on stdout:`, ...difference() }
+        : { details: 'it printed nothing on stdout: your client waited for the server, and the server for your client' }),
+    };
   }
   if (result.timeLimit) {
     return {

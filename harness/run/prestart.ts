@@ -8,7 +8,7 @@ import { runCommand, type Release, type RunOptions, type RunResult } from './spa
 export interface Prestart {
   /** Starts its limits and its run now; `onPipes` gets its extra pipes (the cassette wire); `env`: variables
    *  known only now (an HTTP player's URL); `signal` stops it. */
-  release(onPipes: Release['onPipes'], signal: AbortSignal | undefined, env?: Release['env']): Promise<RunResult>;
+  release(onPipes: Release['onPipes'], signal: AbortSignal | undefined, env?: Release['env'], waitedOn?: Release['waitedOn']): Promise<RunResult>;
   cancel(): void;
 }
 
@@ -17,12 +17,12 @@ export function prestart(start: Command, args: string[], options: Omit<RunOption
   const stopper = new AbortController();
   const result = runCommand(start, args, { ...options, release: new Promise((resolve) => (go = resolve)), signal: stopper.signal });
   return {
-    release(onPipes, signal, env) {
+    release(onPipes, signal, env, waitedOn) {
       const stop = () => stopper.abort();
       if (signal?.aborted) stop();
       signal?.addEventListener('abort', stop, { once: true });
       void result.finally(() => signal?.removeEventListener('abort', stop));
-      go({ onPipes, env });
+      go({ onPipes, env, waitedOn });
       return result;
     },
     cancel: () => stopper.abort(),

@@ -45,12 +45,16 @@ export interface RunOptions {
    *  its environment names (GO_FD), written when `release` resolves (`go <variables as JSON>`); its
    *  limits, its duration and `onPipes` (given with the release, for the other extra pipes) start then. */
   release?: Promise<Release>;
+  /** Whether the other side (a cassette player) now waits for the program with nothing left to send it. */
+  waitedOn?: () => boolean;
 }
 
 export interface Release {
   onPipes?: (pipes: NodeJS.ReadWriteStream[]) => void;
   /** Variables the program gets at the release, known only then (an HTTP player's URL). */
   env?: Record<string, string>;
+  /** As RunOptions' waitedOn, known only at the release. */
+  waitedOn?: () => boolean;
 }
 
 /** The fd on which bwrap reads its options (`--args`): above every pipe a program is given. */
@@ -72,6 +76,9 @@ export interface RunResult {
   stderr: Buffer;
   /** Its processes together went past `limits.memoryBytes` and were stopped. */
   outOfMemory: boolean;
+  /** It did nothing for STUCK_MS while the other side waited for it (`waitedOn`), and was stopped: the
+   *  session could not go on, and the wall backstop would have come only much later. */
+  stuck?: true;
   durationMs: number;
   startError?: NodeJS.ErrnoException;
 }
@@ -93,6 +100,10 @@ export { WALL_FACTOR };
 const COMPUTING_SHARE = 0.05;
 /** How often (at most) a computing program past its wall backstop is looked at again. */
 const RECHECK_MS = 1000;
+/** How long a program may do nothing (no CPU used, no process runnable or in a disk wait) while the
+ *  other side waits for it, in the grader's progress: long past any pause of a correct program, which
+ *  computes or reads what it was sent. */
+export const STUCK_MS = 2000;
 /** Set in every program's environment, so that a process that left the group is still found by it. */
 export const RUN_MARK = 'THEINFERENCE_RUN';
 
@@ -125,6 +136,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     const stderr = new Capture(limits.outputCap);
     let timeLimit: RunResult['timeLimit'];
     let outOfMemory = false;
+    let stuck = false;
     let flooded: RunResult['flooded'];
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let startError: NodeJS.ErrnoException | undefined;
@@ -158,7 +170,8 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       // or one was seen outside the group. Only then is every process's environment read. (A
       // sandbox that ended by itself took everything with it; one stopped early may have had its
       // init started just as bwrap was killed, and the init carries the mark too.)
-      const suspicious = openStreams > 0 || timeLimit !== undefined || flooded !== undefined || outOfMemory || options.signal?.aborted || processes.leftGroup;
+      const suspicious =
+        openStreams > 0 || timeLimit !== undefined || flooded !== undefined || outOfMemory || stuck || options.signal?.aborted || processes.leftGroup;
       if (suspicious) killStrays(mark);
       else if (!options.contained) killStrays(mark, processes.tracked);
       child.stdout?.destroy();
@@ -172,6 +185,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
         stdout: stdout.bytes(),
         stderr: stderr.bytes(),
         outOfMemory,
+        ...(stuck && { stuck: true as const }),
         durationMs: performance.now() - started,
         startError,
       });
@@ -223,7 +237,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
           }, DISCOVERY_MS).unref()
         : undefined;
     /** The limits start: now, or when a program started ahead is released. */
-    const arm = (onPipes?: Release['onPipes'], env?: Release['env']) => {
+    const arm = (onPipes?: Release['onPipes'], env?: Release['env'], waitedOn = options.waitedOn) => {
       if (released) return;
       released = true;
       if (options.release) {
@@ -240,16 +254,29 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       }
       lastDeadline = progressNow() + wallMs * STARVED_WALL_FACTOR;
       wallTimer = afterProgress(wallMs, onWallDeadline);
+      // Doing nothing while waited on: measured from the program's CPU time and its processes' states.
+      let idle = { ms: 0, at: progressNow(), cpuMs: Number.NaN };
       poll = setInterval(() => {
-        if (timeLimit !== undefined || outOfMemory) return;
-        const discover = performance.now() - lastDiscovery >= DISCOVERY_MS;
+        if (timeLimit !== undefined || outOfMemory || stuck) return;
+        const waited = waitedOn?.() === true;
+        // while waited on, a sandbox's every process is looked for (a cheap walk down its tree): one not
+        // yet found could be computing
+        const discover = performance.now() - lastDiscovery >= DISCOVERY_MS || (waited && options.contained === true);
         if (discover) lastDiscovery = performance.now();
         const usage = processes.measure(discover, limits.memoryBytes !== undefined);
+        const now = progressNow();
+        idle =
+          waited && usage.cpuMs === idle.cpuMs && !usage.busy
+            ? { ms: idle.ms + now - idle.at, at: now, cpuMs: usage.cpuMs }
+            : { ms: 0, at: now, cpuMs: usage.cpuMs };
         if (usage.cpuMs - cpuBefore > limits.timeoutMs) {
           timeLimit = 'cpu';
           stop();
         } else if (limits.memoryBytes !== undefined && usage.residentBytes > limits.memoryBytes) {
           outOfMemory = true;
+          stop();
+        } else if (idle.ms >= STUCK_MS) {
+          stuck = true;
           stop();
         }
       }, POLL_MS);
@@ -285,7 +312,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     });
 
     child.stdin?.on('error', () => {}); // a program that exits without reading its stdin is not our error
-    if (options.release) void options.release.then((release) => arm(release.onPipes, release.env));
+    if (options.release) void options.release.then((release) => arm(release.onPipes, release.env, release.waitedOn));
     else arm(options.onPipes);
     if (options.stdin !== undefined) child.stdin?.end(options.stdin);
     else if (!options.onPipes && !options.release) child.stdin?.end();
@@ -377,11 +404,12 @@ class ProgramProcesses {
   /** CPU time and resident memory of the known processes; `discover` first looks for new ones.
    *  CPU time counts each live process's own time plus that of the children it has waited for (Linux
    *  moves a child's time to its parent then), so every tick is counted once. */
-  measure(discover: boolean, memory: boolean): { cpuMs: number; residentBytes: number } {
-    if (this.leader === undefined) return { cpuMs: 0, residentBytes: 0 };
+  measure(discover: boolean, memory: boolean): { cpuMs: number; residentBytes: number; busy: boolean } {
+    if (this.leader === undefined) return { cpuMs: 0, residentBytes: 0, busy: false };
     if (discover) this.discover();
     let cpuMs = 0;
     let residentBytes = 0;
+    let busy = false;
     for (const pid of this.tracked) {
       const fields = statFields(pid);
       if (!fields) {
@@ -389,10 +417,11 @@ class ProgramProcesses {
         continue;
       }
       cpuMs += cpuMsOf(fields);
+      busy ||= fields[0] === 'R' || fields[0] === 'D'; // runnable (maybe waiting for a core), or waiting for a disk
       if (memory) residentBytes += residentBytesOf(pid);
     }
     this.cpuMs = Math.max(this.cpuMs, cpuMs);
-    return { cpuMs: this.cpuMs, residentBytes };
+    return { cpuMs: this.cpuMs, residentBytes, busy };
   }
 }
 

@@ -71,6 +71,23 @@ describe('runProcess', () => {
     expect(waits.cpuMs).toBeLessThan(1000);
   });
 
+  // Waited on (a player with nothing left to send), a program that does nothing is stuck; one that
+  // computes, or that is not waited on, is not. A wall backstop far off shows which stopped it.
+  it('stops a program that does nothing while waited on; not one that computes meanwhile, nor one not waited on', async () => {
+    const run = (script: string, waitedOn: () => boolean) =>
+      runProcess(process.execPath, ['-e', script], { cwd: process.cwd(), env: { PATH: process.env.PATH }, limits: { ...limits, timeoutMs: 60_000 }, waitedOn });
+    const waits = await run('setInterval(() => {}, 1000)', () => true);
+    expect(waits).toMatchObject({ stuck: true, timeLimit: undefined });
+    // it computes for 3 s of its own CPU time (longer than STUCK_MS), then ends by itself
+    const computes = await run('const end = process.cpuUsage().user + 3e6; while (process.cpuUsage().user < end) {}', () => true);
+    expect(computes).toMatchObject({ exitCode: 0, timeLimit: undefined });
+    expect(computes.stuck).toBeUndefined();
+    // it sleeps past STUCK_MS, then ends by itself: nobody waited for it
+    const sleeps = await run('setTimeout(() => {}, 3000)', () => false);
+    expect(sleeps).toMatchObject({ exitCode: 0, timeLimit: undefined });
+    expect(sleeps.stuck).toBeUndefined();
+  });
+
   it('stops a program that ignores SIGTERM, with SIGKILL', async () => {
     // a CPU limit its boot cannot reach on a loaded machine: the wall backstop is what stops it
     const result = await node(`process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)`, { timeoutMs: 1000 });
