@@ -8,22 +8,24 @@ import { parseCassette } from '../../harness/cassette/format.ts';
 import { verifyCassette } from '../../harness/cassette/verify.ts';
 
 const result = { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'slow', version: '1' } };
+/** initialize and its result, as the frames of a cassette's YAML. */
+const handshake = [
+  {
+    client: {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+    },
+  },
+  { server: { jsonrpc: '2.0', id: 0, result } },
+];
 const cassette = parseCassette(
   stringify({
     version: 1,
     transport: 'stdio',
     provenance: { command: ['slow-server'], recorded: '2026-12-01', recorder: 'theinference test' },
-    frames: [
-      {
-        client: {
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } },
-        },
-      },
-      { server: { jsonrpc: '2.0', id: 0, result } },
-    ],
+    frames: handshake,
   }),
 );
 
@@ -60,7 +62,7 @@ describe('verify, with a server whose own requests follow timing', () => {
       transport: 'stdio',
       provenance: { command: ['roots-server'], recorded: '2026-12-02', recorder: 'theinference test' },
       frames: [
-        ...cassette.frames.map((frame) => (frame.from === 'client' ? { client: frame.message } : { server: frame.message })),
+        ...handshake,
         { client: call },
         { server: { jsonrpc: '2.0', id: 0, method: 'roots/list' } },
         { client: { jsonrpc: '2.0', id: 0, result: roots } },
