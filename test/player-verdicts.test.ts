@@ -45,7 +45,13 @@ describe('the cassette player in grading', () => {
       source.replace('    this.wire.write(frame(msg));', "    this.wire.write('\\u0000\\u00ff garbage ' + frame(msg).slice(3));"),
     );
     const verdict = await grade(dir, 'handshake', 'everything-server');
-    expect(verdict.status).toBe('timeout'); // the client waits for an answer to a request it never made
+    // the client waits for an answer to a request the player could not read: the session cannot go on,
+    // the case ends once the client has done nothing for a while, and the deviation is its verdict
+    expect(verdict.status).toBe('error');
+    expect(verdict.message).toMatch(/^your client wrote a line that is not JSON: /);
+    expect(verdict.details).toBe(
+      'then your client did nothing for 2 s while the server waited for its next message, and was stopped: the session could not go on',
+    );
     expect(detailText(verdict)).toContain('not-json: your client wrote a line that is not JSON');
   });
 

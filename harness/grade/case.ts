@@ -52,7 +52,12 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   const { result, report, start } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
   const judged = withLineEnds(judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage }), cassette);
-  const judgement = withProtocol(withSessionOver(withServerStart(judged, start), report, testCase.player), report, fixtureName(testCase, 'cassette.yaml'));
+  const judgement = withProtocol(
+    withSessionOver(withServerStart(judged, start), report, testCase.player),
+    report,
+    fixtureName(testCase, 'cassette.yaml'),
+    result.stuck === true,
+  );
   const failed = judgement.status !== 'pass' && judgement.status !== 'infra';
   const advice = adviceOf(report);
   return {
@@ -247,8 +252,10 @@ function fixtureName(testCase: Case, file: string): string {
   return join('fixtures', relative('cases', testCase.casePath), file);
 }
 
-/** The cassette's verdict beside the output's: a right output from a client that broke the protocol is an error. */
-function withProtocol(judgement: Judgement, report: PlayReport | undefined, cassette: string): Judgement {
+/** The cassette's verdict beside the output's: a right output from a client that broke the protocol is an
+ *  error; so is one stopped as stuck after a deviation the player saw (the session could not go on past
+ *  it: the deviation is the verdict, the wait only what followed). */
+function withProtocol(judgement: Judgement, report: PlayReport | undefined, cassette: string, stuck: boolean): Judgement {
   if (!report || report.diagnoses.length === 0) return judgement;
   const protocol = { cassette, diagnoses: report.diagnoses, more: report.moreDiagnoses };
   // A request the server refused at the HTTP level never reached it, and one whose session was lost
@@ -258,6 +265,11 @@ function withProtocol(judgement: Judgement, report: PlayReport | undefined, cass
   const hints = [...outputHints, ...protocolHints(report.diagnoses)];
   const hinted = hints.length > 0 ? { hints } : {};
   if (judgement.status === 'pass') return { status: 'error', message: report.diagnoses[0]!.message, protocol, ...hinted };
+  const deviation = stuck ? report.diagnoses.find((diagnosis) => diagnosis.kind !== 'unused') : undefined;
+  if (deviation) {
+    const details = `then your client did nothing for ${STUCK_MS / 1000} s while the server waited for its next message, and was stopped: the session could not go on`;
+    return { status: 'error', message: deviation.message, details, protocol, ...hinted };
+  }
   return { ...judgement, protocol, ...hinted };
 }
 
