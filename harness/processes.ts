@@ -42,6 +42,22 @@ export function childrenOf(pid: number): number[] {
   return children;
 }
 
+/** Whether any thread of a live process is runnable (running, or waiting for a core) or waiting for a disk:
+ *  a process's own state is its main thread's, and a worker thread (Node's file reads, its compiler)
+ *  may be the one working. */
+export function anyThreadBusy(pid: number): boolean {
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return false; // it ended, or there is no /proc
+  }
+  return threads.some((thread) => {
+    const fields = statFields(`${pid}/task/${thread}`);
+    return fields !== undefined && (fields[0] === 'R' || fields[0] === 'D');
+  });
+}
+
 export interface TreeUsage {
   /** CPU time the process and everything below it have used, as far as /proc shows now. */
   cpuMs: number;

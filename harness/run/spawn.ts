@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { DEFAULT_MEMORY_BYTES, STARVED_WALL_FACTOR, WALL_FACTOR } from '../defaults.ts';
-import { childrenOf, cpuMsOf, statFields } from '../processes.ts';
+import { anyThreadBusy, childrenOf, cpuMsOf, statFields } from '../processes.ts';
 import type { Command } from './network.ts';
 import { afterProgress, progressNow } from './progress.ts';
 
@@ -263,7 +263,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
         // yet found could be computing
         const discover = performance.now() - lastDiscovery >= DISCOVERY_MS || (waited && options.contained === true);
         if (discover) lastDiscovery = performance.now();
-        const usage = processes.measure(discover, limits.memoryBytes !== undefined);
+        const usage = processes.measure(discover, limits.memoryBytes !== undefined, waited);
         const now = progressNow();
         idle =
           waited && usage.cpuMs === idle.cpuMs && !usage.busy
@@ -403,8 +403,9 @@ class ProgramProcesses {
 
   /** CPU time and resident memory of the known processes; `discover` first looks for new ones.
    *  CPU time counts each live process's own time plus that of the children it has waited for (Linux
-   *  moves a child's time to its parent then), so every tick is counted once. */
-  measure(discover: boolean, memory: boolean): { cpuMs: number; residentBytes: number; busy: boolean } {
+   *  moves a child's time to its parent then), so every tick is counted once. `states`: also whether
+   *  any of their threads is busy (anyThreadBusy), read only when asked. */
+  measure(discover: boolean, memory: boolean, states = false): { cpuMs: number; residentBytes: number; busy: boolean } {
     if (this.leader === undefined) return { cpuMs: 0, residentBytes: 0, busy: false };
     if (discover) this.discover();
     let cpuMs = 0;
@@ -417,7 +418,7 @@ class ProgramProcesses {
         continue;
       }
       cpuMs += cpuMsOf(fields);
-      busy ||= fields[0] === 'R' || fields[0] === 'D'; // runnable (maybe waiting for a core), or waiting for a disk
+      if (states) busy ||= anyThreadBusy(pid);
       if (memory) residentBytes += residentBytesOf(pid);
     }
     this.cpuMs = Math.max(this.cpuMs, cpuMs);
