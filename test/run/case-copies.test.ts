@@ -2,31 +2,19 @@
 // a fresh one once it changes, the old one kept while a program still shows it, and none left
 // once the grader process exits.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { caseCopy } from '../../harness/run/case-copies.ts';
+import { cleanUp, folder } from '../ci/helpers.ts';
 import { REPO } from '../helpers/cli.ts';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function caseFolder(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'case-copies-test-'));
-  dirs.push(dir);
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(join(dir, name, '..'), { recursive: true });
-    writeFileSync(join(dir, name), text);
-  }
-  return dir;
-}
+afterAll(cleanUp);
 
 describe('caseCopy', () => {
   it("copies a case folder's directories and regular files once, and shows that copy again while the folder is unchanged", () => {
-    const dir = caseFolder({ 'case.md': 'about\n', 'sub/calls.json': '[]\n' });
+    const dir = folder({ 'case.md': 'about\n', 'sub/calls.json': '[]\n' });
     symlinkSync('/etc/hostname', join(dir, 'link'));
     const first = caseCopy(dir);
     const second = caseCopy(dir);
@@ -39,7 +27,7 @@ describe('caseCopy', () => {
   });
 
   it('makes a fresh copy once a file changes, is added or removed; the old one goes when its last program has ended', () => {
-    const dir = caseFolder({ 'case.md': 'about\n' });
+    const dir = folder({ 'case.md': 'about\n' });
     const old = caseCopy(dir);
     writeFileSync(join(dir, 'case.md'), 'about, edited\n');
     const edited = caseCopy(dir);
@@ -58,13 +46,13 @@ describe('caseCopy', () => {
   });
 
   it('shows a case folder removed meanwhile as an empty one', () => {
-    const dir = caseFolder({ 'case.md': 'about\n' });
+    const dir = folder({ 'case.md': 'about\n' });
     rmSync(dir, { recursive: true });
     expect(readdirSync(caseCopy(dir).path)).toEqual([]);
   });
 
   it('leaves no copy behind when the grader process exits', () => {
-    const dir = caseFolder({ 'case.md': 'about\n' });
+    const dir = folder({ 'case.md': 'about\n' });
     const script = `import { caseCopy } from ${JSON.stringify(join(REPO, 'harness/run/case-copies.ts'))}; console.log(caseCopy(${JSON.stringify(dir)}).path);`;
     const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO, encoding: 'utf8' });
     expect(child.stderr).toBe('');
