@@ -61,20 +61,45 @@ export function anyThreadBusy(pid: number): boolean {
 export interface TreeUsage {
   /** CPU time the process and everything below it have used, as far as /proc shows now. */
   cpuMs: number;
-  /** One of them is running or waiting for a core (state R): computing, however starved of CPU. */
-  running: boolean;
+  /** A thread of one of them is busy (anyThreadBusy): computing, however starved of CPU. */
+  busy: boolean;
 }
 
 export function treeUsage(root: number): TreeUsage {
   let cpuMs = 0;
-  let running = false;
+  let busy = false;
   const unvisited = [root];
   for (let pid = unvisited.pop(); pid !== undefined; pid = unvisited.pop()) {
     const fields = statFields(pid);
     if (!fields) continue;
     cpuMs += cpuMsOf(fields);
-    running ||= fields[0] === 'R';
+    busy ||= anyThreadBusy(pid);
     unvisited.push(...childrenOf(pid));
   }
-  return { cpuMs, running };
+  return { cpuMs, busy };
+}
+
+/** Time a program has spent doing nothing, from looks at its CPU time: between two looks it did nothing
+ *  when that stayed the same and no thread of it is busy now (asked only then). What the program runner
+ *  and verify both mean by a program that waits. */
+export class IdleClock {
+  private idleMs = 0;
+  private last: { at: number; cpuMs: number };
+
+  constructor(now: number, cpuMs: number) {
+    this.last = { at: now, cpuMs };
+  }
+
+  /** A look at `now`: the time spent doing nothing so far. */
+  look(now: number, cpuMs: number, busy: () => boolean): number {
+    if (cpuMs === this.last.cpuMs && !busy()) this.idleMs += now - this.last.at;
+    this.last = { at: now, cpuMs };
+    return this.idleMs;
+  }
+
+  /** Starts again from nothing, as of this look. */
+  reset(now: number, cpuMs: number): void {
+    this.idleMs = 0;
+    this.last = { at: now, cpuMs };
+  }
 }

@@ -6,7 +6,7 @@
 // what it says is redacted before it is compared or printed.
 import { InputError } from '../errors.ts';
 import { spawn } from 'node:child_process';
-import { treeUsage, type TreeUsage } from '../processes.ts';
+import { IdleClock, treeUsage, type TreeUsage } from '../processes.ts';
 import { FreePaths, firstDifference, formatPath } from './json-path.ts';
 import { LineSplitter } from './lines.ts';
 import { describeMessage, idKey, inJsonText, isObject, kindOf, type Cassette, type ClientFrame, type Json, type JsonObject } from './model.ts';
@@ -161,8 +161,7 @@ const MAX_COMPUTING_MS = 60_000;
 
 /** Resolves once the server has spent `ms` of wall time not computing, or MAX_COMPUTING_MS computing. A
  *  loaded machine slows a server that is starting (a real one takes a second or two of CPU): only the
- *  time it was waiting counts against it. Between two looks it was computing if it used CPU or is
- *  running (or waiting for a core) now. Without `usage`, plain wall time. */
+ *  time it was waiting counts against it (IdleClock). Without `usage`, plain wall time. */
 function idleFor(ms: number, usage: (() => TreeUsage) | undefined): { done: Promise<void>; cancel(): void } {
   let timer: NodeJS.Timeout | undefined;
   const done = new Promise<void>((resolve) => {
@@ -171,16 +170,11 @@ function idleFor(ms: number, usage: (() => TreeUsage) | undefined): { done: Prom
       return;
     }
     const first = usage().cpuMs;
-    let idle = 0;
-    let lastCpu = first;
-    let lastLook = performance.now();
+    const clock = new IdleClock(performance.now(), first);
     timer = setInterval(
       () => {
-        const now = performance.now();
-        const { cpuMs: cpu, running } = usage();
-        if (cpu === lastCpu && !running) idle += now - lastLook;
-        lastCpu = cpu;
-        lastLook = now;
+        const { cpuMs: cpu, busy } = usage();
+        const idle = clock.look(performance.now(), cpu, () => busy);
         if (idle < ms && cpu - first < MAX_COMPUTING_MS) return;
         clearInterval(timer);
         resolve();
@@ -213,7 +207,7 @@ async function stdioLink(command: string[], options: VerifyOptions, heard: Heard
   return {
     send: (text) => child.stdin.write(`${text}\n`),
     gone,
-    usage: () => (child.pid === undefined ? { cpuMs: 0, running: false } : treeUsage(child.pid)),
+    usage: () => (child.pid === undefined ? { cpuMs: 0, busy: false } : treeUsage(child.pid)),
     close: async () => {
       child.stdin.end();
       const killer = setTimeout(() => child.kill('SIGKILL'), 2000);

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { DEFAULT_MEMORY_BYTES, STARVED_WALL_FACTOR, WALL_FACTOR } from '../defaults.ts';
-import { anyThreadBusy, childrenOf, cpuMsOf, statFields } from '../processes.ts';
+import { anyThreadBusy, childrenOf, cpuMsOf, IdleClock, statFields } from '../processes.ts';
 import type { Command } from './network.ts';
 import { afterProgress, progressNow } from './progress.ts';
 
@@ -254,8 +254,8 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       }
       lastDeadline = progressNow() + wallMs * STARVED_WALL_FACTOR;
       wallTimer = afterProgress(wallMs, onWallDeadline);
-      // Doing nothing while waited on: measured from the program's CPU time and its processes' states.
-      let idle = { ms: 0, at: progressNow(), cpuMs: Number.NaN };
+      // Doing nothing while waited on, in the grader's progress.
+      const idle = new IdleClock(progressNow(), Number.NaN);
       poll = setInterval(() => {
         if (timeLimit !== undefined || outOfMemory || stuck) return;
         const waited = waitedOn?.() === true;
@@ -263,19 +263,17 @@ export function runProcess(command: string, args: string[], options: RunOptions)
         // yet found could be computing
         const discover = performance.now() - lastDiscovery >= DISCOVERY_MS || (waited && options.contained === true);
         if (discover) lastDiscovery = performance.now();
-        const usage = processes.measure(discover, limits.memoryBytes !== undefined, waited);
+        const usage = processes.measure(discover, limits.memoryBytes !== undefined);
         const now = progressNow();
-        idle =
-          waited && usage.cpuMs === idle.cpuMs && !usage.busy
-            ? { ms: idle.ms + now - idle.at, at: now, cpuMs: usage.cpuMs }
-            : { ms: 0, at: now, cpuMs: usage.cpuMs };
+        const idleMs = waited ? idle.look(now, usage.cpuMs, () => processes.busy()) : 0;
+        if (!waited) idle.reset(now, usage.cpuMs);
         if (usage.cpuMs - cpuBefore > limits.timeoutMs) {
           timeLimit = 'cpu';
           stop();
         } else if (limits.memoryBytes !== undefined && usage.residentBytes > limits.memoryBytes) {
           outOfMemory = true;
           stop();
-        } else if (idle.ms >= STUCK_MS) {
+        } else if (idleMs >= STUCK_MS) {
           stuck = true;
           stop();
         }
@@ -403,14 +401,12 @@ class ProgramProcesses {
 
   /** CPU time and resident memory of the known processes; `discover` first looks for new ones.
    *  CPU time counts each live process's own time plus that of the children it has waited for (Linux
-   *  moves a child's time to its parent then), so every tick is counted once. `states`: also whether
-   *  any of their threads is busy (anyThreadBusy), read only when asked. */
-  measure(discover: boolean, memory: boolean, states = false): { cpuMs: number; residentBytes: number; busy: boolean } {
-    if (this.leader === undefined) return { cpuMs: 0, residentBytes: 0, busy: false };
+   *  moves a child's time to its parent then), so every tick is counted once. */
+  measure(discover: boolean, memory: boolean): { cpuMs: number; residentBytes: number } {
+    if (this.leader === undefined) return { cpuMs: 0, residentBytes: 0 };
     if (discover) this.discover();
     let cpuMs = 0;
     let residentBytes = 0;
-    let busy = false;
     for (const pid of this.tracked) {
       const fields = statFields(pid);
       if (!fields) {
@@ -418,11 +414,15 @@ class ProgramProcesses {
         continue;
       }
       cpuMs += cpuMsOf(fields);
-      if (states) busy ||= anyThreadBusy(pid);
       if (memory) residentBytes += residentBytesOf(pid);
     }
     this.cpuMs = Math.max(this.cpuMs, cpuMs);
-    return { cpuMs: this.cpuMs, residentBytes, busy };
+    return { cpuMs: this.cpuMs, residentBytes };
+  }
+
+  /** A thread of a known process is busy (anyThreadBusy). */
+  busy(): boolean {
+    return [...this.tracked].some(anyThreadBusy);
   }
 }
 
