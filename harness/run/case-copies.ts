@@ -12,11 +12,9 @@ interface Copy {
   signature: string;
   /** Programs started with it that have not ended. */
   users: number;
-  /** Still the copy of its folder as it is: one the folder has changed since is removed once unused. */
-  current: boolean;
 }
 
-/** The current copy of each case folder. */
+/** The current copy of each case folder: one the folder has changed since is removed once unused. */
 const copies = new Map<string, Copy>();
 /** Every copy not removed yet, removed when the grader exits. */
 const made = new Set<Copy>();
@@ -29,10 +27,11 @@ export function caseCopy(caseDir: string): { path: string; release: () => void }
   const signature = signatureOf(caseDir);
   let copy = copies.get(caseDir);
   if (copy?.signature !== signature) {
-    if (copy) retire(copy);
-    copy = { path: neutralCopy(caseDir), signature, users: 0, current: true };
+    const stale = copy;
+    copy = { path: neutralCopy(caseDir), signature, users: 0 };
     copies.set(caseDir, copy);
     made.add(copy);
+    if (stale) removeIfUnused(caseDir, stale);
   }
   copy.users += 1;
   const held = copy;
@@ -43,17 +42,14 @@ export function caseCopy(caseDir: string): { path: string; release: () => void }
       if (released) return;
       released = true;
       held.users -= 1;
-      if (!held.current && held.users === 0) remove(held);
+      removeIfUnused(caseDir, held);
     },
   };
 }
 
-function retire(copy: Copy): void {
-  copy.current = false;
-  if (copy.users === 0) remove(copy);
-}
-
-function remove(copy: Copy): void {
+/** Removes a copy its folder has changed since, once no program shows it. */
+function removeIfUnused(caseDir: string, copy: Copy): void {
+  if (copy.users > 0 || copies.get(caseDir) === copy) return;
   made.delete(copy);
   rmSync(copy.path, { recursive: true, force: true });
 }
