@@ -84,7 +84,7 @@ interface Wiring {
 export function runProgram(testCase: Case, context: CaseContext, { player, env, waitedOn }: Wiring = {}): Promise<RunResult> {
   const onPipes = player && (([wire]: NodeJS.ReadWriteStream[]) => player(wire as unknown as Duplex));
   const ready = context.prestarted?.take(testCase.casePath);
-  if (ready) return ready.release(onPipes, context.signal, env, waitedOn);
+  if (ready) return ready.release({ onPipes, env, waitedOn }, context.signal);
   const options = programOptions(testCase, context, player !== undefined);
   const { start, caseArg } = showCase((testCase.player === 'http' && context.launcher.fetching) || context.launcher, testCase, context);
   return runCommand(start, [testCase.command, caseArg], {

@@ -188,7 +188,7 @@ export class OracleSession {
       pipeClosed = new Promise((resolve) => pipe.on('close', () => resolve()));
     };
     let run: Promise<RunResult>;
-    if (options.prestarted) run = options.prestarted.release(onPipes, this.stopper.signal);
+    if (options.prestarted) run = options.prestarted.release({ onPipes }, this.stopper.signal);
     else {
       const start = oracleStart(options);
       run = runCommand(start, [], { ...start.run, signal: this.stopper.signal, onPipes });

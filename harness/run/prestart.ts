@@ -6,9 +6,9 @@ import type { Command } from './network.ts';
 import { runCommand, type Release, type RunOptions, type RunResult } from './spawn.ts';
 
 export interface Prestart {
-  /** Starts its limits and its run now; `onPipes` gets its extra pipes (the cassette wire); `env`: variables
-   *  known only now (an HTTP player's URL); `signal` stops it. */
-  release(onPipes: Release['onPipes'], signal: AbortSignal | undefined, env?: Release['env'], waitedOn?: Release['waitedOn']): Promise<RunResult>;
+  /** Starts its limits and its run now, with what is known only now (Release: its extra pipes, variables,
+   *  whether its player waits for it); `signal` stops it. */
+  release(release: Release, signal: AbortSignal | undefined): Promise<RunResult>;
   cancel(): void;
 }
 
@@ -17,12 +17,12 @@ export function prestart(start: Command, args: string[], options: Omit<RunOption
   const stopper = new AbortController();
   const result = runCommand(start, args, { ...options, release: new Promise((resolve) => (go = resolve)), signal: stopper.signal });
   return {
-    release(onPipes, signal, env, waitedOn) {
+    release(release, signal) {
       const stop = () => stopper.abort();
       if (signal?.aborted) stop();
       signal?.addEventListener('abort', stop, { once: true });
       void result.finally(() => signal?.removeEventListener('abort', stop));
-      go({ onPipes, env, waitedOn });
+      go(release);
       return result;
     },
     cancel: () => stopper.abort(),
