@@ -309,6 +309,7 @@ export class Player {
     const expected = this.cassette.frames[expectedIndex] as ClientFrame;
     const miss = this.compare(expectedIndex, expected, message);
     if (miss === undefined) {
+      this.rootsErrorCode(expectedIndex, message);
       this.consume(expected, message);
       this.play();
       return;
@@ -634,6 +635,19 @@ export class Player {
     this.mapIds(frame, actual);
   }
 
+  /** A client without roots that answers roots/list with an error other than -32601: advice (a SHOULD). */
+  private rootsErrorCode(index: number, message: JsonObject): void {
+    const expected = this.cassette.frames[index] as ClientFrame;
+    if (kindOf(message) !== 'response' || this.declaresRoots !== false || this.serverRequestMethod(expected.message.id, index) !== 'roots/list') return;
+    const code = isObject(message.error) ? message.error.code : undefined;
+    if (code === undefined || code === -32601) return;
+    this.diagnose(
+      'roots-error-code',
+      () => `your client answered the server's roots/list with error ${JSON.stringify(code)}: a client without roots answers -32601 (Method not found)`,
+      { received: message },
+    );
+  }
+
   /** The method of the server request whose recorded id `id` is, asked before frame `before`. */
   private serverRequestMethod(id: Json | undefined, before: number): string | undefined {
     for (let i = before - 1; i >= 0; i--) {
@@ -956,10 +970,11 @@ function asMcpMeans(method: string, params: Json | undefined): Json {
 }
 
 /** How a client answers roots/list (2025-11-25 client/roots): one that declared the capability with its
- *  roots ({ roots: [{ uri: "file://...", name? }] }), one that did not with -32601 (method not found). */
+ *  roots ({ roots: [{ uri: "file://...", name? }] }, each uri a MUST), one that did not with an error (a
+ *  client that supports roots MUST declare them; the code SHOULD be -32601: advice, rootsErrorCode). */
 function rootsAnswerDifference(declared: boolean, actual: JsonObject): { path: string; expected: Json; actual: Json } | undefined {
   if (!declared) {
-    if ('error' in actual) return errorCodeDifference({ code: -32601 }, actual.error);
+    if ('error' in actual) return undefined;
     return { path: 'result', expected: 'error -32601 (your client did not declare roots)', actual: actual.result ?? null };
   }
   const result = actual.result;

@@ -98,6 +98,11 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     source: `${STATELESS_BASE}#meta`,
     words: 'A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params).',
   },
+  'roots-error-code': {
+    level: 'should',
+    source: '2025-11-25 client/roots#error-handling',
+    words: 'Clients SHOULD return standard JSON-RPC errors for common failure cases: Client does not support roots: -32601 (Method not found)',
+  },
   'meta-client-info-missing': {
     level: 'should',
     source: `${STATELESS_BASE}#meta`,

@@ -168,6 +168,7 @@ const DIAGNOSIS_KINDS = [
   'http-header-mismatch',
   'stateless-session',
   'stateless-initialize',
+  'roots-error-code',
   'input-required-retry',
 ] as const;
 const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject, newSession: optional(boolean) });

@@ -239,6 +239,11 @@ describe('the player, in memory', () => {
     expect(declared.report).toMatchObject({ ok: true, complete: true });
     const undeclared = await session({}, { error: { code: -32601, message: 'no' } });
     expect(undeclared.report).toMatchObject({ ok: true, complete: true });
+    // another error code where -32601 is what a client SHOULD answer: advice, and the case passes
+    const otherCode = await session({}, { error: { code: -32603, message: 'no roots here' } });
+    expect(otherCode.report).toMatchObject({ ok: true, complete: true, diagnoses: [] });
+    expect(otherCode.report.advice).toMatchObject([{ kind: 'roots-error-code' }]);
+    expect(undeclared.report.advice).toEqual([]);
     const notFile = await session({ roots: {} }, { result: { roots: [{ uri: 'https://example.com' }] } });
     // (the schema says so too: a root's uri is a file:// URI)
     expect(notFile.report.diagnoses).toMatchObject([{ kind: 'invalid-message' }, { kind: 'params-differ', path: 'result.roots[0].uri' }]);

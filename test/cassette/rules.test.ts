@@ -13,7 +13,7 @@ describe('the rules behind the diagnoses', () => {
       if (rule.level === 'must') expect(rule.words, kind).toMatch(/\bMUST\b/);
       if (rule.level === 'should') expect(rule.words, kind).toMatch(/\bSHOULD\b/);
       if (rule.level === 'course') expect(rule.source, kind).toBe('docs/course.md');
-      else expect(rule.source, kind).toMatch(/^20\d\d-\d\d-\d\d basic(\/[a-z-]+)*(#[a-z-]+)?$/);
+      else expect(rule.source, kind).toMatch(/^20\d\d-\d\d-\d\d (basic|client|server)(\/[a-z-]+)*(#[a-z-]+)?$/);
       expect(isAdvice(kind as keyof typeof RULES), kind).toBe(rule.level === 'should');
     }
   });
