@@ -1,6 +1,6 @@
-// Records the committed HTTP cassettes (cassettes/everything-http-*.yaml): the everything server's
-// Streamable HTTP transport on a free port, `record --http` in front of it, and the official SDK
-// client driving a session through the recorder. `node --import tsx scripts/record-http-cassettes.ts`
+// Records the committed HTTP cassettes (cassettes/everything-http-*.yaml, resumable-http.yaml): the
+// everything server's Streamable HTTP transport (or scripts/resumable-server.ts) on a free port,
+// `record --http` in front of it, and the official SDK client driving a session through the recorder. `node --import tsx scripts/record-http-cassettes.ts [file ...]`
 // Its helpers are shared with the recorder's tests, which drive the same sessions live and recorded.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -55,6 +55,13 @@ export interface Running {
 /** `server-everything streamableHttp` on a free port of 127.0.0.1, ready. */
 export function startEverythingHttp(): Promise<Running> {
   return startHttpServer([join(ROOT, EVERYTHING_ENTRY), 'streamableHttp'], /listening on port/, 'server-everything');
+}
+
+export const RESUMABLE_ENTRY = 'scripts/resumable-server.ts';
+
+/** scripts/resumable-server.ts (its `count` tool closes its stream after the first step) on a free port of 127.0.0.1, ready. */
+export function startResumableHttp(): Promise<Running> {
+  return startHttpServer(['--import', 'tsx', join(ROOT, RESUMABLE_ENTRY)], /listening on/, 'the resumable server');
 }
 
 /** `node <args>`, a server that listens at /mcp on the port in PORT: on a free port of 127.0.0.1,
@@ -153,18 +160,45 @@ export async function runHttpSession(url: string, steps: HttpStep[]): Promise<Ht
   return { server, results, progress };
 }
 
-const CASSETTES: { file: string; steps: HttpStep[]; what: string }[] = [
-  { file: 'everything-http-handshake.yaml', steps: [(client) => client.ping()], what: 'initialize, initialized, the GET stream, ping, DELETE' },
-  { file: 'everything-http-tools.yaml', steps: TOOLS_STEPS, what: 'tools/list, echo, a long-running operation with progress, DELETE' },
+/** The resumable session: tools/list, then `count` to 3, whose stream the server closes after its
+ *  first log message; the SDK client waits the priming event's retry and resumes it with GET. */
+export const RESUMABLE_STEPS: HttpStep[] = [(client) => client.listTools(), (client) => client.callTool({ name: 'count', arguments: { to: 3 } })];
+
+interface Recorded {
+  file: string;
+  steps: HttpStep[];
+  what: string;
+  start: () => Promise<Running>;
+  /** How the server is started, as typed in the project folder, and the folder of the package it is built on. */
+  command: string[];
+  packageDir: string;
+}
+
+const EVERYTHING = {
+  start: startEverythingHttp,
+  command: ['node', EVERYTHING_ENTRY, 'streamableHttp'],
+  packageDir: 'node_modules/@modelcontextprotocol/server-everything',
+};
+const CASSETTES: Recorded[] = [
+  { ...EVERYTHING, file: 'everything-http-handshake.yaml', steps: [(client) => client.ping()], what: 'initialize, initialized, the GET stream, ping, DELETE' },
+  { ...EVERYTHING, file: 'everything-http-tools.yaml', steps: TOOLS_STEPS, what: 'tools/list, echo, a long-running operation with progress, DELETE' },
+  {
+    file: 'resumable-http.yaml',
+    steps: RESUMABLE_STEPS,
+    what: "tools/list, count to 3 (the server closes the call's stream after its first log message; the client resumes it with GET and Last-Event-ID), DELETE",
+    start: startResumableHttp,
+    command: ['node', '--import', 'tsx', RESUMABLE_ENTRY],
+    packageDir: 'node_modules/@modelcontextprotocol/sdk',
+  },
 ];
 
-async function main(): Promise<void> {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/package.json'), 'utf8')) as {
-    name: string;
-    version: string;
-  };
-  for (const cassette of CASSETTES) {
-    const server = await startEverythingHttp();
+/** Every cassette, or those named: `record-http-cassettes.ts resumable-http.yaml`. */
+async function main(named: string[]): Promise<void> {
+  const unknown = named.filter((file) => !CASSETTES.some((cassette) => cassette.file === file));
+  if (unknown.length > 0) throw new Error(`no such cassette: ${unknown.join(', ')} (there are ${CASSETTES.map((cassette) => cassette.file).join(', ')})`);
+  for (const cassette of CASSETTES.filter((one) => named.length === 0 || named.includes(one.file))) {
+    const manifest = JSON.parse(readFileSync(join(ROOT, cassette.packageDir, 'package.json'), 'utf8')) as { name: string; version: string };
+    const server = await cassette.start();
     try {
       const out = join('cassettes', cassette.file);
       const recorder = await startRecorder(['--out', out, '--http', server.url, '--force']);
@@ -173,7 +207,7 @@ async function main(): Promise<void> {
       const { code, stderr } = await recorder.exited;
       process.stdout.write(`${cassette.file}: ${stderr.trim().split('\n').at(-1)}\n`);
       if (code !== 0) throw new Error(`the recorder exited ${code}`);
-      await describeProvenance(join(ROOT, out), manifest, cassette.what);
+      await describeProvenance(join(ROOT, out), manifest, cassette);
     } finally {
       await server.stop();
     }
@@ -182,13 +216,13 @@ async function main(): Promise<void> {
 
 /** The provenance a reader needs: how the server was started, its URL without the port it
  *  happened to get, the package; the recorder only knew the URL. */
-async function describeProvenance(file: string, manifest: { name: string; version: string }, what: string): Promise<void> {
+async function describeProvenance(file: string, manifest: { name: string; version: string }, { what, command }: Recorded): Promise<void> {
   const { loadCassette, saveCassette } = await import('../harness/cassette/format.ts');
   const cassette = loadCassette(file);
   delete cassette.file;
   cassette.frames = cassette.frames.map(({ line: _line, ...frame }) => frame);
   cassette.provenance = {
-    command: ['node', EVERYTHING_ENTRY, 'streamableHttp'],
+    command,
     url: 'http://127.0.0.1/mcp',
     package: manifest.name,
     packageVersion: manifest.version,
@@ -199,4 +233,4 @@ async function describeProvenance(file: string, manifest: { name: string; versio
   saveCassette(cassette, file, { overwrite: true });
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main(process.argv.slice(2));

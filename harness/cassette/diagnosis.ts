@@ -22,6 +22,8 @@ export type DiagnosisKind =
   | 'http-method' // a request the server does not take (a path or method it never answered)
   | 'http-auth' // a POST without the Authorization header the recorded client sent (answered 401)
   | 'http-session-left-open' // the session ended without the DELETE the recorded client sent
+  | 'http-retry' // a GET that resumes a stream the server closed, sooner than the stream's retry field asked
+  | 'http-resume' // a GET after the server closed a stream, without the Last-Event-ID of that stream's last event
   | 'meta-missing' // a request of the stateless revision without a required _meta key the recorded one had (protocol version, capabilities)
   | 'meta-client-info-missing' // the same without io.modelcontextprotocol/clientInfo, which a client SHOULD send
   | 'http-header-mismatch' // a POST whose MCP-Protocol-Version, Mcp-Method, Mcp-Name or Mcp-Param-* header disagrees with its body, or is missing (answered 400, -32020)

@@ -389,8 +389,11 @@ function readHeaders(value: unknown, path: PathKey[], fail: Fail): Headers {
 function readPlacement(value: unknown, path: PathKey[], fail: Fail): HttpPlacement {
   if (value === undefined) return {};
   if (!isObject(value))
-    return fail(path, 'expected a mapping: request (the id whose POST stream carried it; none for the GET stream), id, event, retry, comments, lines, at');
-  checkKeys(value, ['request', 'id', 'event', 'retry', 'comments', 'lines', 'at', 'cuts'], path, fail);
+    return fail(
+      path,
+      'expected a mapping: request (the id whose POST stream carried it; none for the GET stream), id, event, retry, comments, lines, at, closes',
+    );
+  checkKeys(value, ['request', 'id', 'event', 'retry', 'comments', 'lines', 'at', 'cuts', 'closes'], path, fail);
   const placement: HttpPlacement = {};
   if (value.request !== undefined) {
     if (typeof value.request !== 'string' && typeof value.request !== 'number') fail([...path, 'request'], 'expected the recorded id of a client request');
@@ -430,6 +433,11 @@ function readPlacement(value: unknown, path: PathKey[], fail: Fail): HttpPlaceme
   if (value.at !== undefined) {
     if (typeof value.at !== 'number' || !(value.at >= 0)) fail([...path, 'at'], 'expected milliseconds since the session started (0 or more)');
     placement.at = value.at as number;
+  }
+  if (value.closes !== undefined) {
+    if (value.closes !== true) fail([...path, 'closes'], 'expected true (the server closed the connection after this event), or no closes');
+    if (placement.request === undefined) fail([...path, 'closes'], "expected on an event of a request's stream (one with request)");
+    placement.closes = true;
   }
   return placement;
 }

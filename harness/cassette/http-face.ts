@@ -7,7 +7,9 @@
 // a fresh one each replay, so a client that sends a remembered one is caught. A cassette recorded
 // without sessions (the stateless revision, 2026-07-28: stateless.ts) plays without them: no session
 // id is made, GET and DELETE are refused as such a server refuses them, and the headers that mirror
-// a request's body are checked against it as that server checks them.
+// a request's body are checked against it as that server checks them. A stream the recorded server
+// closed before its response (an event marked `closes`) is closed so here, and what the recording
+// has after it waits for the client's GET that resumes it with Last-Event-ID.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -46,6 +48,8 @@ export interface HttpPlayerSession extends PlayerSession {
 /** Between the reads an event is cut into: long enough that a client waiting for a core on a
  *  loaded machine still reads them apart (as between the reads of a stdio case). */
 const READ_GAP_MS = 50;
+/** How much sooner than its retry a resuming GET may come: clocks round to the millisecond. */
+const RETRY_ROUNDING_MS = 5;
 /** Far more than a client keeps open (a POST or two, a GET stream, a pool's spares). */
 const MAX_CONNECTIONS = 32;
 /** The largest body a POST may have: a message the player would refuse as too long anyway. */
@@ -61,11 +65,19 @@ interface Turns {
   lastAt?: number;
 }
 
-/** Where a client's request is answered: its POST, as a JSON body or as an event stream. */
+/** Where a client's request is answered: its POST, as a JSON body or as an event stream (or, once
+ *  the server closed that stream, the GET that resumed it). */
 interface Channel extends Turns {
   response: ServerResponse;
   /** The live id of the request it answers. */
   id: string;
+  /** The request, as a student reads it: `tools/call "count" (your id 2)`. */
+  what: string;
+  /** The id of the last event written on it, and the retry (ms) its events last gave. */
+  lastEventId?: string;
+  retryMs?: number;
+  /** The server closed its connection: what comes for it waits, in order, for the GET that resumes it. */
+  suspension?: { closedAt: number; held: (() => void)[] };
   reply?: HttpReply;
   streaming: boolean;
   /** Its response was put out (maybe not written yet): nothing else goes on it. */
@@ -130,6 +142,10 @@ class HttpFace {
   private readonly getTurns = turns();
   /** What goes on the GET stream before the client opened it. */
   private readonly forGet: string[] = [];
+  /** Streams the server closed before their response, by the id of the last event the client got on each. */
+  private readonly suspended = new Map<string, Channel>();
+  /** The stream each event id was written on, to tell a client that resumes from another event than the last. */
+  private readonly streamOfEvent = new Map<string, Channel>();
   /** The session id in use: a fresh one for each the recording gave, once given; none once the
    *  recorded server said the session was lost (until the next initialize gives another). */
   private sessionId: string | undefined;
@@ -185,6 +201,12 @@ class HttpFace {
         `the session ended without DELETE: close() should end the session it started (DELETE ${this.path} with its Mcp-Session-Id), so that the server can let it go`,
       );
     }
+    for (const [lastId, channel] of this.suspended) {
+      this.mistake(
+        'http-resume',
+        `the server closed the stream of ${channel.what} after its event ${JSON.stringify(lastId)}, and your client never resumed it (a GET with that Last-Event-ID): what the server sent after it${channel.answered ? ', the response among it,' : ''} never reached your client`,
+      );
+    }
     this.player.endOfInput();
     this.report = this.player.finish();
     this.resolveDone(this.report);
@@ -193,12 +215,19 @@ class HttpFace {
 
   endStreams(): void {
     for (const channel of this.channels.values()) this.end(channel);
+    this.suspended.clear();
     this.getStream?.end();
   }
 
-  /** All it can put out is out (nothing waits in turn on a stream), and the player waits for a client message. */
+  /** All it can put out is out (nothing waits in turn on a stream), and the player waits for a client
+   *  message, or for the GET that resumes a stream it closed once the client has waited its retry. */
   waitsForClient(): boolean {
-    if (this.report !== undefined || this.player.paused || this.player.expecting === undefined) return false;
+    if (this.report !== undefined || this.player.paused) return false;
+    const resuming = [...this.suspended.values()];
+    if (this.player.expecting === undefined && resuming.length === 0) return false;
+    // within its retry the client is to wait, not to send: nothing is late yet
+    const now = performance.now();
+    if (resuming.some((channel) => now - channel.suspension!.closedAt < (channel.retryMs ?? 0))) return false;
     return this.getTurns.queued === 0 && [...this.channels.values()].every((channel) => channel.queued === 0);
   }
 
@@ -328,7 +357,8 @@ class HttpFace {
     const isRequest = typeof message === 'object' && message !== null && kindOf(message as JsonObject) === 'request';
     if (isRequest && mirrors && this.headersDisagree(message as JsonObject, mirrors, response)) return;
     const id = isRequest ? JSON.stringify((message as JsonObject).id) : 'null';
-    const channel: Channel = { ...turns(), response, id, reply: expected?.http?.reply, streaming: false, answered: false, evented: false, ended: false };
+    const what = isRequest ? describeMessage(message as JsonObject, 'your id') : 'a POST';
+    const channel: Channel = { ...turns(), response, id, what, reply: expected?.http?.reply, streaming: false, answered: false, evented: false, ended: false };
     if (isRequest) this.channels.set(id, channel);
     this.current = channel;
     try {
@@ -340,9 +370,16 @@ class HttpFace {
     const refusal = consumed && expected.http?.reply && expected.http.reply.status >= 400 ? expected.http.reply : undefined;
     if (refusal && !channel.answered) return this.refuse(channel, refusal);
     if (!isRequest && !channel.answered) this.accepted(channel, expected);
+    this.onClientLeaving(channel, response);
+  }
+
+  /** The client left the stream (or the body) before it ended: nothing more goes there. Not when the
+   *  server closed it to be resumed: that stream goes on, on the GET that resumes it. */
+  private onClientLeaving(channel: Channel, response: ServerResponse): void {
     response.on('close', () => {
+      if (channel.response !== response || channel.suspension) return;
       channel.ended = true;
-      this.channels.delete(id);
+      this.channels.delete(channel.id);
     });
   }
 
@@ -390,6 +427,16 @@ class HttpFace {
   }
 
   private get(request: IncomingMessage, response: ServerResponse): void {
+    const resumeAfter = request.headers['last-event-id'];
+    if (typeof resumeAfter === 'string' && String(request.headers.accept ?? '').includes(SSE_TYPE)) return this.resume(resumeAfter, response);
+    const waiting = [...this.suspended.entries()][0];
+    if (waiting) {
+      const [lastId, channel] = waiting;
+      this.mistake(
+        'http-resume',
+        `your client's GET ${this.path} has no Last-Event-ID, while the server waits to resume the stream of ${channel.what} after its event ${JSON.stringify(lastId)}: a client resumes a stream the server closed with a GET whose Last-Event-ID is the last event id it received on it; the rest of that stream comes only there`,
+      );
+    }
     const reply = this.cassette.http?.get;
     if (reply === undefined || reply.body !== 'sse' || reply.status !== 200) {
       return void response.writeHead(reply?.status ?? 405, reply ? this.headers(reply) : { allow: 'POST, DELETE' }).end(reply?.text ?? '');
@@ -406,6 +453,61 @@ class HttpFace {
     response.on('close', () => {
       if (this.getStream === response) this.getStream = undefined;
     });
+  }
+
+  /** A GET with Last-Event-ID: the stream the server closed after that event goes on there, with
+   *  what waited for it, as the recorded server (with an event store) replays it. */
+  private resume(lastId: string, response: ServerResponse): void {
+    const channel = this.suspended.get(lastId);
+    if (channel === undefined) {
+      this.mistake('http-resume', this.noSuchResumption(lastId));
+      return rpcError(response, 400, `Bad Request: no stream to resume after event ${JSON.stringify(lastId)}`);
+    }
+    const { closedAt, held } = channel.suspension!;
+    const waited = performance.now() - closedAt;
+    // Its timer can only fire later than asked, never sooner (what a loaded machine changes): a little
+    // room for rounding in either clock is all it needs.
+    if (channel.retryMs !== undefined && waited < channel.retryMs - RETRY_ROUNDING_MS) {
+      this.mistake(
+        'http-retry',
+        `your client resumed the stream of ${channel.what} sooner than the ${channel.retryMs} ms the stream's retry field asked it to wait after the server closed it: a client waits the retry it was given before it reconnects`,
+      );
+    }
+    this.suspended.delete(lastId);
+    channel.suspension = undefined;
+    channel.response = response;
+    response.writeHead(200, { ...this.headers(channel.reply), 'content-type': SSE_TYPE, 'cache-control': 'no-cache' });
+    response.flushHeaders();
+    this.onClientLeaving(channel, response);
+    for (const run of held) run();
+  }
+
+  /** Why a GET's Last-Event-ID resumes nothing: not the last event of a stream the server closed. */
+  private noSuchResumption(lastId: string): string {
+    const said = `your client's GET ${this.path} says Last-Event-ID ${JSON.stringify(lastId)}`;
+    const of = this.streamOfEvent.get(lastId);
+    const closed = [...this.suspended.entries()].map(([id, waiting]) => `the stream of ${waiting.what} after ${JSON.stringify(id)}`);
+    if (closed.length === 0) {
+      // it thought a stream was cut: it lost what came on it
+      return of
+        ? `${said}, an event of the stream of ${of.what}, which the server never closed before its end${of.answered ? ', the response among it' : ''}: your client lost what came on that stream after that event`
+        : `${said}, which the server never sent, and the server closed no stream before its response`;
+    }
+    return `${said}, ${of ? `an event of the stream of ${of.what} but not the last it sent there` : 'which the server never sent'}; the server waits to resume ${closed.join(' and ')}: Last-Event-ID is the last event id the client received on the stream it resumes`;
+  }
+
+  /** The recorded server closed the connection here: the stream's later events wait for the GET that resumes it. */
+  private suspend(channel: Channel): void {
+    if (channel.ended || channel.lastEventId === undefined) return;
+    channel.suspension = { closedAt: performance.now(), held: [] };
+    this.suspended.set(channel.lastEventId, channel);
+    channel.response.end();
+  }
+
+  /** Work on a channel's stream, in its turn; while the server has it closed, kept for the GET that resumes it. */
+  private onChannel(channel: Channel, work: () => void): () => void {
+    const run = () => (channel.suspension ? void channel.suspension.held.push(run) : work());
+    return run;
   }
 
   private delete(response: ServerResponse): void {
@@ -465,7 +567,11 @@ class HttpFace {
     if (initializeResult) this.agreed(message);
     if (channel.evented || channel.reply?.body === 'sse') {
       this.onStream(channel, formatSseEvent(placement ?? { event: 'message' }, JSON.stringify(message)), placement);
-      return this.inTurn(channel, undefined, () => this.end(channel));
+      return this.inTurn(
+        channel,
+        undefined,
+        this.onChannel(channel, () => this.end(channel)),
+      );
     }
     this.inTurn(channel, placement?.at, () => {
       if (channel.ended) return; // the client left before its answer
@@ -481,12 +587,29 @@ class HttpFace {
     const bounds = [0, ...(placement?.cuts ?? []).filter((cut) => cut < bytes.length), bytes.length];
     for (let i = 0; i + 1 < bounds.length; i++) {
       const part = bytes.subarray(bounds[i], bounds[i + 1]);
-      const write = () => {
+      const last = i + 2 === bounds.length;
+      const write = this.onChannel(channel, () => {
         this.stream(channel);
         if (!channel.ended) this.write(channel.response, part);
-      };
+        if (last) this.written(channel, placement);
+      });
       this.inTurn(channel, i === 0 ? placement?.at : undefined, write, i === 0 ? 0 : READ_GAP_MS);
     }
+    if (placement?.closes)
+      this.inTurn(
+        channel,
+        undefined,
+        this.onChannel(channel, () => this.suspend(channel)),
+      );
+  }
+
+  /** An event is out whole: the client holds its id (its Last-Event-ID) and its retry. */
+  private written(channel: Channel, placement: HttpPlacement | undefined): void {
+    if (placement?.id !== undefined) {
+      channel.lastEventId = placement.id;
+      this.streamOfEvent.set(placement.id, channel);
+    }
+    if (placement?.retry !== undefined) channel.retryMs = placement.retry;
   }
 
   /** Writes on a stream; one whose buffer is full stops the player until it drains (or closes): a

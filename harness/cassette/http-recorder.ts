@@ -77,8 +77,11 @@ interface Exchange {
   method: string;
   /** The frame of the message it carried (POST), whose reply is filled in when it comes. */
   frame?: ClientFrame;
-  /** The recorded id of the request message it carried: the `request` of the events on its stream. */
+  /** The recorded id of the request message it carried: the `request` of the events on its stream
+   *  (for a GET that resumes a stream, the request of the stream it resumes). */
   request?: Json;
+  /** The last frame tapped from its event stream: marked `closes` when the stream ends before its response. */
+  lastEvent?: { http?: HttpPlacement };
   upstream?: ReturnType<typeof httpRequest>;
   /** The response's head has come. */
   answered: boolean;
@@ -125,6 +128,8 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
     /** Client requests the server has not answered yet, by JSON id. */
     const pending = new Map<string, JsonObject>();
     const inFlight = new Set<Exchange>();
+    /** The request each event id went with, for a GET that resumes a stream (Last-Event-ID). */
+    const streamOfEvent = new Map<string, Json>();
     const flaws: string[] = [];
     let started: number | undefined;
     let sawPath = false;
@@ -157,6 +162,8 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
       for (const secret of headerSecrets(req.headers)) secrets.set(secret.value, secret);
       const exchange: Exchange = { method, answered: false, clientGone: false };
       if (method === 'POST') tapClient(exchange, req, url.pathname, body);
+      const resumes = method === 'GET' ? req.headers['last-event-id'] : undefined;
+      if (typeof resumes === 'string' && streamOfEvent.has(resumes)) exchange.request = streamOfEvent.get(resumes);
 
       // The upstream's query (an API key, say) goes with its own path, where the client sent none.
       const search = url.search === '' && url.pathname === upstream.pathname ? upstream.search : url.search;
@@ -250,7 +257,8 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
       const kept = keptResponseHeaders(answer.headers);
       if (Object.keys(kept).length > 0) reply.headers = kept;
       if (exchange.frame) exchange.frame.http!.reply = reply;
-      else if (exchange.method === 'GET') session.get ??= reply;
+      else if (exchange.method === 'GET' && exchange.request === undefined)
+        session.get ??= reply; // not a resumption
       else if (exchange.method === 'DELETE') session.delete = reply;
       const parser = sse ? new SseParser() : undefined;
       const body: Buffer[] = [];
@@ -269,8 +277,12 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
           res.destroy(); // the client sees the cut too
           return;
         }
-        if (parser) for (const event of parser.end()) tapEvent(exchange, event);
-        else {
+        if (parser) {
+          for (const event of parser.end()) tapEvent(exchange, event);
+          // Ended before its response: the client is to resume it (GET with Last-Event-ID).
+          if (exchange.request !== undefined && pending.has(JSON.stringify(exchange.request)) && exchange.lastEvent?.http)
+            exchange.lastEvent.http.closes = true;
+        } else {
           tapBody(exchange, reply, Buffer.concat(body));
           // Answered at the HTTP level (a JSON body, or a refusal such as 406): nothing more will come.
           if (exchange.request !== undefined) pending.delete(JSON.stringify(exchange.request));
@@ -308,8 +320,10 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
       } catch {
         message = undefined;
       }
+      if (fields.id !== undefined && exchange.request !== undefined) streamOfEvent.set(fields.id, exchange.request);
       if (isObject(message) && kindOf(message) !== undefined) tapServer(message, placement);
       else frames.push({ from: 'sse', ...(data !== undefined && { data }), http: placement });
+      exchange.lastEvent = frames.at(-1) as { http?: HttpPlacement };
     };
 
     const tapServer = (message: JsonObject, placement: HttpPlacement) => {

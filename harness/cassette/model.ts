@@ -51,6 +51,10 @@ export interface HttpPlacement {
   cuts?: number[];
   /** Milliseconds from the start of the session to when it arrived (replay with --pace recorded). */
   at?: number;
+  /** The server closed the connection after this event, before the stream's response: the client
+   *  resumes the stream with a GET that says the last event id it received (Last-Event-ID), after
+   *  waiting the `retry` the stream last gave. The stream's later events go on that GET. */
+  closes?: true;
 }
 
 /** The requests without a message (GET opens the server's stream, DELETE ends the session), as answered. */

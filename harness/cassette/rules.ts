@@ -93,6 +93,18 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     words:
       'Clients that no longer need a particular session (e.g., because the user is leaving the client application) SHOULD send an HTTP DELETE to the MCP endpoint with the MCP-Session-Id header, to explicitly terminate the session.',
   },
+  'http-retry': {
+    level: 'must',
+    source: `${TRANSPORTS}#sending-messages-to-the-server`,
+    words:
+      'If the server does close the connection prior to terminating the SSE stream, it SHOULD send an SSE event with a standard retry field before closing the connection. The client MUST respect the retry field, waiting the given number of milliseconds before attempting to reconnect.',
+  },
+  'http-resume': {
+    level: 'should',
+    source: `${TRANSPORTS}#resumability-and-redelivery`,
+    words:
+      'If the client wishes to resume after a disconnection (whether due to network failure or server-initiated closure), it SHOULD issue an HTTP GET to the MCP endpoint, and include the Last-Event-ID header to indicate the last event ID it received.',
+  },
   'meta-missing': {
     level: 'must',
     source: `${STATELESS_BASE}#meta`,

@@ -6,10 +6,12 @@
 // what it says is redacted before it is compared or printed.
 import { InputError } from '../errors.ts';
 import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { IdleClock, treeUsage, type TreeUsage } from '../processes.ts';
 import { FreePaths, firstDifference, formatPath } from './json-path.ts';
 import { LineSplitter } from './lines.ts';
 import { describeMessage, idKey, inJsonText, isObject, kindOf, type Cassette, type ClientFrame, type Json, type JsonObject } from './model.ts';
+import type { SseEvent } from './sse.ts';
 import { isStatelessMessage } from './stateless.ts';
 import { maskNondeterministic } from './normalise.ts';
 import { placeholder, Redactor, type Secret } from './redact.ts';
@@ -220,6 +222,9 @@ async function stdioLink(command: string[], options: VerifyOptions, heard: Heard
 /** The server at a URL, as a Streamable HTTP client talks to it: each message POSTed, its reply read
  *  (a JSON body or an event stream), the session id and protocol version sent back, the GET stream
  *  opened where the recording had one, DELETE at the end. */
+/** How long a resumed stream waits when the server gave no retry (as the reference client). */
+const DEFAULT_RETRY_MS = 1000;
+
 async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Drift[]): Promise<Link> {
   const { SseParser } = await import('./sse.ts');
   let session: string | undefined;
@@ -234,7 +239,8 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
   // The recorded POST of each client message: its reply's status, and the headers that mirror its body.
   const carriers = new Map<JsonObject, ClientFrame>();
   for (const frame of cassette.frames) if (frame.from === 'client') carriers.set(frame.message, frame);
-  const read = async (response: Response, what: string, recordedStatus?: number) => {
+  /** `request`: the id of the request it answers, whose stream is resumed if the server closes it first. */
+  const read = async (response: Response, what: string, recordedStatus?: number, request?: Json): Promise<void> => {
     session = response.headers.get('mcp-session-id') ?? session;
     const type = response.headers.get('content-type') ?? '';
     if (recordedStatus !== undefined ? response.status !== recordedStatus : response.status >= 400) {
@@ -250,14 +256,30 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
       return;
     }
     const parser = new SseParser();
-    for await (const chunk of response.body) for (const event of parser.push(Buffer.from(chunk))) if (event.data) hear(event.data);
-    for (const event of parser.end()) if (event.data) hear(event.data);
+    let lastId: string | undefined;
+    let retryMs = DEFAULT_RETRY_MS;
+    let answered = request === undefined;
+    const take = (event: SseEvent) => {
+      if (event.id !== undefined) lastId = event.id;
+      if (event.retry !== undefined) retryMs = event.retry;
+      if (!event.data) return;
+      const message = hear(event.data);
+      if (isObject(message) && kindOf(message) === 'response' && message.id === request) answered = true;
+    };
+    for await (const chunk of response.body) for (const event of parser.push(Buffer.from(chunk))) take(event);
+    for (const event of parser.end()) take(event);
+    // Closed before its response (the server's polling): resumed as a client resumes it, after its retry.
+    if (answered || lastId === undefined || ending.signal.aborted) return;
+    await sleep(retryMs, undefined, { signal: ending.signal });
+    const resumed = await fetch(url, { headers: { ...headers('text/event-stream'), 'last-event-id': lastId }, signal: ending.signal });
+    return read(resumed, `the GET that resumes ${what}`, undefined, request);
   };
-  const hear = (text: string) => {
+  const hear = (text: string): unknown => {
     const message = parseOrUndefined(text);
     const result = isObject(message) && isObject(message.result) ? message.result : undefined;
     if (typeof result?.protocolVersion === 'string') version = result.protocolVersion;
     heard(message, text);
+    return message;
   };
   const track = (work: Promise<void>, what: string) => {
     const tracked = work.catch((error: Error) => {
@@ -280,7 +302,7 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
         headers: { 'content-type': 'application/json', ...headers('application/json, text/event-stream'), ...mirrored(carrier, message) },
         body: text,
         signal: ending.signal,
-      }).then((response) => read(response, what, carrier?.http?.reply?.status));
+      }).then((response) => read(response, what, carrier?.http?.reply?.status, kindOf(message) === 'request' ? message.id : undefined));
       track(posted, `POST ${what}`);
       // as a client does: the server's own stream once the session is established
       if (message.method === 'notifications/initialized' && cassette.http?.get?.status === 200) void posted.then(openGetStream, () => {});

@@ -163,6 +163,8 @@ const DIAGNOSIS_KINDS = [
   'http-method',
   'http-auth',
   'http-session-left-open',
+  'http-retry',
+  'http-resume',
   'meta-missing',
   'meta-client-info-missing',
   'http-header-mismatch',

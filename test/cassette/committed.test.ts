@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
 import { verifyCassette, verifyHttpCassette } from '../../harness/cassette/verify.ts';
-import { startEverythingHttp } from '../../scripts/record-http-cassettes.ts';
+import { RESUMABLE_ENTRY, startEverythingHttp, startResumableHttp } from '../../scripts/record-http-cassettes.ts';
 import { cassetteCommand, ROOT, runSession } from './sdk-session.ts';
 
 const folder = join(ROOT, 'cassettes');
@@ -21,7 +21,8 @@ describe('committed cassettes', () => {
     for (const file of files) {
       const cassette = loadCassette(join(folder, file));
       expect(lintCassette(cassette), file).toEqual([]);
-      expect(cassette.provenance.package, file).toMatch(/^@modelcontextprotocol\/server-/);
+      // a reference server, or one of scripts/ built on the official SDK
+      expect(cassette.provenance.package, file).toMatch(/^@modelcontextprotocol\/(server-|sdk$)/);
       // a command as typed in the project folder, or a server's URL: never a machine path
       if (cassette.transport === 'stdio') expect(cassette.provenance.command!.join(' '), file).not.toMatch(/^\/|\s\//);
       else expect(cassette.provenance.url, file).toMatch(/^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?\//);
@@ -36,15 +37,16 @@ describe('committed cassettes', () => {
 
   // An HTTP one against the server its provenance names, started here on a free port, as it was recorded.
   it.each(httpFiles)('%s shows no drift against the installed server, over Streamable HTTP; a planted one is found', async (file) => {
-    const server = await startEverythingHttp();
+    const cassette = loadCassette(join(folder, file));
+    const resumable = cassette.provenance.command?.includes(RESUMABLE_ENTRY) === true;
+    const server = await (resumable ? startResumableHttp() : startEverythingHttp());
     try {
-      const cassette = loadCassette(join(folder, file));
       expect(await verifyHttpCassette(cassette, server.url)).toEqual([]);
       const planted = structuredClone(cassette);
       const answer = planted.frames.find((frame) => frame.from === 'server' && frame.message.id === 0)!;
       if (answer.from === 'server') (answer.message.result as { serverInfo: { name: string } }).serverInfo.name = 'another server';
       expect((await verifyHttpCassette(planted, server.url)).map((drift) => drift.message)).toEqual([
-        'a response to request 0 changed at result.serverInfo.name: recorded "another server", now "mcp-servers/everything"',
+        `a response to request 0 changed at result.serverInfo.name: recorded "another server", now "${resumable ? 'resumable-server' : 'mcp-servers/everything'}"`,
       ]);
     } finally {
       await server.stop();
