@@ -5,7 +5,7 @@
 // then `npx theinference bless --stage streamable-http` for the expected output.
 import type { Frame } from '../harness/cassette/index.ts';
 import { formatSseEvent } from '../harness/cassette/sse.ts';
-import { recorded, SOURCE as source, writeHttpCase } from './http-cases.ts';
+import { recorded, recording, SOURCE as source, writeHttpCase } from './http-cases.ts';
 
 /** What the `http` command calls after tools/list: the recorded session's calls, in turn. */
 const CALLS = recorded.frames
@@ -186,3 +186,19 @@ for (const testCase of CASES) {
   const inputs = { 'calls.json': CALLS, ...(testCase.headers && { 'headers.json': testCase.headers }) };
   writeHttpCase('streamable-http', testCase.name, testCase.about, testCase.edit ?? 'as recorded', testCase.frames(structuredClone(recorded.frames)), inputs);
 }
+
+// A server of its own: one that closes a call's stream before the result (the spec's polling), recorded
+// from scripts/resumable-server.ts with the official SDK client, which resumed it.
+const resumable = recording('resumable-http');
+const resumableCalls = resumable.cassette.frames.flatMap((frame) =>
+  frame.from === 'client' && frame.message.method === 'tools/call' ? [frame.message.params as { name: string; arguments: object }] : [],
+);
+writeHttpCase(
+  'streamable-http',
+  'resumption',
+  "A server that closes the stream of a long call after its first log message, before the result (the spec's polling): its priming event gave an id and `retry: 500`. The client waits 500 ms, then resumes the stream with a GET whose Last-Event-ID is the last event id it got; the other log messages and the result come on that GET.",
+  'as recorded',
+  structuredClone(resumable.cassette.frames),
+  { 'calls.json': resumableCalls.map(({ name, arguments: args }) => ({ name, arguments: args })) },
+  resumable,
+);

@@ -434,7 +434,7 @@ export class HttpTransport implements Transport {
       await this.reinitializing; // a send that lost the session at the same time waits for the same new one
       response = await this.post(msg);
     }
-    for await (const message of this.replies(response)) {
+    for await (const message of this.replies(response, isRecord(msg) && 'method' in msg && 'id' in msg ? msg.id : undefined)) {
       if (isRecord(message) && message.id === this.initializeRequest?.id) this.agreed(message);
       this.inbox.push(message);
     }
@@ -537,13 +537,46 @@ export class HttpTransport implements Transport {
     return response;
   }
 
-  /** The messages of a reply, in order; an HTTP error is thrown instead. */
-  private async *replies(response: Response): AsyncIterable<unknown> {
+  /** The messages of a reply, in order; an HTTP error is thrown instead. `request`: the id of the
+   *  request it answers, whose stream is resumed if the server closes it before the response. */
+  private async *replies(response: Response, request?: unknown): AsyncIterable<unknown> {
     if (!response.ok) throw await httpError(response, this.url);
     const type = response.headers.get('Content-Type') ?? '';
-    if (type.startsWith('text/event-stream') && response.body) yield* readSse(response.body);
+    if (type.startsWith('text/event-stream') && response.body) yield* this.stream(response.body, request);
     else if (type.startsWith('application/json')) yield await response.json();
     else await response.body?.cancel(); // 202 Accepted: nothing to read
+  }
+
+  /** A request's event stream, to its response. A server may close the connection before it (the
+   *  spec's polling, 2025-11-25): then the client waits the `retry:` the stream gave and resumes it
+   *  with a GET that says the last event id it got (Last-Event-ID); the server sends the rest there. */
+  private async *stream(body: ReadableStream<Uint8Array>, request: unknown): AsyncIterable<unknown> {
+    let lastEventId: string | undefined;
+    let retryMs = DEFAULT_RETRY_MS;
+    let answered = request === undefined;
+    for (;;) {
+      for await (const event of readEvents(body)) {
+        if (event.id !== undefined) lastEventId = event.id;
+        if (event.retry !== undefined) retryMs = event.retry;
+        const message = messageOf(event.data);
+        if (message === undefined) continue;
+        if (isRecord(message) && message.id === request && !('method' in message)) answered = true;
+        yield message;
+      }
+      // ended with its response, or with no event id to resume from: nothing more comes
+      if (answered || lastEventId === undefined || this.closing.signal.aborted) return;
+      await delay(retryMs, this.closing.signal);
+      const resumed = await fetch(this.url, {
+        method: 'GET',
+        headers: { ...this.headers(), Accept: 'text/event-stream', 'Last-Event-ID': lastEventId },
+        signal: this.closing.signal,
+      });
+      if (!resumed.ok) throw await httpError(resumed, this.url);
+      if (!resumed.body || !(resumed.headers.get('Content-Type') ?? '').startsWith('text/event-stream')) {
+        throw new Error(`the server closed the stream of request ${JSON.stringify(request)} and did not resume it: its GET answered ${resumed.headers.get('Content-Type')}`);
+      }
+      body = resumed.body;
+    }
   }
 
   /** The initialize result: every later request says the protocol version it agreed. */
@@ -596,35 +629,65 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** How long to wait before resuming a stream the server closed, when it gave no `retry:`. */
+const DEFAULT_RETRY_MS = 1000;
+
 /** The JSON-RPC messages of a text/event-stream body, in order. An event's data is its `data:` lines
  *  joined with '\n'; an event without data (the priming event a stream may start with) carries no
  *  message, and data that is not JSON is skipped (reported on stderr). */
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncIterable<unknown> {
-  let data: string[] = [];
+  for await (const event of readEvents(body)) {
+    const message = messageOf(event.data);
+    if (message !== undefined) yield message;
+  }
+}
+
+/** An event's message: undefined for no data, and for data that is not JSON (said on stderr). */
+function messageOf(data: string): unknown {
+  if (data === '') return undefined;
+  try {
+    return JSON.parse(data);
+  } catch {
+    console.error(`skipped an event whose data is not JSON: ${data}`);
+    return undefined;
+  }
+}
+
+/** The events of a text/event-stream body, each ended by a blank line: its data, and the `id:` and
+ *  `retry:` it set (what a client needs to resume the stream). */
+async function* readEvents(body: ReadableStream<Uint8Array>): AsyncIterable<{ data: string; id?: string; retry?: number }> {
+  let event: { data: string[]; id?: string; retry?: number } = { data: [] };
   for await (const line of sseLines(body)) {
     if (line === '') {
       // a blank line ends the event
-      const text = data.join('\n');
-      data = [];
-      if (text === '') continue;
-      let message: unknown;
-      try {
-        message = JSON.parse(text);
-      } catch {
-        console.error(`skipped an event whose data is not JSON: ${text}`);
-        continue;
-      }
-      yield message;
+      const { data, ...fields } = event;
+      event = { data: [] };
+      yield { data: data.join('\n'), ...fields };
     } else if (!line.startsWith(':')) {
       // `field: value` (one space after the colon is not part of the value); ':' starts a comment (a keep-alive)
       const colon = line.indexOf(':');
       const field = colon < 0 ? line : line.slice(0, colon);
       const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'data') data.push(value);
-      // event:, id: and retry: matter to a client that resumes streams; this one does not
+      if (field === 'data') event.data.push(value);
+      else if (field === 'id' && !value.includes('\0')) event.id = value;
+      else if (field === 'retry' && /^\d+$/.test(value)) event.retry = Number(value);
+      // event: names the kind of event; every event here is a message
     }
   }
   // an event the stream ended before its blank line is dropped, as the SSE spec says
+}
+
+/** Resolves after `ms`, or at once when the signal aborts (the transport closed). */
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }
 
 /** The lines of a byte stream, each ended by '\n', '\r\n' or a lone '\r', decoded as one UTF-8 text. */

@@ -51,7 +51,7 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   }
   const { result, report, start } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
-  const judged = withLineEnds(judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage }), cassette);
+  const judged = withResumption(withLineEnds(judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage }), cassette), cassette, report);
   const judgement = withProtocol(
     withSessionOver(withServerStart(judged, start), report, testCase.player),
     report,
@@ -204,7 +204,7 @@ function playerSocket(runRoot: string): string {
 function withSessionOver(judgement: Judgement, report: PlayReport | undefined, player: Case['player']): Judgement {
   // stopped by a limit, or ended waiting with nothing left to wait on (exit 13): after a whole session, close() is what waited
   const waitedForNothing = judgement.hints?.some((hint) => hint.kind === 'waited-for-nothing') === true;
-  if ((judgement.status !== 'timeout' && !waitedForNothing) || !report?.ok) return judgement;
+  if ((judgement.status !== 'timeout' && !waitedForNothing) || !report?.ok || notResumed(report)) return judgement;
   const hint = {
     kind: 'session-over',
     lines: [
@@ -233,6 +233,28 @@ function withLineEnds(judgement: Judgement, cassette: Cassette | undefined): Jud
     ],
   };
   return { ...judgement, hints: [hint, ...(judgement.hints ?? [])] };
+}
+
+/** A server that closes a request's stream before its response (the spec's polling) sends the rest
+ *  only on the GET that resumes it: where the case's server does, the client did not resume it so and
+ *  the case failed, say how. */
+function withResumption(judgement: Judgement, cassette: Cassette | undefined, report: PlayReport | undefined): Judgement {
+  const closes = cassette?.frames.some((frame) => (frame.from === 'server' || frame.from === 'sse') && frame.http?.closes) === true;
+  if (judgement.status === 'pass' || !closes || !notResumed(report)) return judgement;
+  const hint: Hint = {
+    kind: 'stream-resumption',
+    lines: [
+      "the server closed a call's stream before its result: the stream's connection ended, the request did not",
+      'wait the retry the stream gave (its retry: field, in ms), then GET the same URL with Accept: text/event-stream and Last-Event-ID: the last id: the stream gave; the rest of the stream, the result among it, comes on that GET',
+    ],
+  };
+  // what the program waited for was that stream's rest: not a read it lost
+  return { ...judgement, hints: [hint, ...(judgement.hints ?? []).filter((other) => other.kind !== 'waited-for-nothing')] };
+}
+
+/** The player saw a stream the server closed go unresumed, or resumed from the wrong place. */
+function notResumed(report: PlayReport | undefined): boolean {
+  return report?.advice.some((advice) => advice.kind === 'http-resume') === true;
 }
 
 /** A server started other than its entry says fails the case, whatever the output; a program that

@@ -174,7 +174,9 @@ export class HttpTransport implements Transport {
    *  (both). The reply is one JSON message, an event stream (readSse: every message on it, in
    *  order), or 202 with no body. An HTTP error -> an Error that names the status and the URL. A
    *  session the server lost (404, or 400, to a session id): initialize again, once, then retry
-   *  (McpClient has its initialize result already: the new one is the transport's own). */
+   *  (McpClient has its initialize result already: the new one is the transport's own). A stream
+   *  that ends before its request's response, after an event with an `id:`: wait its `retry:` (ms),
+   *  then GET the URL with `Accept: text/event-stream` and `Last-Event-ID: <that id>`, and read on. */
   async send(msg: object): Promise<void> {
     throw new Error('not implemented yet: HttpTransport.send (stage streamable-http)');
   }

@@ -142,7 +142,10 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'headers-not-sent': { stage: 'streamable-http', says: ['bearer-token', 'without the Authorization header', 'go on every request'] },
   'lost-session-not-renewed': { stage: 'streamable-http', says: ['session-lost', 'the server lost the session', 'send initialize again'] },
   'sse-decodes-each-read': { stage: 'streamable-http', says: ['split-reads', 'U+FFFD', 'one TextDecoder with { stream: true }'] },
-  'sse-read-is-whole-events': { stage: 'streamable-http', says: ['split-reads', 'exited with code 13', 'a message that two reads split was lost'] },
+  'sse-read-is-whole-events': {
+    stage: 'streamable-http',
+    says: ['split-reads', 'which the server never closed before its end', 'your client lost what came on that stream after that event'],
+  },
   'sse-lines-split-on-lf-only': {
     stage: 'streamable-http',
     says: ['line-endings', 'end their lines in CRLF and in a lone CR', 'a lone "\\r"'],
@@ -152,6 +155,26 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'only-last-event-handed-on': {
     stage: 'streamable-http',
     says: ['handed on 0 of the 2 notifications', 'server-requests', "an answer to the server's ping request", 'the session could not go on'],
+  },
+  'stream-not-resumed': {
+    stage: 'streamable-http',
+    says: ['exited with code 13', 'your client never resumed it', 'then GET the same URL'],
+    only: 'resumption',
+  },
+  'resumed-without-last-event-id': {
+    stage: 'streamable-http',
+    says: ['has no Last-Event-ID, while the server waits to resume the stream of tools/call "count"', 'did nothing for 2 s'],
+    only: 'resumption',
+  },
+  'resumed-from-first-event': {
+    stage: 'streamable-http',
+    says: ['an event of the stream of tools/call "count" (your id 3) but not the last', 'then GET the same URL'],
+    only: 'resumption',
+  },
+  'resumed-without-waiting': {
+    stage: 'streamable-http',
+    says: ["sooner than the 500 ms the stream's retry field asked it to wait", 'http-retry'],
+    only: 'resumption',
   },
   'close-leaves-messages-open': {
     stage: 'streamable-http',
