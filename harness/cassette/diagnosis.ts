@@ -29,6 +29,7 @@ export type DiagnosisKind =
   | 'http-header-mismatch' // a POST whose MCP-Protocol-Version, Mcp-Method, Mcp-Name or Mcp-Param-* header disagrees with its body, or is missing (answered 400, -32020)
   | 'stateless-session' // an Mcp-Session-Id sent to a server that gave no session (the stateless revision has none)
   | 'stateless-initialize' // initialize sent to a server the recording reached with server/discover (answered -32022)
+  | 'roots-answer' // an answer to roots/list that breaks the spec: roots from a client that did not declare them, or a uri that is not file://
   | 'roots-error-code' // roots/list, undeclared, answered with an error whose code is not -32601 (what a client SHOULD answer)
   | 'input-required-retry'; // the retry after an input_required result did not echo its requestState, or reused the first request's id
 

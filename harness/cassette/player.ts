@@ -399,14 +399,16 @@ export class Player {
     return true;
   }
 
-  private paramsDiffer(message: JsonObject, index: number, miss: { path?: string; expected?: Json; actual?: Json }): void {
+  private paramsDiffer(message: JsonObject, index: number, miss: Miss): void {
     // The path names the client's own keys: of any length.
     const path = clip(miss.path!, 200);
     const waitingFor = this.ref(index);
     this.diagnose(
-      'params-differ',
+      miss.kind ?? 'params-differ',
       () =>
-        `your client sent ${describeMessage(message)} with ${differingPart(path)} from the recording at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`,
+        miss.kind === 'roots-answer'
+          ? `your client's answer to the server's roots/list breaks the spec at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`
+          : `your client sent ${describeMessage(message)} with ${differingPart(path)} from the recording at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`,
       {
         received: message,
         waitingFor,
@@ -600,7 +602,7 @@ export class Player {
   }
 
   /** undefined when `actual` matches the recorded frame; else where it differs (no path: another method or kind). */
-  private compare(index: number, frame: ClientFrame, actual: JsonObject): { path?: string; expected?: Json; actual?: Json } | undefined {
+  private compare(index: number, frame: ClientFrame, actual: JsonObject): Miss | undefined {
     const expected = frame.message;
     const kind = kindOf(expected);
     if (kind !== kindOf(actual)) return {};
@@ -969,22 +971,35 @@ function asMcpMeans(method: string, params: Json | undefined): Json {
   return Object.fromEntries(Object.entries(params).filter(([key]) => !emptyByDefault.includes(key)));
 }
 
+/** Where a client message differs from what was expected; `kind` when that breaks a rule of the spec
+ *  rather than the recording (params-differ). */
+interface Miss {
+  path?: string;
+  expected?: Json;
+  actual?: Json;
+  kind?: 'roots-answer';
+}
+
 /** How a client answers roots/list (2025-11-25 client/roots): one that declared the capability with its
- *  roots ({ roots: [{ uri: "file://...", name? }] }, each uri a MUST), one that did not with an error (a
- *  client that supports roots MUST declare them; the code SHOULD be -32601: advice, rootsErrorCode). */
-function rootsAnswerDifference(declared: boolean, actual: JsonObject): { path: string; expected: Json; actual: Json } | undefined {
+ *  roots ({ roots: [{ uri: "file://...", name? }] }), one that did not with an error. Roots from a client
+ *  that did not declare them, a result that is no ListRootsResult and a uri that is not file:// break
+ *  the spec's MUSTs (roots-answer); an error from one that declared them, the course's rule; an error
+ *  code other than -32601 from one that did not, a SHOULD (advice: rootsErrorCode). */
+function rootsAnswerDifference(declared: boolean, actual: JsonObject): Miss | undefined {
+  const spec = 'roots-answer' as const;
   if (!declared) {
     if ('error' in actual) return undefined;
-    return { path: 'result', expected: 'error -32601 (your client did not declare roots)', actual: actual.result ?? null };
+    return { kind: spec, path: 'result', expected: 'error -32601 (your client did not declare roots)', actual: actual.result ?? null };
   }
   const result = actual.result;
   if (!isObject(result))
     return { path: 'result', expected: 'a ListRootsResult: { roots: [...] } (your client declared roots)', actual: actual.error ?? result ?? null };
-  if (!Array.isArray(result.roots)) return { path: 'result.roots', expected: 'an array of roots', actual: result.roots ?? null };
+  if (!Array.isArray(result.roots)) return { kind: spec, path: 'result.roots', expected: 'an array of roots', actual: result.roots ?? null };
   const bad = result.roots.findIndex((root) => !isObject(root) || typeof root.uri !== 'string' || !root.uri.startsWith('file://'));
   return bad < 0
     ? undefined
     : {
+        kind: spec,
         path: `result.roots[${bad}].uri`,
         expected: 'a file:// URI',
         actual: isObject(result.roots[bad]) ? (result.roots[bad].uri ?? null) : result.roots[bad]!,

@@ -110,6 +110,12 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     source: `${STATELESS_BASE}#meta`,
     words: 'A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params).',
   },
+  'roots-answer': {
+    level: 'must',
+    source: '2025-11-25 client/roots#capabilities',
+    words:
+      'Clients that support roots MUST declare the roots capability during initialization. (Data types, Root:) uri: Unique identifier for the root. This MUST be a file:// URI in the current specification.',
+  },
   'roots-error-code': {
     level: 'should',
     source: '2025-11-25 client/roots#error-handling',

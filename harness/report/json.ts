@@ -170,6 +170,7 @@ const DIAGNOSIS_KINDS = [
   'http-header-mismatch',
   'stateless-session',
   'stateless-initialize',
+  'roots-answer',
   'roots-error-code',
   'input-required-retry',
 ] as const;

@@ -246,9 +246,13 @@ describe('the player, in memory', () => {
     expect(undeclared.report.advice).toEqual([]);
     const notFile = await session({ roots: {} }, { result: { roots: [{ uri: 'https://example.com' }] } });
     // (the schema says so too: a root's uri is a file:// URI)
-    expect(notFile.report.diagnoses).toMatchObject([{ kind: 'invalid-message' }, { kind: 'params-differ', path: 'result.roots[0].uri' }]);
+    // each a MUST of the spec (client/roots), not the recording's: roots-answer
+    expect(notFile.report.diagnoses).toMatchObject([{ kind: 'invalid-message' }, { kind: 'roots-answer', path: 'result.roots[0].uri' }]);
     const unasked = await session({}, { result: { roots: [] } });
-    expect(unasked.report.diagnoses).toMatchObject([{ kind: 'params-differ', path: 'result' }]);
+    expect(unasked.report.diagnoses).toMatchObject([{ kind: 'roots-answer', path: 'result' }]);
+    // an error from a client that declared roots: the recording's (the course's), not the spec's
+    const refused = await session({ roots: {} }, { error: { code: -32603, message: 'no' } });
+    expect(refused.report.diagnoses).toMatchObject([{ kind: 'params-differ', path: 'result' }]);
     expect(unasked.result).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [] } });
   });
 

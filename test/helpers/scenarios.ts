@@ -129,7 +129,7 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   },
   'roots-answered-undeclared': {
     stage: 'tools',
-    says: ['request-not-handled', 'error -32601 (your client did not declare roots)'],
+    says: ['request-not-handled', 'roots-answer', "answer to the server's roots/list breaks the spec", 'error -32601 (your client did not declare roots)'],
     only: 'request-not-handled',
   },
   'ids-reused': { stage: 'tools', says: ['with an id it already gave initialize in this session', 'a counter that only grows'] },
