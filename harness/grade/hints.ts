@@ -115,6 +115,15 @@ export function protocolHints(diagnoses: readonly Diagnosis[]): Hint[] {
       ],
     });
   }
+  if (prettyPrinted(diagnoses)) {
+    hints.push({
+      kind: 'multi-line-message',
+      lines: [
+        'your client wrote each message over several lines (pretty-printed JSON): the server reads one message a line, and no line of it is a whole message',
+        'frame() puts a message on one line: JSON.stringify(message) with no indent argument, then "\\n"',
+      ],
+    });
+  }
   const lost = hints.some((hint) => hint.kind === 'session-lost');
   for (const [kind, lines] of Object.entries(HTTP_HINTS)) {
     // a session id sent after the session was lost: the hint to read is how to start the next one
@@ -122,6 +131,19 @@ export function protocolHints(diagnoses: readonly Diagnosis[]): Hint[] {
     if (diagnoses.some((diagnosis) => diagnosis.kind === kind)) hints.push({ kind, lines });
   }
   return hints;
+}
+
+/** Lines that are not JSON one by one, but are a message together: joined, they parse, or (past the
+ *  diagnoses the player keeps) one is a lone brace or bracket and another an indented `"key": value`. */
+function prettyPrinted(diagnoses: readonly Diagnosis[]): boolean {
+  const lines = diagnoses.flatMap((diagnosis) => (diagnosis.kind === 'not-json' && typeof diagnosis.received === 'string' ? [diagnosis.received] : []));
+  if (lines.length < 2) return false;
+  try {
+    JSON.parse(lines.join('\n'));
+    return true;
+  } catch {
+    return lines.some((line) => /^\s*[{[]\s*$/.test(line)) && lines.some((line) => /^\s+"[^"]*"\s*:/.test(line));
+  }
 }
 
 /** The recording starts a second session (the server lost the first: 404), and the client never began it. */

@@ -69,6 +69,12 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     only: 'mcp-config',
   },
   // stage 2: handshake
+  // the same mistake as pretty-printed, as the server sees it: one message over many lines
+  'pretty-printed-on-the-wire': {
+    stage: 'handshake',
+    says: ['your client wrote a line that is not JSON: {', 'each message over several lines', 'with no indent argument'],
+    only: 'everything-server',
+  },
   'initialized-missing': { stage: 'handshake', says: ['the session ended before your client sent notifications/initialized'] },
   'initialized-before-response': { stage: 'handshake', says: ['before the initialize result had arrived'] },
   'first-message-is-the-response': { stage: 'handshake', says: ["the response is the message with your request's id"] },
