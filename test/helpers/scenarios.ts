@@ -22,6 +22,8 @@ export const VARIANTS: Record<string, { stage: string; advice?: string[] }> = {
   // it declares roots, and answers the server's roots/list with them (the reference declares none: -32601)
   'roots-declared': { stage: 'tools' },
   'no-delete-on-close': { stage: 'streamable-http', advice: ['http-session-left-open'] },
+  // the retry is how long a client waits at least: three times it is no wait for the player
+  'resume-waits-longer': { stage: 'streamable-http' },
   'session-id-to-stateless-server': { stage: 'stateless', advice: ['stateless-session'] },
   'retry-reuses-answered-id': { stage: 'stateless' },
   'client-info-not-sent': { stage: 'stateless', advice: ['meta-client-info-missing'] },
