@@ -438,6 +438,29 @@ export class HttpTransport implements Transport {
       if (isRecord(message) && message.id === this.initializeRequest?.id) this.agreed(message);
       this.inbox.push(message);
     }
+    if (isRecord(msg) && msg.method === 'notifications/initialized') await this.listen();
+  }
+
+  /** The server's own stream (a GET), opened once the session is established: what the server sends
+   *  outside any request of the client's (a request of its own, a notification) comes there. A
+   *  server that offers none answers 405; the spec lets a client go without it (MAY). Waits for the
+   *  answer's head, so that the stream is open before the next request goes. */
+  private async listen(): Promise<void> {
+    let response: Response;
+    try {
+      response = await fetch(this.url, { method: 'GET', headers: { ...this.headers(), Accept: 'text/event-stream' }, signal: this.closing.signal });
+    } catch {
+      return; // the server went away, or close() came first: the stream was only ever on offer
+    }
+    if (!response.ok || !response.body || !(response.headers.get('Content-Type') ?? '').startsWith('text/event-stream')) return void (await response.body?.cancel());
+    const body = response.body;
+    void (async () => {
+      try {
+        for await (const message of this.stream(body, undefined)) this.inbox.push(message);
+      } catch {
+        // ended by close(), or cut: nothing of a request of the client's was on it
+      }
+    })();
   }
 
   /** A request of the stateless era (2026-07-28): no session; the headers that mirror the body
@@ -553,18 +576,18 @@ export class HttpTransport implements Transport {
   private async *stream(body: ReadableStream<Uint8Array>, request: unknown): AsyncIterable<unknown> {
     let lastEventId: string | undefined;
     let retryMs = DEFAULT_RETRY_MS;
-    let answered = request === undefined;
     for (;;) {
       for await (const event of readEvents(body)) {
         if (event.id !== undefined) lastEventId = event.id;
         if (event.retry !== undefined) retryMs = event.retry;
         const message = messageOf(event.data);
         if (message === undefined) continue;
-        if (isRecord(message) && message.id === request && !('method' in message)) answered = true;
+        const response = isRecord(message) && message.id === request && !('method' in message);
         yield message;
+        if (response) return; // nothing more of this request comes: a server may hold the stream open
       }
-      // ended with its response, or with no event id to resume from: nothing more comes
-      if (answered || lastEventId === undefined || this.closing.signal.aborted) return;
+      // ended before its response: resumable from the last event id, for a request's stream
+      if (request === undefined || lastEventId === undefined || this.closing.signal.aborted) return;
       await delay(retryMs, this.closing.signal);
       const resumed = await fetch(this.url, {
         method: 'GET',

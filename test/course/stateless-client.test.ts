@@ -230,7 +230,8 @@ describe('the reference against a server of 2025 (server-everything, Streamable 
     expect(initialized!.body?.method).toBe('notifications/initialized');
     const session = initialized!.headers['mcp-session-id'];
     expect(session).toEqual(expect.any(String));
-    expect(rest.map((request) => request.method)).toEqual([...rest.slice(0, -1).map(() => 'POST'), 'DELETE']);
+    // the server's own stream once the session is established, then each request, then DELETE
+    expect(rest.map((request) => request.method)).toEqual(['GET', ...rest.slice(1, -1).map(() => 'POST'), 'DELETE']);
     for (const request of [initialized!, ...rest]) {
       expect(request.headers['mcp-session-id']).toBe(session);
       expect(request.headers['mcp-protocol-version']).toBe('2025-11-25');

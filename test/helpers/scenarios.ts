@@ -166,7 +166,7 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   },
   'stream-not-resumed': {
     stage: 'streamable-http',
-    says: ['exited with code 13', 'your client never resumed it', 'then GET the same URL'],
+    says: ['did nothing for 2 s', 'your client never resumed it', 'then GET the same URL'],
     only: 'resumption',
   },
   'resumed-without-last-event-id': {
