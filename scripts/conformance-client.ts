@@ -5,18 +5,22 @@
 // some scenarios, what to do in MCP_CONFORMANCE_CONTEXT; the exit code says whether the client got
 // through. The client connects as stage 6 teaches, in both spec versions: connect() probes with
 // server/discover and falls back to initialize for a 2025 server. What the course does not teach
-// (OAuth, stream resumption, ...) is refused with exit 2 rather than faked.
+// (OAuth, ...) is refused with exit 2 rather than faked.
 // `npm run conformance` (scripts/conformance.ts) runs it; docs/conformance.md says what it covers.
 import * as mcp from '../src/mcp.ts';
 
 const url = process.argv.at(-1) ?? '';
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 
-/** How long a tool call may wait for its response before the client gives up (sse-retry's
- *  server answers on a resumed stream only, which the reference never opens). */
+/** How long a tool call may wait for its response before the client gives up (sse-retry's server
+ *  answers on a resumed stream only, elicitation-sep1034-client-defaults's asks for input on the GET
+ *  stream: a transport that does not resume, or opens no GET stream, would wait forever). */
 const CALL_TIMEOUT_MS = 3000;
 
 type Drive = (client: mcp.McpClient) => Promise<void>;
+
+/** Whether the server asked for input (elicitation-sep1034-client-defaults says so when its call times out). */
+let asked = false;
 
 /** What some scenarios of 2026-07-28 give the client to do (http-custom-headers: the calls to make). */
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { toolCalls?: { name: string; arguments?: Record<string, unknown> }[] };
@@ -84,14 +88,27 @@ const scenarios: Record<string, Drive> = {
     for (const name of ['test_mrtr_echo_state', 'test_mrtr_no_state', 'test_mrtr_no_result_type'])
       console.log(`${name}: ${text(await client.callTool(name, {}))}`);
   },
+  // 2025-11-25 (SEP-1034): the tool asks for input (elicitation/create) with a form whose five
+  // fields (string, integer, number, enum, boolean) all have a default; the client accepts with the
+  // defaults filled in. In the course's API the application answers the form through onInputRequest
+  // (below: acceptDefaults), as a user accepting the prefilled form would.
+  'elicitation-sep1034-client-defaults': async (client) => {
+    const tool = await findTool(client, 'test_client_elicitation_defaults');
+    const result = await withTimeout(
+      client.callTool(tool.name, {}),
+      `no response to tools/call within ${CALL_TIMEOUT_MS} ms${asked ? '' : ', and no elicitation/create came: the server sends it on the GET stream (not on the stream of the tools/call), which the transport opens after initialized'}`,
+    );
+    console.log(`${tool.name}: ${text(result)}`);
+    if (result.isError) throw new Error(`${tool.name} answered isError: true`);
+  },
   // The server ends the tools/call stream after a priming event (id, retry: 500) and sends the
-  // response on a GET stream only: a client that resumes (GET with Last-Event-ID after `retry`)
-  // gets it. The course's HttpTransport does not resume, so the call gets no response.
+  // response on a GET stream only: a client that resumes (GET with Last-Event-ID after waiting
+  // `retry` ms) gets it; one that does not gets no response, and gives up after CALL_TIMEOUT_MS.
   'sse-retry': async (client) => {
     const tool = await findTool(client, 'test_reconnection');
     const result = await withTimeout(
       client.callTool(tool.name, {}),
-      `no response to tools/call within ${CALL_TIMEOUT_MS} ms: the server ended the SSE stream before the response and the reference HttpTransport does not resume streams (no GET with Last-Event-ID after the retry delay)`,
+      `no response to tools/call within ${CALL_TIMEOUT_MS} ms: the server ended its SSE stream before the response, which it sends on the GET that resumes the stream (Last-Event-ID, after the retry delay)`,
     );
     console.log(`test_reconnection: ${text(result)}`);
   },
@@ -108,6 +125,15 @@ function text(result: mcp.CallToolResult): string {
   return result.content.map((item) => (typeof item.text === 'string' ? item.text : JSON.stringify(item))).join(' ');
 }
 
+/** An elicitation/create answered as a user who accepts the form as it is prefilled: each property
+ *  of requestedSchema with a `default` gets it, the others are left out. */
+function acceptDefaults(request: mcp.InputRequest): { action: 'accept'; content: Record<string, unknown> } {
+  const schema = request.params?.requestedSchema as { properties?: Record<string, { default?: unknown }> } | undefined;
+  const content: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(schema?.properties ?? {})) if (property.default !== undefined) content[name] = property.default;
+  return { action: 'accept', content };
+}
+
 function withTimeout<T>(promise: Promise<T>, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message)), CALL_TIMEOUT_MS)));
@@ -118,7 +144,7 @@ async function main(): Promise<number> {
   const drive = scenarios[scenario];
   if (!drive) {
     console.error(
-      `conformance-client: scenario "${scenario}" is not covered by the course (its client speaks server/discover or initialize, tools/list and tools/call, input_required, over stdio and Streamable HTTP; no OAuth, skills, sampling or stream resumption); covered: ${Object.keys(scenarios).join(', ')}`,
+      `conformance-client: scenario "${scenario}" is not covered by the course (its client speaks server/discover or initialize, tools/list and tools/call, input_required, elicitation answered by the application, over stdio and Streamable HTTP; no OAuth, skills or sampling); covered: ${Object.keys(scenarios).join(', ')}`,
     );
     return 2;
   }
@@ -127,18 +153,29 @@ async function main(): Promise<number> {
     return 2;
   }
   let between: Promise<unknown> | undefined;
-  const options: mcp.McpClientOptions =
-    scenario === 'sep-2322-client-request-state'
-      ? {
-          capabilities: { elicitation: { form: {} } },
-          onInputRequest: async (request) => {
-            console.log(`asked: ${request.method} ${JSON.stringify(request.params?.message)}`);
-            between ??= client.callTool('test_mrtr_unrelated', {}); // once, between the first rounds
-            await between;
-            return { action: 'accept', content: { confirmed: true } };
-          },
-        }
-      : {};
+  /** The scenarios whose server asks for input: the client declares elicitation and answers. */
+  const withInput: Record<string, mcp.McpClientOptions> = {
+    'sep-2322-client-request-state': {
+      capabilities: { elicitation: { form: {} } },
+      onInputRequest: async (request) => {
+        console.log(`asked: ${request.method} ${JSON.stringify(request.params?.message)}`);
+        between ??= client.callTool('test_mrtr_unrelated', {}); // once, between the first rounds
+        await between;
+        return { action: 'accept', content: { confirmed: true } };
+      },
+    },
+    'elicitation-sep1034-client-defaults': {
+      capabilities: { elicitation: { form: {} } },
+      onInputRequest: (request) => {
+        if (request.method !== 'elicitation/create') throw new Error(`${request.method}: not asked for in this scenario`);
+        asked = true;
+        const answer = acceptDefaults(request);
+        console.log(`asked: ${request.method} ${JSON.stringify(request.params?.message)}; accepted with ${JSON.stringify(answer.content)}`);
+        return answer;
+      },
+    },
+  };
+  const options = withInput[scenario] ?? {};
   const client = new mcp.McpClient(new mcp.HttpTransport(url), { name: 'theinference-conformance-client', version: '1.0.0' }, options);
   try {
     const connection = await client.connect();

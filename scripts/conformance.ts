@@ -4,8 +4,9 @@
 // course's). Each client scenario the course covers is run, for spec versions 2025-11-25 (the
 // initialize era) and 2026-07-28 (the stateless era), a few at a time, on localhost only; a table
 // of scenario x spec version; the exit code is 1 if any covered scenario fails. Scenarios the
-// course does not cover are listed with the reason; sse-retry is run too, to show what it asks for.
-// docs/conformance.md has the table and the timing.
+// course does not cover (authorization: OAuth) are listed with the reason. With --checks, the
+// checks of each scenario run are listed too (id and status). docs/conformance.md has the table,
+// the checks and the timing.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,12 +23,15 @@ const TIMEOUT_MS = 20_000;
 const PARALLEL = 4;
 
 /** What the course teaches (stages 2 to 4 and 6: initialize or server/discover, tools/list,
- *  tools/call, input_required, over Streamable HTTP): the reference must pass these. */
+ *  tools/call, elicitation, input_required, over Streamable HTTP): the reference must pass these.
+ *  Every client scenario of both versions but the authorization ones (auth/*). */
 const COVERED: Record<SpecVersion, Record<string, string>> = {
   '2025-11-25': {
     initialize: 'initialize (protocolVersion, clientInfo), notifications/initialized, tools/list',
     tools_call: 'tools/list, then tools/call add_numbers with numbers',
     'json-schema-2020-12-preservation': 'a tool inputSchema from tools/list sent back verbatim (JSON Schema 2020-12 keywords kept)',
+    'elicitation-sep1034-client-defaults': 'elicitation/create with a form whose fields have defaults, accepted with the defaults filled in (SEP-1034)',
+    'sse-retry': 'a tools/call stream closed before its response: resumed with a GET and Last-Event-ID after the "retry" delay (SEP-1699)',
   },
   '2026-07-28': {
     tools_call: 'server/discover, tools/list, then tools/call add_numbers with numbers, statelessly',
@@ -42,27 +46,20 @@ const COVERED: Record<SpecVersion, Record<string, string>> = {
   },
 };
 
-/** Run to show what the reference does, without deciding the exit code: the course does not teach it. */
-const SHOWN: Record<SpecVersion, Record<string, string>> = {
-  '2025-11-25': {
-    'sse-retry':
-      'not covered: the course\'s HttpTransport does not resume a stream (no GET with Last-Event-ID after the "retry" delay), so the response sent on the resumed stream never arrives',
-  },
-  '2026-07-28': {},
-};
-
-/** Not run: the course's client has none of this. */
-const NOT_COVERED: Record<string, string> = {
-  'elicitation-sep1034-client-defaults': 'elicitation defaults (the client answers with what its caller gives; no schema defaults)',
-};
+/** Not run: the course's client has none of this (a later stage may). */
 const OAUTH = "OAuth (the course's client sends its configured headers, a bearer token, and runs no OAuth flow)";
+
+/** `--checks`: list the checks of each scenario run after the table. */
+const LIST_CHECKS = process.argv.includes('--checks');
 
 interface Outcome {
   scenario: string;
   version: SpecVersion;
   passed: boolean;
-  checks: { status: string; name: string; errorMessage?: string }[];
+  checks: { id: string; status: string; name: string; errorMessage?: string }[];
   output: string;
+  /** Wall time of the scenario run (the suite's process, its server and the client). */
+  seconds: number;
 }
 
 const require = createRequire(import.meta.url);
@@ -90,12 +87,13 @@ async function scenarios(version: SpecVersion): Promise<string[]> {
 
 async function runScenario(scenario: string, version: SpecVersion): Promise<Outcome> {
   const outputDir = mkdtempSync(join(tmpdir(), 'theinference-conformance-'));
+  const start = performance.now();
   try {
     const args = ['client', '--command', clientCommand, '--scenario', scenario, '--spec-version', version, '--timeout', String(TIMEOUT_MS)];
     const { code, output } = await run([...args, '--output-dir', outputDir]);
     const file = readdirSync(outputDir, { recursive: true, encoding: 'utf8' }).find((path) => path.endsWith('checks.json'));
     const checks = file === undefined ? [] : JSON.parse(readFileSync(join(outputDir, file), 'utf8'));
-    return { scenario, version, passed: code === 0, checks, output };
+    return { scenario, version, passed: code === 0, checks, output, seconds: (performance.now() - start) / 1000 };
   } finally {
     rmSync(outputDir, { recursive: true, force: true });
   }
@@ -115,14 +113,24 @@ async function inBatches<T>(jobs: (() => Promise<T>)[], limit: number): Promise<
   return results;
 }
 
-/** "2/2 checks", and the checks that failed or warned. */
-function summary({ checks }: Outcome): string {
-  const scored = checks.filter((check) => check.status === 'SUCCESS' || check.status === 'FAILURE');
+/** "2/2 checks", the checks that failed or warned, and what went wrong with the client. */
+function summary(outcome: Outcome): string {
+  const scored = outcome.checks.filter((check) => check.status === 'SUCCESS' || check.status === 'FAILURE');
   const passed = scored.filter((check) => check.status === 'SUCCESS').length;
-  const bad = checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING');
+  const bad = outcome.checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING');
+  const client = clientTrouble(outcome);
   return (
-    `${passed}/${scored.length} checks` + bad.map((check) => `; ${check.status} ${check.name}${check.errorMessage ? `: ${check.errorMessage}` : ''}`).join('')
+    `${passed}/${scored.length} checks` +
+    bad.map((check) => `; ${check.status} ${check.name}${check.errorMessage ? `: ${check.errorMessage}` : ''}`).join('') +
+    (client ? `; ${client}` : '')
   );
+}
+
+/** The suite fails a scenario whose client timed out or exited with an error, whatever its checks. */
+function clientTrouble({ output }: Outcome): string | undefined {
+  if (output.includes('CLIENT TIMED OUT')) return 'the client timed out';
+  const exited = /CLIENT EXITED WITH ERROR \(code (\d+)\)/.exec(output);
+  return exited ? `the client exited with code ${exited[1]}` : undefined;
 }
 
 const started = performance.now();
@@ -140,9 +148,7 @@ for (const version of SPEC_VERSIONS) {
     process.exit(1);
   }
 }
-const torun = SPEC_VERSIONS.flatMap((version) =>
-  listed[version].filter((name) => name in COVERED[version] || name in SHOWN[version]).map((name) => ({ name, version })),
-);
+const torun = SPEC_VERSIONS.flatMap((version) => listed[version].filter((name) => name in COVERED[version]).map((name) => ({ name, version })));
 const outcomes = await inBatches(
   torun.map(
     ({ name, version }) =>
@@ -152,15 +158,18 @@ const outcomes = await inBatches(
   PARALLEL,
 );
 
-/** One cell of the table: pass, FAIL (covered and failed), fail (shown, not covered), or not run. */
+/** "pass 5/5" or "FAIL 0/1": the suite's result, and its checks that passed of those it scores. */
+function result(outcome: Outcome): string {
+  const scored = outcome.checks.filter((check) => check.status === 'SUCCESS' || check.status === 'FAILURE');
+  const passed = scored.filter((check) => check.status === 'SUCCESS').length;
+  return `${outcome.passed ? 'pass' : 'FAIL'} ${passed}/${scored.length}`;
+}
+
+/** One cell of the table: the result of a scenario run, ---- for one not run, empty for none of that version. */
 function cell(name: string, version: SpecVersion): string {
   if (!listed[version].includes(name)) return '';
   const outcome = outcomes.find((o) => o.scenario === name && o.version === version);
-  if (!outcome) return '----';
-  const scored = outcome.checks.filter((check) => check.status === 'SUCCESS' || check.status === 'FAILURE');
-  const passed = scored.filter((check) => check.status === 'SUCCESS').length;
-  const result = outcome.passed ? 'pass' : name in COVERED[version] ? 'FAIL' : 'fail';
-  return `${result} ${passed}/${scored.length}`;
+  return outcome ? result(outcome) : '----';
 }
 
 const names = [...new Set(SPEC_VERSIONS.flatMap((version) => listed[version]))];
@@ -168,27 +177,29 @@ const width = Math.max(...names.map((name) => name.length));
 console.log(`\n${'scenario'.padEnd(width)}  ${SPEC_VERSIONS.map((version) => version.padEnd(12)).join('  ')}  note`);
 for (const name of names) {
   const covered = SPEC_VERSIONS.some((version) => name in COVERED[version]);
-  const shown = SPEC_VERSIONS.find((version) => name in SHOWN[version]);
   const note = covered
     ? 'covered'
-    : shown
-      ? SHOWN[shown]![name]!
-      : `not covered: ${NOT_COVERED[name] ?? (name.startsWith('auth/') ? OAUTH : 'new in the suite; say in scripts/conformance.ts whether the course covers it')}`;
+    : `not covered: ${name.startsWith('auth/') ? OAUTH : 'new in the suite; say in scripts/conformance.ts whether the course covers it'}`;
   console.log(`${name.padEnd(width)}  ${SPEC_VERSIONS.map((version) => cell(name, version).padEnd(12)).join('  ')}  ${note}`);
 }
 console.log(
-  '(a cell: pass or FAIL with the checks that passed, for a covered scenario; fail, for one run only to show it; ---- not run; empty: not a scenario of that version)',
+  "(a cell: pass or FAIL, the suite's result, with its checks that passed of those it scores, SUCCESS or FAILURE; ---- not run; empty: not a scenario of that version)",
 );
 
-let failed = 0;
-let covered = 0;
-for (const outcome of outcomes) {
-  if (!(outcome.scenario in COVERED[outcome.version])) {
-    if (outcome.passed)
-      console.log(`${outcome.scenario} (${outcome.version}) passes now: move it to COVERED in scripts/conformance.ts and docs/conformance.md`);
-    continue;
+if (LIST_CHECKS) {
+  console.log(
+    '\nThe checks of each scenario run, in the order the suite made them, INFO last (a WARNING fails a scenario too; SKIPPED and INFO are not scored):',
+  );
+  for (const outcome of outcomes) {
+    const client = clientTrouble(outcome);
+    console.log(`\n${outcome.scenario} (${outcome.version}): ${result(outcome)}${client ? `, ${client}` : ''} (${outcome.seconds.toFixed(1)} s)`);
+    for (const line of checkLines(outcome)) console.log(`  ${line}`);
   }
-  covered++;
+}
+
+let failed = 0;
+const covered = outcomes.length;
+for (const outcome of outcomes) {
   if (outcome.passed) continue;
   failed++;
   console.log(`\nFAIL  ${outcome.scenario} (${outcome.version}): ${summary(outcome)}`);
@@ -197,6 +208,36 @@ for (const outcome of outcomes) {
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 console.log(`\n${covered - failed}/${covered} covered scenario runs pass (${seconds} s)`);
 process.exit(failed > 0 ? 1 : 0);
+
+/** A scenario's checks, one line each, in their order: its status and id (and, for a FAILURE or a
+ *  WARNING, its message); a check made again with the same status, counted (×2); the INFO ones (the
+ *  requests and responses the scenario server logs) on one line at the end. */
+function checkLines({ checks }: Outcome): string[] {
+  const counts = new Map<string, { status: string; id: string; message?: string; times: number }>();
+  for (const check of checks) {
+    const key = `${check.status} ${check.id}`;
+    const seen = counts.get(key);
+    if (seen) seen.times++;
+    else counts.set(key, { status: check.status, id: check.id, ...(check.errorMessage && { message: check.errorMessage }), times: 1 });
+  }
+  const entries = [...counts.values()];
+  const counted = (entry: { id: string; times: number }) => (entry.times > 1 ? `${entry.id} ×${entry.times}` : entry.id);
+  const lines = entries
+    .filter((entry) => entry.status !== 'INFO')
+    .map((entry) => {
+      const failed = entry.message && (entry.status === 'FAILURE' || entry.status === 'WARNING');
+      return `${entry.status.padEnd(7)}  ${counted(entry)}${failed ? `: ${oneLine(entry.message!)}` : ''}`;
+    });
+  const info = entries.filter((entry) => entry.status === 'INFO');
+  if (info.length > 0) lines.push(`${'INFO'.padEnd(7)}  ${info.map(counted).join(', ')}`);
+  return lines;
+}
+
+/** A message on one line, at most 160 characters. */
+function oneLine(message: string): string {
+  const line = message.replace(/\s+/g, ' ').trim();
+  return line.length > 160 ? `${line.slice(0, 159)}…` : line;
+}
 
 async function versionOf(node: string): Promise<string> {
   return new Promise((resolve, reject) => execFile(node, ['--version'], (error, stdout) => (error ? reject(error) : resolve(stdout.trim()))));
