@@ -147,6 +147,20 @@ describe('test --watch', () => {
     await seen('[watch] waiting for changes');
     expect(output).toContain('all graded stages pass: config-and-framing');
 
+    // A save that does not compile: nothing of it runs (not the programs started ahead on the last
+    // build), every check says where it breaks; the next save grades the new code, properties too.
+    output = '';
+    writeFileSync(source, reference.replace("  return JSON.stringify(msg) + '\\n';", "  return JSON.stringify(msg) + '\\n;"));
+    await seen('[watch] waiting for changes');
+    expect(output).toContain('not run: src/mcp.ts:9:36: Unterminated string literal (your code does not compile)');
+    expect(output).toContain('not checked: src/mcp.ts:9:36: Unterminated string literal');
+    expect(output).not.toContain('✓');
+    output = '';
+    writeFileSync(source, reference);
+    await seen('[watch] waiting for changes');
+    expect(output).toContain('✓ property:');
+    expect(output).toContain('all graded stages pass: config-and-framing');
+
     // A case added on disk is graded in the next round (a change outside src/ has the stage table read
     // again), and in the rounds after a save to src/ (which grades with the table as last read).
     const added = 'config-and-framing/mcp-config/no-servers-again';

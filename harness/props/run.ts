@@ -129,7 +129,9 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
     );
   }
 
-  if (pool.clean && decided.every(({ verdict }) => verdict.status === 'pass' || verdict.status === 'fail')) {
+  // Kept only where the oracle's answers decided them: a module that did not bundle asked nothing,
+  // and a replay that finds nothing to ask again would keep its verdicts past the save that fixes it.
+  if (pool.clean && !pool.moduleStop && decided.every(({ verdict }) => verdict.status === 'pass' || verdict.status === 'fail')) {
     lastRuns.set(runKey, { batches: pool.batches, verdicts: decided.map(({ verdict }) => verdict) });
   }
   // The student's stderr is known once each oracle has ended; it goes with every verdict but a pass.

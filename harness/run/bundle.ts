@@ -69,8 +69,9 @@ export interface BundleOptions {
   folder: string;
 }
 
-/** Bundles `entry` into `outfile`. A BundleRefusal when it imports what it may not (confine.ts);
- *  undefined when it does not build (a syntax error: tsx, inside the sandbox, will say so better). */
+/** Bundles `entry` into `outfile`. A BundleRefusal when it imports what it may not (confine.ts), or
+ *  does not compile (a syntax error): then nothing of it runs, and the first error is the verdict;
+ *  undefined when the bundler itself failed (the program then runs through tsx). */
 export async function bundle(entry: string, outfile: string, options: BundleOptions): Promise<Bundle | BundleRefusal | undefined> {
   try {
     mkdirSync(dirname(outfile), { recursive: true });
@@ -98,12 +99,15 @@ export async function bundle(entry: string, outfile: string, options: BundleOpti
   }
 }
 
-/** The first refusal among a failed build's errors, told as `<file>:<line>:<column>: <what>`. */
+/** A failed build's first refusal, else its first error (the code does not compile), told as
+ *  `<file>:<line>:<column>: <what>`, the file as it stands in the run root. */
 function refusalIn(error: unknown): BundleRefusal | undefined {
-  const refused = (error as Partial<BuildFailure>).errors?.find((message) => message.detail === REFUSED);
-  if (refused === undefined) return undefined;
-  const at = refused.location ? `${refused.location.file}:${refused.location.line}:${refused.location.column + 1}: ` : '';
-  return new BundleRefusal(`${at}${refused.text}`);
+  const errors = (error as Partial<BuildFailure>).errors ?? [];
+  const refused = errors.find((message) => message.detail === REFUSED);
+  const first = refused ?? errors[0];
+  if (first === undefined) return undefined;
+  const at = first.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';
+  return new BundleRefusal(refused ? `${at}${first.text}` : `${at}${first.text} (your code does not compile)`);
 }
 
 /** The run root's TypeScript options, given to esbuild so that it reads no tsconfig.json itself (one

@@ -77,7 +77,7 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
   sweepBundles(join(runRoot, dirname(BUNDLE)));
   const bundled = await bundle(join(runRoot, 'program.ts'), join(runRoot, BUNDLE), { runRoot, folder: join(runRoot, 'src') });
   if (bundled instanceof BundleRefusal) return { ...script, refused: bundled.message };
-  // A syntax error, say: your_program.sh will show the student tsx's own message for it.
+  // The bundler itself failed: your_program.sh compiles through tsx, which will say what it meets.
   if (bundled === undefined) return script;
   // The waiting script and what it loads go beside the bundle, which the sandbox shows.
   const warmStart = join(runRoot, WARM_START);

@@ -116,7 +116,9 @@ describe('the bundler, confined to src/', () => {
     expect(await refusal(root)).toBe('src/mcp.ts:1:17: imports src/big.txt, larger than 16 MiB');
   });
 
-  it('leaves a syntax error to tsx (undefined), which tells it better', async () => {
-    expect(await bundled(runRoot({ 'src/mcp.ts': 'export const = ;' }))).toBeUndefined();
+  it('refuses a syntax error: its first error, where it is, and that the code does not compile', async () => {
+    const made = await bundled(runRoot({ 'src/mcp.ts': 'export const = ;' }));
+    expect(made).toBeInstanceOf(BundleRefusal);
+    expect((made as BundleRefusal).message).toMatch(/^src\/mcp\.ts:1:14: .+ \(your code does not compile\)$/);
   });
 });

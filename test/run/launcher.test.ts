@@ -73,10 +73,10 @@ describe('launcher', () => {
     expect(await launcher(dir, { bundle: true, sandbox: false })).toMatchObject({ command: join(dir, PROGRAM), args: [] });
   });
 
-  it('runs your_program.sh when the solution does not even compile, so the student sees the real error', async () => {
+  it('runs nothing of a solution that does not compile: its first error, with where, is the reason', async () => {
     const dir = courseCopy();
     copies.push(dir);
-    writeFileSync(join(dir, 'src/mcp.ts'), 'export function frame(msg: object): string {\n  return JSON.stringify(msg\n}\n');
-    expect((await launcher(dir, { bundle: true, sandbox: false })).command).toBe(join(dir, PROGRAM));
+    writeFileSync(join(dir, 'src/mcp.ts'), "export function frame(msg: object): string {\n  return JSON.stringify(msg) + '\\n;\n}\n");
+    expect((await launcher(dir, { bundle: true, sandbox: false })).refused).toBe('src/mcp.ts:2:36: Unterminated string literal (your code does not compile)');
   });
 });
