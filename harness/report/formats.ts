@@ -6,6 +6,7 @@ import { writeAtomically } from '../files.ts';
 import { toHtml } from './html.ts';
 import { toResultsJson, type ResultsReport } from './json.ts';
 import { toJUnit } from './junit.ts';
+import { toSummary } from './summary.ts';
 import { REPORT_FILES, type ReportOption } from './report-files.ts';
 import type { Reporter } from './reporter.ts';
 
@@ -17,7 +18,7 @@ export interface ReportFormat {
   render(report: ResultsReport): string;
 }
 
-const RENDERERS: Record<ReportOption, ReportFormat['render']> = { report: toResultsJson, junit: toJUnit, html: toHtml };
+const RENDERERS: Record<ReportOption, ReportFormat['render']> = { report: toResultsJson, junit: toJUnit, html: toHtml, summary: toSummary };
 
 export const REPORT_FORMATS: readonly ReportFormat[] = REPORT_FILES.map((file) => ({ ...file, render: RENDERERS[file.option] }));
 

@@ -5,6 +5,7 @@ export const REPORT_FILES = [
   { option: 'report', what: 'results.json' },
   { option: 'junit', what: 'JUnit XML' },
   { option: 'html', what: 'an HTML report (the exchanges drawn)' },
+  { option: 'summary', what: "a Markdown summary (a CI job's summary page: no case's expected bytes)" },
 ] as const;
 
 export type ReportOption = (typeof REPORT_FILES)[number]['option'];

@@ -154,8 +154,15 @@ describe('hidden cases', () => {
     expect(hiddenChecks[0]!.cassette).toBe(join(cases, 'fixtures/handshake/secret-server/cassette.yaml'));
 
     const slashes = submission('', [["return JSON.stringify(msg) + '\\n';", "return JSON.stringify(msg).replaceAll('/', '\\\\/') + '\\n';"]]);
-    const bad = await runCi([...QUICK, '--submission', slashes, '--cases', cases, '--random', '0', '--verbose'], { cwd: trimmed });
+    const summary = join(folder({}), 'summary.md');
+    const bad = await runCi([...QUICK, '--submission', slashes, '--cases', cases, '--random', '0', '--verbose', '--summary', summary], { cwd: trimmed });
     expect(bad.code).toBe(1);
+    // the job summary: the stages and the first failure with its hints, and no case's expected bytes
+    const page = readFileSync(summary, 'utf8');
+    expect(page).toContain('| config-and-framing | .mcp.json + framing | ❌ fail |');
+    expect(page).toMatch(/### first failure: .+\n\nfail: output differs from expected.json\n\nhints:\n\n- /);
+    expect(page).not.toContain('/hidden/only-here/x');
+    expect(page).not.toContain('expected.json:');
     const hidden = checks(bad.report).find((check) => check.name === 'hidden-mcp-frame/secret')!;
     expect(hidden.status).toBe('fail');
     expect(hidden.details?.text).toContain('this is a hidden case: its expected output is not shown');
