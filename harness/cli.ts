@@ -33,6 +33,8 @@ REPORT_FILES
        [--cases <dir>]               add hidden cases (cases/ and fixtures/ as in the course)
        [--shard <i>/<n>]             grade part i of n; merge the reports with merge-reports
        [--random <n>]                generated cases per command (default ${GENERATED_PER_COMMAND}; 0 for none)
+  export <dir> [--grader <spec>]    the student's repository: the course's files, the starter as src/, a
+                                     package.json that depends on this grader, a workflow that grades each push
   merge-reports --report <file> [--junit <file>] [--html <file>] <shard.json...>   one report from the shards' reports
   list                              the stages, and which pass
   bless [--stage <slug>]            rewrite expected.json from the reference solution (course authors)
@@ -74,6 +76,7 @@ const COMMANDS: Record<string, (args: string[], output: Output) => Promise<numbe
   list: async (args) => (await import('./commands/list.ts')).list(args),
   bless: async (args) => (await import('./commands/bless.ts')).bless(args),
   'merge-reports': async (args) => (await import('./commands/merge-reports.ts')).mergeReports(args),
+  export: async (args, output) => (await import('./commands/export.ts')).exportCourse(args, output.out),
   record: async (args) => (await import('./cassette/commands.ts')).record(args),
   replay: async (args) => (await import('./cassette/commands.ts')).replay(args),
   lint: async (args) => (await import('./cassette/commands.ts')).lint(args),

@@ -1,0 +1,242 @@
+// `theinference export <dir>`: the student's repository made from the course: the course's files
+// (course.yaml, program.ts, your_program.sh, tsconfig.json, the public cases/ and fixtures/), the
+// starter as src/, a package.json whose one dependency is this grader, a .gitignore, a README made
+// from course.yaml and a workflow that grades every push. Never the reference solution: the export
+// refuses to write a file that holds its text. Over an earlier export it updates the course's files,
+// leaves src/ alone, and says what changed.
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadCourse, type Course } from '../course.ts';
+import { CourseError, UsageError } from '../errors.ts';
+import { PROGRAM } from '../run/launcher.ts';
+import { graderVersion } from '../report/version.ts';
+
+/** The course's own files, copied as they are (your_program.sh executable). */
+const COURSE_FILES = ['course.yaml', 'program.ts', PROGRAM, 'tsconfig.json'];
+/** The folders the course owns in an export: made again on every export (files gone from the course go). */
+const COURSE_FOLDERS = ['cases', 'fixtures'];
+/** A run of this many lines of the reference, none of them the starter's, is its code. */
+const REFERENCE_RUN = 6;
+
+export async function exportCourse(args: string[], out: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { grader: { type: 'string' } } });
+  if (positionals.length !== 1)
+    throw new UsageError('export takes the folder to write the student repository to: theinference export <dir> [--grader <npm spec>]');
+  const course = loadCourse(process.cwd());
+  const target = resolve(positionals[0]!);
+  const files = studentFiles(course, values.grader ?? `^${graderVersion()}`);
+  refuseReference(course, files);
+
+  const earlier = existsSync(join(target, 'course.yaml'));
+  if (!earlier && existsSync(target) && readdirSync(target).length > 0) {
+    throw new UsageError(`export: ${target} is not empty and holds no earlier export (no course.yaml): give an empty or new folder`);
+  }
+  const changes: string[] = [];
+  if (earlier) {
+    for (const folder of COURSE_FOLDERS) {
+      for (const path of listFiles(join(target, folder))) {
+        const name = join(folder, path);
+        if (!files.has(name)) {
+          rmSync(join(target, name));
+          changes.push(`removed ${name}`);
+        }
+      }
+      pruneEmpty(join(target, folder));
+    }
+  }
+  for (const [name, file] of files) {
+    // src/ is the student's once it exists; package.json keeps what they added
+    if (earlier && name.startsWith('src/') && existsSync(join(target, name))) continue;
+    const content = name === 'package.json' && earlier ? mergedPackage(join(target, name), file.content) : file.content;
+    const path = join(target, name);
+    const before = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+    if (before === content) continue;
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, content, { mode: file.mode ?? 0o644 });
+    if (earlier) changes.push(`${before === undefined ? 'added' : 'changed'} ${name}`);
+  }
+  if (!earlier)
+    out(
+      `export: wrote ${files.size} files to ${target}: the starter in src/, the grader ${JSON.parse(files.get('package.json')!.content).devDependencies.theinference}\n`,
+    );
+  else if (changes.length === 0) out(`export: ${target} is up to date (src/ left as it is)\n`);
+  else out(`export: updated ${target} (src/ left as it is):\n${changes.map((line) => `  ${line}\n`).join('')}`);
+  return 0;
+}
+
+interface StudentFile {
+  content: string;
+  mode?: number;
+}
+
+/** Every file of the export, by its path in the student's repository. */
+function studentFiles(course: Course, grader: string): Map<string, StudentFile> {
+  const files = new Map<string, StudentFile>();
+  for (const name of COURSE_FILES) files.set(name, { content: readCourseFile(course.root, name), ...(name === PROGRAM && { mode: 0o755 }) });
+  for (const folder of COURSE_FOLDERS)
+    for (const path of listFiles(join(course.root, folder), course.root))
+      files.set(join(folder, path), { content: readCourseFile(course.root, join(folder, path)) });
+  for (const path of listFiles(join(course.root, 'starter', 'src'), course.root))
+    files.set(join('src', path), { content: readCourseFile(course.root, join('starter', 'src', path)) });
+  files.set('package.json', { content: packageJson(basename(course.root), grader) });
+  files.set('.gitignore', { content: 'node_modules/\n.theinference/\nresults.json\nreport.html\n' });
+  files.set('README.md', { content: studentReadme(course) });
+  files.set('.github/workflows/grade.yml', { content: WORKFLOW });
+  return files;
+}
+
+function readCourseFile(root: string, name: string): string {
+  const path = join(root, name);
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (!stat?.isFile())
+    throw new CourseError(`export: ${name} is ${stat ? 'not a regular file (a link?)' : 'missing'}: the export copies only the course's own files`);
+  return readFileSync(path, 'utf8');
+}
+
+/** The regular files under `dir`, relative to it, sorted; a link or anything else is refused (it could name a file outside the course). */
+function listFiles(dir: string, root?: string): string[] {
+  if (!existsSync(dir)) return [];
+  const names: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (entry.isDirectory()) continue;
+    if (!entry.isFile()) {
+      if (root !== undefined)
+        throw new CourseError(`export: ${relative(root, path)} is not a regular file (a link?): the export copies only the course's own files`);
+      continue;
+    }
+    names.push(relative(dir, path));
+  }
+  return names.sort();
+}
+
+/** Removes the folders under `dir` that hold nothing any more (a case gone from the course). */
+function pruneEmpty(dir: string): void {
+  if (!existsSync(dir)) return;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) pruneEmpty(join(dir, entry.name));
+  if (readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
+}
+
+/** Nothing the export writes holds the reference's code: not the starter, nor a run of its lines in any file. */
+function refuseReference(course: Course, files: Map<string, StudentFile>): void {
+  const referencePath = join(course.root, 'src', 'mcp.ts');
+  if (!existsSync(referencePath)) return;
+  const reference = readFileSync(referencePath, 'utf8');
+  const starter = new Set((files.get('src/mcp.ts')?.content ?? '').split('\n').map((line) => line.trim()));
+  // the reference's own lines: not blank, not a brace, not one the starter has too
+  const own = reference.split('\n').map((line) => line.trim());
+  const isOwn = own.map((line) => line.length > 3 && !starter.has(line));
+  for (const [name, file] of files) {
+    if (file.content === reference) throw new CourseError(`export: ${name} would be the reference solution (src/mcp.ts): nothing was written`);
+    const lines = new Set(file.content.split('\n').map((line) => line.trim()));
+    let run = 0;
+    for (let i = 0; i < own.length; i++) {
+      run = isOwn[i] && lines.has(own[i]!) ? run + 1 : isOwn[i] ? 0 : run;
+      if (run >= REFERENCE_RUN)
+        throw new CourseError(`export: ${name} holds the reference solution's code (src/mcp.ts near line ${i + 1}): nothing was written`);
+    }
+  }
+}
+
+function packageJson(name: string, grader: string): string {
+  const pkg = {
+    name: `${name.toLowerCase().replace(/[^a-z0-9-]+/g, '-')}-student`,
+    private: true,
+    type: 'module',
+    scripts: { test: 'theinference test', watch: 'theinference test --watch' },
+    devDependencies: { theinference: grader },
+  };
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+
+/** An earlier export's package.json with the grader's version set: what the student added stays. */
+function mergedPackage(path: string, fresh: string): string {
+  try {
+    const old = JSON.parse(readFileSync(path, 'utf8')) as { devDependencies?: Record<string, string> };
+    const grader = (JSON.parse(fresh) as { devDependencies: Record<string, string> }).devDependencies.theinference!;
+    return `${JSON.stringify({ ...old, devDependencies: { ...old.devDependencies, theinference: grader } }, null, 2)}\n`;
+  } catch {
+    return fresh;
+  }
+}
+
+function studentReadme(course: Course): string {
+  const stages = course.stages.map((stage, i) => `${i + 1}. \`${stage.slug}\`: ${stage.title}`).join('\n');
+  return `# The MCP client course
+
+You build a Model Context Protocol client in TypeScript, in \`src/mcp.ts\`, one stage at a time:
+
+${stages}
+
+## Grading
+
+\`\`\`sh
+npm install
+npx theinference test --stage ${course.stages[0]?.slug ?? '<slug>'} --watch
+\`\`\`
+
+Every save under \`src/\` grades the stage again, and the stages before it. Each check is a line:
+\`✓\` passes; \`✗\` names what failed (\`fail\`: the output differs from \`fixtures/.../expected.json\`, shown
+byte by byte; \`error\`: the output was right but the client broke the protocol; \`timeout\`, \`crash\`),
+with a hint and what your program wrote on stderr. \`advice:\` is a SHOULD of the spec your client did
+not follow: shown, and the check still passes. \`npx theinference list\` shows which stages pass.
+
+One case by hand: \`./your_program.sh <command> cases/<stage>/<case>\` (the line \`run it yourself:\`
+under a failure names it); it prints what is compared with that case's \`expected.json\`.
+
+Every push is graded again by \`.github/workflows/grade.yml\`, with cases you have not seen: the job's
+summary shows the verdict, and its \`results\` artifact every check.
+`;
+}
+
+const WORKFLOW = `# Grades every push: the stages in CI mode, with the course owner's hidden cases when the
+# repository has them (secrets HIDDEN_CASES_REPO, owner/name of a private repository with cases/ and
+# fixtures/ as in the course, and HIDDEN_CASES_TOKEN, a token that may read it). The verdict goes to
+# the job's summary; results.json is kept as an artifact.
+name: grade
+
+on:
+  push:
+  workflow_dispatch:
+
+permissions:
+  contents: read
+
+jobs:
+  grade:
+    runs-on: ubuntu-24.04
+    timeout-minutes: 20
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+      - name: install
+        run: npm install --no-audit --no-fund
+      - name: the sandbox (bubblewrap; Ubuntu 24.04 allows user namespaces only to programs with an AppArmor profile)
+        run: |
+          sudo apt-get install -y bubblewrap
+          sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0
+      - name: the hidden cases (never in this repository)
+        env:
+          HIDDEN_CASES_REPO: \${{ secrets.HIDDEN_CASES_REPO }}
+          HIDDEN_CASES_TOKEN: \${{ secrets.HIDDEN_CASES_TOKEN }}
+        run: |
+          if [ -n "$HIDDEN_CASES_REPO" ]; then
+            git clone --depth 1 "https://x-access-token:\${HIDDEN_CASES_TOKEN}@github.com/\${HIDDEN_CASES_REPO}.git" "$RUNNER_TEMP/hidden"
+            rm -rf "$RUNNER_TEMP/hidden/.git"
+          fi
+      - name: grade
+        run: |
+          hidden=()
+          if [ -d "$RUNNER_TEMP/hidden" ]; then hidden=(--cases "$RUNNER_TEMP/hidden"); fi
+          npx theinference test --all --submission . "\${hidden[@]}" --no-network \\
+            --report results.json --summary "$GITHUB_STEP_SUMMARY"
+      - name: keep the report
+        if: \${{ !cancelled() }}
+        uses: actions/upload-artifact@v4
+        with:
+          name: results
+          path: results.json
+`;
