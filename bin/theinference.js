@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Entry point for `npx theinference`. The harness runs compiled (lib/, made at install by npm's
-// `prepare`), so a command starts like node; where lib/ is missing or older than a source file
-// (someone is editing the harness), it runs from source through tsx instead, the same code.
-import { readdirSync, statSync } from 'node:fs';
+// Entry point for `npx theinference`. The harness runs compiled (lib/: in the packed package, or
+// made by npm's `prepare` in a clone), so a command starts like node. In a clone, where lib/ is
+// missing or older than a source file (someone is editing the harness), it runs from source through
+// tsx instead, the same code. Installed as a package, lib/ is what was packed: the files' times are
+// the unpacking's, in whatever order it wrote them, and say nothing.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const source = fileURLToPath(new URL('../harness/', import.meta.url));
@@ -19,8 +21,11 @@ function compiledIsCurrent() {
   return readdirSync(source, { recursive: true }).every((file) => !file.endsWith('.ts') || statSync(source + file).mtimeMs <= built);
 }
 
+/** This grader is a package another project installed (under its node_modules/), not a clone. */
+const installed = /[\\/]node_modules[\\/]/.test(fileURLToPath(import.meta.url));
+
 let cli;
-if (compiledIsCurrent()) cli = await import(compiled);
+if (installed ? existsSync(compiled) : compiledIsCurrent()) cli = await import(compiled);
 else {
   const { register } = await import('tsx/esm/api');
   register();

@@ -2,6 +2,7 @@
 // the starter, a package.json on this grader, the workflow) and what is not (the reference, the
 // scripts, the tests, the recordings); graded there, the starter fails stage 1 as a student first sees
 // it and the reference dropped in passes every stage; an export over an older one leaves src/ alone.
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -93,6 +94,35 @@ describe('theinference export', () => {
     const reference = await runCli(['test', '--runs', '20', '--seed', '3'], { cwd: target });
     expect(reference.stdout).toMatch(/^all graded stages pass: config-and-framing, handshake, tools, streamable-http, translate, stateless$/m);
     expect(reference.code).toBe(0);
+  });
+
+  it('packs the grader (npm pack) into a tarball that installs in the export with no install script, and starts compiled', async () => {
+    const dir = scratch('pack-');
+    // packed from a copy: npm pack builds lib/ (prepare), which the other tests' graders may be loading here
+    const source = join(dir, 'grader');
+    for (const part of ['bin', 'harness', 'docs', 'README.md', 'package.json', 'your_program.sh', 'tsconfig.json', 'tsconfig.build.json']) {
+      cpSync(join(REPO, part), join(source, part), { recursive: true });
+    }
+    symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
+    const pack = spawnSync('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: source, encoding: 'utf8' });
+    expect(pack.status, pack.stderr).toBe(0);
+    const tarball = join(dir, pack.stdout.trim().split('\n').at(-1)!);
+    const target = join(dir, 'student');
+    expect((await runCli(['export', target, '--grader', `file:${tarball}`])).code).toBe(0);
+    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: target, encoding: 'utf8' });
+    expect(install.status, install.stderr).toBe(0);
+    // compiled: the installed bin loads lib/, whatever times the unpacking gave the files (a source of
+    // the harness made unloadable shows it: through tsx, the run would fail)
+    const grader = join(target, 'node_modules/theinference');
+    expect(existsSync(join(grader, 'lib/cli.js'))).toBe(true);
+    writeFileSync(join(grader, 'harness/cli.ts'), 'throw new Error("loaded from source");\n');
+    const starter = spawnSync(join(target, 'node_modules/.bin/theinference'), ['test', '--stage', 'config-and-framing', '--runs', '20'], {
+      cwd: target,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    expect(starter.status).toBe(1);
+    expect(starter.stdout).toContain('crash: exited with code 1: Error: not implemented yet: frame (stage config-and-framing)');
   });
 
   it("over an earlier export updates the course's files, leaves src/ alone, and says what changed", async () => {
