@@ -13,8 +13,8 @@ import type { Advice, Hint, ProtocolReport, StyledLine } from '../grade/verdict.
 import { clip, escapeControls } from '../terminal-text.ts';
 import type { CheckReport, KeptText, ResultsReport, StageReport } from './json.ts';
 
-/** The page scrolls to the element with this id when it opens: the first failing check, or the
- *  first divergence of a session alone. */
+/** The first failing check of a run's report (its header links to it), or the first divergence of a
+ *  session alone (the page scrolls to it when it opens; a run's report opens on its summary). */
 export const FIRST_FAILURE_ID = 'first-failure';
 /** Characters of a message quoted in an arrow's label. */
 const LABEL_CHARS = 80;
@@ -25,7 +25,13 @@ export function toHtml(report: ResultsReport): string {
   const checks = report.stages.flatMap((stage) => stage.checks);
   const firstFailure = checks.find((check) => check.status !== 'pass');
   const title = `theinference: ${report.status}, ${report.counts.pass} of ${report.counts.total} checks pass`;
-  return page(title, html`${reportHeader(report, title)}<main>${report.stages.map((stage) => stageSection(stage, firstFailure))}</main>`);
+  // a hint is shown in full once; where the same mistake shows again, it points back to it
+  const hinted = new Map<string, Shown>();
+  return page(
+    title,
+    html`${reportHeader(report, title, firstFailure)}<main>${report.stages.map((stage) => stageSection(stage, firstFailure, hinted))}</main>`,
+    { scroll: false },
+  );
 }
 
 /** One played session alone (`theinference replay <cassette> --html <file>`): its diagnoses and its diagram. */
@@ -43,7 +49,7 @@ export function sessionHtml(report: PlayReport, cassette: string): string {
 
 // ---------------------------------------------------------------------------- a results report
 
-function reportHeader(report: ResultsReport, title: string): Html {
+function reportHeader(report: ResultsReport, title: string, firstFailure: CheckReport | undefined): Html {
   const { counts, limits } = report;
   const tally = (['pass', 'fail', 'error', 'timeout', 'crash'] as const)
     .filter((status) => counts[status] > 0)
@@ -71,20 +77,20 @@ function reportHeader(report: ResultsReport, title: string): Html {
     ...submission.filesIgnored.map((file) => `${file.path}: ${file.why}, not copied`),
   ];
   return html`<header><h1><span class="badge status-${report.status}">${report.status}</span> ${title}</h1>
-<p class="tally">${tally}<span class="count">${counts.total} checks</span></p>
+<p class="tally">${tally}<span class="count">${counts.total} checks</span>${firstFailure && html` · <a href="#${FIRST_FAILURE_ID}">the first failure: ${firstFailure.name}</a>`}</p>
 <p class="facts">${facts.join(' · ')}</p>
 <p class="facts">submission <code>${submission.path}</code></p>
 ${notes.length > 0 && html`<ul class="notes">${notes.map((note) => html`<li>${note}</li>`)}</ul>`}</header>`;
 }
 
-function stageSection(stage: StageReport, firstFailure: CheckReport | undefined): Html {
+function stageSection(stage: StageReport, firstFailure: CheckReport | undefined, hinted: Map<string, Shown>): Html {
   const passed = stage.checks.filter((check) => check.status === 'pass').length;
   const summary = stage.status === 'skipped' ? 'not graded' : `${passed} of ${stage.checks.length} checks pass · ${seconds(stage.durationMs)}`;
   return html`<section class="stage status-${stage.status}"><h2><span class="badge status-${stage.status}">${stage.status}</span> ${stage.slug} <span class="dim">· ${stage.title} · ${summary}</span></h2>
-${stage.checks.map((check) => checkBlock(check, check === firstFailure))}</section>`;
+${stage.checks.map((check) => checkBlock(check, check === firstFailure, hinted))}</section>`;
 }
 
-function checkBlock(check: CheckReport, first: boolean): Html {
+function checkBlock(check: CheckReport, first: boolean, hinted: Map<string, Shown>): Html {
   const failed = check.status !== 'pass';
   const facts = [
     check.origin !== 'public' && `${check.origin} case`,
@@ -94,12 +100,13 @@ function checkBlock(check: CheckReport, first: boolean): Html {
   ].filter((fact) => fact !== false);
   // With the difference, hints and diagnoses drawn, the plain-text account repeats them: folded.
   const drawn = check.difference !== null || check.hints.length > 0 || check.protocol !== null;
-  return html`<details class="check status-${check.status}" data-check="${check.id}"${first && html` id="${FIRST_FAILURE_ID}"`}${failed && html` open`}>
+  const anchor = first ? FIRST_FAILURE_ID : `check-${check.id}`;
+  return html`<details class="check status-${check.status}" data-check="${check.id}" id="${anchor}"${failed && html` open`}>
 <summary><span class="badge status-${check.status}">${check.status}</span> <span class="name">${check.name}</span> <span class="dim">${seconds(check.durationMs)}</span>${failed && html` <span class="message">${check.message}</span>`}</summary>
 <div class="body">
 ${facts.length > 0 && html`<p class="facts">${join(facts, ' · ')}</p>`}
 ${check.difference && html`<pre class="difference">${check.difference.lines.map(styledLine)}</pre>`}
-${check.hints.length > 0 && html`<ul class="hints">${check.hints.map(hintItem)}</ul>`}
+${check.hints.length > 0 && html`<ul class="hints">${check.hints.map((hint) => hintItem(hint, { name: check.name, anchor }, hinted))}</ul>`}
 ${check.advice.length > 0 && html`<ul class="advice">${check.advice.map(adviceItem)}</ul>`}
 ${check.protocol && protocolSection(check.protocol)}
 ${check.exchange && sequenceDiagram(check.exchange, check.protocol)}
@@ -113,9 +120,22 @@ function styledLine(line: StyledLine): Html {
   return html`${line.map((span) => (span.style ? html`<span class="${span.style}">${span.text}</span>` : html`${span.text}`))}\n`;
 }
 
-function hintItem(hint: Hint): Html {
+/** A hint in full the first time its mistake shows; after, a link back (as the terminal says "the same
+ *  mistake as above"). A hint about the case itself is its own each time. */
+function hintItem(hint: Hint, check: Shown, hinted: Map<string, Shown>): Html {
+  const earlier = hint.aboutTheCase ? undefined : hinted.get(hint.kind);
+  if (earlier && earlier.anchor !== check.anchor) {
+    return html`<li data-hint="${hint.kind}" class="repeated"><b>hint:</b> the same mistake as in <a href="#${earlier.anchor}">${earlier.name}</a></li>`;
+  }
+  if (!hint.aboutTheCase) hinted.set(hint.kind, check);
   const [first = '', ...rest] = hint.lines;
   return html`<li data-hint="${hint.kind}"><b>hint:</b> ${first}${rest.map((line) => html`<br>${line}`)}</li>`;
+}
+
+/** A check whose hint was shown: its name, and the id of its block (the first failure's is FIRST_FAILURE_ID). */
+interface Shown {
+  name: string;
+  anchor: string;
 }
 
 function adviceItem(advice: Advice): Html {
@@ -273,7 +293,8 @@ details.check > summary { cursor: pointer; } .check .name { font-weight: 600; } 
 const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 const POLICY = `default-src 'none'; style-src ${hash(STYLE)}; script-src ${hash(SCRIPT)}; base-uri 'none'; form-action 'none'`;
 
-function page(title: string, body: Html): string {
+/** `scroll`: the page scrolls to FIRST_FAILURE_ID when it opens (a session alone). */
+function page(title: string, body: Html, { scroll = true }: { scroll?: boolean } = {}): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${POLICY}">
@@ -282,7 +303,7 @@ function page(title: string, body: Html): string {
 <style>${new Html(STYLE)}</style></head>
 <body>
 ${body}
-<script>${new Html(SCRIPT)}</script>
+${scroll && html`<script>${new Html(SCRIPT)}</script>`}
 </body></html>
 `.markup;
 }

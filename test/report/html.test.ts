@@ -1,6 +1,7 @@
 // The HTML report of a real failing run, opened in headless Chromium from a file with every
 // request but file:// refused: it renders without a console error, draws one arrow per message of
-// each played session, flags the first divergence, opens scrolled to the first failing check, and
+// each played session, flags the first divergence, opens on its summary with a link to the first failing check, shows a
+// repeated hint once, and
 // shows a submission's markup as text. And `replay --html`: one session's page, alike.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -84,7 +85,7 @@ describe('the HTML report, as text', () => {
   it('is one page that asks for nothing outside it, with markup from the submission escaped', () => {
     const html = readFileSync(page, 'utf8');
     expect(failing().output?.text).toContain(HOSTILE); // the run really printed it
-    expect(html.match(/<script\b/g)).toHaveLength(1); // the page's own
+    expect(html).not.toMatch(/<script\b/); // a run's report has none of its own (it opens on its summary)
     expect(html).not.toContain('<img');
     expect(html).toContain('&lt;/script&gt;&lt;script&gt;window.pwned = 1&lt;/script&gt;&lt;img src=x onerror=&quot;window.pwned = 2&quot;&gt;&lt;!--');
     expect(html).not.toMatch(/\b(src|href)=["']?(https?:|\/\/)/);
@@ -118,20 +119,41 @@ describe.skipIf(!CHROMIUM)(`the HTML report in headless Chromium${CHROMIUM ? '' 
     return { page, problems };
   }
 
-  it('renders without a console error or a request, and opens scrolled to the first failing check', async () => {
+  it('renders without a console error or a request, opens on its summary, links to the first failing check, and shows a repeated hint once', async () => {
     const { page: tab, problems } = await open(page);
     const firstFailure = checks().find((check) => check.status !== 'pass')!;
     const placed = await tab.evaluate((id) => {
       const element = document.getElementById(id)!;
-      const rect = element.getBoundingClientRect();
-      return { check: element.dataset.check, top: rect.top, height: innerHeight, scrolled: scrollY, open: (element as HTMLDetailsElement).open };
+      const link = document.querySelector<HTMLAnchorElement>('header a[href^="#"]');
+      return {
+        check: element.dataset.check,
+        scrolled: scrollY,
+        open: (element as HTMLDetailsElement).open,
+        link: link?.getAttribute('href'),
+        linkText: link?.textContent,
+      };
     }, FIRST_FAILURE_ID);
     expect(problems).toEqual([]);
     expect(placed.check).toBe(firstFailure.id);
     expect(placed.open).toBe(true);
-    expect(placed.scrolled).toBeGreaterThan(0); // passing stages come first: it had to scroll
-    expect(placed.top).toBeGreaterThanOrEqual(-1); // scrolled to its top, give or take a fraction of a pixel
-    expect(placed.top).toBeLessThan(placed.height);
+    expect(placed.scrolled).toBe(0); // the summary first: the header says what passed and what failed
+    expect(placed.link).toBe(`#${FIRST_FAILURE_ID}`);
+    expect(placed.linkText).toBe(`the first failure: ${firstFailure.name}`);
+    // every hint of the run in full once; where its mistake shows again, a link back to where it is
+    const hints = await tab.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('li[data-hint]')].map((item) => ({
+        kind: item.dataset.hint,
+        repeated: item.classList.contains('repeated'),
+        target: item.querySelector('a')?.getAttribute('href')?.slice(1),
+      })),
+    );
+    const repeatedKinds = checks().flatMap((check) => check.hints.filter((hint) => !hint.aboutTheCase).map((hint) => hint.kind));
+    expect(new Set(hints.filter((hint) => !hint.repeated).map((hint) => hint.kind)).size).toBe(hints.filter((hint) => !hint.repeated).length);
+    expect(hints.filter((hint) => hint.repeated).length).toBe(repeatedKinds.length - new Set(repeatedKinds).size);
+    expect(hints.some((hint) => hint.repeated)).toBe(true); // the run repeats a mistake: the test sees the link
+    for (const hint of hints.filter((item) => item.repeated)) {
+      expect(await tab.evaluate((id) => document.getElementById(id!)?.querySelector('li[data-hint]:not(.repeated)') !== null, hint.target)).toBe(true);
+    }
   });
 
   it('draws one arrow per step of each exchange, and flags the first divergence', async () => {
@@ -169,7 +191,7 @@ describe.skipIf(!CHROMIUM)(`the HTML report in headless Chromium${CHROMIUM ? '' 
         stderr: check.querySelector('.stderr pre')!.textContent,
       };
     }, FAILING_CASE);
-    expect(seen).toMatchObject({ pwned: undefined, images: 0, scripts: 1 });
+    expect(seen).toMatchObject({ pwned: undefined, images: 0, scripts: 0 });
     expect(seen.stdout).toContain(HOSTILE);
     expect(seen.stderr).toContain(HOSTILE);
   });
