@@ -28,7 +28,8 @@ function load(command: string, file: string): Cassette | undefined {
 
 /** `record --out <cassette> [--script <session.yaml>] [--force] [--redact-env NAME]... [--allow-noise] [--keep-nondeterministic] -- <server command...>`:
  *  between a client and the server (stdin and stdout), or with the SDK client playing a script;
- *  `record --out <cassette> --http <url> [--port N] [--force]`: a proxy on 127.0.0.1 in front of an HTTP server. */
+ *  `record --out <cassette> --http <url> [--script <session.yaml>] [--port N] [--force]`: a proxy on
+ *  127.0.0.1 in front of an HTTP server, for a client pointed at it or the SDK client playing a script. */
 export async function record(args: string[]): Promise<number> {
   const split = args.indexOf('--');
   if ((split === -1 ? args : args.slice(0, split)).some((arg) => arg === '--http' || arg.startsWith('--http='))) {

@@ -51,6 +51,8 @@ export interface HttpRecordOptions {
   log?: (line: string) => void;
   /** Called once listening, with the URL a client should use. */
   onListening?: (url: string) => void;
+  /** Ends the session when aborted, as SIGINT does (a scripted client that stopped before its DELETE). */
+  stop?: AbortSignal;
 }
 
 const DEFAULT_FREE = ['params.clientInfo'];
@@ -341,6 +343,7 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
       finished = true;
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      options.stop?.removeEventListener('abort', onSignal);
       for (const exchange of inFlight) exchange.upstream?.destroy();
       server.close();
       for (const socket of sockets) socket.destroy();
@@ -374,6 +377,8 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
       const url = `http://127.0.0.1:${port}${upstream.pathname}`;
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      if (options.stop?.aborted) return finish();
+      options.stop?.addEventListener('abort', onSignal, { once: true });
       log(`proxying ${url} -> ${publicUrl(upstream)}`);
       options.onListening?.(url);
     });

@@ -2,10 +2,13 @@
 // makes the handshake, then each step in order, so that an author records a session without writing
 // a client. A step is a method alone (`tools/list`, `ping`) or a method with its params
 // (`tools/call: {name: echo, arguments: {message: hi}}`); a method under `notifications/` is sent as
-// a notification. What the server answers, errors included, is recorded as it comes.
+// a notification. What the server answers, errors included, is recorded as it comes. Over stdio the
+// client talks to the recorder through a pair of streams; over Streamable HTTP, to the recorder's URL,
+// and it ends the session with DELETE, as a client that is done does.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Readable, Writable } from 'node:stream';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CassetteError } from './format.ts';
@@ -73,16 +76,40 @@ export function loadScript(file: string): SessionScript {
 
 /** Plays the script as the SDK client over a byte stream pair (to the server, from the server). */
 export async function driveScript(script: SessionScript, toServer: Writable, fromServer: Readable): Promise<void> {
+  const client = await scriptClient(script);
+  await client.connect(await streamTransport(toServer, fromServer));
+  await playSteps(client, script);
+  await client.close();
+}
+
+/** Plays the script as the SDK client over Streamable HTTP at `url` (the recorder's): connect
+ *  (initialize, initialized, the GET stream), the steps, then DELETE (terminateSession), which ends
+ *  the recorded session, and close. */
+export async function driveScriptOverHttp(script: SessionScript, url: string): Promise<void> {
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const client = await scriptClient(script);
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  await playSteps(client, script);
+  await transport.terminateSession();
+  await client.close();
+}
+
+/** The SDK client the script describes: its clientInfo, its capabilities, its answer to roots/list. */
+async function scriptClient(script: SessionScript): Promise<Client> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const { ListRootsRequestSchema, ResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
+  const { ListRootsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
   const client = new Client(script.client, { capabilities: script.capabilities });
   if ('roots' in script.capabilities) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: script.roots }));
-  await client.connect(await streamTransport(toServer, fromServer));
+  return client;
+}
+
+async function playSteps(client: Client, script: SessionScript): Promise<void> {
+  const { ResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
   for (const { method, params } of script.steps) {
     if (method.startsWith('notifications/')) await client.notification({ method, ...(params && { params }) });
     else await client.request({ method, ...(params && { params }) }, ResultSchema).catch(() => undefined); // an error is the server's answer: recorded
   }
-  await client.close();
 }
 
 /** The SDK's stdio framing over two streams. */
