@@ -114,8 +114,9 @@ const REPLAY_USAGE =
 
 /** `replay <cassette> [--stdio | --http [--port N] [--pace recorded|none]] [--report <file>] [--html <file>] [--no-validate]`:
  *  an MCP server that plays the cassette, over the transport it was recorded on unless told (stdio
- *  on stdin and stdout; Streamable HTTP on 127.0.0.1, its URL printed on stdout); at the end, the
- *  play report as JSON and the session drawn as a page. */
+ *  on stdin and stdout; Streamable HTTP on 127.0.0.1, its URL printed on stdout, until the client's
+ *  DELETE or, where the replay gave no session, until every recorded client message was played); at
+ *  the end, the play report as JSON and the session drawn as a page. */
 export async function replay(args: string[]): Promise<number> {
   const parsed = parse(
     args,
@@ -155,7 +156,7 @@ export async function replay(args: string[]): Promise<number> {
     const { serveCassette } = await import('./http-face.ts');
     let served: Awaited<ReturnType<typeof serveCassette>>;
     try {
-      served = await serveCassette(cassette, { ...options, port, ...(pace && { pace }) });
+      served = await serveCassette(cassette, { ...options, port, endWhenPlayed: true, ...(pace && { pace }) });
     } catch (error) {
       throw new HostError((error as Error).message);
     }

@@ -36,6 +36,10 @@ export interface HttpFaceOptions extends FaceOptions {
   port?: number;
   /** recorded: each stream keeps the recorded gaps between its events; none (default): at once, in order. */
   pace?: 'recorded' | 'none';
+  /** Where this replay gave no session (a cassette without sessions; a stdio one), the session is
+   *  over once every recorded client message has been played and answered: finish then, as DELETE
+   *  finishes a session. `theinference replay` sets it; the grader ends a case when its program does. */
+  endWhenPlayed?: boolean;
 }
 
 export interface HttpPlayerSession extends PlayerSession {
@@ -169,6 +173,9 @@ class HttpFace {
   /** The tools' x-mcp-header declarations, as the recorded server listed them. */
   private readonly declarations: Map<string, ParamHeader[]>;
   private saidSession = false;
+  /** The responses to POSTs not yet written to the end: a session that is over ends after them. */
+  private readonly unfinished = new Set<ServerResponse>();
+  private endingWhenPlayed = false;
 
   constructor(
     private readonly cassette: Cassette,
@@ -328,6 +335,11 @@ class HttpFace {
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    this.unfinished.add(response);
+    response.once('close', () => {
+      this.unfinished.delete(response);
+      this.endIfPlayed();
     });
     request.on('end', () => {
       if (size > MAX_BODY_BYTES) return rpcError(response, 413, `Payload Too Large: more than ${MAX_BODY_BYTES / 1024 / 1024} MiB`);
@@ -508,6 +520,20 @@ class HttpFace {
   private onChannel(channel: Channel, work: () => void): () => void {
     const run = () => (channel.suspension ? void channel.suspension.held.push(run) : work());
     return run;
+  }
+
+  /** With endWhenPlayed, a replay that gave no session finishes once the recording has no client
+   *  message left to play and every POST has had its whole answer (there is no DELETE to wait for). */
+  private endIfPlayed(): void {
+    if (!this.options.endWhenPlayed || this.endingWhenPlayed || this.report !== undefined) return;
+    if (this.liveSessions.size > 0 || this.player.paused || this.player.expecting !== undefined || this.suspended.size > 0) return;
+    if (this.unfinished.size > 0) return;
+    this.endingWhenPlayed = true;
+    // after the close of the last answer's connection handlers have run: a client reads it whole first
+    setImmediate(() => {
+      this.finish();
+      this.endStreams();
+    });
   }
 
   private delete(response: ServerResponse): void {

@@ -1,7 +1,8 @@
 // Authoring over Streamable HTTP as over stdio: `record --http <url> --script <session.yaml>` has the
 // official SDK client play the steps through the recorder and end the session with DELETE, which
-// writes the cassette; `replay` of that cassette ends on its own at the client's DELETE. Real
-// processes throughout: the everything server, the recorder, the player, the clients.
+// writes the cassette; `replay` of an HTTP cassette ends on its own once the session is over (at the
+// client's DELETE, or, where the replay gave no session, once every recorded client message was
+// played). Real processes throughout: the everything server, the recorder, the player, the clients.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { lintCassette } from '../../harness/cassette/lint.ts';
 import type { Cassette } from '../../harness/cassette/model.ts';
 import { verifyHttpCassette } from '../../harness/cassette/verify.ts';
 import { freePort, ROOT, runHttpSession, startEverythingHttp, startRecorder, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
+import { RECORDINGS } from '../../scripts/record-stateless-cassettes.ts';
 import { cassetteCommand } from './sdk-session.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'http-script-'));
@@ -129,5 +131,42 @@ steps:
     expect(code).toBe(1);
     expect(stderr).toContain(`cannot reach the server at ${nobody} (connection refused)`);
     expect(existsSync(partial)).toBe(false);
+  });
+});
+
+describe('replay over HTTP ends by itself once the session is over', () => {
+  it('a cassette without sessions (the stateless revision): once every recorded client message was played', async () => {
+    const recording = RECORDINGS.find((one) => one.file === 'stateless-tools.yaml')!;
+    const replay = await startReplay(join(ROOT, 'cassettes', recording.file));
+    await recording.drive(replay.url);
+    expect(await endsByItself(replay)).toEqual({ code: 0, signal: null, stderr: '' });
+  });
+
+  it('a stdio cassette served over HTTP (no session given, so no DELETE): once every recorded client message was played', async () => {
+    const replay = await startReplay('--http', join(ROOT, 'cassettes', 'everything-handshake.yaml'));
+    const session = await runHttpSession(replay.url, [(client) => client.ping()]);
+    expect(session.results).toEqual([{}]);
+    // the recorded server's stderr, relayed as it was recorded
+    expect(await endsByItself(replay)).toEqual({ code: 0, signal: null, stderr: '[server] Starting default (STDIO) server...\n' });
+  });
+
+  it('a session whose client left without its DELETE is still open: the replay waits (SIGTERM, or Ctrl-C, ends it, with the advice)', async () => {
+    const file = join('cassettes', 'everything-http-handshake.yaml');
+    const replay = await startReplay(file);
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const client = new Client({ name: 'leaves', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(replay.url)));
+    await client.ping();
+    await client.close(); // no terminateSession: no DELETE
+    expect(await within(1_500, replay.ended)).toBe('still running');
+    replay.child.kill('SIGTERM');
+    const { code, stderr } = await replay.ended;
+    expect({ code, stderr: lines(stderr) }).toEqual({
+      code: 0,
+      stderr: [
+        `theinference replay: advice: ${file}: http-session-left-open: the session ended without DELETE: close() should end the session it started (DELETE /mcp with its Mcp-Session-Id), so that the server can let it go`,
+      ],
+    });
   });
 });
