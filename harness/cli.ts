@@ -48,6 +48,7 @@ REPORT_FILES
        [--keep-nondeterministic]     do not mark UUIDs, timestamps and the like free
   record --out <cassette> --http <url>   record a Streamable HTTP server: point the client at the printed URL
        [--port <n>] [--force]        the proxy's port on 127.0.0.1 (default: a free one); replace an existing cassette
+       [--script <session.yaml>]     the SDK client plays these steps through the proxy, then DELETE
   replay <cassette>                 play a cassette as an MCP server, over the transport it was recorded on (diagnoses on stderr)
        [--stdio | --http [--port <n>]]   over stdio, or over HTTP on 127.0.0.1 (its URL printed on stdout)
        [--pace recorded|none]        over HTTP: keep the recorded gaps between events (default: none, at once)
