@@ -336,11 +336,13 @@ class HttpFace {
       size += chunk.length;
       if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
-    this.unfinished.add(response);
-    response.once('close', () => {
-      this.unfinished.delete(response);
-      this.endIfPlayed();
-    });
+    if (this.options.endWhenPlayed) {
+      this.unfinished.add(response);
+      response.once('close', () => {
+        this.unfinished.delete(response);
+        this.endIfPlayed();
+      });
+    }
     request.on('end', () => {
       if (size > MAX_BODY_BYTES) return rpcError(response, 413, `Payload Too Large: more than ${MAX_BODY_BYTES / 1024 / 1024} MiB`);
       this.message(Buffer.concat(chunks).toString('utf8'), response, request.headers.authorization !== undefined, mirrorHeaders(request));
@@ -442,7 +444,7 @@ class HttpFace {
     const resumeAfter = request.headers['last-event-id'];
     if (typeof resumeAfter === 'string' && String(request.headers.accept ?? '').includes(SSE_TYPE)) return this.resume(resumeAfter, response);
     const waiting = [...this.suspended.entries()][0];
-    if (waiting) {
+    if (waiting && resumeAfter === undefined) {
       const [lastId, channel] = waiting;
       this.mistake(
         'http-resume',
@@ -525,7 +527,7 @@ class HttpFace {
   /** With endWhenPlayed, a replay that gave no session finishes once the recording has no client
    *  message left to play and every POST has had its whole answer (there is no DELETE to wait for). */
   private endIfPlayed(): void {
-    if (!this.options.endWhenPlayed || this.endingWhenPlayed || this.report !== undefined) return;
+    if (this.endingWhenPlayed || this.report !== undefined) return;
     if (this.liveSessions.size > 0 || this.player.paused || this.player.expecting !== undefined || this.suspended.size > 0) return;
     if (this.unfinished.size > 0) return;
     this.endingWhenPlayed = true;

@@ -219,12 +219,13 @@ async function stdioLink(command: string[], options: VerifyOptions, heard: Heard
   };
 }
 
-/** The server at a URL, as a Streamable HTTP client talks to it: each message POSTed, its reply read
- *  (a JSON body or an event stream), the session id and protocol version sent back, the GET stream
- *  opened where the recording had one, DELETE at the end. */
 /** How long a resumed stream waits when the server gave no retry (as the reference client). */
 const DEFAULT_RETRY_MS = 1000;
 
+/** The server at a URL, as a Streamable HTTP client talks to it: each message POSTed, its reply read
+ *  (a JSON body or an event stream, resumed where the server closes it before its response), the
+ *  session id and protocol version sent back, the GET stream opened where the recording had one,
+ *  DELETE at the end. */
 async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Drift[]): Promise<Link> {
   const { SseParser } = await import('./sse.ts');
   let session: string | undefined;
