@@ -1,6 +1,7 @@
 // The reference solution of the MCP client course. Each stage adds to this file;
 // starter/src/mcp.ts has the same exports with bodies that say which stage implements them.
 import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 // ---------------------------------------------------------------- stage 1: config-and-framing
 
@@ -452,8 +453,8 @@ export class HttpTransport implements Transport {
     } catch {
       return; // the server went away, or close() came first: the stream was only ever on offer
     }
-    if (!response.ok || !response.body || !(response.headers.get('Content-Type') ?? '').startsWith('text/event-stream')) return void (await response.body?.cancel());
-    const body = response.body;
+    const body = response.ok ? eventStream(response) : undefined;
+    if (body === undefined) return void (await response.body?.cancel());
     void (async () => {
       try {
         for await (const message of this.stream(body, undefined)) this.inbox.push(message);
@@ -564,9 +565,9 @@ export class HttpTransport implements Transport {
    *  request it answers, whose stream is resumed if the server closes it before the response. */
   private async *replies(response: Response, request?: unknown): AsyncIterable<unknown> {
     if (!response.ok) throw await httpError(response, this.url);
-    const type = response.headers.get('Content-Type') ?? '';
-    if (type.startsWith('text/event-stream') && response.body) yield* this.stream(response.body, request);
-    else if (type.startsWith('application/json')) yield await response.json();
+    const body = eventStream(response);
+    if (body) yield* this.stream(body, request);
+    else if ((response.headers.get('Content-Type') ?? '').startsWith('application/json')) yield await response.json();
     else await response.body?.cancel(); // 202 Accepted: nothing to read
   }
 
@@ -588,17 +589,18 @@ export class HttpTransport implements Transport {
       }
       // ended before its response: resumable from the last event id, for a request's stream
       if (request === undefined || lastEventId === undefined || this.closing.signal.aborted) return;
-      await delay(retryMs, this.closing.signal);
+      await sleep(retryMs, undefined, { signal: this.closing.signal }).catch(() => {}); // close() ends the wait
       const resumed = await fetch(this.url, {
         method: 'GET',
         headers: { ...this.headers(), Accept: 'text/event-stream', 'Last-Event-ID': lastEventId },
         signal: this.closing.signal,
       });
       if (!resumed.ok) throw await httpError(resumed, this.url);
-      if (!resumed.body || !(resumed.headers.get('Content-Type') ?? '').startsWith('text/event-stream')) {
+      const rest = eventStream(resumed);
+      if (rest === undefined) {
         throw new Error(`the server closed the stream of request ${JSON.stringify(request)} and did not resume it: its GET answered ${resumed.headers.get('Content-Type')}`);
       }
-      body = resumed.body;
+      body = rest;
     }
   }
 
@@ -700,17 +702,9 @@ async function* readEvents(body: ReadableStream<Uint8Array>): AsyncIterable<{ da
   // an event the stream ended before its blank line is dropped, as the SSE spec says
 }
 
-/** Resolves after `ms`, or at once when the signal aborts (the transport closed). */
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
+/** A response's body when it is an event stream (Content-Type: text/event-stream). */
+function eventStream(response: Response): ReadableStream<Uint8Array> | undefined {
+  return (response.headers.get('Content-Type') ?? '').startsWith('text/event-stream') ? (response.body ?? undefined) : undefined;
 }
 
 /** The lines of a byte stream, each ended by '\n', '\r\n' or a lone '\r', decoded as one UTF-8 text. */
