@@ -113,14 +113,18 @@ async function inBatches<T>(jobs: (() => Promise<T>)[], limit: number): Promise<
   return results;
 }
 
+/** "5/5": the checks that passed (SUCCESS) of those the suite scores (SUCCESS and FAILURE). */
+function score({ checks }: Outcome): string {
+  const scored = checks.filter((check) => check.status === 'SUCCESS' || check.status === 'FAILURE');
+  return `${scored.filter((check) => check.status === 'SUCCESS').length}/${scored.length}`;
+}
+
 /** "2/2 checks", the checks that failed or warned, and what went wrong with the client. */
 function summary(outcome: Outcome): string {
-  const scored = outcome.checks.filter((check) => check.status === 'SUCCESS' || check.status === 'FAILURE');
-  const passed = scored.filter((check) => check.status === 'SUCCESS').length;
   const bad = outcome.checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING');
   const client = clientTrouble(outcome);
   return (
-    `${passed}/${scored.length} checks` +
+    `${score(outcome)} checks` +
     bad.map((check) => `; ${check.status} ${check.name}${check.errorMessage ? `: ${check.errorMessage}` : ''}`).join('') +
     (client ? `; ${client}` : '')
   );
@@ -160,9 +164,7 @@ const outcomes = await inBatches(
 
 /** "pass 5/5" or "FAIL 0/1": the suite's result, and its checks that passed of those it scores. */
 function result(outcome: Outcome): string {
-  const scored = outcome.checks.filter((check) => check.status === 'SUCCESS' || check.status === 'FAILURE');
-  const passed = scored.filter((check) => check.status === 'SUCCESS').length;
-  return `${outcome.passed ? 'pass' : 'FAIL'} ${passed}/${scored.length}`;
+  return `${outcome.passed ? 'pass' : 'FAIL'} ${score(outcome)}`;
 }
 
 /** One cell of the table: the result of a scenario run, ---- for one not run, empty for none of that version. */
