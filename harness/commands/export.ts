@@ -192,8 +192,9 @@ summary shows the verdict, and its \`results\` artifact every check.
 
 const WORKFLOW = `# Grades every push: the stages in CI mode, with the course owner's hidden cases when the
 # repository has them (secrets HIDDEN_CASES_REPO, owner/name of a private repository with cases/ and
-# fixtures/ as in the course, and HIDDEN_CASES_TOKEN, a token that may read it). The verdict goes to
-# the job's summary; results.json is kept as an artifact.
+# fixtures/ as in the course, and HIDDEN_CASES_TOKEN, a token that may read it; a student who edits
+# this file can read what they give: see the grader's docs/ci.md). The verdict goes to the job's
+# summary; results.json is kept as an artifact.
 name: grade
 
 on:
