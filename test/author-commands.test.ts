@@ -151,9 +151,11 @@ describe('test --watch', () => {
     // build), every check says where it breaks; the next save grades the new code, properties too.
     output = '';
     writeFileSync(source, reference.replace("  return JSON.stringify(msg) + '\\n';", "  return JSON.stringify(msg) + '\\n;"));
+    // where it breaks: that line, at its end (an unterminated string runs to it)
+    const line = reference.split('\n').indexOf("  return JSON.stringify(msg) + '\\n';") + 1;
     await seen('[watch] waiting for changes');
-    expect(output).toContain('not run: src/mcp.ts:9:36: Unterminated string literal (your code does not compile)');
-    expect(output).toContain('not checked: src/mcp.ts:9:36: Unterminated string literal');
+    expect(output).toContain(`not run: src/mcp.ts:${line}:36: Unterminated string literal (your code does not compile)`);
+    expect(output).toContain(`not checked: src/mcp.ts:${line}:36: Unterminated string literal`);
     expect(output).not.toContain('✓');
     output = '';
     writeFileSync(source, reference);
