@@ -86,8 +86,10 @@ export interface PlayReport {
  *  what, in order, what the recording expected where the client spoke, and where it first strayed. */
 export interface ExchangeStep {
   from: 'client' | 'server';
-  /** A JSON-RPC request, notification or response; `line`: a line that is not a JSON-RPC message. */
-  kind: 'request' | 'notification' | 'response' | 'line';
+  /** A JSON-RPC request, notification or response; `line`: a line that is not a JSON-RPC message;
+   *  `http`: an HTTP request refused before any message of it was played (its request line and the
+   *  headers that decided it), or that refusal (its status and why). */
+  kind: 'request' | 'notification' | 'response' | 'line' | 'http';
   /** As on the wire (clipped); for requests and notifications. */
   method?: string;
   /** As on the wire, after the player mapped recorded ids to the live ones (a string id clipped,

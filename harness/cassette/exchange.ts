@@ -59,6 +59,12 @@ export function exchangeStep(from: ExchangeStep['from'], message: Json, text?: s
   };
 }
 
+/** The step for an HTTP request refused before any message of it was played (its request line and
+ *  the headers that decided it), or for that refusal (its status line and why). */
+export function httpStep(from: ExchangeStep['from'], text: string): ExchangeStep {
+  return { from, kind: 'http', message: clip(text, KEPT_MESSAGE_CHARS) };
+}
+
 /** The message itself, or its JSON text clipped when that is longer than KEPT_MESSAGE_CHARS. */
 export function keptMessage(message: Json): Json {
   if (typeof message === 'string') return clip(message, KEPT_MESSAGE_CHARS);

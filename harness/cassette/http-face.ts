@@ -11,10 +11,10 @@
 // closed before its response (an event marked `closes`) is closed so here, and what the recording
 // has after it waits for the client's GET that resumes it with Last-Event-ID.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PlayReport } from './diagnosis.ts';
-import { describeMessage, kindOf, type Cassette, type ClientFrame, type HttpPlacement, type HttpReply, type JsonObject } from './model.ts';
+import type { DiagnosisKind, PlayReport } from './diagnosis.ts';
+import { describeMessage, isObject, kindOf, type Cassette, type ClientFrame, type HttpPlacement, type HttpReply, type Json, type JsonObject } from './model.ts';
 import { Player, type Piece } from './player.ts';
 import type { FaceOptions, PlayerSession } from './session.ts';
 import { formatSseEvent } from './sse.ts';
@@ -241,12 +241,16 @@ class HttpFace {
   handle(request: IncomingMessage, response: ServerResponse): void {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== this.path) {
-      this.mistake('http-method', `your client sent ${request.method} ${url.pathname}; the server was recorded at ${this.path}`);
-      return void response.writeHead(404).end();
+      return this.refuse(request, response, { status: 404 }, [
+        'http-method',
+        `your client sent ${request.method} ${url.pathname}; the server was recorded at ${this.path}`,
+      ]);
     }
     if (request.method !== 'POST' && request.method !== 'GET' && request.method !== 'DELETE') {
-      this.mistake('http-method', `your client sent ${request.method} ${this.path}: a Streamable HTTP client sends POST, GET or DELETE`);
-      return void response.writeHead(405, { allow: 'POST, GET, DELETE' }).end();
+      return this.refuse(request, response, { status: 405, headers: { allow: 'POST, GET, DELETE' } }, [
+        'http-method',
+        `your client sent ${request.method} ${this.path}: a Streamable HTTP client sends POST, GET or DELETE`,
+      ]);
     }
     if (!this.sessionOk(request, response)) return;
     if (this.sessionless) {
@@ -260,8 +264,7 @@ class HttpFace {
       // the recorded server holds no session: no stream of its own, nothing to end
       const recorded = request.method === 'GET' ? this.cassette.http?.get : request.method === 'DELETE' ? this.cassette.http?.delete : undefined;
       if (request.method !== 'POST' && recorded === undefined) {
-        response.setHeader('allow', 'POST');
-        return rpcError(response, 405, 'Method not allowed.');
+        return this.refuse(request, response, { status: 405, error: 'Method not allowed.', headers: { allow: 'POST' } });
       }
     }
     if (request.method === 'GET') return this.get(request, response);
@@ -276,11 +279,10 @@ class HttpFace {
     if (this.sessionId === undefined) {
       const sent = request.headers['mcp-session-id'];
       if (!this.sessionLost || sent === undefined) return true;
-      this.mistake(
+      this.refuse(request, response, { status: 400, error: 'Bad Request: No valid session ID provided' }, [
         'http-session',
         `your client sent ${request.method} ${this.path} with an Mcp-Session-Id after the server lost the session: a new session starts with initialize, without a session id`,
-      );
-      rpcError(response, 400, 'Bad Request: No valid session ID provided');
+      ]);
       return false;
     }
     const sent = request.headers['mcp-session-id'];
@@ -290,17 +292,15 @@ class HttpFace {
     }
     const what = `${request.method} ${this.path}`;
     if (sent === undefined) {
-      this.mistake(
+      this.refuse(request, response, { status: 400, error: 'Bad Request: Mcp-Session-Id header is required' }, [
         'http-session',
         `your client sent ${what} without the Mcp-Session-Id header: send the session id the initialize response gave on every later request`,
-      );
-      rpcError(response, 400, 'Bad Request: Mcp-Session-Id header is required');
+      ]);
     } else {
-      this.mistake(
+      this.refuse(request, response, { status: 404, error: 'Session not found' }, [
         'http-session',
         `your client sent ${what} with Mcp-Session-Id ${JSON.stringify(sent)}, not the one the initialize response gave in this session`,
-      );
-      rpcError(response, 404, 'Session not found');
+      ]);
     }
     return false;
   }
@@ -320,15 +320,19 @@ class HttpFace {
   private post(request: IncomingMessage, response: ServerResponse): void {
     const accept = String(request.headers.accept ?? '');
     if (!accept.includes(JSON_TYPE) || !accept.includes(SSE_TYPE)) {
-      this.mistake('http-accept', `your client's POST says Accept: ${JSON.stringify(accept)}; it must accept both ${JSON_TYPE} and ${SSE_TYPE}`);
       request.resume();
-      return rpcError(response, 406, `Not Acceptable: Client must accept both ${JSON_TYPE} and ${SSE_TYPE}`);
+      return this.refuse(request, response, { status: 406, error: `Not Acceptable: Client must accept both ${JSON_TYPE} and ${SSE_TYPE}` }, [
+        'http-accept',
+        `your client's POST says Accept: ${JSON.stringify(accept)}; it must accept both ${JSON_TYPE} and ${SSE_TYPE}`,
+      ]);
     }
     const type = String(request.headers['content-type'] ?? '');
     if (!type.startsWith(JSON_TYPE)) {
-      this.mistake('http-content-type', `your client's POST says Content-Type: ${JSON.stringify(type)}; a message is sent as ${JSON_TYPE}`);
       request.resume();
-      return rpcError(response, 415, `Unsupported Media Type: Content-Type must be ${JSON_TYPE}`);
+      return this.refuse(request, response, { status: 415, error: `Unsupported Media Type: Content-Type must be ${JSON_TYPE}` }, [
+        'http-content-type',
+        `your client's POST says Content-Type: ${JSON.stringify(type)}; a message is sent as ${JSON_TYPE}`,
+      ]);
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -344,7 +348,8 @@ class HttpFace {
       });
     }
     request.on('end', () => {
-      if (size > MAX_BODY_BYTES) return rpcError(response, 413, `Payload Too Large: more than ${MAX_BODY_BYTES / 1024 / 1024} MiB`);
+      if (size > MAX_BODY_BYTES)
+        return this.refuse(request, response, { status: 413, error: `Payload Too Large: more than ${MAX_BODY_BYTES / 1024 / 1024} MiB` });
       this.message(Buffer.concat(chunks).toString('utf8'), response, request.headers.authorization !== undefined, mirrorHeaders(request));
     });
   }
@@ -361,12 +366,11 @@ class HttpFace {
     const expected = this.player.expectingFor(message);
     if (expected?.http?.headers?.authorization !== undefined && !authorized) {
       // the recorded server was given credentials: without them, it would have refused the request
-      this.mistake(
+      const sent = isObject(message) ? message : `POST ${this.path}\n${text}`;
+      return this.refuse(sent, response, { status: 401, error: 'Unauthorized: missing Authorization header', headers: { 'www-authenticate': 'Bearer' } }, [
         'http-auth',
-        `your client sent ${typeof message === 'object' && message !== null ? describeMessage(message as JsonObject) : 'a POST'} without the Authorization header the server was given: send the configured headers on every request`,
-      );
-      response.setHeader('www-authenticate', 'Bearer');
-      return rpcError(response, 401, 'Unauthorized: missing Authorization header');
+        `your client sent ${isObject(message) ? describeMessage(message) : 'a POST'} without the Authorization header the server was given: send the configured headers on every request`,
+      ]);
     }
     const isRequest = typeof message === 'object' && message !== null && kindOf(message as JsonObject) === 'request';
     if (isRequest && mirrors && this.headersDisagree(message as JsonObject, mirrors, response)) return;
@@ -382,7 +386,7 @@ class HttpFace {
     }
     const consumed = expected !== undefined && this.player.expecting !== expected;
     const refusal = consumed && expected.http?.reply && expected.http.reply.status >= 400 ? expected.http.reply : undefined;
-    if (refusal && !channel.answered) return this.refuse(channel, refusal);
+    if (refusal && !channel.answered) return this.replayRefusal(channel, refusal);
     if (!isRequest && !channel.answered) this.accepted(channel, expected);
     this.onClientLeaving(channel, response);
   }
@@ -408,17 +412,16 @@ class HttpFace {
     if (!(META_VERSION in meta) || !(META_CAPABILITIES in meta)) return false;
     const refusal = headerMismatch(message, mirrors, this.declarations);
     if (refusal === undefined) return false;
-    this.mistake(
+    this.refuse(message, response, { status: refusal.status, error: refusal.error, id: message.id ?? null }, [
       'http-header-mismatch',
       `your client's POST of ${describeMessage(message, 'your id')} has headers that disagree with its body: ${refusal.error.message.replace(/^Bad Request: the request headers and body disagree: /, '')}; each request mirrors its version, method and name (and a tool's x-mcp-header arguments) into MCP-Protocol-Version, Mcp-Method, Mcp-Name (and Mcp-Param-*)`,
-    );
-    response.writeHead(refusal.status, { 'content-type': JSON_TYPE }).end(JSON.stringify({ jsonrpc: '2.0', error: refusal.error, id: message.id ?? null }));
+    ]);
     return true;
   }
 
   /** A request the recorded server refused at the HTTP level (a session it had lost: 404), answered so.
    *  The session is gone: the client starts another with initialize, without the old id. */
-  private refuse(channel: Channel, reply: HttpReply): void {
+  private replayRefusal(channel: Channel, reply: HttpReply): void {
     channel.answered = true;
     channel.ended = true;
     this.channels.delete(channel.id);
@@ -428,6 +431,7 @@ class HttpFace {
       this.player.sessionRestarted();
     }
     const type = reply.headers?.['content-type'] ?? (reply.body === 'text' ? 'text/plain' : undefined);
+    this.player.transportReplied(statusLine(reply.status, reply.text));
     channel.response.writeHead(reply.status, { ...this.headers(reply), ...(type && { 'content-type': type }) }).end(reply.text ?? '');
   }
 
@@ -442,7 +446,7 @@ class HttpFace {
 
   private get(request: IncomingMessage, response: ServerResponse): void {
     const resumeAfter = request.headers['last-event-id'];
-    if (typeof resumeAfter === 'string' && String(request.headers.accept ?? '').includes(SSE_TYPE)) return this.resume(resumeAfter, response);
+    if (typeof resumeAfter === 'string' && String(request.headers.accept ?? '').includes(SSE_TYPE)) return this.resume(resumeAfter, request, response);
     const waiting = [...this.suspended.entries()][0];
     if (waiting && resumeAfter === undefined) {
       const [lastId, channel] = waiting;
@@ -453,11 +457,15 @@ class HttpFace {
     }
     const reply = this.cassette.http?.get;
     if (reply === undefined || reply.body !== 'sse' || reply.status !== 200) {
-      return void response.writeHead(reply?.status ?? 405, reply ? this.headers(reply) : { allow: 'POST, DELETE' }).end(reply?.text ?? '');
+      const status = reply?.status ?? 405;
+      if (status >= 400) this.player.transportRefusal(requestText(request), statusLine(status, reply?.text));
+      return void response.writeHead(status, reply ? this.headers(reply) : { allow: 'POST, DELETE' }).end(reply?.text ?? '');
     }
     if (!String(request.headers.accept ?? '').includes(SSE_TYPE)) {
-      this.mistake('http-accept', `your client's GET says Accept: ${JSON.stringify(request.headers.accept ?? '')}; a GET stream needs ${SSE_TYPE}`);
-      return rpcError(response, 406, `Not Acceptable: Client must accept ${SSE_TYPE}`);
+      return this.refuse(request, response, { status: 406, error: `Not Acceptable: Client must accept ${SSE_TYPE}` }, [
+        'http-accept',
+        `your client's GET says Accept: ${JSON.stringify(request.headers.accept ?? '')}; a GET stream needs ${SSE_TYPE}`,
+      ]);
     }
     this.getStream?.end();
     this.getStream = response;
@@ -471,11 +479,13 @@ class HttpFace {
 
   /** A GET with Last-Event-ID: the stream the server closed after that event goes on there, with
    *  what waited for it, as the recorded server (with an event store) replays it. */
-  private resume(lastId: string, response: ServerResponse): void {
+  private resume(lastId: string, request: IncomingMessage, response: ServerResponse): void {
     const channel = this.suspended.get(lastId);
     if (channel === undefined) {
-      this.mistake('http-resume', this.noSuchResumption(lastId));
-      return rpcError(response, 400, `Bad Request: no stream to resume after event ${JSON.stringify(lastId)}`);
+      return this.refuse(request, response, { status: 400, error: `Bad Request: no stream to resume after event ${JSON.stringify(lastId)}` }, [
+        'http-resume',
+        this.noSuchResumption(lastId),
+      ]);
     }
     const { closedAt, held } = channel.suspension!;
     const waited = performance.now() - closedAt;
@@ -717,8 +727,26 @@ class HttpFace {
     return headers;
   }
 
-  private mistake(kind: Parameters<Player['transportMistake']>[0], message: string): void {
+  private mistake(kind: DiagnosisKind, message: string): void {
     this.player.transportMistake(kind, message);
+  }
+
+  /** Refuses a request before the player is given a message of it: the mistake said on what was sent
+   *  (the message, when its body was read; else the request, or its text), both drawn in the exchange, and the
+   *  answer: `error` as a JSON-RPC error (a text, or the error object), or no body. */
+  private refuse(
+    sent: IncomingMessage | JsonObject | string,
+    response: ServerResponse,
+    refusal: { status: number; error?: string | JsonObject; id?: Json; headers?: Record<string, string> },
+    mistake?: [DiagnosisKind, string],
+  ): void {
+    const error = typeof refusal.error === 'string' ? { code: -32000, message: refusal.error } : refusal.error;
+    const said = sent instanceof IncomingMessage ? requestText(sent) : sent;
+    this.player.transportRefusal(said, statusLine(refusal.status, error?.message), mistake && { kind: mistake[0], message: mistake[1] });
+    if (error === undefined) return void response.writeHead(refusal.status, refusal.headers).end();
+    response
+      .writeHead(refusal.status, { ...refusal.headers, 'content-type': JSON_TYPE })
+      .end(JSON.stringify({ jsonrpc: '2.0', error, id: refusal.id ?? null }));
   }
 }
 
@@ -734,6 +762,15 @@ function mirrorHeaders(request: IncomingMessage): MirrorHeaders {
 }
 
 /** A JSON-RPC error as the body of an HTTP error, worded as the SDK's servers word it (a client may show it). */
-function rpcError(response: ServerResponse, status: number, message: string): void {
-  response.writeHead(status, { 'content-type': JSON_TYPE }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+/** A request as the exchange draws it: its request line and the headers a Streamable HTTP server decides by. */
+function requestText(request: IncomingMessage): string {
+  const shown = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
+  const headers = shown.filter((name) => request.headers[name] !== undefined).map((name) => `${name}: ${String(request.headers[name])}`);
+  return [`${request.method} ${request.url}`, ...headers].join('\n');
+}
+
+/** A refusal as the exchange draws it: `406 Not Acceptable: Client must accept both …`. */
+function statusLine(status: number, why?: Json): string {
+  const text = typeof why === 'string' && why !== '' ? why : (STATUS_CODES[status] ?? '');
+  return `${status} ${text}`.trimEnd();
 }

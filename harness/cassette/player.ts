@@ -9,7 +9,7 @@
 // MAX_LINE_CHARS ends the reading.
 import { clip, cutPoint, escapeControls } from '../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
-import { ExchangeLog, exchangeStep, KEPT_MESSAGE_CHARS, keptMessage, type ExchangeStep } from './exchange.ts';
+import { ExchangeLog, exchangeStep, httpStep, KEPT_MESSAGE_CHARS, keptMessage, type ExchangeStep } from './exchange.ts';
 import { LineSplitter } from './lines.ts';
 import { FreePaths, firstDifference, formatPath, countDifferences } from './json-path.ts';
 import {
@@ -210,6 +210,20 @@ export class Player {
   /** A mistake the transport saw (an HTTP header), said and reported as the player's own. */
   transportMistake(kind: DiagnosisKind, message: string): void {
     this.diagnose(kind, () => message, {}, undefined);
+  }
+
+  /** A request the transport refused before a message of it was played, drawn as it went: what was
+   *  sent (the message, when its body was read; else the request's own text), the mistake said on
+   *  it, and the refusal. */
+  transportRefusal(sent: JsonObject | string, refusal: string, mistake?: { kind: DiagnosisKind; message: string }): void {
+    const step = this.log.add(() => (typeof sent === 'string' ? httpStep('client', sent) : exchangeStep('client', sent)));
+    if (mistake) this.diagnose(mistake.kind, () => mistake.message, {}, step);
+    this.log.add(() => httpStep('server', refusal));
+  }
+
+  /** A refusal the recording holds (a session the server had lost), answered to a message the player played. */
+  transportReplied(refusal: string): void {
+    this.log.add(() => httpStep('server', refusal));
   }
 
   /** Client bytes as they come, cut into lines here; `arrival` is asked as each line completes. Lines

@@ -198,6 +198,8 @@ function label(step: ExchangeStep, withId = true): string {
   const id = step.id === undefined || !withId ? '' : ` · id ${JSON.stringify(step.id)}`;
   if (step.kind === 'response') return `${responseOutcome(step) ?? 'response'}${id}`;
   if (step.kind === 'line') return `not a message: ${clip(typeof step.message === 'string' ? step.message : JSON.stringify(step.message), LABEL_CHARS)}`;
+  // a refused request by its request line (`POST /mcp`), a refusal by its status and why
+  if (step.kind === 'http') return clip(String(step.message).split('\n')[0]!, LABEL_CHARS);
   const params = isObject(step.message) ? step.message.params : undefined;
   const tool = step.method === 'tools/call' && isObject(params) && typeof params.name === 'string' ? ` ${JSON.stringify(clip(params.name, LABEL_CHARS))}` : '';
   return `${step.method}${tool}${id}`;
@@ -278,7 +280,7 @@ details.check > summary { cursor: pointer; } .check .name { font-weight: 600; } 
 .step > details > summary { list-style: none; cursor: pointer; } .step > details > summary::-webkit-details-marker { display: none; }
 .arrow { position: relative; display: block; padding: 0 1rem 0.1rem; border-bottom: 2px solid var(--client); font: 13px/1.4 ui-monospace, monospace; overflow-wrap: anywhere; }
 .from-server .arrow { border-color: var(--server); text-align: right; }
-.kind-response .arrow { border-bottom-style: dashed; } .kind-notification .arrow { border-bottom-style: dotted; } .kind-line .arrow { color: var(--dim); }
+.kind-response .arrow { border-bottom-style: dashed; } .kind-notification .arrow { border-bottom-style: dotted; } .kind-line .arrow { color: var(--dim); } .kind-http.from-server .arrow { color: var(--fail); }
 .arrow::after { content: ''; position: absolute; bottom: -6px; border: 5px solid transparent; }
 .from-client .arrow::after { right: -1px; border-left: 9px solid var(--client); border-right: 0; }
 .from-server .arrow::after { left: -1px; border-right: 9px solid var(--server); border-left: 0; }

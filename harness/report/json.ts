@@ -193,7 +193,7 @@ const exchangeSchema = object({
   steps: array(
     object({
       from: oneOf('client', 'server'),
-      kind: oneOf('request', 'notification', 'response', 'line'),
+      kind: oneOf('request', 'notification', 'response', 'line', 'http'),
       method: optional(string()),
       id: optional(json),
       message: json,

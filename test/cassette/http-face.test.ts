@@ -117,6 +117,29 @@ describe('the HTTP player face', () => {
     expect(player.diagnoses[0]!.message).toBe(
       'your client\'s POST says Accept: "application/json"; it must accept both application/json and text/event-stream',
     );
+    // drawn in the exchange as they went: each refused POST (its request line and the headers that
+    // decided it) with its mistake, and the refusal, worded as the live server's
+    const refusal = (answer: unknown) => {
+      const { status, body } = answer as { status: number; body: string };
+      return `${status} ${(JSON.parse(body) as { error: { message: string } }).error.message}`;
+    };
+    const { exchange } = await player.done;
+    expect(exchange.steps).toEqual([
+      {
+        from: 'client',
+        kind: 'http',
+        message: 'POST /mcp\naccept: application/json\ncontent-type: application/json',
+        diagnosis: { kind: 'http-accept', message: player.diagnoses[0]!.message },
+      },
+      { from: 'server', kind: 'http', message: refusal(liveReplies[0]) },
+      {
+        from: 'client',
+        kind: 'http',
+        message: `POST /mcp\naccept: ${BOTH}\ncontent-type: text/plain`,
+        diagnosis: { kind: 'http-content-type', message: player.diagnoses[1]!.message },
+      },
+      { from: 'server', kind: 'http', message: refusal(liveReplies[1]) },
+    ]);
   });
 
   it('gives a fresh session id each replay, and says when a request comes without it, with another, or without MCP-Protocol-Version', async () => {

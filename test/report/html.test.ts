@@ -237,4 +237,42 @@ describe.skipIf(!CHROMIUM)(`the HTML report in headless Chromium${CHROMIUM ? '' 
     expect(seen.images).toBe(0);
     expect(seen.text).toContain(played.diagnoses[0]!.message);
   });
+
+  it('replay --http --html: a POST refused before it was read is drawn, as the request and its refusal', async () => {
+    const reportPath = join(dir, 'replay-http.json');
+    const htmlPath = join(dir, 'replay-http.html');
+    const child = spawn(
+      process.execPath,
+      [join(REPO, 'bin/theinference.js'), 'replay', 'cassettes/everything-http-handshake.yaml', '--report', reportPath, '--html', htmlPath],
+      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const url = (await createInterface({ input: child.stdout })[Symbol.asyncIterator]().next()).value as string;
+    const headers = { 'content-type': 'application/json', accept: 'application/json' };
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    });
+    const refused = await fetch(url, { method: 'POST', headers, body });
+    const why = ((await refused.json()) as { error: { message: string } }).error.message;
+    await (await fetch(url, { method: 'DELETE' })).text(); // ends the replay
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(1);
+    const played = JSON.parse(readFileSync(reportPath, 'utf8')) as PlayReport;
+    const { page: tab, problems } = await open(htmlPath);
+    const seen = await tab.evaluate(() => ({
+      labels: [...document.querySelectorAll<HTMLElement>('.sequence [data-step] .label')].map((label) => label.textContent),
+      flagged: [...document.querySelectorAll<HTMLElement>('.first-divergence')].map((step) => Number(step.dataset.step)),
+      from: [...document.querySelectorAll<HTMLElement>('.sequence [data-step]')].map((step) => step.classList.contains('from-client')),
+      sent: [...document.querySelectorAll<HTMLElement>('.sequence [data-step] pre')].map((pre) => pre.textContent),
+    }));
+    expect(problems).toEqual([]);
+    // each labelled by its first line (a long one clipped), whole when opened
+    expect(seen.labels[0]).toBe(`POST ${new URL(url).pathname}`);
+    expect(`${refused.status} ${why}`.startsWith(seen.labels[1]!.replace(/…$/, ''))).toBe(true);
+    expect(seen.sent).toEqual([`POST ${new URL(url).pathname}\naccept: application/json\ncontent-type: application/json`, `${refused.status} ${why}`]);
+    expect(seen.from).toEqual([true, false]);
+    expect(seen.flagged).toEqual([0]);
+    expect(played.exchange.steps[0]!.diagnosis?.kind).toBe('http-accept');
+  });
 });
