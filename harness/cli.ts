@@ -49,6 +49,7 @@ REPORT_FILES
   record --out <cassette> --http <url>   record a Streamable HTTP server: point the client at the printed URL
        [--port <n>] [--force]        the proxy's port on 127.0.0.1 (default: a free one); replace an existing cassette
        [--script <session.yaml>]     the SDK client plays these steps through the proxy, then DELETE
+       [-- <server command...>]      start the server (PORT = the URL's port; port 0 picks a free one), stop it at the end
   replay <cassette>                 play a cassette as an MCP server, over the transport it was recorded on (diagnoses on stderr)
        [--stdio | --http [--port <n>]]   over stdio, or over HTTP on 127.0.0.1 (its URL printed on stdout)
        [--pace recorded|none]        over HTTP: keep the recorded gaps between events (default: none, at once)
@@ -56,7 +57,7 @@ REPORT_FILES
        [--no-validate]               do not check the client's messages against the MCP schema
   lint <cassette>...                check cassettes
   verify <cassette> [-- <server command...>]   replay a cassette's client side against the live server (default: the recorded command)
-       [--url <url>]                 an HTTP cassette: the running server to play it against
+       [--url <url>]                 an HTTP cassette: a running server to play it against (default: start the recorded command)
        [--timeout <seconds>]         wait this long for each answer (default 10)
        [--redact-env <NAME>]         a variable whose value is a secret too (repeat for more)
 

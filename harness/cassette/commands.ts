@@ -2,7 +2,7 @@
 // 2 usage or bad input). Bad input is thrown as an InputError, which the CLI prints as one line
 // naming file, line and field, as it does for every command.
 import { checkWritable, parse, seconds } from '../commands/args.ts';
-import { HostError, UsageError } from '../errors.ts';
+import { HostError, InputError, UsageError } from '../errors.ts';
 // Each command imports what it needs when it runs: a replay starts for every test case.
 import { formatDiagnosis, moreDiagnosesLine, type Diagnosis, type PlayReport } from './diagnosis.ts';
 import { writeAtomically } from '../files.ts';
@@ -224,7 +224,9 @@ export async function lint(args: string[]): Promise<number> {
 /** How long verify waits for each of the server's answers, unless `--timeout` says otherwise. */
 const VERIFY_TIMEOUT_SECONDS = 10;
 
-/** `verify <cassette> [--timeout <seconds>] [--redact-env NAME]... [-- <server command...>]`: 0 no drift, 1 drift, 2 bad input. */
+/** `verify <cassette> [--timeout <seconds>] [--redact-env NAME]... [-- <server command...> | --url <url>]`: 0 no drift,
+ *  1 drift, 2 bad input. The server is the recorded command's, started here, unless another command
+ *  is given, or (HTTP) the URL of one running. */
 export async function verify(args: string[]): Promise<number> {
   const split = args.indexOf('--');
   const parsed = parse(
@@ -240,10 +242,34 @@ export async function verify(args: string[]): Promise<number> {
   const cassette = loadCassette(file);
   if (cassette.transport === 'http') {
     const url = parsed.values.url;
-    if (url === undefined || given.length > 0) throw new UsageError(`${file}: an HTTP cassette is verified against a running server: give its URL with --url`);
-    if (!/^https?:\/\/\S+$/.test(url)) throw new UsageError(`--url takes the server's URL (http:// or https://), not "${url}"`);
     const { verifyHttpCassette } = await import('./verify.ts');
-    return sayDrift(file, await verifyHttpCassette(cassette, url, { timeoutMs }));
+    if (url !== undefined) {
+      if (given.length > 0) throw new UsageError('--url names a running server: give it or a server command to start, not both');
+      if (!/^https?:\/\/\S+$/.test(url)) throw new UsageError(`--url takes the server's URL (http:// or https://), not "${url}"`);
+      return sayDrift(file, await verifyHttpCassette(cassette, url, { timeoutMs }));
+    }
+    // Else the server is started here, on a free port (given it in PORT), as record started it.
+    const command = given.length > 0 ? given : cassette.provenance.command;
+    if (command === undefined)
+      throw new UsageError(`${file}: its provenance names no server command: give the running server's URL with --url, or a command after --`);
+    if (command.some((arg) => arg.includes('<redacted:')))
+      throw new UsageError(`${file}: its recorded command has redacted secrets in it: give the server command after --`);
+    const { startServer } = await import('./started-server.ts');
+    let server: Awaited<ReturnType<typeof startServer>>;
+    try {
+      server = await startServer(command, new URL(`http://127.0.0.1:0${cassette.http?.path ?? '/mcp'}`), {
+        cwd: process.cwd(),
+        env: process.env,
+        log: () => {}, // what the server prints is not the drift
+      });
+    } catch (error) {
+      throw new InputError(`${file}: ${(error as Error).message}`);
+    }
+    try {
+      return sayDrift(file, await verifyHttpCassette(cassette, server.url.href, { timeoutMs }));
+    } finally {
+      await server.stop();
+    }
   }
   if (parsed.values.url !== undefined) throw new UsageError('--url is for an HTTP cassette; a stdio one runs its server command');
   // Without one, the server command is the recording's, run from here as it was typed in the project folder.

@@ -28,7 +28,8 @@ import {
   type Provenance,
 } from './model.ts';
 import { carryOver, carryOverHttp, markNondeterministic } from './normalise.ts';
-import { Redactor, secretsFromEnv, type Secret } from './redact.ts';
+import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv, type Secret } from './redact.ts';
+import { findPackage, portableCommand } from './server-command.ts';
 import { previousCassette, targetProblem, writeRecording } from './recording-target.ts';
 import { keepHandEdits } from './rerecord.ts';
 import { SseParser, type SseEvent } from './sse.ts';
@@ -42,6 +43,8 @@ export interface HttpRecordOptions {
   force?: boolean;
   /** Paths free in every client message (default: params.clientInfo). */
   free?: string[];
+  /** How record started the server, when it did: kept in the provenance as typed, with its package. */
+  command?: string[];
   /** Written over what the recorder knows of the provenance: how the server was started, a URL
    *  without the random port it happened to listen on, the package. */
   provenance?: Partial<Provenance>;
@@ -122,7 +125,8 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
   const agent = secure ? new HttpsAgent({ keepAlive: false }) : new HttpAgent({ keepAlive: false });
   const send = secure ? httpsRequest : httpRequest;
   const secrets = new Map<string, Secret>();
-  for (const secret of [...secretsFromEnv(options.env ?? process.env), ...urlSecrets(upstream)]) secrets.set(secret.value, secret);
+  for (const secret of [...secretsFromEnv(options.env ?? process.env), ...urlSecrets(upstream), ...secretsFromCommand(options.command ?? [])])
+    secrets.set(secret.value, secret);
 
   return new Promise((resolvePromise) => {
     const frames: Frame[] = [];
@@ -414,7 +418,9 @@ function buildCassette(
   if (session.get) http.get = redactReply(session.get, redactor);
   if (session.delete) http.delete = redactReply(session.delete, redactor);
   if (previous) carryOverHttp(previous.cassette, redacted, http);
+  const cwd = options.cwd ?? process.cwd();
   const provenance: Provenance = {
+    ...(options.command && { command: redactCommand(portableCommand(options.command, cwd), redactor), ...findPackage(options.command, cwd) }),
     url: publicUrl(upstream),
     recorded: new Date().toISOString().slice(0, 10),
     recorder: 'theinference record',

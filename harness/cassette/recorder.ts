@@ -5,9 +5,8 @@
 // a line, or left a request unanswered) leaves only `<out>.partial`; a server that cannot start or
 // writes non-JSON leaves nothing.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
 import { previousCassette, targetProblem, writeRecording } from './recording-target.ts';
@@ -29,6 +28,7 @@ import { keepHandEdits } from './rerecord.ts';
 import { expandEnv, prepareSetup, type Setup } from './setup.ts';
 import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv } from './redact.ts';
 import { escapeControls } from '../terminal-text.ts';
+import { findPackage, portableCommand } from './server-command.ts';
 
 export interface RecordOptions {
   out: string;
@@ -364,36 +364,4 @@ function parsesTo(raw: string, message: Json): boolean {
   } catch {
     return false;
   }
-}
-
-/** The command as it would be typed in the project folder: `node`, relative paths, no home folder. */
-function portableCommand(command: string[], cwd: string): string[] {
-  return command.map((part, i) => {
-    if (i === 0 && (part === process.execPath || /(^|[/\\])node(\.exe)?$/.test(part))) return 'node';
-    if (!isAbsolute(part)) return part;
-    const fromCwd = relative(cwd, part);
-    if (!fromCwd.startsWith('..') && !isAbsolute(fromCwd)) return fromCwd.split(sep).join('/');
-    const home = process.env.HOME;
-    if (home && part.startsWith(home + sep)) return `~/${relative(home, part).split(sep).join('/')}`;
-    return part;
-  });
-}
-
-/** The npm package a file argument belongs to (the nearest package.json with a name above it). */
-function findPackage(command: string[], cwd: string): Pick<Provenance, 'package' | 'packageVersion'> {
-  for (const part of command) {
-    const path = resolve(cwd, part);
-    if (!part.includes('/') || !existsSync(path)) continue;
-    for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
-      const manifest = join(dir, 'package.json');
-      if (!existsSync(manifest)) continue;
-      try {
-        const { name, version } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; version?: string };
-        if (typeof name === 'string') return { package: name, ...(typeof version === 'string' ? { packageVersion: version } : {}) };
-      } catch {
-        // not a readable manifest: keep looking further up
-      }
-    }
-  }
-  return {};
 }

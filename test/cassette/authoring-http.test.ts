@@ -1,25 +1,19 @@
 // docs/authoring.md's Streamable HTTP path, walked as an author would, on a scratch copy of the
-// course: the real everything server running, `record --http --script`, lint, verify --url, replay
-// to the SDK client, then a streamable-http case of the recording, blessed and graded.
+// course: `record --http --script` starting the real everything server, lint, verify (which starts it
+// again from the provenance), replay to the SDK client, then a streamable-http case of the
+// recording, blessed and graded.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadCassette, saveCassette } from '../../harness/cassette/format.ts';
-import { type HttpStep, runHttpSession, startEverythingHttp, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
+import { EVERYTHING_ENTRY, type HttpStep, runHttpSession, waitForOutput } from '../../scripts/record-http-cassettes.ts';
 import { courseCopy, runCli } from '../helpers/cli.ts';
 import { BIN } from './sdk-session.ts';
 
 const course = courseCopy();
-let everything: Running;
-beforeAll(async () => {
-  everything = await startEverythingHttp();
-});
-afterAll(async () => {
-  await everything?.stop();
-  rmSync(course, { recursive: true, force: true });
-});
+afterAll(() => rmSync(course, { recursive: true, force: true }));
 
 /** A name no course case has, so that the walk works on this course grown too. */
 const NAME = 'authored-echo-http';
@@ -29,21 +23,21 @@ const CALLS = [
 ];
 
 describe('adding a streamable-http case, as docs/authoring.md says', () => {
-  it('records a running server from a script, lints, verifies, replays, makes the case, blesses and grades it', async () => {
+  it('records the server it starts from a script, lints, verifies, replays, makes the case, blesses and grades it', async () => {
     const cli = (args: string[]) => runCli(args, { cwd: course });
     const out = `cassettes/${NAME}.yaml`;
     mkdirSync(join(course, 'cassettes'), { recursive: true });
     // 2. the session, as program.ts's http command will make it
     writeFileSync(join(course, 'session.yaml'), ['steps:', '  - tools/list', ...CALLS.map((call) => `  - tools/call: ${JSON.stringify(call)}`), ''].join('\n'));
     // 3. record
-    const recorded = await cli(['record', '--out', out, '--http', everything.url, '--script', 'session.yaml']);
-    expect({ code: recorded.code, last: recorded.stderr.trim().split('\n').at(-1) }).toEqual({
-      code: 0,
-      last: `theinference record: wrote ${out}: 5 client and 4 server messages`,
-    });
+    const server = ['node', EVERYTHING_ENTRY, 'streamableHttp'];
+    const recorded = await cli(['record', '--out', out, '--http', 'http://127.0.0.1:0/mcp', '--script', 'session.yaml', '--', ...server]);
+    expect(recorded.code).toBe(0);
+    expect(recorded.stderr).toContain(`theinference record: wrote ${out}: 5 client and 4 server messages`);
+    expect(loadCassette(join(course, out)).provenance).toMatchObject({ command: server, package: '@modelcontextprotocol/server-everything' });
     // 4. lint, verify
     expect((await cli(['lint', out])).code).toBe(0);
-    const verified = await cli(['verify', out, '--url', everything.url]);
+    const verified = await cli(['verify', out]);
     expect({ code: verified.code, stdout: verified.stdout }).toEqual({ code: 0, stdout: `${out}: no drift\n` });
     // 5. replay, to the SDK client: it ends by itself at the client's DELETE
     const replay = spawn(process.execPath, [BIN, 'replay', out], { cwd: course, stdio: ['ignore', 'pipe', 'pipe'] });

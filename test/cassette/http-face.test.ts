@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, request as httpRequest } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -359,21 +359,23 @@ describe('the HTTP player face', () => {
     }
   });
 
-  it('theinference verify plays an HTTP cassette against the server at --url, and asks for one without it', () => {
+  it('theinference verify plays an HTTP cassette against the server at --url, or one it starts with the recorded command, and asks for one where there is neither', () => {
     const run = (...args: string[]) => {
       const [command, ...rest] = cassetteCommand('verify', ...args);
       return spawnSync(command!, rest, { cwd: ROOT, encoding: 'utf8' });
     };
-    const verified = run(HANDSHAKE, '--url', live.url);
-    expect({ status: verified.status, stdout: verified.stdout, stderr: verified.stderr }).toEqual({
-      status: 0,
-      stdout: `${HANDSHAKE}: no drift\n`,
-      stderr: '',
-    });
-    const without = run(HANDSHAKE);
+    const outcome = (result: ReturnType<typeof run>) => ({ status: result.status, stdout: result.stdout, stderr: result.stderr });
+    expect(outcome(run(HANDSHAKE, '--url', live.url))).toEqual({ status: 0, stdout: `${HANDSHAKE}: no drift\n`, stderr: '' });
+    // started as its provenance says (node <the everything server> streamableHttp), on a free port
+    expect(loadCassette(HANDSHAKE).provenance.command).toBeDefined();
+    expect(outcome(run(HANDSHAKE))).toEqual({ status: 0, stdout: `${HANDSHAKE}: no drift\n`, stderr: '' });
+    const unnamed = join(scratch, 'no-command.yaml');
+    writeFileSync(unnamed, readFileSync(HANDSHAKE, 'utf8').replace(/^ {2}command:\n(?: {4}- .*\n)+/m, ''));
+    expect(loadCassette(unnamed).provenance.command).toBeUndefined();
+    const without = run(unnamed);
     expect(without.status).toBe(2);
     expect(without.stderr.split('\n')[0]).toBe(
-      `theinference verify: ${HANDSHAKE}: an HTTP cassette is verified against a running server: give its URL with --url`,
+      `theinference verify: ${unnamed}: its provenance names no server command: give the running server's URL with --url, or a command after --`,
     );
   });
 

@@ -361,7 +361,7 @@ describe('record --http: bad input and sessions that go wrong', () => {
     const { code, stderr } = await recorder.exited;
     expect(code).toBe(2);
     expect(recorderLines(stderr)).toEqual([
-      'theinference record: usage: theinference record --http <server url> --out <cassette> [--script <session.yaml>] [--port N] [--force]',
+      'theinference record: usage: theinference record --http <server url> --out <cassette> [--script <session.yaml>] [--port N] [--force] [-- <server command...>]',
       'run `theinference help` for the commands and options',
     ]);
   });

@@ -5,7 +5,8 @@
 // played). Real processes throughout: the everything server, the recorder, the player, the clients.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,6 +134,64 @@ steps:
     expect(existsSync(partial)).toBe(false);
   });
 });
+
+describe('record --http -- <server command>: record starts the server itself', () => {
+  const script = join(dir, 'started.yaml');
+  beforeAll(() => writeFileSync(script, 'steps:\n  - tools/list\n  - ping\n'));
+  const EVERYTHING = '@modelcontextprotocol/server-everything';
+
+  it('on a free port (port 0, given it in PORT), names the command and its package in the provenance, and stops it once the cassette is written', async () => {
+    const out = join(dir, 'started.yaml.cassette');
+    const command = ['npx', EVERYTHING, 'streamableHttp'];
+    const recorder = await startRecorder(['--out', out, '--http', 'http://127.0.0.1:0/mcp', '--script', script, '--', ...command]);
+    const { code, stderr } = await recorder.exited;
+    expect(code).toBe(0);
+    expect(stderr).toContain(`theinference record: wrote ${out}: 4 client and 3 server messages`);
+    // what the server printed, relayed as its own
+    expect(stderr).toMatch(/^theinference record: \[server\] .*listening on port \d+$/m);
+    const cassette = loadCassette(out);
+    const installed = JSON.parse(readFileSync(join(ROOT, 'node_modules', EVERYTHING, 'package.json'), 'utf8')) as { version: string };
+    expect(cassette.provenance).toMatchObject({ command, package: EVERYTHING, packageVersion: installed.version, url: 'http://127.0.0.1:0/mcp' });
+    expect(clientMethods(cassette)).toEqual(['initialize', 'notifications/initialized', 'tools/list', 'ping']);
+    // the server it started is gone: nothing listens where it did
+    const upstream = /proxying \S+ -> (http:\/\/\S+)/.exec(stderr)![1]!;
+    expect(await refused(upstream)).toBe(true);
+  });
+
+  it('refuses, writing nothing, a port something already listens on, a command that does not exist, a server that exits before it listens', async () => {
+    const out = join(dir, 'never-started.yaml');
+    const cases: [string, string[], string][] = [
+      [
+        everything.url,
+        ['node', 'whatever.js'],
+        `something already listens at ${new URL(everything.url).origin}: record starts the server itself; give a port that is free (0 picks one)`,
+      ],
+      ['http://127.0.0.1:0/mcp', ['no-such-server-command'], 'cannot start the server command "no-such-server-command": no such command'],
+      ['http://127.0.0.1:0/mcp', ['node', '-e', 'process.exit(3)'], 'the server exited (code 3) before it listened at http://127.0.0.1:'],
+    ];
+    for (const [url, command, says] of cases) {
+      const recorder = await startRecorder(['--out', out, '--http', url, '--script', script, '--', ...command]);
+      const { code, stderr } = await recorder.exited;
+      expect({ code, url: recorder.url }, command.join(' ')).toEqual({ code: 2, url: '' });
+      expect(lines(stderr).at(-1)).toContain(says);
+      expect(lines(stderr).at(-1)).toMatch(/; no cassette written$/);
+    }
+    expect(readdirSync(dir).filter((name) => name.startsWith('never-started'))).toEqual([]);
+  });
+});
+
+/** Whether a connection to the URL's port is refused: nothing listens there. */
+function refused(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
 
 describe('replay over HTTP ends by itself once the session is over', () => {
   it('a cassette without sessions (the stateless revision): once every recorded client message was played', async () => {
