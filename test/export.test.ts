@@ -2,11 +2,13 @@
 // the starter, a package.json on this grader, the workflow) and what is not (the reference, the
 // scripts, the tests, the recordings); graded there, the starter fails stage 1 as a student first sees
 // it and the reference dropped in passes every stage; an export over an older one leaves src/ alone.
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { ResultsReport } from '../harness/report/json.ts';
 import { REPO, runCli } from './helpers/cli.ts';
 
 const made: string[] = [];
@@ -40,7 +42,7 @@ function courseWithStarter(): string {
 const REFERENCE = readFileSync(join(REPO, 'src/mcp.ts'), 'utf8');
 
 describe('theinference export', () => {
-  it("writes the course's files, the starter and a package on this grader, nothing of the reference, and is graded there as a student is", async () => {
+  it("writes the course's files, the starter and a package on this grader, nothing of the reference, and grades the starter there", async () => {
     const target = join(scratch('export-'), 'student');
     const run = await runCli(['export', target]);
     expect(run.stderr).toBe('');
@@ -80,49 +82,6 @@ describe('theinference export', () => {
     const starter = await runCli(['test', '--stage', 'config-and-framing', '--runs', '20', '--seed', '3'], { cwd: target });
     expect(starter.code).toBe(1);
     expect(starter.stdout).toContain('not implemented yet: frame (stage config-and-framing)');
-    // the workflow's grading command, as CI runs it: a summary of the stages
-    const summary = join(target, 'summary.md');
-    const ci = await runCli(
-      ['test', '--all', '--submission', '.', '--random', '0', '--runs', '20', '--seed', '3', '--report', 'results.json', '--summary', summary],
-      {
-        cwd: target,
-      },
-    );
-    expect(ci.code).toBe(1);
-    expect(readFileSync(summary, 'utf8')).toMatch(/\| config-and-framing \| \.mcp\.json \+ framing \| ❌ (fail|crash) \|/);
-    writeFileSync(join(target, 'src/mcp.ts'), REFERENCE);
-    const reference = await runCli(['test', '--runs', '20', '--seed', '3'], { cwd: target });
-    expect(reference.stdout).toMatch(/^all graded stages pass: config-and-framing, handshake, tools, streamable-http, translate, stateless$/m);
-    expect(reference.code).toBe(0);
-  });
-
-  it('packs the grader (npm pack) into a tarball that installs in the export with no install script, and starts compiled', async () => {
-    const dir = scratch('pack-');
-    // packed from a copy: npm pack builds lib/ (prepare), which the other tests' graders may be loading here
-    const source = join(dir, 'grader');
-    for (const part of ['bin', 'harness', 'docs', 'README.md', 'package.json', 'your_program.sh', 'tsconfig.json', 'tsconfig.build.json']) {
-      cpSync(join(REPO, part), join(source, part), { recursive: true });
-    }
-    symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
-    const pack = spawnSync('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: source, encoding: 'utf8' });
-    expect(pack.status, pack.stderr).toBe(0);
-    const tarball = join(dir, pack.stdout.trim().split('\n').at(-1)!);
-    const target = join(dir, 'student');
-    expect((await runCli(['export', target, '--grader', `file:${tarball}`])).code).toBe(0);
-    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: target, encoding: 'utf8' });
-    expect(install.status, install.stderr).toBe(0);
-    // compiled: the installed bin loads lib/, whatever times the unpacking gave the files (a source of
-    // the harness made unloadable shows it: through tsx, the run would fail)
-    const grader = join(target, 'node_modules/theinference');
-    expect(existsSync(join(grader, 'lib/cli.js'))).toBe(true);
-    writeFileSync(join(grader, 'harness/cli.ts'), 'throw new Error("loaded from source");\n');
-    const starter = spawnSync(join(target, 'node_modules/.bin/theinference'), ['test', '--stage', 'config-and-framing', '--runs', '20'], {
-      cwd: target,
-      encoding: 'utf8',
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    expect(starter.status).toBe(1);
-    expect(starter.stdout).toContain('crash: exited with code 1: Error: not implemented yet: frame (stage config-and-framing)');
   });
 
   it("over an earlier export updates the course's files, leaves src/ alone, and says what changed", async () => {
@@ -165,3 +124,188 @@ describe('theinference export', () => {
     expect(existsSync(target)).toBe(false);
   });
 });
+
+// The grader as a student gets it: packed (npm pack), installed from the tarball into an export with
+// no install script run, and run there from node_modules/.bin as the workflow's npx runs it.
+describe('the packed grader, installed in an export', () => {
+  let dir: string;
+  let target: string;
+  let bin: string;
+  beforeAll(() => {
+    dir = scratch('pack-');
+    // packed from a copy: npm pack builds lib/ (prepare), which the other tests' graders may be loading here
+    const source = join(dir, 'grader');
+    for (const part of ['bin', 'harness', 'docs', 'README.md', 'package.json', 'your_program.sh', 'tsconfig.json', 'tsconfig.build.json']) {
+      cpSync(join(REPO, part), join(source, part), { recursive: true });
+    }
+    symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
+    const pack = spawnSync('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: source, encoding: 'utf8' });
+    expect(pack.status, pack.stderr).toBe(0);
+    const tarball = join(dir, pack.stdout.trim().split('\n').at(-1)!);
+    target = join(dir, 'student');
+    expect(spawnSync(process.execPath, [join(REPO, 'bin/theinference.js'), 'export', target, '--grader', `file:${tarball}`], { cwd: REPO }).status).toBe(0);
+    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: target, encoding: 'utf8' });
+    expect(install.status, install.stderr).toBe(0);
+    bin = join(target, 'node_modules/.bin/theinference');
+  });
+
+  it('starts compiled, with no install script run, and fails the starter with the message a student first sees', () => {
+    // compiled: the installed bin loads lib/, whatever times the unpacking gave the files (a source of
+    // the harness made unloadable shows it: through tsx, the run would fail)
+    const grader = join(target, 'node_modules/theinference');
+    expect(existsSync(join(grader, 'lib/cli.js'))).toBe(true);
+    const source = readFileSync(join(grader, 'harness/cli.ts'), 'utf8');
+    writeFileSync(join(grader, 'harness/cli.ts'), 'throw new Error("loaded from source");\n');
+    try {
+      const starter = spawnSync(bin, ['test', '--stage', 'config-and-framing', '--runs', '20'], {
+        cwd: target,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      });
+      expect(starter.status).toBe(1);
+      expect(starter.stdout).toContain('crash: exited with code 1: Error: not implemented yet: frame (stage config-and-framing)');
+    } finally {
+      writeFileSync(join(grader, 'harness/cli.ts'), source);
+    }
+  });
+
+  it('passes every stage with the reference dropped into src/', () => {
+    const source = join(target, 'src/mcp.ts');
+    const starter = readFileSync(source, 'utf8');
+    writeFileSync(source, REFERENCE);
+    try {
+      const reference = spawnSync(bin, ['test', '--runs', '20', '--seed', '3'], { cwd: target, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      expect(reference.stdout).toMatch(/^all graded stages pass: config-and-framing, handshake, tools, streamable-http, translate, stateless$/m);
+      expect(reference.status).toBe(0);
+    } finally {
+      writeFileSync(source, starter);
+    }
+  });
+
+  it('keeps watching through a save that does not compile: that save is one verdict and runs nothing, the next passes', async () => {
+    const source = join(target, 'src/mcp.ts');
+    const starter = readFileSync(source, 'utf8');
+    writeFileSync(source, REFERENCE);
+    const child = spawn(bin, ['test', '--stage', 'config-and-framing', '--watch', '--runs', '20', '--seed', '3'], {
+      cwd: target,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    try {
+      const output = watched(child);
+      await output.round();
+      expect(output.take()).toContain('all graded stages pass: config-and-framing');
+      const broken = "  return JSON.stringify(msg) + '\\n';";
+      expect(REFERENCE).toContain(broken);
+      writeFileSync(source, REFERENCE.replace(broken, "  return JSON.stringify(msg) + '\\n;"));
+      await output.round();
+      const failed = output.take();
+      expect(failed).toMatch(/not run: src\/mcp\.ts:\d+:\d+: Unterminated string literal \(your code does not compile\)/);
+      expect(failed).not.toContain('✓');
+      writeFileSync(source, REFERENCE);
+      await output.round();
+      const passed = output.take();
+      expect(passed).toContain('✓ property:');
+      expect(passed).toContain('all graded stages pass: config-and-framing');
+      const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGINT');
+      expect(await exit).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      writeFileSync(source, starter);
+    }
+  });
+
+  it("runs the workflow's own steps as CI would: the hidden cases cloned from the owner's repository, the push graded, a summary with none of their expected bytes", () => {
+    const workflow = parse(readFileSync(join(target, '.github/workflows/grade.yml'), 'utf8')) as {
+      jobs: { grade: { steps: { name?: string; run?: string; env?: Record<string, string> }[] } };
+    };
+    const step = (name: string) => workflow.jobs.grade.steps.find((each) => each.name?.startsWith(name))!;
+    const [clone, grade] = [step('the hidden cases'), step('grade')];
+    // what it is given comes from the repository's secrets, set below as GitHub sets them
+    expect(clone.env).toEqual({
+      HIDDEN_CASES_REPO: expect.stringMatching(/^\$\{\{ secrets\.HIDDEN_CASES_REPO \}\}$/),
+      HIDDEN_CASES_TOKEN: expect.stringMatching(/^\$\{\{ secrets\.HIDDEN_CASES_TOKEN \}\}$/),
+    });
+
+    // The owner's private repository of hidden cases: one mcp-frame case with a string nothing else has.
+    const owner = join(dir, 'hidden-cases');
+    const messages = `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"path":"/hidden/only-here/x"}}]\n`;
+    const caseDir = join(owner, 'cases/config-and-framing/mcp-frame/secret');
+    mkdirSync(caseDir, { recursive: true });
+    writeFileSync(join(caseDir, 'messages.json'), messages);
+    const expected = execFileSync(join(REPO, 'your_program.sh'), ['mcp-frame', caseDir], { cwd: REPO, encoding: 'utf8' });
+    mkdirSync(join(owner, 'fixtures/config-and-framing/mcp-frame/secret'), { recursive: true });
+    writeFileSync(join(owner, 'fixtures/config-and-framing/mcp-frame/secret/expected.json'), expected);
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=course owner', '-c', 'user.email=owner@example.invalid', ...args], { cwd: owner });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'hidden cases');
+
+    // The step as GitHub runs it (bash -e), its secrets set; the clone's github.com URL is sent to
+    // that repository instead (git's url.<base>.insteadOf), as no network is here.
+    const runner = join(dir, 'runner');
+    mkdirSync(runner);
+    const summary = join(dir, 'summary.md');
+    const env = {
+      ...process.env,
+      NO_COLOR: '1',
+      RUNNER_TEMP: runner,
+      GITHUB_STEP_SUMMARY: summary,
+      HIDDEN_CASES_REPO: 'course-owner/hidden-cases',
+      HIDDEN_CASES_TOKEN: 'a-token',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: `url.file://${owner}/.insteadOf`,
+      GIT_CONFIG_VALUE_0: 'https://x-access-token:a-token@github.com/course-owner/hidden-cases.git',
+    };
+    const cloned = spawnSync('bash', ['-e', '-c', clone.run!], { cwd: target, env, encoding: 'utf8' });
+    expect(cloned.status, cloned.stderr).toBe(0);
+    expect(readFileSync(join(runner, 'hidden/cases/config-and-framing/mcp-frame/secret/messages.json'), 'utf8')).toBe(messages);
+    expect(existsSync(join(runner, 'hidden/.git'))).toBe(false);
+
+    // A push that escapes slashes: it fails the hidden case (and public ones) with a diff.
+    const source = join(target, 'src/mcp.ts');
+    const starter = readFileSync(source, 'utf8');
+    const frame = "return JSON.stringify(msg) + '\\n';";
+    expect(REFERENCE).toContain(frame);
+    writeFileSync(source, REFERENCE.replace(frame, "return JSON.stringify(msg).replaceAll('/', '\\\\/') + '\\n';"));
+    try {
+      const graded = spawnSync('bash', ['-e', '-c', grade.run!], { cwd: target, env, encoding: 'utf8' });
+      expect(graded.status, graded.stderr).toBe(1);
+      const results = JSON.parse(readFileSync(join(target, 'results.json'), 'utf8')) as ResultsReport;
+      expect(results.hiddenCases).toBe(1);
+      const hidden = results.stages.flatMap((stage) => stage.checks).find((check) => check.origin === 'hidden')!;
+      expect({ name: hidden.name, status: hidden.status }).toEqual({ name: 'hidden-mcp-frame/secret', status: 'fail' });
+      expect(results.sandbox).toBe('bwrap');
+      const page = readFileSync(summary, 'utf8');
+      expect(page).toContain('| config-and-framing | .mcp.json + framing | ❌ fail |');
+      expect(page).toMatch(/### first failure: /);
+      // none of the hidden case's expected bytes: neither its path nor a line of its expected.json
+      expect(page).not.toContain('/hidden/only-here/x');
+      for (const line of expected.split('\n').filter((each) => each.trim().length > 8)) expect(page).not.toContain(line.trim());
+    } finally {
+      writeFileSync(source, starter);
+    }
+  });
+});
+
+/** A watch session's output, round by round: `round()` resolves at the next "[watch] waiting for
+ *  changes" after the last one taken; `take()` gives what came up to it and starts the next. */
+function watched(child: ReturnType<typeof spawn>) {
+  let output = '';
+  let waiting: (() => void) | undefined;
+  const marker = '[watch] waiting for changes';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    if (output.includes(marker)) waiting?.();
+  });
+  return {
+    round: () => new Promise<void>((resolve) => (output.includes(marker) ? resolve() : (waiting = resolve))),
+    take: () => {
+      const end = output.indexOf(marker) + marker.length;
+      const taken = output.slice(0, end);
+      output = output.slice(end);
+      return taken;
+    },
+  };
+}
