@@ -122,6 +122,15 @@ describe('theinference export', () => {
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('fixtures/config-and-framing/mcp-config/no-servers/extra.json is not a regular file (a link?)');
     expect(existsSync(target)).toBe(false);
+
+    // run where there is no course
+    const nowhere = scratch('no-course-');
+    const lost = await runCli(['export', 'student'], { cwd: nowhere });
+    expect({ code: lost.code, stderr: lost.stderr }).toEqual({
+      code: 2,
+      stderr: `theinference export: no course.yaml in ${nowhere} or any folder above it: run theinference in the course directory\n`,
+    });
+    expect(existsSync(join(nowhere, 'student'))).toBe(false);
   });
 });
 

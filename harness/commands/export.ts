@@ -7,7 +7,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadCourse, type Course } from '../course.ts';
+import { findCourseRoot, loadCourse, type Course } from '../course.ts';
 import { CourseError, UsageError } from '../errors.ts';
 import { PROGRAM } from '../run/launcher.ts';
 import { graderVersion } from '../report/version.ts';
@@ -23,7 +23,7 @@ export async function exportCourse(args: string[], out: (text: string) => void =
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { grader: { type: 'string' } } });
   if (positionals.length !== 1)
     throw new UsageError('export takes the folder to write the student repository to: theinference export <dir> [--grader <npm spec>]');
-  const course = loadCourse(process.cwd());
+  const course = loadCourse(findCourseRoot(process.cwd()));
   const target = resolve(positionals[0]!);
   const files = studentFiles(course, values.grader ?? `^${graderVersion()}`);
   refuseReference(course, files);
