@@ -79,10 +79,10 @@ const COMMANDS: Record<string, (args: string[], output: Output) => Promise<numbe
   bless: async (args) => (await import('./commands/bless.ts')).bless(args),
   'merge-reports': async (args) => (await import('./commands/merge-reports.ts')).mergeReports(args),
   export: async (args, output) => (await import('./commands/export.ts')).exportCourse(args, output.out),
-  record: async (args) => (await import('./cassette/commands.ts')).record(args),
-  replay: async (args) => (await import('./cassette/commands.ts')).replay(args),
-  lint: async (args) => (await import('./cassette/commands.ts')).lint(args),
-  verify: async (args) => (await import('./cassette/commands.ts')).verify(args),
+  record: async (args) => (await import('./commands/record.ts')).record(args),
+  replay: async (args) => (await import('./commands/replay.ts')).replay(args),
+  lint: async (args) => (await import('./commands/lint.ts')).lint(args),
+  verify: async (args) => (await import('./commands/verify.ts')).verify(args),
 };
 
 export async function main(argv: string[], output: Output = PROCESS_OUTPUT): Promise<number> {

@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { REPO } from '../helpers/cli.ts';
 
 const COMMAND_FILES = [
-  join(REPO, 'harness/cassette/commands.ts'),
   ...readdirSync(join(REPO, 'harness/commands')).map((file) => join(REPO, 'harness/commands', file)),
   join(REPO, 'harness/report/formats.ts'),
 ];

@@ -1,0 +1,103 @@
+// `theinference replay <cassette>`: an MCP server that plays a cassette to any client, over stdio or
+// Streamable HTTP. Exit 0 when nothing was diagnosed, 1 when something was, 2 usage or bad input.
+// It imports what it needs when it runs: a replay starts for every test case.
+import { formatDiagnosis, moreDiagnosesLine, type Diagnosis, type PlayReport } from '../cassette/diagnosis.ts';
+import { loadCassette } from '../cassette/format.ts';
+import type { PlayerSession } from '../cassette/session.ts';
+import { HostError, UsageError } from '../errors.ts';
+import { writeAtomically } from '../files.ts';
+import { escapeControls } from '../terminal-text.ts';
+import { checkWritable, parse } from './args.ts';
+import { say } from './say.ts';
+
+/** What starts each line the recorded server wrote on stderr, as replay relays it. */
+export const SERVER_STDERR = '[server] ';
+
+const REPLAY_USAGE =
+  'usage: theinference replay <cassette> [--stdio | --http [--port N] [--pace recorded|none]] [--report <file>] [--html <file>] [--no-validate]';
+
+/** `replay <cassette> [--stdio | --http [--port N] [--pace recorded|none]] [--report <file>] [--html <file>] [--no-validate]`:
+ *  an MCP server that plays the cassette, over the transport it was recorded on unless told (stdio
+ *  on stdin and stdout; Streamable HTTP on 127.0.0.1, its URL printed on stdout, until the client's
+ *  DELETE or, where the replay gave no session, until every recorded client message was played); at
+ *  the end, the play report as JSON and the session drawn as a page. */
+export async function replay(args: string[]): Promise<number> {
+  const parsed = parse(
+    args,
+    {
+      report: { type: 'string' },
+      html: { type: 'string' },
+      'no-validate': { type: 'boolean' },
+      stdio: { type: 'boolean' },
+      http: { type: 'boolean' },
+      port: { type: 'string' },
+      pace: { type: 'string' },
+    },
+    { positionals: true },
+  );
+  const [file, ...extra] = parsed.positionals;
+  if (file === undefined || extra.length > 0 || (parsed.values.stdio && parsed.values.http)) throw new UsageError(REPLAY_USAGE);
+  const { report: reportFile, html: htmlFile } = parsed.values;
+  // Before playing: a client cannot be asked to run again.
+  if (reportFile !== undefined) checkWritable('--report', reportFile);
+  if (htmlFile !== undefined) checkWritable('--html', htmlFile);
+  const port = parsed.values.port === undefined ? 0 : portNumber(parsed.values.port);
+  const cassette = loadCassette(file);
+  const overHttp = parsed.values.http === true || (cassette.transport === 'http' && parsed.values.stdio !== true);
+  if (parsed.values.port !== undefined && !overHttp) throw new UsageError('--port is for a replay over HTTP (an HTTP cassette, or --http)');
+  const pace = parsed.values.pace;
+  if (pace !== undefined && pace !== 'recorded' && pace !== 'none') throw new UsageError(`--pace takes recorded or none, not "${pace}"`);
+  if (pace !== undefined && !overHttp) throw new UsageError('--pace is for a replay over HTTP (an HTTP cassette, or --http)');
+  const options = {
+    validate: parsed.values['no-validate'] !== true,
+    // The recorded server's stderr, marked as its own: a diagnosis starts with "theinference replay:".
+    onStderr: (line: string) => process.stderr.write(`${SERVER_STDERR}${escapeControls(line)}\n`),
+    onDiagnosis: (diagnosis: Diagnosis) => say('replay', formatDiagnosis(diagnosis)),
+  };
+  let session: PlayerSession;
+  let close = async () => {};
+  if (overHttp) {
+    const { serveCassette } = await import('../cassette/http-face.ts');
+    let served: Awaited<ReturnType<typeof serveCassette>>;
+    try {
+      served = await serveCassette(cassette, { ...options, port, endWhenPlayed: true, ...(pace && { pace }) });
+    } catch (error) {
+      throw new HostError((error as Error).message);
+    }
+    process.stdout.write(`${served.url}\n`);
+    session = served;
+    close = () => served.close();
+  } else {
+    const { attachStreams } = await import('../cassette/stream-face.ts');
+    session = attachStreams(cassette, process.stdin, process.stdout, { ...options, endOutput: false });
+  }
+  const stop = () => session.finish();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  const report = await session.done;
+  process.off('SIGTERM', stop);
+  process.off('SIGINT', stop);
+  await close();
+  process.stdin.destroy();
+  const more = moreDiagnosesLine(report);
+  if (more) say('replay', more);
+  // a SHOULD not followed: said, and the exit code stays what the MUSTs make it
+  for (const advice of report.advice) say('replay', `advice: ${formatDiagnosis(advice)}`);
+  if (reportFile !== undefined) writeAtomically(reportFile, JSON.stringify(report, null, 2) + '\n', { overwrite: true });
+  if (htmlFile !== undefined) {
+    const { sessionHtml } = await import('../report/html.ts');
+    writeAtomically(htmlFile, sessionHtml(report, file), { overwrite: true });
+  }
+  return exitCodeOf(report);
+}
+
+/** `--port N`: 0 (any free port) to 65535. */
+function portNumber(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port takes a port number (0 for a free one), not "${text}"`);
+  return port;
+}
+
+export function exitCodeOf(report: PlayReport): number {
+  return report.ok ? 0 : 1;
+}

@@ -1,0 +1,77 @@
+// `theinference verify <cassette>`: the cassette's client side played against the live server, and
+// how the server has drifted from the recording. 0 no drift, 1 drift, 2 usage or bad input.
+import { loadCassette } from '../cassette/format.ts';
+import type { Drift } from '../cassette/verify.ts';
+import { InputError, UsageError } from '../errors.ts';
+import { parse, seconds } from './args.ts';
+import { say } from './say.ts';
+
+/** How long verify waits for each of the server's answers, unless `--timeout` says otherwise. */
+const VERIFY_TIMEOUT_SECONDS = 10;
+
+/** `verify <cassette> [--timeout <seconds>] [--redact-env NAME]... [-- <server command...> | --url <url>]`: 0 no drift,
+ *  1 drift, 2 bad input. The server is the recorded command's, started here, unless another command
+ *  is given, or (HTTP) the URL of one running. */
+export async function verify(args: string[]): Promise<number> {
+  const split = args.indexOf('--');
+  const parsed = parse(
+    split === -1 ? args : args.slice(0, split),
+    { timeout: { type: 'string' }, 'redact-env': { type: 'string', multiple: true }, url: { type: 'string' } },
+    { positionals: true },
+  );
+  const [file, ...extra] = parsed.positionals;
+  const given = split === -1 ? extra : args.slice(split + 1);
+  if (file === undefined || (split === -1 && extra.length > 0))
+    throw new UsageError('usage: theinference verify <cassette> [--timeout <seconds>] [--redact-env NAME]... [-- <server command...> | --url <url>]');
+  const timeoutMs = (parsed.values.timeout === undefined ? VERIFY_TIMEOUT_SECONDS : seconds('--timeout', parsed.values.timeout)) * 1000;
+  const cassette = loadCassette(file);
+  if (cassette.transport === 'http') {
+    const url = parsed.values.url;
+    const { verifyHttpCassette } = await import('../cassette/verify.ts');
+    if (url !== undefined) {
+      if (given.length > 0) throw new UsageError('--url names a running server: give it or a server command to start, not both');
+      if (!/^https?:\/\/\S+$/.test(url)) throw new UsageError(`--url takes the server's URL (http:// or https://), not "${url}"`);
+      return sayDrift(file, await verifyHttpCassette(cassette, url, { timeoutMs }));
+    }
+    // Else the server is started here, on a free port (given it in PORT), as record started it.
+    const command = given.length > 0 ? given : cassette.provenance.command;
+    if (command === undefined)
+      throw new UsageError(`${file}: its provenance names no server command: give the running server's URL with --url, or a command after --`);
+    if (command.some((arg) => arg.includes('<redacted:')))
+      throw new UsageError(`${file}: its recorded command has redacted secrets in it: give the server command after --`);
+    const { startServer } = await import('../cassette/started-server.ts');
+    let server: Awaited<ReturnType<typeof startServer>>;
+    try {
+      server = await startServer(command, new URL(`http://127.0.0.1:0${cassette.http?.path ?? '/mcp'}`), {
+        cwd: process.cwd(),
+        env: process.env,
+        log: () => {}, // what the server prints is not the drift
+      });
+    } catch (error) {
+      throw new InputError(`${file}: ${(error as Error).message}`);
+    }
+    try {
+      return sayDrift(file, await verifyHttpCassette(cassette, server.url.href, { timeoutMs }));
+    } finally {
+      await server.stop();
+    }
+  }
+  if (parsed.values.url !== undefined) throw new UsageError('--url is for an HTTP cassette; a stdio one runs its server command');
+  // Without one, the server command is the recording's, run from here as it was typed in the project folder.
+  const command = given.length > 0 ? given : cassette.provenance.command;
+  if (command === undefined) throw new UsageError(`${file}: its provenance names no server command: give one after --`);
+  if (command.some((arg) => arg.includes('<redacted:'))) {
+    throw new UsageError(`${file}: its recorded command has redacted secrets in it: give the server command after --`);
+  }
+  const { verifyCassette } = await import('../cassette/verify.ts');
+  const { secretsFromCommand, secretsFromEnv } = await import('../cassette/redact.ts');
+  // The secrets record would find in this run: never printed, sent where the cassette has their placeholders.
+  const secrets = [...secretsFromEnv(process.env, parsed.values['redact-env'] ?? []), ...secretsFromCommand(command)];
+  return sayDrift(file, await verifyCassette(cassette, command, { timeoutMs, secrets }));
+}
+
+function sayDrift(file: string, drift: Drift[]): number {
+  for (const item of drift) say('verify', `${file}${item.line ? `:${item.line}` : ''}: ${item.message}`);
+  if (drift.length === 0) process.stdout.write(`${file}: no drift\n`);
+  return drift.length === 0 ? 0 : 1;
+}
