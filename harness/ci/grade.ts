@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import type { Case, Course, Stage } from '../course.ts';
 import { ReportError } from '../errors.ts';
 import { gradeStages } from '../grade/stages.ts';
-import type { Verdict } from '../grade/verdict.ts';
+import type { Verdict } from '../run/verdict.ts';
 import { buildReport, type RunFacts } from '../report/build.ts';
 import { fileReporter, type ReportFormat } from '../report/formats.ts';
 import type { GradedCheck, GradedStage, Origin, ResultsReport } from '../report/json.ts';

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import type { Hint } from './verdict.ts';
+import type { Hint } from '../run/verdict.ts';
 
 /** What a server is started with: its args, and its environment (or the variables its entry adds). */
 interface Startup {

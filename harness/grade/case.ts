@@ -15,7 +15,7 @@ import { caseServerEntry, readStartReport, START_HINT, startProblem, type Server
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';
 import { openGate } from './player-gate.ts';
-import type { Advice, Hint, Verdict } from './verdict.ts';
+import type { Advice, Hint, Verdict } from '../run/verdict.ts';
 
 export interface CaseContext {
   /** The folder holding your_program.sh (the course, or a scratch copy of a submission). */

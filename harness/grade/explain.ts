@@ -6,7 +6,7 @@
 import { type Cell, MARK, MARK_MEANINGS, characterStart, isContinuationByte, markTrailingSpaces, snippet, toCells, visible } from './escape.ts';
 import { type Comparison, compareOutputs, firstJsonDifference } from './comparison.ts';
 import { hintsFor } from './hints.ts';
-import type { Difference, Hint, Span, SpanStyle, StyledLine } from './verdict.ts';
+import type { Difference, Hint, Span, SpanStyle, StyledLine } from '../run/verdict.ts';
 
 /** Columns of output text a line may take, and how many of them go before the difference. */
 const LINE_WIDTH = 96;

@@ -9,7 +9,7 @@ import type { HintRule } from '../stages/content.ts';
 import { hintRulesUpTo } from '../stages/index.ts';
 import { bothValues, describePath, firstJsonDifference, isNotBlank, keysAreSorted, valueAt, type Comparison } from './comparison.ts';
 import { quote } from './escape.ts';
-import type { Hint } from './verdict.ts';
+import type { Hint } from '../run/verdict.ts';
 
 // ------------------------------------------------------------------------ turning it into hints
 

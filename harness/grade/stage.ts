@@ -8,7 +8,7 @@ import type { Launcher } from '../run/launcher.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import { Prestarts } from '../run/prestart.ts';
 import { gradeCase, prestartProgram, type CaseContext } from './case.ts';
-import type { Verdict } from './verdict.ts';
+import type { Verdict } from '../run/verdict.ts';
 
 export interface GradeOptions {
   /** The folder holding your_program.sh and src/ (the course, or a scratch copy of a submission). */

@@ -3,7 +3,7 @@
 // happens is told to the caller's reporter as it happens; nothing here prints.
 import type { Stage } from '../course.ts';
 import { gradeStage, type GradeOptions, type StageResult } from './stage.ts';
-import type { Verdict } from './verdict.ts';
+import type { Verdict } from '../run/verdict.ts';
 
 export interface StageEvents {
   stageStart?(stage: Stage): void;

@@ -6,7 +6,7 @@
 // calls ended an oracle gets the crash or timeout verdict; the properties after it go on.
 import { dirname, join } from 'node:path';
 import { DEFAULT_RUNS, STARVED_WALL_FACTOR } from '../defaults.ts';
-import type { Verdict } from '../grade/verdict.ts';
+import type { Verdict } from '../run/verdict.ts';
 import { bundle, BundleRefusal, type Bundle } from '../run/bundle.ts';
 import type { Prestart } from '../run/prestart.ts';
 import { progressNow } from '../run/progress.ts';

@@ -3,7 +3,7 @@
 // hand. Made from the verdict's data; colour only where the painter has it.
 import { moreDiagnosesLine } from '../cassette/diagnosis.ts';
 import { visible } from '../grade/escape.ts';
-import type { Difference, Hint, Verdict } from '../grade/verdict.ts';
+import type { Difference, Hint, Verdict } from '../run/verdict.ts';
 import { painter, type Painter } from './paint.ts';
 
 /** What a check says beyond its verdict line. */

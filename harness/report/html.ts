@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { moreDiagnosesLine, type Diagnosis, type PlayReport } from '../cassette/diagnosis.ts';
 import { exchangeStep, responseOutcome, type Exchange, type ExchangeStep } from '../cassette/exchange.ts';
 import { isObject, type Json } from '../cassette/model.ts';
-import type { Advice, Hint, ProtocolReport, StyledLine } from '../grade/verdict.ts';
+import type { Advice, Hint, ProtocolReport, StyledLine } from '../run/verdict.ts';
 import { clip, escapeControls } from '../terminal-text.ts';
 import type { CheckReport, KeptText, ResultsReport, StageReport } from './json.ts';
 

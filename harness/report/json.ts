@@ -5,7 +5,7 @@ import { MAX_SEED } from '../defaults.ts';
 import { writeAtomically } from '../files.ts';
 import { detailText } from './details.ts';
 import type { Case, Stage } from '../course.ts';
-import type { Advice, Difference, Hint, ProtocolReport, Verdict } from '../grade/verdict.ts';
+import type { Advice, Difference, Hint, ProtocolReport, Verdict } from '../run/verdict.ts';
 import type { Exchange } from '../cassette/exchange.ts';
 import {
   array,

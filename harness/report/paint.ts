@@ -1,7 +1,7 @@
 // The one ANSI painter: every colour the grader prints goes through it, and with colour off it
 // returns the text unchanged. Each painted run resets what it set, so a line cut anywhere after
 // it leaves the terminal as it was.
-import type { Span, SpanStyle } from '../grade/verdict.ts';
+import type { Span, SpanStyle } from '../run/verdict.ts';
 
 const SGR = { bold: 1, dim: 2, red: 31, green: 32, yellow: 33 } as const;
 type Attribute = keyof typeof SGR;

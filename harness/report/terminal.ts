@@ -2,7 +2,7 @@
 // stage. A consumer of verdicts: it decides nothing, it only prints.
 import type { Stage } from '../course.ts';
 import type { StageResult } from '../grade/stage.ts';
-import type { Status, Verdict } from '../grade/verdict.ts';
+import type { Status, Verdict } from '../run/verdict.ts';
 import { clip, escapeControls, escapeGraderText } from '../terminal-text.ts';
 import { detailLines } from './details.ts';
 import type { ResultsReport } from './json.ts';

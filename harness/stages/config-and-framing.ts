@@ -16,7 +16,7 @@ import {
   valueAt,
   type Comparison,
 } from '../grade/comparison.ts';
-import type { Hint } from '../grade/verdict.ts';
+import type { Hint } from '../run/verdict.ts';
 import { jsonRpcMessage, type JsonRpcMessage } from '../props/arbitraries.ts';
 import { equalsJson } from '../props/equality.ts';
 import { show } from '../props/show.ts';

@@ -2,7 +2,7 @@
 // output, how to make random cases of its commands, and the properties its functions must hold.
 // Each stage's module (harness/stages/<slug>.ts) exports one of these; index.ts lists them.
 import type { Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../grade/verdict.ts';
+import type { Hint } from '../run/verdict.ts';
 import type { PropertySuite } from '../props/suite.ts';
 
 /** Reads a comparison and names the mistakes it shows (none when it does not know them). */

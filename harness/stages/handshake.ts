@@ -2,7 +2,7 @@
 // `initialize` outcome program.ts prints; its generator makes a server of its own for each case.
 import fc from 'fast-check';
 import { asRecord, bothValues, field, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../grade/verdict.ts';
+import type { Hint } from '../run/verdict.ts';
 import { REQUESTED_VERSION, SUPPORTED_VERSIONS } from '../protocol.ts';
 import type { GeneratedFiles, StageContent } from './content.ts';
 import { cassetteYaml, draw, handshakeFrames, text, word } from './generated.ts';

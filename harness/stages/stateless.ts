@@ -4,7 +4,7 @@
 // command prints: what connect() found, the tools, the calls, and the input requests it answered.
 import { isDeepStrictEqual } from 'node:util';
 import { bothValues, field, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../grade/verdict.ts';
+import type { Hint } from '../run/verdict.ts';
 import type { StageContent } from './content.ts';
 import { outcomeOf } from './outcome.ts';
 

@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { bothValues, field, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../grade/verdict.ts';
+import type { Hint } from '../run/verdict.ts';
 import { REQUESTED_VERSION } from '../protocol.ts';
 import type { GeneratedFiles, StageContent } from './content.ts';
 import { cassetteYaml, draw, handshakeFrames, text } from './generated.ts';

@@ -4,7 +4,7 @@
 // the MCP tool it was given.
 import { isDeepStrictEqual } from 'node:util';
 import { asRecord, bothValues, field, firstJsonDifference, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../grade/verdict.ts';
+import type { Hint } from '../run/verdict.ts';
 import type { StageContent } from './content.ts';
 
 const CLAUDE_FIELDS = ['name', 'description', 'input_schema'];

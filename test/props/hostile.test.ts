@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import type { Verdict } from '../../harness/grade/verdict.ts';
+import type { Verdict } from '../../harness/run/verdict.ts';
 import { jsonRpcMessage } from '../../harness/props/arbitraries.ts';
 import { valuesTried } from '../../harness/props/judge.ts';
 import { runProperties, type PropertyRunOptions } from '../../harness/props/run.ts';

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
-import type { Verdict } from '../../harness/grade/verdict.ts';
+import type { Verdict } from '../../harness/run/verdict.ts';
 import { DEFAULT_RUNS } from '../../harness/defaults.ts';
 import { prestartProperties, runProperties } from '../../harness/props/run.ts';
 import { suiteNamed } from '../../harness/stages/index.ts';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { explainDifference } from '../../harness/grade/explain.ts';
 import { detailLines } from '../../harness/report/details.ts';
 import { painter } from '../../harness/report/paint.ts';
-import type { Verdict } from '../../harness/grade/verdict.ts';
+import type { Verdict } from '../../harness/run/verdict.ts';
 import { clip, escapeControls, escapeGraderText, headLines } from '../../harness/terminal-text.ts';
 import { DETAIL_LINES, LINE_CHARS, TerminalReporter } from '../../harness/report/terminal.ts';
 
