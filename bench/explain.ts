@@ -3,6 +3,7 @@
 // the two outputs split into lines, what a generic test runner prints).
 // Run: node --import tsx bench/explain.ts [rounds]
 import { explainDifference } from '../harness/grade/explain.ts';
+import { COURSE_CONTENT } from '../harness/stages/index.ts';
 
 const rounds = Number(process.argv[2] ?? 20);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
@@ -32,7 +33,7 @@ for (const [name, [expected, actual]] of Object.entries(cases)) {
   const times = { explainer: [] as number[], 'line diff': [] as number[] };
   for (let round = 0; round < rounds; round++) {
     let started = performance.now();
-    explainDifference(expected, actual, { stage: 'config-and-framing' });
+    explainDifference(expected, actual, { hintRules: COURSE_CONTENT.hintRules('config-and-framing') });
     times.explainer.push(performance.now() - started);
     started = performance.now();
     lineDiff(expected, actual);

@@ -7,6 +7,7 @@ import { loadCourse } from '../harness/course.ts';
 import { gradeStage } from '../harness/grade/stage.ts';
 import { programEnv } from '../harness/run/env.ts';
 import { launcher } from '../harness/run/launcher.ts';
+import { COURSE_CONTENT } from '../harness/stages/index.ts';
 
 const root = join(import.meta.dirname, '..');
 const rounds = Number(process.argv[2] ?? 7);
@@ -20,7 +21,7 @@ if (own.jail.network || !shared.jail.network || own.jail.kind !== 'bwrap')
 async function graded(start: typeof own): Promise<{ wallMs: number; cpuMs: number }> {
   const wall = performance.now();
   const cpu = process.cpuUsage();
-  const result = await gradeStage(stage, { runRoot: root, launcher: start, env, seed: 1, propertyRuns: 1 });
+  const result = await gradeStage(stage, { runRoot: root, content: COURSE_CONTENT, launcher: start, env, seed: 1, propertyRuns: 1 });
   if (!result.passed) throw new Error('the reference failed streamable-http');
   const used = process.cpuUsage(cpu);
   return { wallMs: performance.now() - wall, cpuMs: (used.user + used.system) / 1000 };

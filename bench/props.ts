@@ -17,10 +17,12 @@ import { runProperties } from '../harness/props/run.ts';
 import { tsxLoader } from '../harness/props/session.ts';
 import { jailFor, sandboxAvailability } from '../harness/run/sandbox.ts';
 import { DEFAULT_LIMITS, runProcess } from '../harness/run/spawn.ts';
+import { suiteNamed } from '../harness/stages/index.ts';
 
 const root = join(import.meta.dirname, '..');
 const rounds = Number(process.argv[2] ?? 7);
 const SEED = 7;
+const FRAMING = suiteNamed('framing')!;
 const TIMEOUT_MS = 60_000;
 
 /** The old child.ts (git show a9cf637:harness/props/child.ts), imports pointed at the harness. */
@@ -130,7 +132,7 @@ const jail = jailFor(root, { sandbox: true, network: false });
 
 function newWay(modulePath: string, inSandbox = false) {
   return runProperties({
-    suite: 'framing',
+    suite: FRAMING,
     stage: 'config-and-framing',
     modulePath,
     cwd: root,

@@ -15,6 +15,7 @@ import { programEnv } from '../harness/run/env.ts';
 import { launcher } from '../harness/run/launcher.ts';
 import { CORES, inOrder } from '../harness/run/pool.ts';
 import { DEFAULT_LIMITS } from '../harness/run/spawn.ts';
+import { COURSE_CONTENT } from '../harness/stages/index.ts';
 
 const root = join(import.meta.dirname, '..');
 const rounds = Number(process.argv[2] ?? 5);
@@ -24,7 +25,7 @@ const env = programEnv();
 
 async function withPlayer(stage: Stage): Promise<number> {
   const started = performance.now();
-  const result = await gradeStage(stage, { runRoot: root, launcher: start, env, seed: 1, propertyRuns: 1 });
+  const result = await gradeStage(stage, { runRoot: root, content: COURSE_CONTENT, launcher: start, env, seed: 1, propertyRuns: 1 });
   if (!result.passed) throw new Error(`the reference failed ${stage.slug} under the player`);
   return performance.now() - started;
 }
@@ -78,7 +79,7 @@ async function caseTimes(slug: string): Promise<number[]> {
   const stage = course.stages.find((candidate) => candidate.slug === slug)!;
   const times: number[] = [];
   for (let round = 0; round < rounds; round += 1) {
-    const result = await gradeStage(stage, { runRoot: root, launcher: start, env, seed: 1, propertyRuns: 1 });
+    const result = await gradeStage(stage, { runRoot: root, content: COURSE_CONTENT, launcher: start, env, seed: 1, propertyRuns: 1 });
     if (!result.passed) throw new Error(`the reference failed ${slug}`);
     times.push(...result.verdicts.map((verdict) => verdict.durationMs));
   }

@@ -10,6 +10,7 @@ import { detailText } from '../harness/report/details.ts';
 import { programEnv } from '../harness/run/env.ts';
 import { launcher } from '../harness/run/launcher.ts';
 import { courseCopy } from './helpers/cli.ts';
+import { COURSE_CONTENT } from '../harness/stages/index.ts';
 
 const copies: string[] = [];
 afterAll(() => {
@@ -33,6 +34,7 @@ async function grade(dir: string, slug: string, name: string) {
   const testCase = stage.cases.find((candidate) => candidate.name === name)!;
   return gradeCase(testCase, {
     runRoot: dir,
+    content: COURSE_CONTENT,
     launcher: await launcher(dir, { bundle: true }),
     env: programEnv(),
     limits: { timeoutMs: 2000, outputCap: 1024 * 1024 },

@@ -9,6 +9,7 @@ import { gradeStage } from '../harness/grade/stage.ts';
 import { programEnv } from '../harness/run/env.ts';
 import { launcher } from '../harness/run/launcher.ts';
 import { courseCopy, REPO } from './helpers/cli.ts';
+import { COURSE_CONTENT } from '../harness/stages/index.ts';
 
 const dir = courseCopy();
 rmSync(join(dir, 'src'), { recursive: true });
@@ -33,6 +34,7 @@ describe('the official SDK client, behind the course API', () => {
       const stage = loadCourse(dir).stages.find((candidate) => candidate.slug === slug)!;
       const result = await gradeStage(stage, {
         runRoot: dir,
+        content: COURSE_CONTENT,
         launcher: await launcher(dir, { bundle: true }),
         env: programEnv(),
         seed: 1,

@@ -9,6 +9,7 @@ import { hintsFor } from '../harness/grade/hints.ts';
 import type { StageContent } from '../harness/stages/content.ts';
 import { STAGES } from '../harness/stages/index.ts';
 import { REPO } from './helpers/cli.ts';
+import { COURSE_CONTENT } from '../harness/stages/index.ts';
 
 /** Where the contents and the course disagree, a line each. */
 function mismatches(course: Course, contents: readonly StageContent[]): string[] {
@@ -61,7 +62,7 @@ describe('hints for a stage', () => {
   const expected = { frames: ['{"a":1}\n'], tools: [{ name: 'one' }, { name: 'two' }] };
   const actual = { frames: ['{\n  "a": 1\n}\n'], tools: [{ name: 'one' }] };
   const comparison = compareOutputs(Buffer.from(JSON.stringify(expected)), Buffer.from(JSON.stringify(actual)));
-  const kinds = (stage?: string) => hintsFor(comparison, stage).map((hint) => hint.kind);
+  const kinds = (stage?: string) => hintsFor(comparison, COURSE_CONTENT.hintRules(stage)).map((hint) => hint.kind);
 
   it("are its own rules first, then the earlier stages'; every stage's without one, or for a stage the table does not know", () => {
     expect(kinds('tools')).toEqual(['pagination', 'frame-pretty']);

@@ -23,6 +23,7 @@ import { scratchCopy, type Scratch, type SubmissionFacts } from '../run/submissi
 import { copyHiddenInputs, loadHiddenCases, type HiddenCases } from './hidden.ts';
 import { expectFromReference, generateCases } from './random.ts';
 import { inShard, type Shard } from './shard.ts';
+import { COURSE_CONTENT } from '../stages/index.ts';
 
 export interface CiSettings {
   course: Course;
@@ -153,6 +154,7 @@ async function grade(
     {
       runRoot: scratch.root,
       launcher: start,
+      content: COURSE_CONTENT,
       env,
       seed: settings.seed,
       propertyRuns: settings.runs,

@@ -17,6 +17,7 @@ import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher } from '../run/launcher.ts';
 import { CORES, inOrder } from '../run/pool.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
+import { COURSE_CONTENT, suiteNames } from '../stages/index.ts';
 
 interface Blessing {
   testCase: Case;
@@ -26,7 +27,7 @@ interface Blessing {
 
 export async function bless(args: string[]): Promise<number> {
   const { values } = parse(args, { stage: { type: 'string' } });
-  const course = loadCourse(findCourseRoot(process.cwd()), { allowMissingExpected: true });
+  const course = loadCourse(findCourseRoot(process.cwd()), { allowMissingExpected: true, suites: suiteNames() });
   checkProgram(course.root);
   const stages = values.stage === undefined ? course.stages : course.stages.filter((stage) => stage.slug === values.stage);
   if (stages.length === 0) {
@@ -95,9 +96,10 @@ export async function bless(args: string[]): Promise<number> {
 }
 
 async function propertyFailures(stage: Stage, courseRoot: string, env: NodeJS.ProcessEnv): Promise<string[]> {
-  if (!stage.properties) return [];
+  const suite = stage.properties === undefined ? undefined : COURSE_CONTENT.suite(stage.properties);
+  if (!suite) return [];
   const verdicts = await runProperties({
-    suite: stage.properties,
+    suite,
     stage: stage.slug,
     modulePath: `${courseRoot}/src/mcp.ts`,
     cwd: courseRoot,

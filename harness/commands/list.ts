@@ -7,15 +7,24 @@ import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher } from '../run/launcher.ts';
 import { parse, randomSeed } from './args.ts';
 import { ListCache } from './list-cache.ts';
+import { COURSE_CONTENT, suiteNames } from '../stages/index.ts';
 
 export async function list(args: string[]): Promise<number> {
   parse(args, {});
-  const course = loadCourse(findCourseRoot(process.cwd()));
+  const course = loadCourse(findCourseRoot(process.cwd()), { suites: suiteNames() });
   checkProgram(course.root);
   const env = programEnv();
   const start = await launcher(course.root, { bundle: true });
   const cache = new ListCache(course);
-  const options = { runRoot: course.root, launcher: start, env, seed: randomSeed(), propertyRuns: DEFAULT_RUNS, continueAfterFailure: true };
+  const options = {
+    runRoot: course.root,
+    launcher: start,
+    content: COURSE_CONTENT,
+    env,
+    seed: randomSeed(),
+    propertyRuns: DEFAULT_RUNS,
+    continueAfterFailure: true,
+  };
   console.log('stages, in course order:');
   for (const [index, stage] of course.stages.entries()) {
     let count = cache.get(stage);

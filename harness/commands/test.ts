@@ -18,6 +18,7 @@ import { ENABLE_SANDBOX, sandboxAvailability } from '../run/sandbox.ts';
 import { scratchCopy, type SubmissionFacts } from '../run/submission.ts';
 import { resolve } from 'node:path';
 import { checkWritable, count, parse, positive, randomSeed, runs, seconds, seed, useColor } from './args.ts';
+import { COURSE_CONTENT, suiteNames } from '../stages/index.ts';
 
 const TEST_OPTIONS = {
   stage: { type: 'string' },
@@ -78,7 +79,7 @@ export interface TestSettings {
 export async function test(args: string[], write: (text: string) => void): Promise<number> {
   const { values } = parse(args, TEST_OPTIONS);
   // The stage table and the expected outputs always come from the course, never from a submission.
-  const course = loadCourse(findCourseRoot(process.cwd()));
+  const course = loadCourse(findCourseRoot(process.cwd()), { suites: suiteNames() });
   checkProgram(course.root);
   const common = {
     stages: stagesToGrade(course, values.stage),
@@ -133,7 +134,8 @@ export async function test(args: string[], write: (text: string) => void): Promi
       let ahead: Prestarts | undefined;
       const keep = values['no-prestart'] ? undefined : (next: Prestarts) => (ahead = next);
       try {
-        return await watch(settings, (course, stages, signal) => {
+        const reload = () => loadCourse(course.root, { suites: suiteNames() });
+        return await watch({ ...settings, reload }, (course, stages, signal) => {
           const taken = ahead;
           ahead = undefined;
           return gradeAndReport({ ...settings, course, stages }, signal, { taken, keep });
@@ -191,6 +193,7 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
   const options = {
     runRoot: settings.runRoot,
     launcher: start,
+    content: COURSE_CONTENT,
     env: programEnv(),
     seed: settings.seed,
     propertyRuns: settings.runs,

@@ -12,12 +12,14 @@ import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
 import { afterProgress } from '../run/progress.ts';
 import { runCommand, STUCK_MS, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
 import { caseServerEntry, readStartReport, START_HINT, startProblem, type ServerEntry, type StartReport } from './case-server.ts';
+import type { CourseContent } from './content.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';
 import { openGate } from './player-gate.ts';
 import type { Advice, Hint, Verdict } from '../run/verdict.ts';
 
-export interface CaseContext {
+/** What a case's program runs with. */
+export interface RunContext {
   /** The folder holding your_program.sh (the course, or a scratch copy of a submission). */
   runRoot: string;
   launcher: Launcher;
@@ -26,6 +28,12 @@ export interface CaseContext {
   signal?: AbortSignal;
   /** Programs started ahead for these cases (watch mode): each case takes its own, or starts one. */
   prestarted?: Prestarts;
+}
+
+/** What a case is graded with: how its program runs, and the stages' hint rules (harness/stages/,
+ *  passed down by the command) to explain a wrong output. */
+export interface CaseContext extends RunContext {
+  content: CourseContent;
 }
 
 /** The fd on which a program reaches the grader's cassette player. */
@@ -51,7 +59,11 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   }
   const { result, report, start } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
-  const judged = withResumption(withLineEnds(judge(result, expected, context, { hidden: testCase.hidden, stage: testCase.stage }), cassette), cassette, report);
+  const judged = withResumption(
+    withLineEnds(judge(result, expected, context, { hidden: testCase.hidden, hintRules: context.content.hintRules(testCase.stage) }), cassette),
+    cassette,
+    report,
+  );
   const judgement = withProtocol(
     withSessionOver(withServerStart(judged, start), report, testCase.player),
     report,
@@ -81,7 +93,7 @@ interface Wiring {
   waitedOn?: () => boolean;
 }
 
-export function runProgram(testCase: Case, context: CaseContext, { player, env, waitedOn }: Wiring = {}): Promise<RunResult> {
+export function runProgram(testCase: Case, context: RunContext, { player, env, waitedOn }: Wiring = {}): Promise<RunResult> {
   const onPipes = player && (([wire]: NodeJS.ReadWriteStream[]) => player(wire as unknown as Duplex));
   const ready = context.prestarted?.take(testCase.casePath);
   if (ready) return ready.release({ onPipes, env, waitedOn }, context.signal);
@@ -97,7 +109,7 @@ export function runProgram(testCase: Case, context: CaseContext, { player, env, 
 }
 
 /** The case's program started ahead of time (watch mode), waiting to be released by runProgram. */
-export function prestartProgram(testCase: Case, context: CaseContext): Prestart | undefined {
+export function prestartProgram(testCase: Case, context: RunContext): Prestart | undefined {
   const warm = context.launcher.warm;
   // A case with a cassette gets its player when released (runWithPlayer): its wire is made now. An
   // HTTP case's player is made at the release, its URL given then; fetch is loaded while it waits.
@@ -108,13 +120,13 @@ export function prestartProgram(testCase: Case, context: CaseContext): Prestart 
 }
 
 /** The program's start with its case's inputs shown to it (in a sandbox, at a place that says nothing of the case). */
-function showCase(start: Command, testCase: Case, context: CaseContext): { start: Command; caseArg: string } {
+function showCase(start: Command, testCase: Case, context: RunContext): { start: Command; caseArg: string } {
   return context.launcher.jail.showCase(start, resolve(context.runRoot, testCase.casePath), testCase.casePath);
 }
 
 /** How a case's program runs, however it is started: its folder, environment, limits, and the cassette wire
  *  if it has one. A program that talks HTTP has fetch loaded before it starts (preload.mjs). */
-function programOptions(testCase: Case, context: CaseContext, wire: boolean): RunOptions {
+function programOptions(testCase: Case, context: RunContext, wire: boolean): RunOptions {
   const env = testCase.player === 'http' ? { ...context.env, THEINFERENCE_FETCH: '1' } : context.env;
   return {
     cwd: context.runRoot,
@@ -143,7 +155,7 @@ export interface ServerStart {
  *  has a .mcp.json, behind the report of the server the program started (case-server.ts). */
 export async function runWithPlayer(
   testCase: Case,
-  context: CaseContext,
+  context: RunContext,
   cassette: Cassette | undefined,
 ): Promise<{ result: RunResult; report?: PlayReport; start?: ServerStart }> {
   if (!cassette) return { result: await runProgram(testCase, context) };
@@ -173,7 +185,7 @@ export async function runWithPlayer(
 /** The program, with the cassette played over Streamable HTTP on 127.0.0.1, on a port the grader
  *  owns for this case alone; the program finds its URL in THEINFERENCE_SERVER_URL. A program without
  *  network reaches it through a gate of the case's own, a Unix socket in the run root (player-gate.ts). */
-async function runWithHttpPlayer(testCase: Case, context: CaseContext, cassette: Cassette): Promise<{ result: RunResult; report?: PlayReport }> {
+async function runWithHttpPlayer(testCase: Case, context: RunContext, cassette: Cassette): Promise<{ result: RunResult; report?: PlayReport }> {
   const { serveCassette } = await import('../cassette/http-face.ts');
   const served = await serveCassette(cassette);
   const gate = context.launcher.jail.network ? undefined : await openGate(playerSocket(context.runRoot), Number(new URL(served.url).port));

@@ -5,7 +5,7 @@
 // styled spans and hint kinds; each reporter turns them into its own text.
 import { type Cell, MARK, MARK_MEANINGS, characterStart, isContinuationByte, markTrailingSpaces, snippet, toCells, visible } from './escape.ts';
 import { type Comparison, compareOutputs, firstJsonDifference } from './comparison.ts';
-import { hintsFor } from './hints.ts';
+import { hintsFor, type HintRule } from './hints.ts';
 import type { Difference, Hint, Span, SpanStyle, StyledLine } from '../run/verdict.ts';
 
 /** Columns of output text a line may take, and how many of them go before the difference. */
@@ -21,8 +21,8 @@ type Side = 'expected' | 'actual';
 export interface ExplainOptions {
   /** A hidden case: say where the output goes wrong and hint why, but show none of the expected bytes. */
   hidden?: boolean;
-  /** The stage whose hint rules apply (with those of the stages before it); none: every stage's. */
-  stage?: string;
+  /** The stages' rules that explain the output (CourseContent.hintRules of its stage). */
+  hintRules?: readonly HintRule[];
 }
 
 export interface Explanation {
@@ -38,7 +38,7 @@ export function explainDifference(expected: Buffer, actual: Buffer, options: Exp
   const lineStart = offset === 0 ? 0 : expected.lastIndexOf(0x0a, offset - 1) + 1;
   const lineNumber = countNewlines(expected, lineStart) + 1;
   const column = countCharacters(expected, lineStart, characterStart(expected, offset, lineStart)) + 1;
-  const hints = hintsFor(comparison, options.stage);
+  const hints = hintsFor(comparison, options.hintRules);
   const lines: StyledLine[] = [plain(`first difference at byte offset ${offset} (line ${lineNumber}, column ${column})`)];
   const difference = { offset, line: lineNumber, column, lines };
   if (options.hidden) {

@@ -5,24 +5,25 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Diagnosis } from '../cassette/diagnosis.ts';
 import { kindOf } from '../cassette/model.ts';
 import { lacksRequiredMeta } from '../cassette/stateless.ts';
-import type { HintRule } from '../stages/content.ts';
-import { hintRulesUpTo } from '../stages/index.ts';
 import { bothValues, describePath, firstJsonDifference, isNotBlank, keysAreSorted, valueAt, type Comparison } from './comparison.ts';
 import { quote } from './escape.ts';
 import type { Hint } from '../run/verdict.ts';
+
+/** Reads a comparison and names the mistakes it shows (none when it does not know them). */
+export type HintRule = (comparison: Comparison) => Hint[];
 
 // ------------------------------------------------------------------------ turning it into hints
 
 /**
  * The hints for a failing output, most basic first, each kind of mistake once: the rules for any
- * JSON output, then those of `stage` and of the stages before it (every stage's without one).
+ * JSON output, then the stages' `rules` (CourseContent.hintRules: its stage's, then earlier ones').
  */
-export function hintsFor(comparison: Comparison, stage?: string): Hint[] {
+export function hintsFor(comparison: Comparison, rules: readonly HintRule[] = []): Hint[] {
   if (comparison.actualText.length === 0) {
     return [{ kind: 'empty', lines: ['your program printed nothing on stdout', 'if it crashed, its error is on stderr above'] }];
   }
   const hints: Hint[] = [];
-  for (const rule of [...OUTPUT_RULES, ...hintRulesUpTo(stage)]) {
+  for (const rule of [...OUTPUT_RULES, ...rules]) {
     for (const hint of rule(comparison)) {
       if (!hints.some((known) => known.kind === hint.kind)) hints.push(hint);
     }

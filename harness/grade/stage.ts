@@ -8,6 +8,7 @@ import type { Launcher } from '../run/launcher.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import { Prestarts } from '../run/prestart.ts';
 import { gradeCase, prestartProgram, type CaseContext } from './case.ts';
+import type { CourseContent } from './content.ts';
 import type { Verdict } from '../run/verdict.ts';
 
 export interface GradeOptions {
@@ -26,6 +27,8 @@ export interface GradeOptions {
   onVerdict?: (verdict: Verdict) => void;
   /** Programs started ahead for these stages' cases (watch mode; see prestartStages). */
   prestarted?: Prestarts;
+  /** The stages' hint rules and property suites (harness/stages/ makes them). */
+  content: CourseContent;
 }
 
 export interface StageResult {
@@ -45,16 +48,19 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
 
   // The property suite is one process for the whole stage: start it first, report it last.
   const suite = propertyOptions(stage, context);
-  const properties = suite
-    ? runProperties({
-        ...suite,
-        stage: stage.slug,
-        seed: options.seed,
-        runs: options.propertyRuns,
-        signal: options.signal,
-        ...(options.prestarted && { prestarted: options.prestarted.take(propertiesKey(stage)) }),
-      })
-    : Promise.resolve([]);
+  const properties =
+    suite === 'unknown'
+      ? Promise.resolve([unknownSuite(stage)])
+      : suite
+        ? runProperties({
+            ...suite,
+            stage: stage.slug,
+            seed: options.seed,
+            runs: options.propertyRuns,
+            signal: options.signal,
+            ...(options.prestarted && { prestarted: options.prestarted.take(propertiesKey(stage)) }),
+          })
+        : Promise.resolve([]);
   const cases = await inOrder(
     stage.cases.map((testCase) => () => gradeCase(testCase, context)),
     CORES,
@@ -79,7 +85,7 @@ export function prestartStages(stages: readonly Stage[], options: Omit<GradeOpti
       if (started) prestarted.add(testCase.casePath, started);
     }
     const suite = propertyOptions(stage, context);
-    const oracle = suite && options.launcher.warmStart && prestartProperties(suite, options.launcher.warmStart);
+    const oracle = suite && suite !== 'unknown' && options.launcher.warmStart && prestartProperties(suite, options.launcher.warmStart);
     if (oracle) prestarted.add(propertiesKey(stage), oracle);
   }
   return prestarted;
@@ -91,11 +97,13 @@ function propertiesKey(stage: Stage): string {
 }
 
 /** How a stage's property suite runs, in the same folder, environment, sandbox and time limit as its
- *  cases; none when the stage has none. */
+ *  cases; none when the stage has none, `unknown` when the stages' content has no suite by its name. */
 function propertyOptions(stage: Stage, context: CaseContext) {
   if (!stage.properties) return undefined;
+  const suite = context.content.suite(stage.properties);
+  if (suite === undefined) return 'unknown';
   return {
-    suite: stage.properties,
+    suite,
     modulePath: join(context.runRoot, 'src', 'mcp.ts'),
     cwd: context.runRoot,
     env: context.env,
@@ -104,8 +112,13 @@ function propertyOptions(stage: Stage, context: CaseContext) {
   } satisfies Partial<PropertyRunOptions>;
 }
 
+/** A suite course.yaml names that the stages' content does not hold (a course loaded unchecked). */
+function unknownSuite(stage: Stage): Verdict {
+  return { name: `property: ${stage.properties}`, status: 'infra', message: `no property suite named "${stage.properties}"`, durationMs: 0 };
+}
+
 /** What every case of a stage runs with: its folder, its launcher and the stage's limits. */
 function caseContext(stage: Stage, options: Omit<GradeOptions, 'prestarted' | 'signal' | 'onVerdict'>): CaseContext {
   const limits = { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs ?? stage.timeoutMs, memoryBytes: options.memoryBytes ?? DEFAULT_LIMITS.memoryBytes };
-  return { runRoot: options.runRoot, launcher: options.launcher, env: options.env, limits };
+  return { runRoot: options.runRoot, launcher: options.launcher, env: options.env, limits, content: options.content };
 }

@@ -12,19 +12,18 @@ import type { Prestart } from '../run/prestart.ts';
 import { progressNow } from '../run/progress.ts';
 import type { Jail } from '../run/sandbox.ts';
 import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
-import { suiteNamed } from '../stages/index.ts';
 import { Answers } from './answers.ts';
 import { judge, valuesTried, type Halt, type Oracle, type Outcome } from './judge.ts';
 import { OracleSession, prestartOracle, type Call, type TroubleAt } from './session.ts';
 import { clip } from './show.ts';
-import { describeThrown, type PropertyCheck } from './suite.ts';
+import { describeThrown, type PropertyCheck, type PropertySuite } from './suite.ts';
 
 /** Where the student's module is bundled for the oracle, in the run root (visible in its sandbox). */
 const BUNDLED_MODULE = join('.theinference', `module-${process.pid}.mjs`);
 
 export interface PropertyRunOptions {
-  /** The suite, as course.yaml's `properties:` names it, e.g. `framing`. */
-  suite: string;
+  /** The suite course.yaml's `properties:` names (e.g. `framing`), as the stages' modules hold it. */
+  suite: PropertySuite;
   /** The stage slug, for the replay command printed with a failure. */
   stage: string;
   /** Absolute path of the student's module (src/mcp.ts). */
@@ -52,8 +51,7 @@ export function prestartProperties(
   options: Omit<PropertyRunOptions, 'stage' | 'seed' | 'runs' | 'signal' | 'prestarted'>,
   warmStart: string,
 ): Prestart | undefined {
-  const suite = suiteNamed(options.suite);
-  if (suite === undefined) return undefined;
+  const { suite } = options;
   return prestartOracle({ ...options, bundled: join(options.cwd, BUNDLED_MODULE), exports: suite.requiredExports }, warmStart);
 }
 
@@ -92,15 +90,12 @@ interface Stop extends Halt {
 }
 
 export async function runProperties(options: PropertyRunOptions): Promise<Verdict[]> {
-  const suite = suiteNamed(options.suite);
-  if (suite === undefined) {
-    return [{ name: `property: ${options.suite}`, status: 'infra', message: `no property suite named "${options.suite}"`, durationMs: 0 }];
-  }
+  const { suite } = options;
   const answers = new Answers();
   const pool = new OraclePool(options, suite.requiredExports, answers);
   pool.warm(); // the oracle loads while the values are generated
 
-  const runKey = JSON.stringify([options.suite, options.modulePath, options.seed, options.runs]);
+  const runKey = JSON.stringify([suite.name, options.modulePath, options.seed, options.runs]);
   const last = lastRuns.get(runKey);
   lastRuns.delete(runKey);
   const decided: Array<{ verdict: Verdict; sessions: readonly OracleSession[] }> = [];

@@ -2,7 +2,7 @@
 // fixtures. A save during a run stops that run (its programs are killed) and starts a fresh one.
 import { watch as watchFiles, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { loadCourse, type Course, type Stage } from '../course.ts';
+import type { Course, Stage } from '../course.ts';
 import { InputError } from '../errors.ts';
 
 /** Editors save in bursts (write, rename, chmod): wait this long for the burst to end. */
@@ -11,6 +11,8 @@ const CLEAR_SCREEN = '\x1b[2J\x1b[3J\x1b[H';
 
 export interface WatchSettings {
   course: Course;
+  /** Reads the stage table again, as the command read it. */
+  reload: () => Course;
   /** The stages graded each round, in grading order. */
   stages: Stage[];
 }
@@ -40,7 +42,7 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
     process.stdout.write(`[watch] ${new Date().toLocaleTimeString()} ${reason}\n\n`);
     const done = (async () => {
       try {
-        course ??= loadCourse(root);
+        course ??= settings.reload();
         const table = course;
         const stages = slugs.map((slug) => table.stages.find((stage) => stage.slug === slug)).filter((stage) => stage !== undefined);
         await round(table, stages, controller.signal);

@@ -1,12 +1,10 @@
 // What the harness knows about one stage of the course, beyond course.yaml: how to explain a wrong
 // output, how to make random cases of its commands, and the properties its functions must hold.
 // Each stage's module (harness/stages/<slug>.ts) exports one of these; index.ts lists them.
-import type { Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../run/verdict.ts';
+import type { HintRule } from '../grade/hints.ts';
 import type { PropertySuite } from '../props/suite.ts';
 
-/** Reads a comparison and names the mistakes it shows (none when it does not know them). */
-export type HintRule = (comparison: Comparison) => Hint[];
+export type { HintRule };
 
 export interface GeneratedFiles {
   /** Files of the case folder the program is given (relative names). */

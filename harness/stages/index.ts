@@ -6,6 +6,7 @@
 // its entry in course.yaml, its cases/ and fixtures/, and its part of the reference solution
 // (src/) and the starter. Nothing else: the grader, CI and the property runner find it here,
 // and test/stages.test.ts checks this table against course.yaml.
+import type { CourseContent } from '../grade/content.ts';
 import type { PropertySuite } from '../props/suite.ts';
 import { configAndFraming } from './config-and-framing.ts';
 import type { CaseGenerator, HintRule, StageContent } from './content.ts';
@@ -43,3 +44,6 @@ export function suiteNamed(name: string): PropertySuite | undefined {
 export function suiteNames(): string[] {
   return STAGES.flatMap(({ properties }) => (properties === undefined ? [] : [properties.name]));
 }
+
+/** What the grader is told of these stages: every command that grades passes it down. */
+export const COURSE_CONTENT: CourseContent = { hintRules: hintRulesUpTo, suite: suiteNamed };

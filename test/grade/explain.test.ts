@@ -5,6 +5,7 @@ import { explainDifference } from '../../harness/grade/explain.ts';
 import { detailLines } from '../../harness/report/details.ts';
 import { painter } from '../../harness/report/paint.ts';
 import * as reference from '../../src/mcp.ts';
+import { COURSE_CONTENT } from '../../harness/stages/index.ts';
 
 // ------------------------------------------------------------------------------- the outputs
 
@@ -45,9 +46,9 @@ function configOutput(text: string, parseConfig: (text: string) => object[]): Bu
 
 const EXPECTED_FRAMES = frameOutput((message) => JSON.stringify(message) + '\n');
 
-/** The explanation as a student reads it: the difference, then the hints. */
+/** The explanation as a student reads it: the difference, then the hints (every stage's rules). */
 function explain(expected: Buffer, actual: Buffer, color = false): string {
-  return detailLines(explainDifference(expected, actual) ?? {}, painter(color)).join('\n');
+  return detailLines(explainDifference(expected, actual, { hintRules: COURSE_CONTENT.hintRules() }) ?? {}, painter(color)).join('\n');
 }
 
 /** The hint lines only (a hint's second line is indented under its first). */

@@ -10,7 +10,10 @@ import type { Verdict } from '../../harness/run/verdict.ts';
 import { jsonRpcMessage } from '../../harness/props/arbitraries.ts';
 import { valuesTried } from '../../harness/props/judge.ts';
 import { runProperties, type PropertyRunOptions } from '../../harness/props/run.ts';
+import { suiteNamed } from '../../harness/stages/index.ts';
 import { jailFor, sandboxAvailability } from '../../harness/run/sandbox.ts';
+
+const FRAMING = suiteNamed('framing')!;
 
 const REPO = resolve(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'theinference-hostile-'));
@@ -45,7 +48,7 @@ function gradeModule(
 ): Promise<Verdict[]> {
   return runProperties({
     ...(sandboxed && { jail: jailFor(root, { sandbox: true, network: false }) }),
-    suite: 'framing',
+    suite: FRAMING,
     stage: 'config-and-framing',
     modulePath,
     cwd: root,

@@ -19,6 +19,8 @@ import { Broken, describeThrown, property, type StudentModule } from '../../harn
 import { decode, encode } from '../../harness/props/values.ts';
 import { suiteNamed } from '../../harness/stages/index.ts';
 
+const FRAMING = suiteNamed('framing')!;
+
 const REPO = resolve(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'theinference-judge-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -152,7 +154,7 @@ async function inProcess(modulePath: string, seed: number, runs: number): Promis
 
 async function throughTheOracle(modulePath: string, exotic: string, seed: number, runs: number) {
   const verdicts = await runProperties({
-    suite: 'framing',
+    suite: FRAMING,
     stage: 'config-and-framing',
     modulePath,
     cwd: REPO,

@@ -8,7 +8,12 @@ import { afterAll, describe, expect, test, vi } from 'vitest';
 import type { Verdict } from '../../harness/run/verdict.ts';
 import { DEFAULT_RUNS } from '../../harness/defaults.ts';
 import { prestartProperties, runProperties } from '../../harness/props/run.ts';
-import { suiteNamed } from '../../harness/stages/index.ts';
+import { COURSE_CONTENT, suiteNamed } from '../../harness/stages/index.ts';
+import { loadCourse } from '../../harness/course.ts';
+import { gradeStage } from '../../harness/grade/stage.ts';
+import { launcher } from '../../harness/run/launcher.ts';
+
+const FRAMING = suiteNamed('framing')!;
 
 const REPO = resolve(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'theinference-props-'));
@@ -32,7 +37,7 @@ const RUNS = 200;
 
 function grade(modulePath: string, overrides: { seed?: number; runs?: number; timeoutMs?: number } = {}): Promise<Verdict[]> {
   return runProperties({
-    suite: 'framing',
+    suite: FRAMING,
     stage: 'config-and-framing',
     modulePath,
     cwd: REPO,
@@ -168,7 +173,7 @@ describe('runProperties on the framing suite', () => {
       `console.error('loaded after ' + Math.round(process.uptime() * 1000) + ' ms');
       export function frame(msg: object): string { return JSON.stringify(msg, null, 2) + '\\n'; }\n${REFERENCE_PARSE}`,
     );
-    const suite = { suite: 'framing', modulePath: pretty, cwd: REPO, env: process.env, timeoutMs: 60_000 };
+    const suite = { suite: FRAMING, modulePath: pretty, cwd: REPO, env: process.env, timeoutMs: 60_000 };
     const prestarted = prestartProperties(suite, join(REPO, 'harness', 'run', 'warm-start.mjs'))!;
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const verdicts = await runProperties({ ...suite, stage: 'config-and-framing', seed: 1234, runs: DEFAULT_RUNS, prestarted });
@@ -192,7 +197,7 @@ describe('runProperties on the framing suite', () => {
       if (abort === 'before the start') controller.abort();
       else setTimeout(() => controller.abort(), 1000);
       const verdicts = await runProperties({
-        suite: 'framing',
+        suite: FRAMING,
         stage: 'config-and-framing',
         modulePath,
         cwd: REPO,
@@ -306,17 +311,12 @@ describe('runProperties on the framing suite', () => {
     }
   });
 
-  test('an unknown suite is an infra verdict, not an exception', async () => {
-    const verdicts = await runProperties({
-      suite: 'no-such-suite',
-      stage: 'config-and-framing',
-      modulePath: join(REPO, 'src', 'mcp.ts'),
-      cwd: REPO,
-      env: process.env,
-      seed: 1,
-      runs: 10,
-      timeoutMs: 10_000,
-    });
-    expect(verdicts).toEqual([expect.objectContaining({ status: 'infra' })]);
+  test('a suite the stages do not hold (a course read unchecked) is an infra verdict of the stage, not an exception', async () => {
+    const stage = loadCourse(REPO).stages.find((candidate) => candidate.slug === 'config-and-framing')!;
+    const grading = { runRoot: REPO, launcher: await launcher(REPO, { bundle: true }), env: process.env, seed: 1, propertyRuns: 10, content: COURSE_CONTENT };
+    const result = await gradeStage({ ...stage, cases: [], properties: 'no-such-suite' }, grading);
+    expect(result.verdicts).toEqual([
+      expect.objectContaining({ name: 'property: no-such-suite', status: 'infra', message: 'no property suite named "no-such-suite"' }),
+    ]);
   });
 });

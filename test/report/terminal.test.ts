@@ -8,6 +8,7 @@ import { painter } from '../../harness/report/paint.ts';
 import type { Verdict } from '../../harness/run/verdict.ts';
 import { clip, escapeControls, escapeGraderText, headLines } from '../../harness/terminal-text.ts';
 import { DETAIL_LINES, LINE_CHARS, TerminalReporter } from '../../harness/report/terminal.ts';
+import { COURSE_CONTENT } from '../../harness/stages/index.ts';
 
 function printed(verdict: Partial<Verdict>, color = false): string[] {
   let out = '';
@@ -78,7 +79,7 @@ describe('the terminal reporter', () => {
   it("prints the diff explainer's output exactly as it made it, with colours or without", () => {
     const expected = Buffer.from('{"a":"x\\u001b","b":[1,2]}\n');
     const actual = Buffer.from('{"a":"x\x1b","b":[1,2]}\r\n\x00\x7f\xff');
-    const explanation = explainDifference(expected, actual)!;
+    const explanation = explainDifference(expected, actual, { hintRules: COURSE_CONTENT.hintRules() })!;
     for (const color of [false, true]) {
       const lines = detailLines(explanation, painter(color));
       if (color) expect(lines.join('\n')).toContain('\x1b[');
@@ -96,7 +97,7 @@ describe('one mistake shown once', () => {
     status: 'fail',
     message: 'output differs from expected.json',
     durationMs: 1,
-    ...explainDifference(expected, actual),
+    ...explainDifference(expected, actual, { hintRules: COURSE_CONTENT.hintRules() }),
   });
 
   for (const color of [false, true]) {

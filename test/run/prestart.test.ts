@@ -12,6 +12,7 @@ import { launcher } from '../../harness/run/launcher.ts';
 import type { Prestarts } from '../../harness/run/prestart.ts';
 import { stillRunning } from '../ci/helpers.ts';
 import { REPO } from '../helpers/cli.ts';
+import { COURSE_CONTENT } from '../../harness/stages/index.ts';
 
 const course = loadCourse(REPO);
 
@@ -25,7 +26,7 @@ const withCommandLine = (text: string) => (pid: string) => {
 };
 
 async function options(sandbox = true) {
-  return { runRoot: REPO, launcher: await launcher(REPO, { bundle: true, sandbox }), env: programEnv(), seed: 1, propertyRuns: 1 };
+  return { runRoot: REPO, content: COURSE_CONTENT, launcher: await launcher(REPO, { bundle: true, sandbox }), env: programEnv(), seed: 1, propertyRuns: 1 };
 }
 
 describe('programs started ahead', () => {
