@@ -5,7 +5,6 @@ export { CassetteError, loadCassette, parseCassette, saveCassette } from './form
 export type { MemoryWire } from './memory-wire.ts';
 export { createMemoryWire } from './memory-wire.ts';
 export type { Cassette, Frame, Json, JsonObject, Provenance } from './model.ts';
-export { MISMATCH_ERROR_CODE } from './player.ts';
 export type { FaceOptions, PlayerSession } from './session.ts';
 export type { StreamFaceOptions } from './stream-face.ts';
 export { attachPlayer, attachStreams } from './stream-face.ts';

@@ -42,6 +42,7 @@ import {
   unsupportedVersion,
   type Refusal,
 } from './stateless.ts';
+import { MISMATCH_ERROR_CODE } from '../protocol.ts';
 
 /** How bytes leave the player: `then` says what separates them from the next piece. */
 export interface Piece {
@@ -85,8 +86,6 @@ export interface PlayerOptions {
   validate?: boolean;
 }
 
-/** JSON-RPC error code the player answers a mismatched request with (implementation-defined server error). */
-export const MISMATCH_ERROR_CODE = -32000;
 /** Diagnoses kept in full; a client that goes on making mistakes gets them counted, not kept. */
 export const KEPT_DIAGNOSES = 20;
 /** The longest line the player holds (receiveChunk): a longer one is one diagnosis, and the end of reading. */

@@ -175,13 +175,6 @@ export function decodeHeaderValue(value: string): string | undefined {
   }
 }
 
-/** A header value the way a client must write it: plain when it is visible ASCII without spaces at
- *  its ends (and not itself sentinel-shaped), else `=?base64?…?=`. */
-export function encodeHeaderValue(value: string): string {
-  const plain = /^[\x21-\x7e](?:[\x20-\x7e\t]*[\x21-\x7e])?$/.test(value) && !(value.startsWith(SENTINEL_PREFIX) && value.endsWith(SENTINEL_SUFFIX));
-  return plain ? value : `${SENTINEL_PREFIX}${Buffer.from(value, 'utf8').toString('base64')}${SENTINEL_SUFFIX}`;
-}
-
 /** An argument a tool's inputSchema mirrors into `Mcp-Param-{header}` (x-mcp-header). */
 export interface ParamHeader {
   header: string;

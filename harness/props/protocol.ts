@@ -13,19 +13,8 @@ export interface CallRequest {
   args: unknown;
 }
 
-/** Oracle → grader, in this order: ready, then loaded or unusable, then one answer per call. */
-export type OracleMessage =
-  /** The oracle itself runs; the student's module loads next. */
-  | { type: 'ready' }
-  /** The module loaded and exports every function asked for. */
-  | { type: 'loaded' }
-  /** The module threw while loading (`thrown` as values.ts's encodeThrown writes it)... */
-  | { type: 'unusable'; thrown: unknown }
-  /** ...or lacks some of the functions asked for. */
-  | { type: 'unusable'; missing: string[] }
-  | CallAnswer;
-
-/** The function returned `value` (encoded), or threw `threw` (encoded by encodeThrown). */
+/** Oracle → grader, in this order: `{type: 'ready'}`, then `{type: 'loaded'}` or `{type: 'unusable'}`
+ *  (with `thrown` or `missing`), then one answer per call. The function returned `value` (encoded), or threw `threw` (encoded by encodeThrown). */
 export type CallAnswer = { id: number; value: unknown } | { id: number; threw: unknown };
 
 /** A longer line is not something an oracle sends: an answer is at most values.ts's budget. */

@@ -2,7 +2,6 @@
 // decides nothing but the roll-up (a stage passes when all of its checks do). docs/ci.md
 // describes every field; `checkResultsReport` below holds a file read back to the same shape.
 import { MAX_SEED } from '../defaults.ts';
-import { writeAtomically } from '../files.ts';
 import { detailText } from './details.ts';
 import type { Case, Stage } from '../course.ts';
 import type { Advice, Difference, Hint, ProtocolReport, Verdict } from '../run/verdict.ts';
@@ -380,10 +379,6 @@ export function countChecks(stages: StageReport[]): ResultsReport['counts'] {
 /** results.json's text. */
 export function toResultsJson(report: ResultsReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
-}
-
-export function writeResults(path: string, report: ResultsReport): void {
-  writeAtomically(path, toResultsJson(report), { overwrite: true });
 }
 
 function keepText(text: string): KeptText;
