@@ -11,7 +11,7 @@ import { globSync } from 'tinyglobby';
 import { join } from 'node:path';
 import { loadCassette, parseCassette, saveCassette } from '../harness/cassette/format.ts';
 import type { Cassette, Frame } from '../harness/cassette/model.ts';
-import { attachPlayer } from '../harness/cassette/stream-face.ts';
+import { attachPlayer } from '../harness/transports/stdio/face.ts';
 import { cassetteCommand, EVERYTHING, EVERYTHING_STEPS, ROOT, runSession } from '../test/cassette/sdk-session.ts';
 
 const rounds = Number(process.argv[2] ?? 5);

@@ -39,7 +39,7 @@ async function live(stage: Stage): Promise<number> {
       const [command, ...args] = loadCassette(testCase.cassettePath!).provenance.command!;
       const server = spawn(command!, args, { cwd: root, stdio: ['pipe', 'pipe', 'ignore'] });
       const result = await runProgram(testCase, context, {
-        player: (wire: Duplex) => {
+        onWire: (wire: Duplex) => {
           // Either side may close first: what the other still writes then has nowhere to go.
           wire.on('error', () => {});
           server.stdin.on('error', () => {});

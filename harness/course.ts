@@ -21,14 +21,12 @@ export interface Case {
   expectedPath: string;
   /** fixtures/<folder>/<case>/cassette.yaml, for stages whose server side is played from a cassette. */
   cassettePath?: string;
-  /** How the program reaches the cassette's player: fd 3 (stdio), or a URL on 127.0.0.1 (http). */
-  player?: Player;
+  /** The transport the cassette's player is reached over (a name of harness/transports/index.ts:
+   *  `stdio`, fd 3; `http`, a URL on 127.0.0.1). */
+  player?: string;
   /** A case kept outside the course (CI's --cases): its failures show the verdict and hint, never the expected bytes. */
   hidden?: boolean;
 }
-
-export type Player = 'stdio' | 'http';
-const PLAYERS: readonly string[] = ['stdio', 'http'] satisfies Player[];
 
 export interface Stage {
   slug: string;
@@ -36,9 +34,9 @@ export interface Stage {
   timeoutMs: number;
   /** The property suite graded with this stage, if any. */
   properties?: string;
-  /** Each case's server side is played from its fixture's cassette.yaml: `stdio` over the program's
-   *  fd 3, `http` over Streamable HTTP at a URL on 127.0.0.1 the grader listens on. */
-  player?: Player;
+  /** Each case's server side is played from its fixture's cassette.yaml over this transport: `stdio`
+   *  over the program's fd 3, `http` over Streamable HTTP at a URL on 127.0.0.1 the grader listens on. */
+  player?: string;
   cases: Case[];
 }
 
@@ -66,6 +64,9 @@ export interface LoadOptions {
   /** The property suites a stage may name (the stages' modules hold them; the commands pass
    *  stages/index.ts suiteNames()); a stage's `properties:` is not checked without them. */
   suites?: readonly string[];
+  /** The transports a stage's `player:` may name (transports/index.ts TRANSPORT_NAMES, passed by the
+   *  commands); not checked without them. */
+  players?: readonly string[];
 }
 
 export function loadCourse(root: string, options: LoadOptions = {}): Course {
@@ -82,7 +83,9 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
     if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug)) table.fail([...at, 'slug'], `slug "${slug}" must be lower-case words joined by "-"`);
     if (stages.some((stage) => stage.slug === slug)) table.fail([...at, 'slug'], `stage "${slug}" appears twice`);
     const player = table.optional([...at, 'player'], 'string');
-    if (player !== undefined && !PLAYERS.includes(player)) table.fail([...at, 'player'], `player must be "stdio" or "http", not "${player}"`);
+    if (player !== undefined && options.players !== undefined && !options.players.includes(player)) {
+      table.fail([...at, 'player'], `player must be ${options.players.map((name) => `"${name}"`).join(' or ')}, not "${player}"`);
+    }
     const timeout = table.optional([...at, 'timeout'], 'number') ?? DEFAULT_TIMEOUT_SECONDS;
     if (!(timeout > 0)) table.fail([...at, 'timeout'], `timeout must be a positive number of seconds`);
     const cases = table.seq([...at, 'cases']).flatMap((_, caseIndex) => {
@@ -106,7 +109,7 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
       title: table.scalar([...at, 'title'], 'string'),
       timeoutMs: timeout * 1000,
       properties,
-      player: player as Stage['player'],
+      player,
       cases,
     });
   });
@@ -148,7 +151,7 @@ function readCases(root: string, { stage, command, folder, player }: CaseFolder,
     if (cassettePath !== undefined && !existsSync(cassettePath)) {
       fail(`case ${folder}/${name} has no ${relative(root, cassettePath)} (its stage plays the server's side from a cassette)`);
     }
-    return { name, stage, command, casePath: join('cases', folder, name), fixtureDir, expectedPath, cassettePath, ...(player && { player: player as Player }) };
+    return { name, stage, command, casePath: join('cases', folder, name), fixtureDir, expectedPath, cassettePath, ...(player && { player }) };
   });
 }
 

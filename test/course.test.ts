@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CourseError, loadCourse } from '../harness/course.ts';
 import { suiteNames } from '../harness/stages/index.ts';
+import { TRANSPORT_NAMES } from '../harness/transports/index.ts';
 import { courseCopy, REPO, runCli } from './helpers/cli.ts';
 
 const copies: string[] = [];
@@ -32,10 +33,10 @@ function lineOf(dir: string, text: string): number {
   );
 }
 
-/** What loading the course as the commands load it (every stage's suites known) says is wrong. */
+/** What loading the course as the commands load it (the stages' suites and the transports known) says is wrong. */
 function loadError(dir: string): string {
   try {
-    loadCourse(dir, { suites: suiteNames() });
+    loadCourse(dir, { suites: suiteNames(), players: TRANSPORT_NAMES });
   } catch (error) {
     expect(error).toBeInstanceOf(CourseError);
     return (error as Error).message;
@@ -71,6 +72,12 @@ describe('the stage table', () => {
     const dir = copy();
     editTable(dir, 'properties: framing', 'properties: framng');
     expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'framng')}: unknown property suite "framng" (the stages' suites: framing)`);
+  });
+
+  it('names a player no transport has and the line it is on, and lists the transports there are', () => {
+    const dir = copy();
+    editTable(dir, 'player: http', 'player: websocket');
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'websocket')}: player must be "stdio" or "http", not "websocket"`);
   });
 
   it('runs the cases "first" names first, in its order, and the rest by name; a name there that is no case is refused', () => {

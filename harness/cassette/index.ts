@@ -6,7 +6,5 @@ export type { MemoryWire } from './memory-wire.ts';
 export { createMemoryWire } from './memory-wire.ts';
 export type { Cassette, Frame, Json, JsonObject, Provenance } from './model.ts';
 export type { FaceOptions, PlayerSession } from './session.ts';
-export type { StreamFaceOptions } from './stream-face.ts';
-export { attachPlayer, attachStreams } from './stream-face.ts';
 /** Awaiting this once before grading makes every schema check synchronous (no check can miss a report). */
 export { loadSchemas } from './schema.ts';

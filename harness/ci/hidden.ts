@@ -60,6 +60,7 @@ export function loadHiddenCases(dir: string, course: Course): HiddenCases {
         fixtureDir,
         expectedPath,
         cassettePath,
+        ...(owner.player && { player: owner.player }),
         hidden: true,
       };
       byStage.set(owner.stage, [...(byStage.get(owner.stage) ?? []), testCase]);

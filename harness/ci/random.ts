@@ -49,7 +49,11 @@ export function generateCases(course: Course, seed: number, perCommand: number, 
         const fixtureDir = join(fixturesRoot, casePath);
         writeAll(join(scratchRoot, casePath), files.inputs);
         writeAll(fixtureDir, files.fixtures ?? {});
-        const cassette = files.fixtures?.['cassette.yaml'] === undefined ? {} : { cassettePath: join(fixtureDir, 'cassette.yaml') };
+        // played as the stage's own cases are, over its transport
+        const cassette =
+          files.fixtures?.['cassette.yaml'] === undefined
+            ? {}
+            : { cassettePath: join(fixtureDir, 'cassette.yaml'), ...(publicCase.player && { player: publicCase.player }) };
         cases.push({
           name: String(index + 1),
           stage: stage.slug,

@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { writeAtomically } from '../files.ts';
 import { dirname, relative } from 'node:path';
 import { parse, useColor } from './args.ts';
-import { findCourseRoot, loadCourse, type Case, type Stage } from '../course.ts';
+import type { Case, Stage } from '../course.ts';
+import { courseHere } from './course.ts';
 import { loadCassette, formatDiagnoses } from '../cassette/index.ts';
 import { runWithPlayer } from '../grade/case.ts';
 import { explainDifference } from '../grade/explain.ts';
@@ -17,7 +18,7 @@ import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher } from '../run/launcher.ts';
 import { CORES, inOrder } from '../run/pool.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
-import { COURSE_CONTENT, suiteNames } from '../stages/index.ts';
+import { COURSE_CONTENT } from '../stages/index.ts';
 
 interface Blessing {
   testCase: Case;
@@ -27,7 +28,7 @@ interface Blessing {
 
 export async function bless(args: string[]): Promise<number> {
   const { values } = parse(args, { stage: { type: 'string' } });
-  const course = loadCourse(findCourseRoot(process.cwd()), { allowMissingExpected: true, suites: suiteNames() });
+  const course = courseHere({ allowMissingExpected: true });
   checkProgram(course.root);
   const stages = values.stage === undefined ? course.stages : course.stages.filter((stage) => stage.slug === values.stage);
   if (stages.length === 0) {

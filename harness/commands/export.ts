@@ -7,11 +7,11 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { findCourseRoot, loadCourse, type Course } from '../course.ts';
+import type { Course } from '../course.ts';
+import { courseHere } from './course.ts';
 import { CourseError, UsageError } from '../errors.ts';
 import { PROGRAM } from '../run/launcher.ts';
 import { graderVersion } from '../report/version.ts';
-import { suiteNames } from '../stages/index.ts';
 
 /** The course's own files, copied as they are (your_program.sh executable). */
 const COURSE_FILES = ['course.yaml', 'program.ts', PROGRAM, 'tsconfig.json'];
@@ -24,7 +24,7 @@ export async function exportCourse(args: string[], out: (text: string) => void =
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { grader: { type: 'string' } } });
   if (positionals.length !== 1)
     throw new UsageError('export takes the folder to write the student repository to: theinference export <dir> [--grader <npm spec>]');
-  const course = loadCourse(findCourseRoot(process.cwd()), { suites: suiteNames() });
+  const course = courseHere();
   const target = resolve(positionals[0]!);
   const files = studentFiles(course, values.grader ?? `^${graderVersion()}`);
   refuseReference(course, files);

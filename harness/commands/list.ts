@@ -1,17 +1,17 @@
 // `theinference list`: every stage in course order, graded, with how many of its checks pass. A
 // stage graded before from the same files is not graded again: its count is remembered.
-import { findCourseRoot, loadCourse } from '../course.ts';
+import { courseHere } from './course.ts';
 import { gradeStages } from '../grade/stages.ts';
 import { DEFAULT_RUNS } from '../defaults.ts';
 import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher } from '../run/launcher.ts';
 import { parse, randomSeed } from './args.ts';
 import { ListCache } from './list-cache.ts';
-import { COURSE_CONTENT, suiteNames } from '../stages/index.ts';
+import { COURSE_CONTENT } from '../stages/index.ts';
 
 export async function list(args: string[]): Promise<number> {
   parse(args, {});
-  const course = loadCourse(findCourseRoot(process.cwd()), { suites: suiteNames() });
+  const course = courseHere();
   checkProgram(course.root);
   const env = programEnv();
   const start = await launcher(course.root, { bundle: true });

@@ -4,8 +4,8 @@
 // record starts when given its command. argv in, exit code out (0 written, 1 a session that was not
 // clean, `.partial` written; 2 usage or bad input, nothing written).
 import { resolve } from 'node:path';
-import { publicUrl } from '../cassette/http-headers.ts';
-import type { HttpRecordOptions } from '../cassette/http-recorder.ts';
+import { publicUrl } from '../transports/http/headers.ts';
+import type { HttpRecordOptions } from '../transports/http/recorder.ts';
 import { targetProblem } from '../cassette/recording-target.ts';
 import type { SessionScript } from '../cassette/script.ts';
 import { UsageError } from '../errors.ts';
@@ -38,7 +38,7 @@ export async function record(args: string[]): Promise<number> {
   if (out === undefined || command.length === 0 || (split !== -1 && parsed.positionals.length > 0)) {
     throw new UsageError('usage: theinference record --out <cassette> [--script <session.yaml>] [--force] [--redact-env NAME]... -- <server command...>');
   }
-  const { record: recordSession } = await import('../cassette/recorder.ts');
+  const { record: recordSession } = await import('../transports/stdio/recorder.ts');
   const options = {
     out,
     command,
@@ -124,7 +124,7 @@ async function recordHttp(args: string[]): Promise<number> {
 
   const refused = targetProblem(out, resolve(out), force);
   if (refused !== undefined) return said(refused, 2);
-  const { startServer } = await import('../cassette/started-server.ts');
+  const { startServer } = await import('../transports/http/started-server.ts');
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer(command, url, { cwd: process.cwd(), env: process.env, log: (line) => say('record', line) });
@@ -145,7 +145,7 @@ function said(line: string, code: number): number {
 
 /** The session recorded through the proxy: a client's, pointed at it, or the script's. */
 async function recordThrough(options: HttpRecordOptions, script: SessionScript | undefined): Promise<number> {
-  const { recordHttpSession } = await import('../cassette/http-recorder.ts');
+  const { recordHttpSession } = await import('../transports/http/recorder.ts');
   if (script === undefined) return recordHttpSession(options);
   const { driveScriptOverHttp } = await import('../cassette/script.ts');
   const stop = new AbortController();

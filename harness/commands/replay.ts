@@ -57,7 +57,7 @@ export async function replay(args: string[]): Promise<number> {
   let session: PlayerSession;
   let close = async () => {};
   if (overHttp) {
-    const { serveCassette } = await import('../cassette/http-face.ts');
+    const { serveCassette } = await import('../transports/http/face.ts');
     let served: Awaited<ReturnType<typeof serveCassette>>;
     try {
       served = await serveCassette(cassette, { ...options, port, endWhenPlayed: true, ...(pace && { pace }) });
@@ -68,7 +68,7 @@ export async function replay(args: string[]): Promise<number> {
     session = served;
     close = () => served.close();
   } else {
-    const { attachStreams } = await import('../cassette/stream-face.ts');
+    const { attachStreams } = await import('../transports/stdio/face.ts');
     session = attachStreams(cassette, process.stdin, process.stdout, { ...options, endOutput: false });
   }
   const stop = () => session.finish();

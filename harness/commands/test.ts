@@ -2,7 +2,8 @@
 // when a CI option is given. Exit codes: 0 all pass, 1 the solution failed, 2 usage or infrastructure.
 import type { ParseArgsConfig } from 'node:util';
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
-import { findCourseRoot, loadCourse, type Course, type Stage } from '../course.ts';
+import type { Course, Stage } from '../course.ts';
+import { courseHere } from './course.ts';
 import { HostError, UsageError } from '../errors.ts';
 import { prestartStages, type StageResult } from '../grade/stage.ts';
 import { gradeStages } from '../grade/stages.ts';
@@ -18,7 +19,7 @@ import { ENABLE_SANDBOX, sandboxAvailability } from '../run/sandbox.ts';
 import { scratchCopy, type SubmissionFacts } from '../run/submission.ts';
 import { resolve } from 'node:path';
 import { checkWritable, count, parse, positive, randomSeed, runs, seconds, seed, useColor } from './args.ts';
-import { COURSE_CONTENT, suiteNames } from '../stages/index.ts';
+import { COURSE_CONTENT } from '../stages/index.ts';
 
 const TEST_OPTIONS = {
   stage: { type: 'string' },
@@ -79,7 +80,7 @@ export interface TestSettings {
 export async function test(args: string[], write: (text: string) => void): Promise<number> {
   const { values } = parse(args, TEST_OPTIONS);
   // The stage table and the expected outputs always come from the course, never from a submission.
-  const course = loadCourse(findCourseRoot(process.cwd()), { suites: suiteNames() });
+  const course = courseHere();
   checkProgram(course.root);
   const common = {
     stages: stagesToGrade(course, values.stage),
@@ -134,7 +135,7 @@ export async function test(args: string[], write: (text: string) => void): Promi
       let ahead: Prestarts | undefined;
       const keep = values['no-prestart'] ? undefined : (next: Prestarts) => (ahead = next);
       try {
-        const reload = () => loadCourse(course.root, { suites: suiteNames() });
+        const reload = () => courseHere({}, course.root);
         return await watch({ ...settings, reload }, (course, stages, signal) => {
           const taken = ahead;
           ahead = undefined;

@@ -39,7 +39,7 @@ export async function verify(args: string[]): Promise<number> {
       throw new UsageError(`${file}: its provenance names no server command: give the running server's URL with --url, or a command after --`);
     if (command.some((arg) => arg.includes('<redacted:')))
       throw new UsageError(`${file}: its recorded command has redacted secrets in it: give the server command after --`);
-    const { startServer } = await import('../cassette/started-server.ts');
+    const { startServer } = await import('../transports/http/started-server.ts');
     let server: Awaited<ReturnType<typeof startServer>>;
     try {
       server = await startServer(command, new URL(`http://127.0.0.1:0${cassette.http?.path ?? '/mcp'}`), {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { attachPlayer, CassetteError, loadCassette, type Cassette, type PlayerSession, type PlayReport } from '../cassette/index.ts';
+import { CassetteError, loadCassette, type Cassette, type PlayReport } from '../cassette/index.ts';
 import { RULES } from '../cassette/rules.ts';
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
@@ -11,11 +11,12 @@ import type { Command } from '../run/network.ts';
 import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
 import { afterProgress } from '../run/progress.ts';
 import { runCommand, STUCK_MS, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
-import { caseServerEntry, readStartReport, START_HINT, startProblem, type ServerEntry, type StartReport } from './case-server.ts';
+import { TRANSPORTS } from '../transports/index.ts';
+import { startProblem, type ServerStart } from '../transports/stdio/case-server.ts';
+import type { Transport, Wiring } from '../transports/transport.ts';
 import type { CourseContent } from './content.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';
-import { openGate } from './player-gate.ts';
 import type { Advice, Hint, Verdict } from '../run/verdict.ts';
 
 /** What a case's program runs with. */
@@ -28,6 +29,8 @@ export interface RunContext {
   signal?: AbortSignal;
   /** Programs started ahead for these cases (watch mode): each case takes its own, or starts one. */
   prestarted?: Prestarts;
+  /** The transports a case's `player` may name (default: harness/transports/index.ts's). */
+  transports?: Readonly<Record<string, Transport>>;
 }
 
 /** What a case is graded with: how its program runs, and the stages' hint rules (harness/stages/,
@@ -35,16 +38,6 @@ export interface RunContext {
 export interface CaseContext extends RunContext {
   content: CourseContent;
 }
-
-/** The fd on which a program reaches the grader's cassette player. */
-export const WIRE_FD = 3;
-/** Where a program of an HTTP stage finds the grader's player: a URL on 127.0.0.1, on a port the grader listens on. */
-export const SERVER_URL_VARIABLE = 'THEINFERENCE_SERVER_URL';
-/** Where a program without network finds it instead: the player's gate (player-gate.ts), a Unix socket (its
- *  path from the run root), and the token its connections open with. program.ts offers the student's client a
- *  port on the program's own loopback, relayed there, at the path of THEINFERENCE_SERVER_URL. */
-export const PLAYER_SOCKET_VARIABLE = 'THEINFERENCE_PLAYER_SOCKET';
-export const PLAYER_TOKEN_VARIABLE = 'THEINFERENCE_PLAYER_TOKEN';
 
 export async function gradeCase(testCase: Case, context: CaseContext): Promise<Verdict> {
   const name = caseName(testCase);
@@ -57,6 +50,9 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
     if (!(error instanceof CassetteError)) throw error;
     return { name, status: 'infra', message: `the case's cassette is unusable: ${error.message}`, durationMs: 0 };
   }
+  if (cassette && transportOf(testCase, context) === undefined) {
+    return { name, status: 'infra', message: `no transport named "${testCase.player}" to play the case's cassette on`, durationMs: 0 };
+  }
   const { result, report, start } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
   const judged = withResumption(
@@ -65,7 +61,7 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
     report,
   );
   const judgement = withProtocol(
-    withSessionOver(withServerStart(judged, start), report, testCase.player),
+    withSessionOver(withServerStart(judged, start), report, transportOf(testCase, context)),
     report,
     fixtureName(testCase, 'cassette.yaml'),
     result.stuck === true,
@@ -84,21 +80,20 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   };
 }
 
-/** How a case's program meets its player: `player` gets the cassette wire; `env`: variables known only
- *  as the case runs (an HTTP player's URL), for a program started ahead too; `waitedOn`: whether the
- *  player now waits for the program with nothing left to send it (a program that then does nothing is stuck). */
-interface Wiring {
-  player?: (wire: Duplex) => void;
-  env?: Record<string, string>;
-  waitedOn?: () => boolean;
+/** The case's transport, for a case played from a cassette (undefined for a name no transport has). */
+function transportOf(testCase: Case, context: RunContext): Transport | undefined {
+  if (testCase.player === undefined) return undefined;
+  const transports: Readonly<Record<string, Transport>> = context.transports ?? TRANSPORTS;
+  return Object.hasOwn(transports, testCase.player) ? transports[testCase.player] : undefined;
 }
 
-export function runProgram(testCase: Case, context: RunContext, { player, env, waitedOn }: Wiring = {}): Promise<RunResult> {
-  const onPipes = player && (([wire]: NodeJS.ReadWriteStream[]) => player(wire as unknown as Duplex));
+export function runProgram(testCase: Case, context: RunContext, { onWire, env, waitedOn }: Wiring = {}): Promise<RunResult> {
+  const onPipes = onWire && (([wire]: NodeJS.ReadWriteStream[]) => onWire(wire as unknown as Duplex));
   const ready = context.prestarted?.take(testCase.casePath);
   if (ready) return ready.release({ onPipes, env, waitedOn }, context.signal);
-  const options = programOptions(testCase, context, player !== undefined);
-  const { start, caseArg } = showCase((testCase.player === 'http' && context.launcher.fetching) || context.launcher, testCase, context);
+  const options = programOptions(testCase, context, onWire !== undefined);
+  const fetching = transportOf(testCase, context)?.program.fetching === true && context.launcher.fetching;
+  const { start, caseArg } = showCase(fetching || context.launcher, testCase, context);
   return runCommand(start, [testCase.command, caseArg], {
     ...options,
     env: { ...options.env, ...env },
@@ -111,10 +106,10 @@ export function runProgram(testCase: Case, context: RunContext, { player, env, w
 /** The case's program started ahead of time (watch mode), waiting to be released by runProgram. */
 export function prestartProgram(testCase: Case, context: RunContext): Prestart | undefined {
   const warm = context.launcher.warm;
-  // A case with a cassette gets its player when released (runWithPlayer): its wire is made now. An
-  // HTTP case's player is made at the release, its URL given then; fetch is loaded while it waits.
+  // A case with a cassette gets its player when released (runWithPlayer): a wire it needs is made now;
+  // what it learns only then (an HTTP player's URL) is given at the release.
   if (!warm) return undefined;
-  const options = programOptions(testCase, context, testCase.cassettePath !== undefined && testCase.player !== 'http');
+  const options = programOptions(testCase, context, testCase.cassettePath !== undefined && transportOf(testCase, context)?.program.wire === true);
   const { start, caseArg } = showCase(warm, testCase, context);
   return prestart(start, [testCase.command, caseArg], options);
 }
@@ -124,106 +119,54 @@ function showCase(start: Command, testCase: Case, context: RunContext): { start:
   return context.launcher.jail.showCase(start, resolve(context.runRoot, testCase.casePath), testCase.casePath);
 }
 
-/** How a case's program runs, however it is started: its folder, environment, limits, and the cassette wire
- *  if it has one. A program that talks HTTP has fetch loaded before it starts (preload.mjs). */
+/** How a case's program runs, however it is started: its folder, environment (its transport's too),
+ *  limits, and the cassette wire if it is given one. */
 function programOptions(testCase: Case, context: RunContext, wire: boolean): RunOptions {
-  const env = testCase.player === 'http' ? { ...context.env, THEINFERENCE_FETCH: '1' } : context.env;
+  const env = { ...context.env, ...(testCase.cassettePath !== undefined && transportOf(testCase, context)?.program.env) };
   return {
     cwd: context.runRoot,
-    env: wire ? { ...env, THEINFERENCE_WIRE_FD: String(WIRE_FD) } : env,
+    env,
     limits: context.limits,
     contained: context.launcher.jail.kind !== 'none',
     ...(wire && { extraPipes: 1 }),
   };
 }
 
-/** Between reads a case cuts a message into: long enough that a program waiting for a core on a
- *  loaded machine still reads them apart, so a line buffer that isn't one cannot pass by luck. */
-const CHUNK_GAP_MS = 50;
-
 /** How long the player may take, after the program exits, to check the last messages it sent: in the
  *  grader's progress (progress.ts), so that a grader starved of a core still checks them all. */
 const REPORT_GRACE_MS = 1000;
 
-/** How the server of a case with a .mcp.json was started: what the entry says, and what the server reported. */
-export interface ServerStart {
-  entry: ServerEntry;
-  report?: StartReport;
-}
-
-/** The program, with the cassette's server side played on its fd 3 when the case has one; when the case
- *  has a .mcp.json, behind the report of the server the program started (case-server.ts). */
+/** The program, with the cassette's server side played to it over the case's transport. */
 export async function runWithPlayer(
   testCase: Case,
   context: RunContext,
   cassette: Cassette | undefined,
 ): Promise<{ result: RunResult; report?: PlayReport; start?: ServerStart }> {
   if (!cassette) return { result: await runProgram(testCase, context) };
-  if (testCase.player === 'http') return runWithHttpPlayer(testCase, context, cassette);
-  const entry = caseServerEntry(resolve(context.runRoot, testCase.casePath));
-  const start: ServerStart | undefined = entry && { entry };
-  let session: PlayerSession | undefined;
-  const play = (wire: Duplex) => (session = attachPlayer(cassette, wire, { chunkGapMs: CHUNK_GAP_MS }));
-  const result = await runProgram(testCase, context, {
-    player: (wire) =>
-      start
-        ? readStartReport(wire, (report, rest) => {
-            if (!report) return;
-            start.report = report;
-            play(rest);
-          })
-        : play(wire),
-    waitedOn: () => session?.waitsForClient() === true,
+  const transport = transportOf(testCase, context);
+  if (!transport) throw new Error(`no transport named "${testCase.player}"`);
+  const setting = { caseDir: resolve(context.runRoot, testCase.casePath), runRoot: context.runRoot, network: context.launcher.jail.network };
+  return transport.play(cassette, setting, {
+    run: (wiring) => runProgram(testCase, context, wiring),
+    settle: (session) => {
+      const grace = new Promise<void>((resolve) => afterProgress(REPORT_GRACE_MS, resolve));
+      return Promise.race([session.done, grace.then(() => session.finish())]);
+    },
   });
-  if (!session) return { result, ...(start && { start }) };
-  const grace = new Promise<void>((resolve) => afterProgress(REPORT_GRACE_MS, resolve));
-  const ended = session as PlayerSession;
-  const report = await Promise.race([ended.done, grace.then(() => ended.finish())]);
-  return { result, report, ...(start && { start }) };
-}
-
-/** The program, with the cassette played over Streamable HTTP on 127.0.0.1, on a port the grader
- *  owns for this case alone; the program finds its URL in THEINFERENCE_SERVER_URL. A program without
- *  network reaches it through a gate of the case's own, a Unix socket in the run root (player-gate.ts). */
-async function runWithHttpPlayer(testCase: Case, context: RunContext, cassette: Cassette): Promise<{ result: RunResult; report?: PlayReport }> {
-  const { serveCassette } = await import('../cassette/http-face.ts');
-  const served = await serveCassette(cassette);
-  const gate = context.launcher.jail.network ? undefined : await openGate(playerSocket(context.runRoot), Number(new URL(served.url).port));
-  const reach: Record<string, string> = { [SERVER_URL_VARIABLE]: served.url };
-  if (gate) Object.assign(reach, { [PLAYER_SOCKET_VARIABLE]: relative(context.runRoot, gate.path), [PLAYER_TOKEN_VARIABLE]: gate.token });
-  try {
-    const result = await runProgram(testCase, context, { env: reach, waitedOn: () => served.waitsForClient() });
-    const grace = new Promise<void>((resolve) => afterProgress(REPORT_GRACE_MS, resolve));
-    const report = await Promise.race([served.done, grace.then(() => served.finish())]);
-    return { result, report };
-  } finally {
-    await gate?.close();
-    await served.close(); // whatever the program left open (a stream it never read to the end) ends here
-  }
-}
-
-let sockets = 0;
-/** A socket path of its own for each case's player gate, in the run root's .theinference/ (which every
- *  sandbox shows; a Unix socket's path has room for about 100 bytes: the file name is short). */
-function playerSocket(runRoot: string): string {
-  sockets += 1;
-  return join(runRoot, '.theinference', `player-${process.pid}-${sockets}.sock`);
 }
 
 /** A program stopped by a limit after the whole recorded session was played right: what is left to
  *  wait for is the end, and close() is where a client waits for it (the server's output ends only
  *  after its input has). */
-function withSessionOver(judgement: Judgement, report: PlayReport | undefined, player: Case['player']): Judgement {
+function withSessionOver(judgement: Judgement, report: PlayReport | undefined, transport: Transport | undefined): Judgement {
   // stopped by a limit, or ended waiting with nothing left to wait on (exit 13): after a whole session, close() is what waited
   const waitedForNothing = judgement.hints?.some((hint) => hint.kind === 'waited-for-nothing') === true;
-  if ((judgement.status !== 'timeout' && !waitedForNothing) || !report?.ok || notResumed(report)) return judgement;
+  if ((judgement.status !== 'timeout' && !waitedForNothing) || !report?.ok || !transport || notResumed(report)) return judgement;
   const hint = {
     kind: 'session-over',
     lines: [
       'every message of the session was exchanged right, and then your program kept waiting: is close() waiting for the server to close first?',
-      player === 'http'
-        ? 'over HTTP the server closes nothing of its own accord: close() sends DELETE, then stops reading what is still open (abort its fetches) and ends messages'
-        : "the server's output ends only after its input does: close() ends the wire first (spawnWire's close: end the child's stdin), then waits",
+      transport.closing,
     ],
   };
   return { ...judgement, hints: [...(judgement.hints ?? []).filter((other) => other.kind !== 'waited-for-nothing'), hint] };
@@ -268,6 +211,11 @@ function withResumption(judgement: Judgement, cassette: Cassette | undefined, re
 function notResumed(report: PlayReport | undefined): boolean {
   return report?.advice.some((advice) => advice.kind === 'http-resume') === true;
 }
+
+const START_HINT: Hint = {
+  kind: 'server-start',
+  lines: ["spawnWire starts the entry's command with the entry's args, in its parent's environment (whose PATH finds the command) with the entry's env on top"],
+};
 
 /** A server started other than its entry says fails the case, whatever the output; a program that
  *  failed anyway keeps its own verdict, with the hint. When the server never reached the grader, the

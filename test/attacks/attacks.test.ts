@@ -194,7 +194,7 @@ describe('attacks through the bundler (it runs in the grader, outside every sand
       "export * from '/proc/self/cwd/src/mcp.ts';",
       'src/mcp.ts:1:15: imports "/proc/self/cwd/src/mcp.ts", an absolute path',
     ],
-    ['the same by a relative path out of src/', "export * from '../../../../../../../../../../proc/self/cwd/src/mcp.ts';", 'which is outside src/'],
+    ['the same by a relative path out of src/', "export * from '../../../../proc/self/cwd/src/mcp.ts';", 'which is outside src/'],
     ['the same as a file: URL', "export * from 'file:///proc/self/cwd/src/mcp.ts';", 'not a relative path or a package name'],
     ["the course's own driver", "import '/proc/self/cwd/program.ts';\nexport * from './starter.ts';", 'src/mcp.ts:1:8: imports "/proc/self/cwd/program.ts"'],
   ] as const) {
@@ -207,7 +207,7 @@ describe('attacks through the bundler (it runs in the grader, outside every sand
   it("reads-the-environment: a text import of the grader's environment is refused, and its token is nowhere", async () => {
     const token = 'tok-bundler-5e0f3a';
     const dir = folder({
-      'src/mcp.ts': `import here from '/proc/self/environ' with { type: 'text' };\nimport up from '../../../../../../../../../proc/self/environ' with { type: 'text' };\nconsole.error(here, up);\n${STARTER}`,
+      'src/mcp.ts': `import here from '/proc/self/environ' with { type: 'text' };\nimport up from '../../../../proc/self/environ' with { type: 'text' };\nconsole.error(here, up);\n${STARTER}`,
     });
     const run = await runCi([...STAGE_1, '--submission', dir, '--verbose'], { env: { GRADER_TOKEN: token } });
     expectRefused(run, '/proc/self/environ');
@@ -217,7 +217,7 @@ describe('attacks through the bundler (it runs in the grader, outside every sand
 
   it('reads-a-device: a text import of /dev/zero or /dev/urandom is refused at once, not read without end', async () => {
     const dir = folder({
-      'src/mcp.ts': `import zero from '/dev/zero' with { type: 'text' };\nimport noise from '../../../../../../../../../dev/urandom' with { type: 'text' };\nconsole.error(zero.length, noise.length);\n${STARTER}`,
+      'src/mcp.ts': `import zero from '/dev/zero' with { type: 'text' };\nimport noise from '../../../../dev/urandom' with { type: 'text' };\nconsole.error(zero.length, noise.length);\n${STARTER}`,
     });
     expectRefused(await runCi([...STAGE_1, '--submission', dir]), '/dev/zero');
   });

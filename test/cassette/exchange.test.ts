@@ -10,7 +10,7 @@ import { KEPT_MESSAGE_CHARS, KEPT_STEPS, responseOutcome, type ExchangeStep } fr
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { createMemoryWire } from '../../harness/cassette/memory-wire.ts';
 import { KEPT_DIAGNOSES } from '../../harness/cassette/player.ts';
-import { attachPlayer } from '../../harness/cassette/stream-face.ts';
+import { attachPlayer } from '../../harness/transports/stdio/face.ts';
 
 const SERVER_REQUESTS = 'cassettes/everything-server-requests.yaml';
 const TOOLS = 'fixtures/tools/everything-server/cassette.yaml';

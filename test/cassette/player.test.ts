@@ -11,7 +11,7 @@ import { parseCassette } from '../../harness/cassette/format.ts';
 import { createMemoryWire } from '../../harness/cassette/memory-wire.ts';
 import type { Cassette } from '../../harness/cassette/model.ts';
 import { KEPT_DIAGNOSES, MAX_LINE_CHARS, MAX_NOT_MESSAGES, Player } from '../../harness/cassette/player.ts';
-import { attachPlayer } from '../../harness/cassette/stream-face.ts';
+import { attachPlayer } from '../../harness/transports/stdio/face.ts';
 import { loadSchemas } from '../../harness/cassette/schema.ts';
 
 const HEADER = `version: 1

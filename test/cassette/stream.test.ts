@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parseCassette } from '../../harness/cassette/format.ts';
-import { attachPlayer } from '../../harness/cassette/stream-face.ts';
+import { attachPlayer } from '../../harness/transports/stdio/face.ts';
 import type { Diagnosis } from '../../harness/cassette/diagnosis.ts';
 
 const CASSETTE = `version: 1

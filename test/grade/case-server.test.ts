@@ -5,7 +5,7 @@ import { createServer, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { caseServerEntry, readStartReport, startProblem, type StartReport } from '../../harness/grade/case-server.ts';
+import { caseServerEntry, readStartReport, startProblem, type StartReport } from '../../harness/transports/stdio/case-server.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'case-server-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -13,11 +13,21 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingMessage, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DiagnosisKind, PlayReport } from './diagnosis.ts';
-import { describeMessage, isObject, kindOf, type Cassette, type ClientFrame, type HttpPlacement, type HttpReply, type Json, type JsonObject } from './model.ts';
-import { Player, type Piece } from './player.ts';
-import type { FaceOptions, PlayerSession } from './session.ts';
-import { formatSseEvent } from './sse.ts';
+import type { DiagnosisKind, PlayReport } from '../../cassette/diagnosis.ts';
+import {
+  describeMessage,
+  isObject,
+  kindOf,
+  type Cassette,
+  type ClientFrame,
+  type HttpPlacement,
+  type HttpReply,
+  type Json,
+  type JsonObject,
+} from '../../cassette/model.ts';
+import { Player, type Piece } from '../../cassette/player.ts';
+import type { FaceOptions, PlayerSession } from '../../cassette/session.ts';
+import { formatSseEvent } from '../../cassette/sse.ts';
 import {
   headerMismatch,
   isSessionless,
@@ -29,7 +39,7 @@ import {
   speaksStateless,
   type MirrorHeaders,
   type ParamHeader,
-} from './stateless.ts';
+} from '../../cassette/stateless.ts';
 
 export interface HttpFaceOptions extends FaceOptions {
   /** 0 (default): a free port. Always on 127.0.0.1. */

@@ -2,10 +2,10 @@
 // pipe), or stdin/stdout for the stdio server. Chunks that must reach the reader as separate
 // reads are written one at a time, each after the previous one was flushed and a short gap.
 import type { Duplex, Readable, Writable } from 'node:stream';
-import type { PlayReport } from './diagnosis.ts';
-import type { Cassette } from './model.ts';
-import { Player, type Piece } from './player.ts';
-import type { FaceOptions, PlayerSession } from './session.ts';
+import type { PlayReport } from '../../cassette/diagnosis.ts';
+import type { Cassette } from '../../cassette/model.ts';
+import { Player, type Piece } from '../../cassette/player.ts';
+import type { FaceOptions, PlayerSession } from '../../cassette/session.ts';
 
 /** How long the initialize result is held back: long enough that a client which sends
  *  notifications/initialized (or anything but ping) without waiting for it is seen to, even when

@@ -9,8 +9,8 @@ import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
-import { previousCassette, targetProblem, writeRecording } from './recording-target.ts';
-import { LineSplitter } from './lines.ts';
+import { previousCassette, targetProblem, writeRecording } from '../../cassette/recording-target.ts';
+import { LineSplitter } from '../../cassette/lines.ts';
 import {
   CASSETTE_VERSION,
   compactLine,
@@ -22,13 +22,13 @@ import {
   type Json,
   type JsonObject,
   type Provenance,
-} from './model.ts';
-import { carryOver, markNondeterministic } from './normalise.ts';
-import { keepHandEdits } from './rerecord.ts';
-import { expandEnv, prepareSetup, type Setup } from './setup.ts';
-import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv } from './redact.ts';
-import { escapeControls } from '../terminal-text.ts';
-import { findPackage, portableCommand } from './server-command.ts';
+} from '../../cassette/model.ts';
+import { carryOver, markNondeterministic } from '../../cassette/normalise.ts';
+import { keepHandEdits } from '../../cassette/rerecord.ts';
+import { expandEnv, prepareSetup, type Setup } from '../../cassette/setup.ts';
+import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv } from '../../cassette/redact.ts';
+import { escapeControls } from '../../terminal-text.ts';
+import { findPackage, portableCommand } from '../../cassette/server-command.ts';
 
 export interface RecordOptions {
   out: string;

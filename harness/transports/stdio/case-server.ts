@@ -7,7 +7,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import type { Hint } from '../run/verdict.ts';
 
 /** What a server is started with: its args, and its environment (or the variables its entry adds). */
 interface Startup {
@@ -18,6 +17,12 @@ interface Startup {
 export type ServerEntry = Startup;
 /** What theinference-case-server says it was started with. */
 export type StartReport = Startup;
+
+/** How the server of a case with a .mcp.json was started: what the entry says, and what the server reported. */
+export interface ServerStart {
+  entry: ServerEntry;
+  report?: StartReport;
+}
 
 /** The longest report read: an environment is a few kilobytes. */
 const MAX_REPORT_BYTES = 256 * 1024;
@@ -92,8 +97,3 @@ export function startProblem(entry: ServerEntry, report: StartReport | undefined
   }
   return undefined;
 }
-
-export const START_HINT: Hint = {
-  kind: 'server-start',
-  lines: ["spawnWire starts the entry's command with the entry's args, in its parent's environment (whose PATH finds the command) with the entry's env on top"],
-};

@@ -10,8 +10,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { escapeControls } from '../terminal-text.ts';
-import { headerSecrets, keptRequestHeaders, keptResponseHeaders, publicUrl, urlSecrets } from './http-headers.ts';
+import { escapeControls } from '../../terminal-text.ts';
+import { headerSecrets, keptRequestHeaders, keptResponseHeaders, publicUrl, urlSecrets } from './headers.ts';
 import {
   CASSETTE_VERSION,
   describeMessage,
@@ -26,13 +26,13 @@ import {
   type Json,
   type JsonObject,
   type Provenance,
-} from './model.ts';
-import { carryOver, carryOverHttp, markNondeterministic } from './normalise.ts';
-import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv, type Secret } from './redact.ts';
-import { findPackage, portableCommand } from './server-command.ts';
-import { previousCassette, targetProblem, writeRecording } from './recording-target.ts';
-import { keepHandEdits } from './rerecord.ts';
-import { SseParser, type SseEvent } from './sse.ts';
+} from '../../cassette/model.ts';
+import { carryOver, carryOverHttp, markNondeterministic } from '../../cassette/normalise.ts';
+import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv, type Secret } from '../../cassette/redact.ts';
+import { findPackage, portableCommand } from '../../cassette/server-command.ts';
+import { previousCassette, targetProblem, writeRecording } from '../../cassette/recording-target.ts';
+import { keepHandEdits } from '../../cassette/rerecord.ts';
+import { SseParser, type SseEvent } from '../../cassette/sse.ts';
 
 export interface HttpRecordOptions {
   out: string;

@@ -1,0 +1,46 @@
+// Streamable HTTP: the cassette served on 127.0.0.1, on a port the grader owns for the case alone;
+// the program finds its URL in THEINFERENCE_SERVER_URL. A program without network reaches it
+// through a gate of the case's own, a Unix socket in the run root (gate.ts).
+import { join, relative } from 'node:path';
+import type { Transport } from '../transport.ts';
+import { openGate } from './gate.ts';
+
+/** Where a program of an HTTP stage finds the grader's player: a URL on 127.0.0.1, on a port the grader listens on. */
+export const SERVER_URL_VARIABLE = 'THEINFERENCE_SERVER_URL';
+/** Where a program without network finds it instead: the player's gate, a Unix socket (its path from the run
+ *  root), and the token its connections open with. program.ts offers the student's client a port on the
+ *  program's own loopback, relayed there, at the path of THEINFERENCE_SERVER_URL. */
+export const PLAYER_SOCKET_VARIABLE = 'THEINFERENCE_PLAYER_SOCKET';
+export const PLAYER_TOKEN_VARIABLE = 'THEINFERENCE_PLAYER_TOKEN';
+
+export const http: Transport = {
+  // a program that talks HTTP has fetch loaded before it starts (run/preload.mjs)
+  program: { wire: false, env: { THEINFERENCE_FETCH: '1' }, fetching: true },
+  async play(cassette, setting, program) {
+    const { serveCassette } = await import('./face.ts');
+    const served = await serveCassette(cassette);
+    try {
+      const gate = setting.network ? undefined : await openGate(playerSocket(setting.runRoot), Number(new URL(served.url).port));
+      try {
+        const reach: Record<string, string> = { [SERVER_URL_VARIABLE]: served.url };
+        if (gate) Object.assign(reach, { [PLAYER_SOCKET_VARIABLE]: relative(setting.runRoot, gate.path), [PLAYER_TOKEN_VARIABLE]: gate.token });
+        const result = await program.run({ env: reach, waitedOn: () => served.waitsForClient() });
+        return { result, report: await program.settle(served) };
+      } finally {
+        await gate?.close();
+      }
+    } finally {
+      await served.close(); // whatever the program left open (a stream it never read to the end) ends here
+    }
+  },
+  closing:
+    'over HTTP the server closes nothing of its own accord: close() sends DELETE, then stops reading what is still open (abort its fetches) and ends messages',
+};
+
+let sockets = 0;
+/** A socket path of its own for each case's player gate, in the run root's .theinference/ (which every
+ *  sandbox shows; a Unix socket's path has room for about 100 bytes: the file name is short). */
+function playerSocket(runRoot: string): string {
+  sockets += 1;
+  return join(runRoot, '.theinference', `player-${process.pid}-${sockets}.sock`);
+}

@@ -1,0 +1,38 @@
+// stdio: the cassette played on the program's fd 3 (program.ts hands it to the student's client as
+// the server's stdin and stdout). A case with a .mcp.json gets the wire once the server the student's
+// spawnWire started has reported how it was started (case-server.ts).
+import type { PlayerSession } from '../../cassette/session.ts';
+import type { Transport } from '../transport.ts';
+import { caseServerEntry, readStartReport, type ServerStart } from './case-server.ts';
+import { attachPlayer } from './face.ts';
+
+/** The fd on which a program reaches the grader's cassette player. */
+export const WIRE_FD = 3;
+
+/** Between reads a case cuts a message into: long enough that a program waiting for a core on a
+ *  loaded machine still reads them apart, so a line buffer that isn't one cannot pass by luck. */
+const CHUNK_GAP_MS = 50;
+
+export const stdio: Transport = {
+  program: { wire: true, env: { THEINFERENCE_WIRE_FD: String(WIRE_FD) } },
+  async play(cassette, setting, program) {
+    const entry = caseServerEntry(setting.caseDir);
+    const start: ServerStart | undefined = entry && { entry };
+    let session: PlayerSession | undefined;
+    const play = (wire: Parameters<typeof attachPlayer>[1]) => (session = attachPlayer(cassette, wire, { chunkGapMs: CHUNK_GAP_MS }));
+    const result = await program.run({
+      onWire: (wire) =>
+        start
+          ? readStartReport(wire, (report, rest) => {
+              if (!report) return;
+              start.report = report;
+              play(rest);
+            })
+          : play(wire),
+      waitedOn: () => session?.waitsForClient() === true,
+    });
+    const played = session as PlayerSession | undefined;
+    return { result, ...(played && { report: await program.settle(played) }), ...(start && { start }) };
+  },
+  closing: "the server's output ends only after its input does: close() ends the wire first (spawnWire's close: end the child's stdin), then waits",
+};

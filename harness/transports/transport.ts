@@ -1,0 +1,53 @@
+// A transport, as a case runs on it: how the program is started to meet the played server, and how
+// the cassette is played to it. Each transport is a folder of harness/transports/ (its face, its
+// recorder, its run) listed once in index.ts; grading asks the transport, never its name.
+import type { Duplex } from 'node:stream';
+import type { PlayReport } from '../cassette/diagnosis.ts';
+import type { Cassette } from '../cassette/model.ts';
+import type { PlayerSession } from '../cassette/session.ts';
+import type { ServerStart } from './stdio/case-server.ts';
+
+/** How a case's program meets its player, once it runs (a program started ahead gets it at its release). */
+export interface Wiring {
+  /** The program's extra pipe (fd 3, given when `program.wire`): the wire the cassette is played on. */
+  onWire?: (wire: Duplex) => void;
+  /** Variables known only as the case runs (an HTTP player's URL). */
+  env?: Record<string, string>;
+  /** Whether the player now waits for the program with nothing left to send it (a program that then does nothing is stuck). */
+  waitedOn?: () => boolean;
+}
+
+/** The case's program, as grading hands it to the transport. */
+export interface CaseProgram<R> {
+  /** Starts the program (or releases the one started ahead) with this wiring; resolves once it ended. */
+  run(wiring: Wiring): Promise<R>;
+  /** The session's report once the program ended: at once, or after a grace for its last messages. */
+  settle(session: PlayerSession): Promise<PlayReport>;
+}
+
+/** Where the case runs. */
+export interface PlaySetting {
+  /** The case's input folder, as the grader sees it. */
+  caseDir: string;
+  /** The folder the program runs in (a transport's sockets go in its .theinference/). */
+  runRoot: string;
+  /** Whether the program may reach 127.0.0.1 itself (no sandbox, or one with network). */
+  network: boolean;
+}
+
+export interface Played<R> {
+  result: R;
+  /** The session's report, when the program reached the player. */
+  report?: PlayReport;
+  /** How the program started the case's server, for a case whose .mcp.json says how. */
+  start?: ServerStart;
+}
+
+export interface Transport {
+  /** How the program is started, ahead of time or not: with the wire on fd 3, these variables, fetch loaded. */
+  program: { wire: boolean; env?: Record<string, string>; fetching?: boolean };
+  /** Plays the cassette to one run of the program. */
+  play<R>(cassette: Cassette, setting: PlaySetting, program: CaseProgram<R>): Promise<Played<R>>;
+  /** What close() does on this transport: said to a program that waits after the whole session was played. */
+  closing: string;
+}
