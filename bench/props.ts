@@ -12,7 +12,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_RUNS } from '../harness/defaults.ts';
-import type { Outcome } from '../harness/props/judge.ts';
+import type { Outcome } from '../harness/props/check.ts';
 import { runProperties } from '../harness/props/run.ts';
 import { tsxLoader } from '../harness/props/session.ts';
 import { jailFor, sandboxAvailability } from '../harness/run/sandbox.ts';

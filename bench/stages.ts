@@ -13,7 +13,7 @@ import { runProgram } from '../harness/grade/case.ts';
 import { gradeStage } from '../harness/grade/stage.ts';
 import { programEnv } from '../harness/run/env.ts';
 import { launcher } from '../harness/run/launcher.ts';
-import { CORES, inOrder } from '../harness/run/pool.ts';
+import { CORES, runPooled } from '../harness/run/pool.ts';
 import { DEFAULT_LIMITS } from '../harness/run/spawn.ts';
 import { COURSE_CONTENT } from '../harness/stages/index.ts';
 
@@ -34,7 +34,7 @@ async function withPlayer(stage: Stage): Promise<number> {
 async function live(stage: Stage): Promise<number> {
   const started = performance.now();
   const context = { runRoot: root, launcher: start, env, limits: DEFAULT_LIMITS };
-  await inOrder(
+  await runPooled(
     stage.cases.map((testCase) => async () => {
       const [command, ...args] = loadCassette(testCase.cassettePath!).provenance.command!;
       const server = spawn(command!, args, { cwd: root, stdio: ['pipe', 'pipe', 'ignore'] });

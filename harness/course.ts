@@ -97,7 +97,7 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
       const folder = table.scalar([...where, 'folder'], 'string');
       const first = table.optionalStrings([...where, 'first']);
       const cases = readCases(root, { stage: slug, command, folder, player }, options, (message) => table.fail([...where, 'folder'], message));
-      return inOrder(cases, first, (name) => table.fail([...where, 'first'], `"first" names ${name}, which is not a case folder of cases/${folder}`));
+      return firstNamedFirst(cases, first, (name) => table.fail([...where, 'first'], `"first" names ${name}, which is not a case folder of cases/${folder}`));
     });
     if (cases.length === 0) table.fail([...at, 'cases'], `stage "${slug}" has no cases`);
     const properties = table.optional([...at, 'properties'], 'string');
@@ -119,7 +119,7 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
 
 /** The cases `first` names, in its order (the focused ones, whose failures say the most), then the rest
  *  in name order. */
-function inOrder(cases: Case[], first: string[] | undefined, unknown: (name: string) => never): Case[] {
+function firstNamedFirst(cases: Case[], first: string[] | undefined, unknown: (name: string) => never): Case[] {
   if (first === undefined) return cases;
   for (const name of first) if (!cases.some((testCase) => testCase.name === name)) unknown(name);
   const rank = (testCase: Case) => (first.includes(testCase.name) ? first.indexOf(testCase.name) : first.length);

@@ -14,7 +14,7 @@ import { loadCassette } from '../cassette/index.ts';
 import { CourseError, type Case, type Course } from '../course.ts';
 import { runWithPlayer } from '../grade/case.ts';
 import type { Launcher } from '../run/launcher.ts';
-import { CORES, inOrder } from '../run/pool.ts';
+import { CORES, runPooled } from '../run/pool.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import { generatorFor } from '../stages/index.ts';
 
@@ -83,7 +83,7 @@ export class ReferenceFailure extends CourseError {}
  * each generated case and writes what it prints as the case's expected.json.
  */
 export async function expectFromReference(cases: Case[], courseRoot: string, inputsRoot: string, start: Launcher, env: NodeJS.ProcessEnv): Promise<void> {
-  await inOrder(
+  await runPooled(
     cases.map((testCase) => async () => {
       // run from the course with the input where it was generated, and the cassette, if any, played as for the student
       const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });

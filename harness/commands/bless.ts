@@ -16,7 +16,7 @@ import { DEFAULT_RUNS } from '../defaults.ts';
 import { runProperties } from '../props/run.ts';
 import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher } from '../run/launcher.ts';
-import { CORES, inOrder } from '../run/pool.ts';
+import { CORES, runPooled } from '../run/pool.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import { COURSE_CONTENT } from '../stages/index.ts';
 
@@ -45,7 +45,7 @@ export async function bless(args: string[]): Promise<number> {
   for (const stage of stages) {
     refusals.push(...(await propertyFailures(stage, course.root, env)));
     const limits = { ...DEFAULT_LIMITS, timeoutMs: stage.timeoutMs };
-    await inOrder(
+    await runPooled(
       stage.cases.map((testCase) => () => {
         const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
         return runWithPlayer(testCase, { runRoot: course.root, launcher: start, env, limits }, cassette);

@@ -56,7 +56,7 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   const { result, report, start } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
   const judged = withResumption(
-    withLineEnds(judge(result, expected, context, { hidden: testCase.hidden, hintRules: context.content.hintRules(testCase.stage) }), cassette),
+    withLineEnds(judgeOutput(result, expected, context, { hidden: testCase.hidden, hintRules: context.content.hintRules(testCase.stage) }), cassette),
     cassette,
     report,
   );
@@ -268,7 +268,7 @@ export function caseName(testCase: Case): string {
 
 type Judgement = Pick<Verdict, 'status' | 'message' | 'details' | 'difference' | 'hints' | 'protocol'>;
 
-function judge(result: RunResult, expected: Buffer, context: CaseContext, explain: ExplainOptions): Judgement {
+function judgeOutput(result: RunResult, expected: Buffer, context: CaseContext, explain: ExplainOptions): Judgement {
   const difference = () => explainDifference(expected, result.stdout, explain);
   if (result.startError) {
     return { status: 'infra', message: `could not start ${PROGRAM}: ${result.startError.code ?? result.startError.message}` };

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import type { Stage } from '../course.ts';
 import { prestartProperties, runProperties, type PropertyRunOptions } from '../props/run.ts';
-import { CORES, inOrder } from '../run/pool.ts';
+import { CORES, runPooled } from '../run/pool.ts';
 import type { Launcher } from '../run/launcher.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import { Prestarts } from '../run/prestart.ts';
@@ -61,7 +61,7 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
             ...(options.prestarted && { prestarted: options.prestarted.take(propertiesKey(stage)) }),
           })
         : Promise.resolve([]);
-  const cases = await inOrder(
+  const cases = await runPooled(
     stage.cases.map((testCase) => () => gradeCase(testCase, context)),
     CORES,
     report,

@@ -1,6 +1,6 @@
 // The student's side of the property tests: loads the student's module and answers the
 // grader's calls of its exported functions on fd 3 (protocol.ts). It decides nothing: fast-check
-// and the checks run in the grader (judge.ts), so nothing the student's code does here can
+// and the checks run in the grader (check.ts), so nothing the student's code does here can
 // forge a verdict; at worst it answers for its own functions.
 //   node --import <tsx loader> oracle.ts --module /abs/src/mcp.ts --exports frame,parseFrame
 // Once the module has loaded, this process is synchronous for good (blocking reads, synchronous

@@ -1,5 +1,5 @@
 // The grader's side of the property tests. fast-check generates, shrinks and decides in this
-// process (judge.ts); the student's module runs in an oracle process (oracle.ts, session.ts)
+// process (check.ts); the student's module runs in an oracle process (oracle.ts, session.ts)
 // that only answers calls, so nothing the student's code does there can forge a verdict. This
 // file keeps an oracle going across the suite (a fresh one after one dies, while time remains)
 // and turns each property's outcome, or what stopped it, into one Verdict. A property whose
@@ -13,7 +13,7 @@ import { progressNow } from '../run/progress.ts';
 import type { Jail } from '../run/sandbox.ts';
 import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
 import { Answers } from './answers.ts';
-import { judge, valuesTried, type Halt, type Oracle, type Outcome } from './judge.ts';
+import { checkProperty, valuesTried, type Halt, type Oracle, type Outcome } from './check.ts';
 import { OracleSession, prestartOracle, type Call, type TroubleAt } from './session.ts';
 import { clip } from './show.ts';
 import { describeThrown, type PropertyCheck, type PropertySuite } from './suite.ts';
@@ -115,7 +115,7 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
       continue;
     }
     // properties on the same arbitrary share its values (valuesTried makes them once)
-    const result = await judge(check, valuesTried(check.arbitrary, options), answers, suite.requiredExports, pool, options);
+    const result = await checkProperty(check, valuesTried(check.arbitrary, options), answers, suite.requiredExports, pool, options);
     const durationMs = performance.now() - started;
     decided.push(
       'halt' in result
@@ -142,7 +142,7 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
   );
 }
 
-/** The oracle for judge.ts: one process at a time, a fresh one when the last died, while time remains. */
+/** The oracle for check.ts: one process at a time, a fresh one when the last died, while time remains. */
 class OraclePool implements Oracle<Stop> {
   /** Set once a stop ends every property (the module cannot be used, the run was cancelled). */
   moduleStop: Stop | undefined;

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 export const CORES = availableParallelism();
 
 /** `onResult` sees results in task order, each as soon as it and all before it are done. */
-export async function inOrder<T>(tasks: (() => Promise<T>)[], limit: number, onResult: (result: T, index: number) => void = () => {}): Promise<T[]> {
+export async function runPooled<T>(tasks: (() => Promise<T>)[], limit: number, onResult: (result: T, index: number) => void = () => {}): Promise<T[]> {
   const results: T[] = new Array(tasks.length);
   const done: boolean[] = new Array(tasks.length).fill(false);
   let next = 0;

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Verdict } from '../../harness/run/verdict.ts';
 import { jsonRpcMessage } from '../../harness/props/arbitraries.ts';
-import { valuesTried } from '../../harness/props/judge.ts';
+import { valuesTried } from '../../harness/props/check.ts';
 import { runProperties, type PropertyRunOptions } from '../../harness/props/run.ts';
 import { suiteNamed } from '../../harness/stages/index.ts';
 import { jailFor, sandboxAvailability } from '../../harness/run/sandbox.ts';

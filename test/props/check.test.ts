@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
 import { jsonRpcMessage } from '../../harness/props/arbitraries.ts';
 import { Answers } from '../../harness/props/answers.ts';
-import { judge, valuesTried, type Halt, type Oracle, type Outcome } from '../../harness/props/judge.ts';
+import { checkProperty, valuesTried, type Halt, type Oracle, type Outcome } from '../../harness/props/check.ts';
 import type { Call } from '../../harness/props/session.ts';
 import { runProperties } from '../../harness/props/run.ts';
 import { show, clip } from '../../harness/props/show.ts';
@@ -22,7 +22,7 @@ import { suiteNamed } from '../../harness/stages/index.ts';
 const FRAMING = suiteNamed('framing')!;
 
 const REPO = resolve(import.meta.dirname, '../..');
-const scratch = mkdtempSync(join(tmpdir(), 'theinference-judge-'));
+const scratch = mkdtempSync(join(tmpdir(), 'theinference-check-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('the values recorded beforehand', () => {
@@ -185,7 +185,7 @@ describe.each([
 });
 
 describe('a check that catches everything', () => {
-  // an oracle in this process, for the judge's own logic: it answers by calling `frame` here
+  // an oracle in this process, for checkProperty's own logic: it answers by calling `frame` here
   function localOracle(frame: (message: unknown) => unknown): Oracle<Halt> & { asked: number } {
     const answers = { asked: 0 };
     return Object.assign(answers, {
@@ -216,7 +216,7 @@ describe('a check that catches everything', () => {
       try {
         framed = (student.frame as (m: unknown) => unknown)(message);
       } catch {
-        framed = 'it threw'; // swallows the runner's miss too: the judge must not take this as an answer
+        framed = 'it threw'; // swallows the runner's miss too: checkProperty must not take this as an answer
       }
       if (framed !== JSON.stringify(message) + '\n') throw new Broken(`frame gave ${String(framed)}`);
     },
@@ -230,7 +230,7 @@ describe('a check that catches everything', () => {
       store = new Answers();
       const oracle = localOracle(frame);
       const values = valuesTried(jsonRpcMessage, { seed: 3, runs: 50 });
-      const outcome = (await judge(swallowing, values, store, ['frame'], oracle, { seed: 3, runs: 50 })) as Outcome;
+      const outcome = (await checkProperty(swallowing, values, store, ['frame'], oracle, { seed: 3, runs: 50 })) as Outcome;
       expect(outcome.passed).toBe(passed);
       expect(outcome.problem ?? '').not.toContain('it threw');
       expect(oracle.asked).toBeGreaterThan(0);

@@ -20,7 +20,7 @@ export interface Halt {
   readonly halt: true;
 }
 
-/** What the judge needs from the oracle, however many processes it takes. */
+/** What checking a property needs from the oracle, however many processes it takes. */
 export interface Oracle<H extends Halt> {
   /** Asks for calls ahead of need. `abandon`: asking ahead is no longer worth it (an answer is slow
    *  in coming); the real run will ask for what it needs. */
@@ -77,7 +77,7 @@ export function valuesTried(arbitrary: fc.Arbitrary<unknown>, options: JudgeOpti
   return values;
 }
 
-export async function judge<H extends Halt>(
+export async function checkProperty<H extends Halt>(
   check: PropertyCheck,
   values: readonly unknown[],
   answers: Answers,
