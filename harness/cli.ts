@@ -1,95 +1,64 @@
 // argv -> one command function. Exit codes: 0 all pass, 1 the solution failed, 2 usage or infrastructure.
-// Each command's module is loaded when it runs: `replay`, spawned by a client, starts without the grader.
-import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from './defaults.ts';
+// Each command is one module of commands/ ({ name, options, run }); its module is loaded when it runs.
+import { parse } from './commands/args.ts';
+import type { Command, Options, Output, Parsed } from './commands/command.ts';
 import { InputError, UsageError } from './errors.ts';
 import { escapeControls } from './terminal-text.ts';
 
-/** The usage text; the report files' lines come from their table (without their renderers: --help starts like node). */
+/** Each command, in the order the usage text lists them, loaded only when asked for (`replay`,
+ *  spawned by a client, starts without the grader). A new command is its module and a line here. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  test: async () => (await import('./commands/test.ts')).command as unknown as Command,
+  export: async () => (await import('./commands/export.ts')).command as unknown as Command,
+  'merge-reports': async () => (await import('./commands/merge-reports.ts')).command as unknown as Command,
+  list: async () => (await import('./commands/list.ts')).command as unknown as Command,
+  bless: async () => (await import('./commands/bless.ts')).command as unknown as Command,
+  record: async () => (await import('./commands/record.ts')).command as unknown as Command,
+  replay: async () => (await import('./commands/replay.ts')).command as unknown as Command,
+  lint: async () => (await import('./commands/lint.ts')).command as unknown as Command,
+  verify: async () => (await import('./commands/verify.ts')).command as unknown as Command,
+};
+
+/** Where the help of an option starts, and of a command. */
+const HELP_COLUMN = 37;
+
+/** The usage text, made from every command's own table (so --help loads them all). */
 async function usage(): Promise<string> {
-  const { REPORT_FILES } = await import('./report/report-files.ts');
-  const reportLines = REPORT_FILES.map(({ option, what }) => `       [--${option} <file>]`.padEnd(37) + `write ${what}`).join('\n');
-  return USAGE.replace('REPORT_FILES\n', `${reportLines}\n`);
+  const lines = ['usage: theinference <command> [options]', ''];
+  const column = (left: string, help: string) => {
+    const [first = '', ...more] = help.split('\n');
+    const head = left.length < HELP_COLUMN - 1 ? `${left.padEnd(HELP_COLUMN)}${first}` : `${left}   ${first}`;
+    return [head, ...more.map((line) => `${' '.repeat(HELP_COLUMN)}${line}`)];
+  };
+  for (const load of Object.values(COMMANDS)) {
+    const command = await load();
+    lines.push(...column(`  ${command.name}${command.synopsis ? ` ${command.synopsis}` : ''}`, command.summary));
+    for (const [name, option] of Object.entries(command.options)) {
+      if (option.heading) lines.push(`     ${option.heading}:`);
+      lines.push(...column(`       --${name}${option.value ? ` ${option.value}` : ''}`, option.help));
+    }
+  }
+  lines.push('', 'exit codes: 0 pass, 1 the solution failed, 2 usage or infrastructure error');
+  return lines.join('\n');
 }
 
-const USAGE = `usage: theinference <command> [options]
-
-  test [--stage <slug>] [--watch]   grade src/mcp.ts: the stage and every stage before it
-       [--seed <n>] [--runs <n>]     property tests: replay a seed, number of runs (default ${DEFAULT_RUNS})
-       [--timeout <seconds>]         CPU time per case, instead of the stage table's (wall time: 3x)
-       [--submission <dir>]          grade <dir>/src/ in a scratch copy of this course
-       [--memory <MiB>]              memory (RSS) limit per case (default ${DEFAULT_MEMORY_BYTES / 1024 / 1024})
-       [--network]                   let cases reach the machine's network (default: a sandboxed case
-                                     reaches only its own player)
-       [--no-network]                no network even without a sandbox (through unshare)
-       [--no-sandbox]                run cases without the bubblewrap sandbox (weaker: see docs/ci.md)
-       [--require-sandbox]           refuse to grade where no sandbox can be made (default with --submission)
-       [--verbose] [--no-color]      relay stderr of passing cases too; plain text
-       [--no-bundle]                 start every case through your_program.sh (slower; same bytes)
-       [--no-prestart]               watch: start each case's program on save, not ahead (less memory)
-     report files, written when grading ends (--report and --junit make it a CI run):
-REPORT_FILES
-     CI grading (any of these; see docs/ci.md):
-       [--all]                       grade every stage, not stopping at the first that fails
-       [--cases <dir>]               add hidden cases (cases/ and fixtures/ as in the course)
-       [--shard <i>/<n>]             grade part i of n; merge the reports with merge-reports
-       [--random <n>]                generated cases per command (default ${GENERATED_PER_COMMAND}; 0 for none)
-  export <dir> [--grader <spec>]    the student's repository: the course's files, the starter as src/, a
-                                     package.json that depends on this grader, a workflow that grades each push
-  merge-reports --report <file> [--junit <file>] [--html <file>] <shard.json...>   one report from the shards' reports
-  list                              the stages, and which pass
-  bless [--stage <slug>]            rewrite expected.json from the reference solution (course authors)
-  record --out <cassette> -- <server command...>   record a real MCP server (stdio), secrets redacted
-       [--script <session.yaml>]     the SDK client plays these steps (else: relay a client on stdin/stdout)
-       [--setup <folder>]            copy it to a fresh folder, <setup> in the command and session
-       [--env <NAME=VALUE>]          start the server with this variable (<setup> may be in it; kept in the cassette)
-       [--force]                     replace an existing cassette
-       [--redact-env <NAME>]         redact this variable's value too (repeat for more)
-       [--allow-noise]               keep non-JSON lines on the server's stdout as stdout frames
-       [--keep-nondeterministic]     do not mark UUIDs, timestamps and the like free
-  record --out <cassette> --http <url>   record a Streamable HTTP server: point the client at the printed URL
-       [--port <n>] [--force]        the proxy's port on 127.0.0.1 (default: a free one); replace an existing cassette
-       [--script <session.yaml>]     the SDK client plays these steps through the proxy, then DELETE
-       [-- <server command...>]      start the server (PORT = the URL's port; port 0 picks a free one), stop it at the end
-  replay <cassette>                 play a cassette as an MCP server, over the transport it was recorded on (diagnoses on stderr)
-       [--stdio | --http [--port <n>]]   over stdio, or over HTTP on 127.0.0.1 (its URL printed on stdout)
-       [--pace recorded|none]        over HTTP: keep the recorded gaps between events (default: none, at once)
-       [--report <file>] [--html <file>]   write what it found as JSON, or the session drawn
-       [--no-validate]               do not check the client's messages against the MCP schema
-  lint <cassette>...                check cassettes
-  verify <cassette> [-- <server command...>]   replay a cassette's client side against the live server (default: the recorded command)
-       [--url <url>]                 an HTTP cassette: a running server to play it against (default: start the recorded command)
-       [--timeout <seconds>]         wait this long for each answer (default 10)
-       [--redact-env <NAME>]         a variable whose value is a secret too (repeat for more)
-
-exit codes: 0 pass, 1 the solution failed, 2 usage or infrastructure error`;
-
-/** Where a run's text goes: stdout and stderr, or a caller's own sinks (the tests grade in-process, as
- *  watch mode grades many times in one process). Only `test` and main's own messages write through it. */
-export interface Output {
-  out(text: string): void;
-  err(text: string): void;
+/** A command line read with the command's own options (strictly: a mistake is a UsageError); the words after `--` apart. */
+function parseFor(command: Command, args: string[]): Parsed<Options> {
+  const split = args.indexOf('--');
+  const parsed = parse(split === -1 ? args : args.slice(0, split), command.options, { positionals: command.positionals === true });
+  return { values: parsed.values as Parsed<Options>['values'], positionals: parsed.positionals, ...(split !== -1 && { rest: args.slice(split + 1) }) };
 }
 
 const PROCESS_OUTPUT: Output = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
 
-/** Each command, loaded when it runs. */
-const COMMANDS: Record<string, (args: string[], output: Output) => Promise<number>> = {
-  test: async (args, output) => (await import('./commands/test.ts')).test(args, output.out),
-  list: async (args) => (await import('./commands/list.ts')).list(args),
-  bless: async (args) => (await import('./commands/bless.ts')).bless(args),
-  'merge-reports': async (args) => (await import('./commands/merge-reports.ts')).mergeReports(args),
-  export: async (args, output) => (await import('./commands/export.ts')).exportCourse(args, output.out),
-  record: async (args) => (await import('./commands/record.ts')).record(args),
-  replay: async (args) => (await import('./commands/replay.ts')).replay(args),
-  lint: async (args) => (await import('./commands/lint.ts')).lint(args),
-  verify: async (args) => (await import('./commands/verify.ts')).verify(args),
-};
-
 export async function main(argv: string[], output: Output = PROCESS_OUTPUT): Promise<number> {
   const [command, ...args] = argv;
-  const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  const load = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   try {
-    if (run) return await run(args, output);
+    if (load) {
+      const chosen = await load();
+      return await chosen.run(parseFor(chosen, args), output);
+    }
     if (command === undefined || ['help', '--help', '-h'].includes(command)) {
       output.out(`${await usage()}\n`);
       return command === undefined ? 2 : 0;
@@ -98,7 +67,7 @@ export async function main(argv: string[], output: Output = PROCESS_OUTPUT): Pro
   } catch (error) {
     if (!(error instanceof InputError)) return internalError(error, output);
     // Every command's bad input reads the same: `theinference <command>: <what is wrong>`.
-    output.err(`theinference${run ? ` ${command}` : ''}: ${escapeControls(oneLine(error.message))}\n`);
+    output.err(`theinference${load ? ` ${command}` : ''}: ${escapeControls(oneLine(error.message))}\n`);
     if (error instanceof UsageError) output.err('run `theinference help` for the commands and options\n');
     return 2;
   }

@@ -4,7 +4,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { writeAtomically } from '../files.ts';
 import { dirname, relative } from 'node:path';
-import { parse, useColor } from './args.ts';
+import { useColor } from './args.ts';
+import { defineCommand, type Options, type Parsed } from './command.ts';
 import type { Case, Stage } from '../course.ts';
 import { courseHere } from './course.ts';
 import { loadCassette, formatDiagnoses } from '../cassette/index.ts';
@@ -26,8 +27,17 @@ interface Blessing {
   previous: Buffer | undefined;
 }
 
-export async function bless(args: string[]): Promise<number> {
-  const { values } = parse(args, { stage: { type: 'string' } });
+const OPTIONS = { stage: { type: 'string', value: '<slug>', help: 'that stage only (default: every stage)' } } as const satisfies Options;
+
+export const command = defineCommand({
+  name: 'bless',
+  synopsis: '',
+  summary: 'rewrite expected.json from the reference solution (course authors)',
+  options: OPTIONS,
+  run: bless,
+});
+
+async function bless({ values }: Parsed<typeof OPTIONS>): Promise<number> {
   const course = courseHere({ allowMissingExpected: true });
   checkProgram(course.root);
   const stages = values.stage === undefined ? course.stages : course.stages.filter((stage) => stage.slug === values.stage);

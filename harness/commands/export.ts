@@ -6,8 +6,8 @@
 // leaves src/ alone, and says what changed.
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Course } from '../course.ts';
+import { defineCommand, type Options, type Parsed } from './command.ts';
 import { courseHere } from './course.ts';
 import { CourseError, UsageError } from '../errors.ts';
 import { PROGRAM } from '../run/launcher.ts';
@@ -20,8 +20,20 @@ const COURSE_FOLDERS = ['cases', 'fixtures'];
 /** A run of this many lines of the reference, none of them the starter's, is its code. */
 const REFERENCE_RUN = 6;
 
-export async function exportCourse(args: string[], out: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { grader: { type: 'string' } } });
+const OPTIONS = {
+  grader: { type: 'string', value: '<spec>', help: 'the npm spec package.json depends on the grader by (default: ^ this version)' },
+} as const satisfies Options;
+
+export const command = defineCommand({
+  name: 'export',
+  synopsis: '<dir>',
+  summary: "the student's repository: the course's files, the starter as src/, a package.json that depends on\nthis grader, a workflow that grades each push",
+  options: OPTIONS,
+  positionals: true,
+  run: ({ values, positionals }, output) => exportCourse(values, positionals, (text) => output.out(text)),
+});
+
+async function exportCourse(values: Parsed<typeof OPTIONS>['values'], positionals: string[], out: (text: string) => void): Promise<number> {
   if (positionals.length !== 1)
     throw new UsageError('export takes the folder to write the student repository to: theinference export <dir> [--grader <npm spec>]');
   const course = courseHere();

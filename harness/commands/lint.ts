@@ -3,12 +3,20 @@
 import { CassetteError, loadCassette } from '../cassette/format.ts';
 import type { Cassette } from '../cassette/model.ts';
 import { UsageError } from '../errors.ts';
-import { parse } from './args.ts';
+import { defineCommand, type Parsed } from './command.ts';
 import { say } from './say.ts';
 
+export const command = defineCommand({
+  name: 'lint',
+  synopsis: '<cassette>...',
+  summary: 'check cassettes',
+  options: {},
+  positionals: true,
+  run: lint,
+});
+
 /** `lint <cassette>...`: load and check each; 0 when all are sound. */
-export async function lint(args: string[]): Promise<number> {
-  const parsed = parse(args, {}, { positionals: true });
+async function lint(parsed: Parsed<Record<never, never>>): Promise<number> {
   if (parsed.positionals.length === 0) throw new UsageError('usage: theinference lint <cassette>...');
   const { lintCassette } = await import('../cassette/lint.ts');
   let code = 0;

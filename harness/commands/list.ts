@@ -5,12 +5,14 @@ import { gradeStages } from '../grade/stages.ts';
 import { DEFAULT_RUNS } from '../defaults.ts';
 import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher } from '../run/launcher.ts';
-import { parse, randomSeed } from './args.ts';
+import { randomSeed } from './args.ts';
+import { defineCommand } from './command.ts';
 import { ListCache } from './list-cache.ts';
 import { COURSE_CONTENT } from '../stages/index.ts';
 
-export async function list(args: string[]): Promise<number> {
-  parse(args, {});
+export const command = defineCommand({ name: 'list', synopsis: '', summary: 'the stages, and which pass', options: {}, run: list });
+
+async function list(): Promise<number> {
   const course = courseHere();
   checkProgram(course.root);
   const env = programEnv();

@@ -1,12 +1,22 @@
 // `theinference merge-reports`: the shards' results.json files as one report (and JUnit).
 import { UsageError } from '../errors.ts';
-import { fileReporter, REPORT_OPTIONS, requestedFiles } from '../report/formats.ts';
+import { fileReporter, requestedFiles } from '../report/formats.ts';
+import { REPORT_FILE_OPTIONS } from '../report/report-files.ts';
 import { allOf } from '../report/reporter.ts';
-import { checkWritable, parse } from './args.ts';
+import { checkWritable } from './args.ts';
+import { defineCommand, type Parsed } from './command.ts';
+
+export const command = defineCommand({
+  name: 'merge-reports',
+  synopsis: '--report <file> <shard.json...>',
+  summary: "one report from the shards' reports",
+  options: REPORT_FILE_OPTIONS,
+  positionals: true,
+  run: mergeReports,
+});
 
 /** merge-reports --report <file> [--junit <file>] [--html <file>] <shard report...>: exit code as the merged run's. */
-export async function mergeReports(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, REPORT_OPTIONS, { positionals: true });
+async function mergeReports({ values, positionals }: Parsed<typeof REPORT_FILE_OPTIONS>): Promise<number> {
   if (values.report === undefined) throw new UsageError('merge-reports needs --report <file> for the merged results');
   if (positionals.length === 0) throw new UsageError("merge-reports needs the shards' results.json files");
   const files = requestedFiles(values);

@@ -9,33 +9,57 @@ import type { HttpRecordOptions } from '../transports/http/recorder.ts';
 import { targetProblem } from '../cassette/recording-target.ts';
 import type { SessionScript } from '../cassette/script.ts';
 import { UsageError } from '../errors.ts';
-import { integer, parse } from './args.ts';
+import { integer } from './args.ts';
+import { defineCommand, type Options, type Parsed } from './command.ts';
 import { say } from './say.ts';
+
+const OPTIONS = {
+  out: { type: 'string', value: '<cassette>', help: 'where the cassette is written' },
+  http: {
+    type: 'string',
+    value: '<url>',
+    help: "record a Streamable HTTP server at this URL, through a proxy on 127.0.0.1 (its URL printed);\nwith a server command after --, record starts it (PORT = the URL's port; port 0 picks a free one)",
+  },
+  script: {
+    type: 'string',
+    value: '<session.yaml>',
+    help: 'the SDK client plays these steps (else: relay a client on stdin/stdout, or point it at the proxy)',
+  },
+  force: { type: 'boolean', help: 'replace an existing cassette' },
+  port: { type: 'string', value: '<n>', help: "with --http: the proxy's port on 127.0.0.1 (default: a free one)" },
+  setup: { type: 'string', value: '<folder>', help: 'stdio: copy it to a fresh folder, <setup> in the command and session' },
+  env: {
+    type: 'string',
+    multiple: true,
+    value: '<NAME=VALUE>',
+    help: 'stdio: start the server with this variable (<setup> may be in it; kept in the cassette)',
+  },
+  'redact-env': { type: 'string', multiple: true, value: '<NAME>', help: "stdio: redact this variable's value too (repeat for more)" },
+  'allow-noise': { type: 'boolean', help: "stdio: keep non-JSON lines on the server's stdout as stdout frames" },
+  'keep-nondeterministic': { type: 'boolean', help: 'stdio: do not mark UUIDs, timestamps and the like free' },
+} as const satisfies Options;
+
+/** The options of a recording a server on stdin and stdout only. */
+const STDIO_ONLY = ['setup', 'env', 'redact-env', 'allow-noise', 'keep-nondeterministic'] as const;
+
+export const command = defineCommand({
+  name: 'record',
+  synopsis: '--out <cassette> -- <server command...>',
+  summary: 'record a real MCP server (stdio, or Streamable HTTP with --http), secrets redacted',
+  options: OPTIONS,
+  positionals: true,
+  run: (parsed) => (parsed.values.http === undefined ? recordStdio(parsed) : recordHttp(parsed)),
+});
 
 /** `record --out <cassette> [--script <session.yaml>] [--force] [--redact-env NAME]... [--allow-noise] [--keep-nondeterministic] -- <server command...>`:
  *  between a client and the server (stdin and stdout), or with the SDK client playing a script;
  *  `record --out <cassette> --http <url> [--script <session.yaml>] [--port N] [--force]`: a proxy on
  *  127.0.0.1 in front of an HTTP server, for a client pointed at it or the SDK client playing a script. */
-export async function record(args: string[]): Promise<number> {
-  const split = args.indexOf('--');
-  if ((split === -1 ? args : args.slice(0, split)).some((arg) => arg === '--http' || arg.startsWith('--http='))) return recordHttp(args);
-  const parsed = parse(
-    split === -1 ? args : args.slice(0, split),
-    {
-      out: { type: 'string' },
-      script: { type: 'string' },
-      setup: { type: 'string' },
-      env: { type: 'string', multiple: true },
-      force: { type: 'boolean' },
-      'redact-env': { type: 'string', multiple: true },
-      'allow-noise': { type: 'boolean' },
-      'keep-nondeterministic': { type: 'boolean' },
-    },
-    { positionals: true },
-  );
-  const command = split === -1 ? parsed.positionals : args.slice(split + 1);
+async function recordStdio(parsed: Parsed<typeof OPTIONS>): Promise<number> {
+  if (parsed.values.port !== undefined) throw new UsageError('--port is for a recording over HTTP (--http <url>)');
+  const command = parsed.rest ?? parsed.positionals;
   const out = parsed.values.out;
-  if (out === undefined || command.length === 0 || (split !== -1 && parsed.positionals.length > 0)) {
+  if (out === undefined || command.length === 0 || (parsed.rest !== undefined && parsed.positionals.length > 0)) {
     throw new UsageError('usage: theinference record --out <cassette> [--script <session.yaml>] [--force] [--redact-env NAME]... -- <server command...>');
   }
   const { record: recordSession } = await import('../transports/stdio/recorder.ts');
@@ -94,18 +118,12 @@ const HTTP_USAGE = 'usage: theinference record --http <server url> --out <casset
 /** `record --http <url> --out <cassette> [--script <session.yaml>] [--port N] [--force] [-- <server command...>]`:
  *  with a server command, record starts the server for the URL (PORT set to its port; port 0 picks a
  *  free one), names it and its package in the provenance, and stops it once the cassette is written. */
-async function recordHttp(args: string[]): Promise<number> {
-  const split = args.indexOf('--');
-  const parsed = parse(split === -1 ? args : args.slice(0, split), {
-    out: { type: 'string' },
-    http: { type: 'string' },
-    script: { type: 'string' },
-    port: { type: 'string' },
-    force: { type: 'boolean' },
-  });
-  const command = split === -1 ? undefined : args.slice(split + 1);
+async function recordHttp(parsed: Parsed<typeof OPTIONS>): Promise<number> {
+  const stdioOnly = STDIO_ONLY.find((name) => parsed.values[name] !== undefined);
+  if (stdioOnly !== undefined) throw new UsageError(`--${stdioOnly} is for a recording over stdio (a server command after --, without --http)`);
+  const command = parsed.rest;
   const { out, http } = parsed.values;
-  if (out === undefined || http === undefined || command?.length === 0) throw new UsageError(HTTP_USAGE);
+  if (out === undefined || http === undefined || command?.length === 0 || parsed.positionals.length > 0) throw new UsageError(HTTP_USAGE);
   const port = parsed.values.port === undefined ? 0 : integer('--port', parsed.values.port);
   if (port < 0 || port > 65535) throw new UsageError(`--port takes a whole number from 0 to 65535, not "${parsed.values.port}"`);
   let url: URL;

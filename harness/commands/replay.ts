@@ -7,7 +7,8 @@ import type { PlayerSession } from '../cassette/session.ts';
 import { HostError, UsageError } from '../errors.ts';
 import { writeAtomically } from '../files.ts';
 import { escapeControls } from '../terminal-text.ts';
-import { checkWritable, parse } from './args.ts';
+import { checkWritable } from './args.ts';
+import { defineCommand, type Options, type Parsed } from './command.ts';
 import { say } from './say.ts';
 
 /** What starts each line the recorded server wrote on stderr, as replay relays it. */
@@ -16,25 +17,31 @@ export const SERVER_STDERR = '[server] ';
 const REPLAY_USAGE =
   'usage: theinference replay <cassette> [--stdio | --http [--port N] [--pace recorded|none]] [--report <file>] [--html <file>] [--no-validate]';
 
+const OPTIONS = {
+  stdio: { type: 'boolean', help: 'over stdio (stdin and stdout)' },
+  http: { type: 'boolean', help: 'over Streamable HTTP on 127.0.0.1 (its URL printed on stdout)' },
+  port: { type: 'string', value: '<n>', help: 'over HTTP: the port to listen on (default: a free one)' },
+  pace: { type: 'string', value: 'recorded|none', help: 'over HTTP: keep the recorded gaps between events (default: none, at once)' },
+  report: { type: 'string', value: '<file>', help: 'write what it found as JSON' },
+  html: { type: 'string', value: '<file>', help: 'write the session drawn' },
+  'no-validate': { type: 'boolean', help: "do not check the client's messages against the MCP schema" },
+} as const satisfies Options;
+
+export const command = defineCommand({
+  name: 'replay',
+  synopsis: '<cassette>',
+  summary: 'play a cassette as an MCP server, over the transport it was recorded on (diagnoses on stderr)',
+  options: OPTIONS,
+  positionals: true,
+  run: replay,
+});
+
 /** `replay <cassette> [--stdio | --http [--port N] [--pace recorded|none]] [--report <file>] [--html <file>] [--no-validate]`:
  *  an MCP server that plays the cassette, over the transport it was recorded on unless told (stdio
  *  on stdin and stdout; Streamable HTTP on 127.0.0.1, its URL printed on stdout, until the client's
  *  DELETE or, where the replay gave no session, until every recorded client message was played); at
  *  the end, the play report as JSON and the session drawn as a page. */
-export async function replay(args: string[]): Promise<number> {
-  const parsed = parse(
-    args,
-    {
-      report: { type: 'string' },
-      html: { type: 'string' },
-      'no-validate': { type: 'boolean' },
-      stdio: { type: 'boolean' },
-      http: { type: 'boolean' },
-      port: { type: 'string' },
-      pace: { type: 'string' },
-    },
-    { positionals: true },
-  );
+async function replay(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   const [file, ...extra] = parsed.positionals;
   if (file === undefined || extra.length > 0 || (parsed.values.stdio && parsed.values.http)) throw new UsageError(REPLAY_USAGE);
   const { report: reportFile, html: htmlFile } = parsed.values;

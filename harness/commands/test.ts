@@ -1,6 +1,5 @@
 // `theinference test`: grade the stages in order as a student does, or hand over to CI grading
 // when a CI option is given. Exit codes: 0 all pass, 1 the solution failed, 2 usage or infrastructure.
-import type { ParseArgsConfig } from 'node:util';
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
 import type { Course, Stage } from '../course.ts';
 import { courseHere } from './course.ts';
@@ -9,7 +8,8 @@ import { prestartStages, type StageResult } from '../grade/stage.ts';
 import { gradeStages } from '../grade/stages.ts';
 import type { Prestarts } from '../run/prestart.ts';
 import { buildReport, gradedInOrder } from '../report/build.ts';
-import { fileReporter, REPORT_OPTIONS, requestedFiles, type ReportFormat } from '../report/formats.ts';
+import { fileReporter, requestedFiles, type ReportFormat } from '../report/formats.ts';
+import { REPORT_FILE_OPTIONS } from '../report/report-files.ts';
 import { allOf } from '../report/reporter.ts';
 import { TerminalReporter } from '../report/terminal.ts';
 import { programEnv } from '../run/env.ts';
@@ -18,31 +18,40 @@ import { onInterrupt } from '../run/interrupt.ts';
 import { ENABLE_SANDBOX, sandboxAvailability } from '../run/sandbox.ts';
 import { scratchCopy, type SubmissionFacts } from '../run/submission.ts';
 import { resolve } from 'node:path';
-import { checkWritable, count, parse, positive, randomSeed, runs, seconds, seed, useColor } from './args.ts';
+import { checkWritable, count, positive, randomSeed, runs, seconds, seed, useColor } from './args.ts';
+import { defineCommand, headed, type Options, type Parsed } from './command.ts';
 import { COURSE_CONTENT } from '../stages/index.ts';
 
 const TEST_OPTIONS = {
-  stage: { type: 'string' },
-  watch: { type: 'boolean' },
-  seed: { type: 'string' },
-  runs: { type: 'string' },
-  timeout: { type: 'string' },
-  submission: { type: 'string' },
-  verbose: { type: 'boolean' },
-  'no-color': { type: 'boolean' },
-  'no-bundle': { type: 'boolean' },
-  'no-prestart': { type: 'boolean' },
-  memory: { type: 'string' },
-  network: { type: 'boolean' },
-  'no-network': { type: 'boolean' },
-  'no-sandbox': { type: 'boolean' },
-  'require-sandbox': { type: 'boolean' },
-  all: { type: 'boolean' },
-  ...REPORT_OPTIONS,
-  cases: { type: 'string' },
-  shard: { type: 'string' },
-  random: { type: 'string' },
-} satisfies ParseArgsConfig['options'];
+  stage: { type: 'string', value: '<slug>', help: 'that stage and every stage before it (default: every stage)' },
+  watch: { type: 'boolean', help: 'grade again on every save under src/' },
+  seed: { type: 'string', value: '<n>', help: 'property tests: replay this seed' },
+  runs: { type: 'string', value: '<n>', help: `property tests: runs of each (default ${DEFAULT_RUNS})` },
+  timeout: { type: 'string', value: '<seconds>', help: "CPU time per case, instead of the stage table's (wall time: 3x)" },
+  submission: { type: 'string', value: '<dir>', help: 'grade <dir>/src/ in a scratch copy of this course' },
+  memory: { type: 'string', value: '<MiB>', help: `memory (RSS) limit per case (default ${DEFAULT_MEMORY_BYTES / 1024 / 1024})` },
+  network: { type: 'boolean', help: "let cases reach the machine's network (default: a sandboxed case reaches only its own player)" },
+  'no-network': { type: 'boolean', help: 'no network even without a sandbox (through unshare)' },
+  'no-sandbox': { type: 'boolean', help: 'run cases without the bubblewrap sandbox (weaker: see docs/ci.md)' },
+  'require-sandbox': { type: 'boolean', help: 'refuse to grade where no sandbox can be made (default with --submission)' },
+  verbose: { type: 'boolean', help: 'relay stderr of passing cases too' },
+  'no-color': { type: 'boolean', help: 'plain text' },
+  'no-bundle': { type: 'boolean', help: 'start every case through your_program.sh (slower; same bytes)' },
+  'no-prestart': { type: 'boolean', help: "watch: start each case's program on save, not ahead (less memory)" },
+  ...headed(REPORT_FILE_OPTIONS, 'report files, written when grading ends (--report and --junit make it a CI run)'),
+  all: { type: 'boolean', heading: 'CI grading (any of these; see docs/ci.md)', help: 'grade every stage, not stopping at the first that fails' },
+  cases: { type: 'string', value: '<dir>', help: 'add hidden cases (cases/ and fixtures/ as in the course)' },
+  shard: { type: 'string', value: '<i>/<n>', help: 'grade part i of n; merge the reports with merge-reports' },
+  random: { type: 'string', value: '<n>', help: `generated cases per command (default ${GENERATED_PER_COMMAND}; 0 for none)` },
+} as const satisfies Options;
+
+export const command = defineCommand({
+  name: 'test',
+  synopsis: '',
+  summary: 'grade src/mcp.ts: the stage and every stage before it',
+  options: TEST_OPTIONS,
+  run: ({ values }, output) => test(values, (text) => output.out(text)),
+});
 
 /** The options that make `test` a CI run: every stage's results kept, results.json and JUnit written.
  *  (`--html` is a student's too: a page to open beside the terminal.) */
@@ -77,8 +86,7 @@ export interface TestSettings {
 }
 
 /** `write`: where what a student reads goes (main passes stdout, or a caller's own sink). */
-export async function test(args: string[], write: (text: string) => void): Promise<number> {
-  const { values } = parse(args, TEST_OPTIONS);
+async function test(values: Parsed<typeof TEST_OPTIONS>['values'], write: (text: string) => void): Promise<number> {
   // The stage table and the expected outputs always come from the course, never from a submission.
   const course = courseHere();
   checkProgram(course.root);

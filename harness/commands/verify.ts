@@ -3,25 +3,35 @@
 import { loadCassette } from '../cassette/format.ts';
 import type { Drift } from '../cassette/verify.ts';
 import { InputError, UsageError } from '../errors.ts';
-import { parse, seconds } from './args.ts';
+import { seconds } from './args.ts';
+import { defineCommand, type Options, type Parsed } from './command.ts';
 import { say } from './say.ts';
 
 /** How long verify waits for each of the server's answers, unless `--timeout` says otherwise. */
 const VERIFY_TIMEOUT_SECONDS = 10;
 
+const OPTIONS = {
+  url: { type: 'string', value: '<url>', help: 'an HTTP cassette: a running server to play it against (default: start the recorded command)' },
+  timeout: { type: 'string', value: '<seconds>', help: 'wait this long for each answer (default 10)' },
+  'redact-env': { type: 'string', multiple: true, value: '<NAME>', help: 'a variable whose value is a secret too (repeat for more)' },
+} as const satisfies Options;
+
+export const command = defineCommand({
+  name: 'verify',
+  synopsis: '<cassette> [-- <server command...>]',
+  summary: "replay a cassette's client side against the live server (default: the recorded command)",
+  options: OPTIONS,
+  positionals: true,
+  run: verify,
+});
+
 /** `verify <cassette> [--timeout <seconds>] [--redact-env NAME]... [-- <server command...> | --url <url>]`: 0 no drift,
  *  1 drift, 2 bad input. The server is the recorded command's, started here, unless another command
  *  is given, or (HTTP) the URL of one running. */
-export async function verify(args: string[]): Promise<number> {
-  const split = args.indexOf('--');
-  const parsed = parse(
-    split === -1 ? args : args.slice(0, split),
-    { timeout: { type: 'string' }, 'redact-env': { type: 'string', multiple: true }, url: { type: 'string' } },
-    { positionals: true },
-  );
+async function verify(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   const [file, ...extra] = parsed.positionals;
-  const given = split === -1 ? extra : args.slice(split + 1);
-  if (file === undefined || (split === -1 && extra.length > 0))
+  const given = parsed.rest ?? extra;
+  if (file === undefined || (parsed.rest === undefined && extra.length > 0))
     throw new UsageError('usage: theinference verify <cassette> [--timeout <seconds>] [--redact-env NAME]... [-- <server command...> | --url <url>]');
   const timeoutMs = (parsed.values.timeout === undefined ? VERIFY_TIMEOUT_SECONDS : seconds('--timeout', parsed.values.timeout)) * 1000;
   const cassette = loadCassette(file);

@@ -9,3 +9,8 @@ export const REPORT_FILES = [
 ] as const;
 
 export type ReportOption = (typeof REPORT_FILES)[number]['option'];
+
+/** `--<option> <file>` of each, for the command lines of `test` and `merge-reports` (their usage text too). */
+export const REPORT_FILE_OPTIONS = Object.fromEntries(
+  REPORT_FILES.map(({ option, what }) => [option, { type: 'string' as const, value: '<file>', help: `write ${what}` }]),
+) as Record<ReportOption, { type: 'string'; value: string; help: string }>;

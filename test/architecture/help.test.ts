@@ -1,31 +1,36 @@
-// `theinference --help` names every option every command takes: the options are read from the
-// commands' own argument tables (each `parse(args, { name: { type } })`), so an option added without
-// a line of help fails here.
+// `theinference --help` names every command and every option each takes, under it: the usage text is
+// made from the commands' own tables (each commands/*.ts that is a command exports `command`), the
+// same tables their command lines are parsed with, so an option cannot be added without its help.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Command } from '../../harness/commands/command.ts';
 import { REPO } from '../helpers/cli.ts';
 
-const COMMAND_FILES = [
-  ...readdirSync(join(REPO, 'harness/commands')).map((file) => join(REPO, 'harness/commands', file)),
-  join(REPO, 'harness/report/formats.ts'),
-];
-
-/** Every `name: { type: 'string' | 'boolean' ... }` of the command files: their parse tables. */
-function optionsTaken(): string[] {
-  const names = new Set<string>();
-  for (const file of COMMAND_FILES) {
-    for (const match of readFileSync(file, 'utf8').matchAll(/['"]?([a-z][a-z-]*)['"]?\s*:\s*\{\s*type:\s*'(?:string|boolean)'/g)) names.add(match[1]!);
+async function commands(): Promise<Command[]> {
+  const found: Command[] = [];
+  for (const file of readdirSync(join(REPO, 'harness/commands'))) {
+    const module = (await import(join(REPO, 'harness/commands', file))) as { command?: Command };
+    if (module.command) found.push(module.command);
   }
-  return [...names].sort();
+  return found;
 }
 
 describe('--help', () => {
-  it('names every option of every command', () => {
+  it('names every command, and every option of each under it, with its help', async () => {
     const help = execFileSync(process.execPath, [join(REPO, 'bin/theinference.js'), '--help'], { encoding: 'utf8' });
-    const options = optionsTaken();
-    expect(options).toEqual(expect.arrayContaining(['stage', 'force', 'redact-env', 'no-validate', 'report', 'html']));
-    expect(options.filter((name) => !help.includes(`--${name}`))).toEqual([]);
+    const all = await commands();
+    expect(all.map((command) => command.name).sort()).toEqual(['bless', 'export', 'lint', 'list', 'merge-reports', 'record', 'replay', 'test', 'verify']);
+    for (const command of all) {
+      const at = help.indexOf(`\n  ${command.name}`);
+      expect(at, command.name).toBeGreaterThan(-1);
+      const section = help.slice(at + 1).split(/\n {2}\S/)[0]!;
+      expect(section, command.name).toContain(command.summary.split('\n')[0]);
+      for (const [name, option] of Object.entries(command.options)) {
+        expect(section, `${command.name} --${name}`).toContain(`--${name}`);
+        expect(section, `${command.name} --${name}`).toContain(option.help.split('\n')[0]);
+      }
+    }
   });
 });
