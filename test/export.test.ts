@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { ResultsReport } from '../harness/report/json.ts';
+import type { ResultsReport } from '../harness/report/model.ts';
 import { REPO, runCli } from './helpers/cli.ts';
 
 const made: string[] = [];

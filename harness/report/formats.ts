@@ -4,7 +4,8 @@
 import { ReportError } from '../errors.ts';
 import { writeAtomically } from '../files.ts';
 import { toHtml } from './html.ts';
-import { toResultsJson, type ResultsReport } from './json.ts';
+import { toResultsJson } from './json.ts';
+import type { ResultsReport } from './model.ts';
 import { toJUnit } from './junit.ts';
 import { toSummary } from './summary.ts';
 import { REPORT_FILES, type ReportOption } from './report-files.ts';

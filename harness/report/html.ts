@@ -11,7 +11,7 @@ import { exchangeStep, responseOutcome, type Exchange, type ExchangeStep } from 
 import { isObject, type Json } from '../cassette/model.ts';
 import type { Advice, Hint, ProtocolReport, StyledLine } from '../run/verdict.ts';
 import { clip, escapeControls } from '../terminal-text.ts';
-import type { CheckReport, KeptText, ResultsReport, StageReport } from './json.ts';
+import type { CheckReport, KeptText, ResultsReport, StageReport } from './model.ts';
 
 /** The first failing check of a run's report (its header links to it), or the first divergence of a
  *  session alone (the page scrolls to it when it opens; a run's report opens on its summary). */

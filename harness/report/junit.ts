@@ -1,7 +1,7 @@
 // JUnit XML for CI dashboards, made from a results report (a single run's or a merge's): a
 // <testsuite> per stage, a <testcase> per check; fail is a <failure>, timeout, crash and error
 // are an <error>, a skipped stage's checks are not listed.
-import type { CheckReport, ResultsReport } from './json.ts';
+import type { CheckReport, ResultsReport } from './model.ts';
 
 export function toJUnit(report: ResultsReport): string {
   const suites = report.stages.map((stage) => {

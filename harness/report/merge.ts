@@ -6,17 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { ReportError } from '../errors.ts';
 import { SchemaError } from './check.ts';
-import {
-  checkResultsReport,
-  countChecks,
-  exitCodeOf,
-  REPORT_VERSION,
-  rollUp,
-  runStatus,
-  type ResultsReport,
-  type RunStatus,
-  type StageReport,
-} from './json.ts';
+import { checkResultsReport, REPORT_VERSION, type ResultsReport, type RunStatus, type StageReport } from './model.ts';
+import { countChecks, exitCodeOf, rollUp, runStatus } from './verdicts.ts';
 
 /** A report that cannot be merged: the CLI prints it on one line and exits 2. */
 /** A shard's report that cannot be merged: one of the report problems. */

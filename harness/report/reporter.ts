@@ -2,7 +2,7 @@
 // run as results.json holds it. The terminal prints as it goes; a file format writes at the end.
 // Reporters decide nothing; they only turn verdicts into their own text.
 import type { StageEvents } from '../grade/stages.ts';
-import type { ResultsReport } from './json.ts';
+import type { ResultsReport } from './model.ts';
 
 export interface Reporter extends StageEvents {
   /** The run is over (not called when it was stopped): the whole of it, as results.json holds it. */

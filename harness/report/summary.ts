@@ -2,7 +2,7 @@
 // a table of the stages, then the first failure with its hints. Only what a student may read of any
 // case: the check's one-line verdict and its hints, never its details (a diff quotes expected bytes,
 // which a hidden case must keep to itself) nor what the program printed.
-import type { CheckReport, ResultsReport } from './json.ts';
+import type { CheckReport, ResultsReport } from './model.ts';
 
 const MARK: Record<string, string> = { pass: '✅ pass', fail: '❌ fail', error: '❌ error', timeout: '⏱ timeout', crash: '💥 crash', skipped: '— not graded' };
 

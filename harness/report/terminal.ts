@@ -5,7 +5,7 @@ import type { StageResult } from '../grade/stage.ts';
 import type { Status, Verdict } from '../run/verdict.ts';
 import { clip, escapeControls, escapeGraderText } from '../terminal-text.ts';
 import { detailLines } from './details.ts';
-import type { ResultsReport } from './json.ts';
+import type { ResultsReport } from './model.ts';
 import { painter, type Painter } from './paint.ts';
 import type { Reporter } from './reporter.ts';
 

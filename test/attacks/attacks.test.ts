@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { loadCourse } from '../../harness/course.ts';
-import type { ResultsReport } from '../../harness/report/json.ts';
+import type { ResultsReport } from '../../harness/report/model.ts';
 import { courseCopy, REPO, trimCourse } from '../helpers/cli.ts';
 import { checks, cleanUp, folder, leftBehind, leftInTmp, QUICK, runCi, stillRunning, submission } from '../ci/helpers.ts';
 

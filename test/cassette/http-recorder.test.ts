@@ -364,5 +364,12 @@ describe('record --http: bad input and sessions that go wrong', () => {
       'theinference record: usage: theinference record --http <server url> --out <cassette> [--script <session.yaml>] [--port N] [--force] [-- <server command...>]',
       'run `theinference help` for the commands and options',
     ]);
+    // an option of the other transport's recording is refused, naming where it belongs
+    const stdioOnly = await startRecorder(['--http', everything.url, '--out', 'never.yaml', '--setup', 'fixtures']);
+    expect(recorderLines((await stdioOnly.exited).stderr)[0]).toBe(
+      'theinference record: --setup is for a recording over stdio (a server command after --, without --http)',
+    );
+    const httpOnly = await startRecorder(['--out', 'never.yaml', '--port', '3001', '--', 'node', 'server.js']);
+    expect(recorderLines((await httpOnly.exited).stderr)[0]).toBe('theinference record: --port is for a recording over HTTP (--http <url>)');
   });
 });

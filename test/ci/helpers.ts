@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { ResultsReport } from '../../harness/report/json.ts';
+import type { ResultsReport } from '../../harness/report/model.ts';
 import { REPO, runCli, type CliRun } from '../helpers/cli.ts';
 
 export const REFERENCE = readFileSync(join(REPO, 'src', 'mcp.ts'), 'utf8');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { inShard, parseShard } from '../../harness/ci/shard.ts';
-import { checkResultsReport, type CheckReport, type ResultsReport } from '../../harness/report/json.ts';
+import { checkResultsReport, type CheckReport, type ResultsReport } from '../../harness/report/model.ts';
 import { toJUnit } from '../../harness/report/junit.ts';
 import { mergeReports, MergeError } from '../../harness/report/merge.ts';
 import { courseCopy, REPO, runCli, trimCourse } from '../helpers/cli.ts';

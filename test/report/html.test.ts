@@ -12,7 +12,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlayReport } from '../../harness/cassette/diagnosis.ts';
 import { FIRST_FAILURE_ID, toHtml } from '../../harness/report/html.ts';
-import type { ResultsReport } from '../../harness/report/json.ts';
+import type { ResultsReport } from '../../harness/report/model.ts';
 import { courseCopy, REPO, runCli, scenarioSubmission, trimCourse } from '../helpers/cli.ts';
 
 /** Markup a submission prints: if it ran, it would set window.pwned. */
