@@ -11,7 +11,7 @@ import { clip, cutPoint, escapeControls } from '../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
 import { ExchangeLog, exchangeStep, httpStep, KEPT_MESSAGE_CHARS, keptMessage, type ExchangeStep } from './exchange.ts';
 import { LineSplitter } from './lines.ts';
-import { FreePaths, firstDifference, formatPath, countDifferences } from './json-path.ts';
+import { Matching, type Miss } from './matching.ts';
 import {
   compactLine,
   describeMessage as describeInFull,
@@ -100,8 +100,6 @@ const RECEIVED_CHARS = 4096;
 
 export class Player {
   private position = 0;
-  private readonly globalFree: string[];
-  private readonly freeByFrame = new Map<number, FreePaths>();
   /** Recorded id of a client request -> the id the live client used. */
   private readonly liveIdOf = new Map<string, Json>();
   private readonly recordedIdOf = new Map<string, Json>();
@@ -110,11 +108,11 @@ export class Player {
   /** Every id the client gave a request in this session -> that request's method; a stateless request's
    *  (2026-07-28) only until its response is written, after which its id may be used again. */
   private readonly methodOfLiveId = new Map<string, string>();
-  /** The live client declared the roots capability in its initialize; undefined before an initialize. */
-  private declaresRoots: boolean | undefined;
   /** The ids of stateless requests not answered yet. */
   private readonly statelessLiveIds = new Set<string>();
   private readonly misses: Diagnosis[] = [];
+  /** How a client message is held to a recorded one (matching.ts). */
+  private readonly matching: Matching;
   /** Recommendations not followed (a SHOULD: rules.ts), each kind once; they fail nothing. */
   private readonly advice: Diagnosis[] = [];
   /** Diagnoses past KEPT_DIAGNOSES: counted only. */
@@ -156,7 +154,7 @@ export class Player {
     private readonly output: PlayerOutput,
     private readonly options: PlayerOptions = {},
   ) {
-    this.globalFree = cassette.free ?? [];
+    this.matching = new Matching(cassette, (liveId) => this.recordedIdOf.get(idKey(liveId)));
     this.clientFrameCount = cassette.frames.filter((frame) => frame.from === 'client').length;
     this.stateless = speaksStateless(cassette);
     this.inputRequired = this.stateless ? inputRequiredResults(cassette) : new Map();
@@ -320,7 +318,7 @@ export class Player {
     }
     const expectedIndex = this.position;
     const expected = this.cassette.frames[expectedIndex] as ClientFrame;
-    const miss = this.compare(expectedIndex, expected, message);
+    const miss = this.matching.compare(expectedIndex, expected, message);
     if (miss === undefined) {
       this.rootsErrorCode(expectedIndex, message);
       this.consume(expected, message);
@@ -335,7 +333,7 @@ export class Player {
     }
     const waitingFor = this.ref(expectedIndex);
     const context = `${this.context(expectedIndex)}, the server expected ${this.describeExpected(expected.message)}; your client sent ${describeMessage(message)}`;
-    const later = this.findLater(message, expectedIndex);
+    const later = this.matching.findLater(message, expectedIndex);
     if (later !== undefined) {
       this.diagnose('out-of-order', () => `${context}, which the recording has later${lineNote(this.cassette.frames[later]!)}`, {
         received: message,
@@ -393,7 +391,7 @@ export class Player {
     const index = this.placeOf(message);
     if (index === undefined) return false;
     const frame = this.cassette.frames[index] as ClientFrame;
-    const miss = this.compare(index, frame, message);
+    const miss = this.matching.compare(index, frame, message);
     if (miss?.path !== undefined && kindOf(message) === 'response') {
       this.paramsDiffer(message, index, miss);
       return true;
@@ -605,45 +603,6 @@ export class Player {
 
   // ------------------------------------------------------------ matching
 
-  private freeFor(index: number, frame: ClientFrame): FreePaths {
-    let free = this.freeByFrame.get(index);
-    if (!free) {
-      free = new FreePaths([...this.globalFree, ...(frame.free ?? [])]);
-      this.freeByFrame.set(index, free);
-    }
-    return free;
-  }
-
-  /** undefined when `actual` matches the recorded frame; else where it differs (no path: another method or kind). */
-  private compare(index: number, frame: ClientFrame, actual: JsonObject): Miss | undefined {
-    const expected = frame.message;
-    const kind = kindOf(expected);
-    if (kind !== kindOf(actual)) return {};
-    const free = this.freeFor(index, frame);
-    if (kind === 'response') {
-      if (idKey(expected.id) !== idKey(actual.id)) return {};
-      // what a client answers roots/list follows from what it declared, not from what the recorded one did
-      // (where the session's initialize was played: a cassette may start after it, and then the recording decides)
-      if (this.declaresRoots !== undefined && this.serverRequestMethod(expected.id, index) === 'roots/list')
-        return rootsAnswerDifference(this.declaresRoots, actual);
-      const field = 'result' in expected ? 'result' : 'error';
-      if (!(field in actual)) return { path: field, expected: expected[field] ?? null, actual: actual.result ?? actual.error ?? null };
-      // An error the client answers with is its code: the message is prose, the data its own.
-      if (field === 'error') return errorCodeDifference(expected.error, actual.error);
-      const difference = firstDifference(expected[field], actual[field], free, [field]);
-      return difference && { path: formatPath(difference.path), expected: difference.expected, actual: difference.actual };
-    }
-    if (expected.method !== actual.method) return {};
-    let params = actual.params;
-    if (actual.method === 'notifications/cancelled' && isObject(params) && 'requestId' in params) {
-      const recorded = this.recordedIdOf.get(idKey(params.requestId));
-      if (recorded !== undefined) params = { ...params, requestId: recorded };
-    }
-    const method = expected.method as string;
-    const difference = firstDifference(asMcpMeans(method, expected.params), asMcpMeans(method, params), free, ['params']);
-    return difference && { path: formatPath(difference.path), expected: difference.expected, actual: difference.actual };
-  }
-
   private consume(frame: ClientFrame, actual: JsonObject): void {
     this.position++;
     this.consumed++;
@@ -653,7 +612,12 @@ export class Player {
   /** A client without roots that answers roots/list with an error other than -32601: advice (a SHOULD). */
   private rootsErrorCode(index: number, message: JsonObject): void {
     const expected = this.cassette.frames[index] as ClientFrame;
-    if (kindOf(message) !== 'response' || this.declaresRoots !== false || this.serverRequestMethod(expected.message.id, index) !== 'roots/list') return;
+    if (
+      kindOf(message) !== 'response' ||
+      this.matching.declaresRoots !== false ||
+      this.matching.serverRequestMethod(expected.message.id, index) !== 'roots/list'
+    )
+      return;
     const code = isObject(message.error) ? message.error.code : undefined;
     if (code === undefined || code === -32601) return;
     this.diagnose(
@@ -663,22 +627,13 @@ export class Player {
     );
   }
 
-  /** The method of the server request whose recorded id `id` is, asked before frame `before`. */
-  private serverRequestMethod(id: Json | undefined, before: number): string | undefined {
-    for (let i = before - 1; i >= 0; i--) {
-      const frame = this.cassette.frames[i]!;
-      if (frame.from === 'server' && kindOf(frame.message) === 'request' && idKey(frame.message.id) === idKey(id)) return String(frame.message.method);
-    }
-    return undefined;
-  }
-
   /** What a consumed request tells: its live id (and progress token) for the recorded one, the version it
    *  speaks, and (initialize) whether the client declared roots. */
   private mapIds(frame: ClientFrame, actual: JsonObject): void {
     const recorded = frame.message;
     if (kindOf(recorded) !== 'request') return;
     if (recorded.method === 'initialize')
-      this.declaresRoots = isObject(actual.params) && isObject(actual.params.capabilities) && isObject(actual.params.capabilities.roots);
+      this.matching.declaresRoots = isObject(actual.params) && isObject(actual.params.capabilities) && isObject(actual.params.capabilities.roots);
     // a stateless request says its version itself: the schema the next messages are checked against
     if (this.stateless && isStatelessMessage(recorded)) this.version = declaredVersion(recorded);
     this.liveIdOf.set(idKey(recorded.id), actual.id ?? null);
@@ -689,28 +644,10 @@ export class Player {
     if (recordedToken !== undefined && liveToken !== undefined) this.liveTokenOf.set(idKey(recordedToken), liveToken);
   }
 
-  /** A later recorded client message that this one matches exactly (the client is ahead or swapped two). */
-  private findLater(message: JsonObject, from: number): number | undefined {
-    const frames = this.cassette.frames;
-    for (let i = from + 1; i < frames.length; i++) {
-      const frame = frames[i]!;
-      if (frame.from === 'client' && this.compare(i, frame, message) === undefined) return i;
-    }
-    return undefined;
-  }
-
-  /** The recorded client message most like `message`: same method first, then fewest differences. */
+  /** The recorded client message most like `message` (Matching.nearest). */
   private nearest(message: JsonObject, from: number): RecordedRef | undefined {
-    let best: { index: number; score: number } | undefined;
-    const frames = this.cassette.frames;
-    for (let i = 0; i < frames.length; i++) {
-      const frame = frames[i]!;
-      if (frame.from !== 'client') continue;
-      const sameMethod = frame.message.method === message.method && kindOf(frame.message) === kindOf(message);
-      const score = (sameMethod ? 0 : 1000) + countDifferences(frame.message.params ?? {}, message.params ?? {}) + (i < from ? 500 : 0);
-      if (!best || score < best.score) best = { index: i, score };
-    }
-    return best && best.score < 1000 ? this.ref(best.index) : undefined;
+    const index = this.matching.nearest(message, from);
+    return index === undefined ? undefined : this.ref(index);
   }
 
   // ------------------------------------------------------------ playing
@@ -967,62 +904,6 @@ function describeMessage(message: JsonObject, idLabel = 'your id'): string {
 
 function lineNote(frame: Frame): string {
   return frame.line === undefined ? '' : ` (line ${frame.line})`;
-}
-
-/** Params MCP makes optional with an empty default, by method: absent and empty mean the same. */
-const EMPTY_BY_DEFAULT: Readonly<Record<string, readonly string[]>> = {
-  'tools/call': ['arguments'],
-  'prompts/get': ['arguments'],
-};
-
-/** A request's params as MCP reads them, not as JSON does: no params are empty params, and an
- *  optional param whose default is empty is left out when empty (docs/cassettes.md lists these). */
-function asMcpMeans(method: string, params: Json | undefined): Json {
-  if (!isObject(params)) return params ?? {};
-  const emptyByDefault = EMPTY_BY_DEFAULT[method]?.filter((key) => isObject(params[key]) && Object.keys(params[key]).length === 0);
-  if (!emptyByDefault?.length) return params;
-  return Object.fromEntries(Object.entries(params).filter(([key]) => !emptyByDefault.includes(key)));
-}
-
-/** Where a client message differs from what was expected; `kind` when that breaks a rule of the spec
- *  rather than the recording (params-differ). */
-interface Miss {
-  path?: string;
-  expected?: Json;
-  actual?: Json;
-  kind?: 'roots-answer';
-}
-
-/** How a client answers roots/list (2025-11-25 client/roots): one that declared the capability with its
- *  roots ({ roots: [{ uri: "file://...", name? }] }), one that did not with an error. Roots from a client
- *  that did not declare them, a result that is no ListRootsResult and a uri that is not file:// break
- *  the spec's MUSTs (roots-answer); an error from one that declared them, the course's rule; an error
- *  code other than -32601 from one that did not, a SHOULD (advice: rootsErrorCode). */
-function rootsAnswerDifference(declared: boolean, actual: JsonObject): Miss | undefined {
-  const spec = 'roots-answer' as const;
-  if (!declared) {
-    if ('error' in actual) return undefined;
-    return { kind: spec, path: 'result', expected: 'error -32601 (your client did not declare roots)', actual: actual.result ?? null };
-  }
-  const result = actual.result;
-  if (!isObject(result))
-    return { path: 'result', expected: 'a ListRootsResult: { roots: [...] } (your client declared roots)', actual: actual.error ?? result ?? null };
-  if (!Array.isArray(result.roots)) return { kind: spec, path: 'result.roots', expected: 'an array of roots', actual: result.roots ?? null };
-  const bad = result.roots.findIndex((root) => !isObject(root) || typeof root.uri !== 'string' || !root.uri.startsWith('file://'));
-  return bad < 0
-    ? undefined
-    : {
-        kind: spec,
-        path: `result.roots[${bad}].uri`,
-        expected: 'a file:// URI',
-        actual: isObject(result.roots[bad]) ? (result.roots[bad].uri ?? null) : result.roots[bad]!,
-      };
-}
-
-/** undefined when both errors carry the same code; else the code each has. */
-function errorCodeDifference(expected: Json | undefined, actual: Json | undefined): { path: string; expected: Json; actual: Json } | undefined {
-  const code = (error: Json | undefined): Json => (isObject(error) && error.code !== undefined ? error.code : null);
-  return code(expected) === code(actual) ? undefined : { path: 'error.code', expected: code(expected), actual: code(actual) };
 }
 
 /** The part of a message a path starts in, as a sentence names it: "params that differ", "a result that differs". */
