@@ -11,10 +11,12 @@ import { clip, cutPoint, escapeControls } from '../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
 import { ExchangeLog, exchangeStep, httpStep, KEPT_MESSAGE_CHARS, keptMessage, type ExchangeStep } from './exchange.ts';
 import { LineSplitter } from './lines.ts';
+import { applyEdits, IdMap } from './id-map.ts';
 import { Matching, type Miss } from './matching.ts';
+import { StatelessRevision } from './player-stateless.ts';
+import { describeMessage, differingPart, lineNote, preview, show } from './player-words.ts';
 import {
   compactLine,
-  describeMessage as describeInFull,
   idKey,
   isObject,
   kindOf,
@@ -26,22 +28,10 @@ import {
   type ServerFrame,
   type SseFrame,
 } from './model.ts';
-import { editAndCut, editChunks, type Edit } from './raw-edit.ts';
+import { editAndCut, editChunks } from './raw-edit.ts';
 import { isAdvice } from './rules.ts';
 import { checkClientMessage, loadSchemas, PENDING } from './schema.ts';
-import {
-  declaredVersion,
-  envelopeRefusal,
-  inputRequiredResults,
-  isStatelessMessage,
-  META_INFO,
-  META_KEYS,
-  missingMeta,
-  speaksStateless,
-  supportedVersions,
-  unsupportedVersion,
-  type Refusal,
-} from './stateless.ts';
+import { declaredVersion, isStatelessMessage, speaksStateless, type Refusal } from './stateless.ts';
 import { MISMATCH_ERROR_CODE } from '../protocol.ts';
 
 /** How bytes leave the player: `then` says what separates them from the next piece. */
@@ -100,11 +90,8 @@ const RECEIVED_CHARS = 4096;
 
 export class Player {
   private position = 0;
-  /** Recorded id of a client request -> the id the live client used. */
-  private readonly liveIdOf = new Map<string, Json>();
-  private readonly recordedIdOf = new Map<string, Json>();
-  private readonly liveTokenOf = new Map<string, Json>();
-  private readonly methodOfRecordedId = new Map<string, string>();
+  /** The live client's ids for the recorded ones, and back (id-map.ts). */
+  private readonly ids = new IdMap();
   /** Every id the client gave a request in this session -> that request's method; a stateless request's
    *  (2026-07-28) only until its response is written, after which its id may be used again. */
   private readonly methodOfLiveId = new Map<string, string>();
@@ -146,18 +133,25 @@ export class Player {
   private initializeResultStep: ExchangeStep | undefined;
   /** The recorded server speaks the stateless revision (2026-07-28): its rules are checked. */
   private readonly stateless: boolean;
-  /** The recorded input_required results, by the requestState their retry echoes. */
-  private readonly inputRequired: Map<string, JsonObject>;
+  /** The stateless revision's rules (player-stateless.ts). */
+  private readonly revision: StatelessRevision;
 
   constructor(
     private readonly cassette: Cassette,
     private readonly output: PlayerOutput,
     private readonly options: PlayerOptions = {},
   ) {
-    this.matching = new Matching(cassette, (liveId) => this.recordedIdOf.get(idKey(liveId)));
+    this.matching = new Matching(cassette, (liveId) => this.ids.recordedIdOf(liveId));
     this.clientFrameCount = cassette.frames.filter((frame) => frame.from === 'client').length;
     this.stateless = speaksStateless(cassette);
-    this.inputRequired = this.stateless ? inputRequiredResults(cassette) : new Map();
+    this.revision = new StatelessRevision(cassette, {
+      position: () => this.position,
+      diagnose: (kind, message, fields) => this.diagnose(kind, message, fields),
+      ref: (index) => this.ref(index),
+      refuse: (id, refusal) => this.refuse(id, refusal),
+      answerAs: (message) => this.answerAs(message),
+      reply: (id) => this.reply(id, this.misses[this.misses.length - 1]!.message),
+    });
   }
 
   /** Plays what the server said before the client's first message. */
@@ -305,8 +299,8 @@ export class Player {
     }
     const statelessFrame = this.stateless && this.expecting !== undefined && isStatelessMessage(this.expecting.message) ? this.expecting : undefined;
     if (kind === 'request') this.checkIdIsNew(message);
-    if ((statelessFrame !== undefined || (this.stateless && this.expecting === undefined)) && this.refusedInitialize(message)) return;
-    if (statelessFrame !== undefined && this.refusedAsStateless(statelessFrame, message)) return;
+    if ((statelessFrame !== undefined || (this.stateless && this.expecting === undefined)) && this.revision.refusedInitialize(message)) return;
+    if (statelessFrame !== undefined && this.revision.refusedAsStateless(statelessFrame, message)) return;
     if (this.tookOutOfPlace(message)) return;
     if (this.position >= this.cassette.frames.length) {
       this.diagnose('exhausted', () => `the recording has no more client messages; your client sent ${describeMessage(message)}`, {
@@ -454,80 +448,6 @@ export class Player {
 
   // ------------------------------------------------------------ the stateless revision
 
-  /** An initialize to a server of the stateless revision, where the recording has none to come (the
-   *  recording may have nothing left at all): said, and refused as the server refuses it (-32022). */
-  private refusedInitialize(message: JsonObject): boolean {
-    if (kindOf(message) !== 'request' || message.method !== 'initialize') return false;
-    if (this.cassette.frames.slice(this.position).some((frame) => frame.from === 'client' && frame.message.method === 'initialize')) return false;
-    const supported = supportedVersions(this.cassette);
-    const recorded = this.position < this.cassette.frames.length ? { waitingFor: this.ref(this.position), nearest: this.ref(this.position) } : {};
-    this.diagnose(
-      'stateless-initialize',
-      () =>
-        `your client sent ${describeMessage(message)}, but the server speaks the stateless revision (${supported.join(', ')}; the recording reached it with server/discover): there is no initialize, the server answers -32022 with the versions it supports; probe with server/discover and send _meta on every request`,
-      { received: message, ...recorded },
-    );
-    const params = isObject(message.params) ? message.params : {};
-    this.refuse(message.id ?? null, unsupportedVersion(typeof params.protocolVersion === 'string' ? params.protocolVersion : '', supported));
-    return true;
-  }
-
-  /** A mistake of the stateless revision a real server refuses (or answers otherwise than the
-   *  recording): said, and answered as that server answers it; the recorded frame waits. */
-  private refusedAsStateless(expected: ClientFrame, message: JsonObject): boolean {
-    const kind = kindOf(message);
-    if (kind !== 'request') return false;
-    const params = isObject(message.params) ? message.params : {};
-    const missing = missingMeta(expected.message, message);
-    const required = missing.filter((key) => key !== META_INFO);
-    if (missing.includes(META_INFO)) {
-      this.diagnose(
-        'meta-client-info-missing',
-        () => `your client sent ${describeMessage(message)} without ${META_INFO} in params._meta: say who the client is on every request`,
-        { received: message, path: 'params._meta' },
-      );
-    }
-    if (required.length > 0) {
-      this.diagnose(
-        'meta-missing',
-        () =>
-          `your client sent ${describeMessage(message)} without ${required.join(' and ')} in params._meta: in the stateless revision every request says its protocol version and client capabilities there (${META_KEYS.join(', ')})`,
-        { received: message, waitingFor: this.ref(this.position), nearest: this.ref(this.position), path: 'params._meta' },
-      );
-      const refusal = envelopeRefusal(message, missing, declaredVersion(expected.message) ?? '');
-      if (refusal) {
-        this.refuse(message.id ?? null, refusal);
-        return true;
-      }
-    }
-    const recordedParams = isObject(expected.message.params) ? expected.message.params : {};
-    const state = recordedParams.requestState;
-    if (typeof state === 'string' && message.method === expected.message.method && params.requestState !== state) {
-      const original = this.inputRequired.get(state);
-      const sent = params.requestState;
-      this.diagnose(
-        'input-required-retry',
-        () =>
-          sent === undefined
-            ? `your client retried ${describeMessage(message)} without the requestState the input_required result gave: echo it, unchanged, in params.requestState (the server has nothing else to go on, and asks again)`
-            : `your client retried ${describeMessage(message)} with requestState ${show(sent)}, not the one the input_required result gave (${show(state)}): echo it unchanged`,
-        {
-          received: message,
-          waitingFor: this.ref(this.position),
-          nearest: this.ref(this.position),
-          path: 'params.requestState',
-          expected: state,
-          actual: sent ?? null,
-        },
-      );
-      // The server, given no state it made, has nothing to continue from: it asks again.
-      if (original) this.answerAs({ ...original, id: message.id ?? null });
-      else this.reply(message.id ?? null, this.misses[this.misses.length - 1]!.message);
-      return true;
-    }
-    return false;
-  }
-
   /** An error the recorded server would answer with, at its HTTP status. */
   private refuse(id: Json, refusal: Refusal): void {
     this.answerAs({ jsonrpc: '2.0', error: refusal.error as unknown as Json, id }, refusal.status);
@@ -636,12 +556,7 @@ export class Player {
       this.matching.declaresRoots = isObject(actual.params) && isObject(actual.params.capabilities) && isObject(actual.params.capabilities.roots);
     // a stateless request says its version itself: the schema the next messages are checked against
     if (this.stateless && isStatelessMessage(recorded)) this.version = declaredVersion(recorded);
-    this.liveIdOf.set(idKey(recorded.id), actual.id ?? null);
-    this.recordedIdOf.set(idKey(actual.id), recorded.id ?? null);
-    this.methodOfRecordedId.set(idKey(recorded.id), recorded.method as string);
-    const recordedToken = progressToken(recorded);
-    const liveToken = progressToken(actual);
-    if (recordedToken !== undefined && liveToken !== undefined) this.liveTokenOf.set(idKey(recordedToken), liveToken);
+    this.ids.link(recorded, actual);
   }
 
   /** The recorded client message most like `message` (Matching.nearest). */
@@ -687,9 +602,9 @@ export class Player {
       if (message.method === undefined && isObject(message.result) && typeof message.result.protocolVersion === 'string') {
         this.version = message.result.protocolVersion; // the server's answer to initialize: the negotiated version
       }
-      initializeResult = message.method === undefined && this.methodOfRecordedId.get(idKey(message.id)) === 'initialize';
+      initializeResult = message.method === undefined && this.ids.methodOf(message.id) === 'initialize';
       if (kindOf(message) === 'request') this.playedRequests.add(idKey(message.id));
-      const edits = this.editsFor(message);
+      const edits = this.ids.editsFor(message);
       const sent = edits.length === 0 ? message : applyEdits(message, edits);
       if (kindOf(sent) === 'response') this.answered(sent.id);
       from = { frame, message: sent };
@@ -717,25 +632,6 @@ export class Player {
         ...(initializeResult && i === 0 && { initializeResult }),
       });
     }
-  }
-
-  /** What to rewrite in a recorded server message so that it answers the live client's ids. */
-  private editsFor(message: JsonObject): (Edit & { value: Json })[] {
-    const edits: (Edit & { value: Json })[] = [];
-    const kind = kindOf(message);
-    if (kind === 'response') {
-      const live = this.liveIdOf.get(idKey(message.id));
-      if (live !== undefined) edits.push({ path: ['id'], value: live, replacement: '' });
-    } else if (kind === 'notification' && isObject(message.params)) {
-      if (message.method === 'notifications/progress' && 'progressToken' in message.params) {
-        const live = this.liveTokenOf.get(idKey(message.params.progressToken));
-        if (live !== undefined) edits.push({ path: ['params', 'progressToken'], value: live, replacement: '' });
-      } else if (message.method === 'notifications/cancelled' && 'requestId' in message.params) {
-        const live = this.liveIdOf.get(idKey(message.params.requestId));
-        if (live !== undefined) edits.push({ path: ['params', 'requestId'], value: live, replacement: '' });
-      }
-    }
-    return edits;
   }
 
   /** A response to the client is written: a stateless request's id is free again. */
@@ -845,7 +741,7 @@ export class Player {
           : `after your client's ${describeMessage(message, 'recorded id')}`;
       }
       if (kindOf(message) === 'response') {
-        const method = this.methodOfRecordedId.get(idKey(message.id));
+        const method = this.ids.methodOf(message.id);
         return `after the ${method ?? 'request'} ${'error' in message ? 'error' : 'result'}`;
       }
       return `after the server's ${describeMessage(message, "the server's id")}`;
@@ -863,15 +759,6 @@ export class Player {
   }
 }
 
-function applyEdits(message: JsonObject, edits: (Edit & { value: Json })[]): JsonObject {
-  let result = message;
-  for (const edit of edits) {
-    if (edit.path.length === 1) result = { ...result, [edit.path[0]!]: edit.value };
-    else result = { ...result, params: { ...(result.params as JsonObject), [edit.path[1]!]: edit.value } };
-  }
-  return result;
-}
-
 /** A stdout frame's text as the message it holds, when it is one JSON object (else it is a line). */
 function parseLine(text: string): JsonObject | undefined {
   try {
@@ -880,35 +767,4 @@ function parseLine(text: string): JsonObject | undefined {
   } catch {
     return undefined;
   }
-}
-
-function progressToken(message: JsonObject): Json | undefined {
-  const params = message.params;
-  if (!isObject(params) || !isObject(params._meta)) return undefined;
-  return params._meta.progressToken;
-}
-
-function show(value: Json | undefined): string {
-  return value === undefined ? 'nothing' : preview(JSON.stringify(value));
-}
-
-function preview(text: string): string {
-  return text.length > 80 ? `${text.slice(0, cutPoint(text, 77))}...` : text;
-}
-
-/** A message in a few words, by default one the client sent, named with its own id; cut, since a
- *  client's method name may be of any length. */
-function describeMessage(message: JsonObject, idLabel = 'your id'): string {
-  return clip(describeInFull(message, idLabel), 200);
-}
-
-function lineNote(frame: Frame): string {
-  return frame.line === undefined ? '' : ` (line ${frame.line})`;
-}
-
-/** The part of a message a path starts in, as a sentence names it: "params that differ", "a result that differs". */
-function differingPart(path: string): string {
-  const part = path.split(/[.[]/)[0]!;
-  if (part === 'params') return 'params that differ';
-  return `${/^[aeiou]/.test(part) ? 'an' : 'a'} ${part} that differs`;
 }
