@@ -71,7 +71,7 @@ export interface PlayReport {
   complete: boolean;
   consumed: number;
   expected: number;
-  /** The first diagnoses (KEPT_DIAGNOSES in player.ts), in the order they happened: each a rule the client
+  /** The first diagnoses (KEPT_DIAGNOSES in player-diagnoses.ts), in the order they happened: each a rule the client
    *  broke (a MUST, or the course's: rules.ts). */
   diagnoses: Diagnosis[];
   /** Recommendations the client did not follow (a SHOULD: rules.ts), each kind once: the session goes on. */

@@ -7,14 +7,15 @@
 // request. It logs the exchange as it goes (exchange.ts). Bounded whatever the client writes: the
 // first KEPT_DIAGNOSES diagnoses are kept, the rest only counted, and a line longer than
 // MAX_LINE_CHARS ends the reading.
-import { clip, cutPoint, escapeControls } from '../terminal-text.ts';
+import { clip, cutPoint } from '../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
 import { ExchangeLog, exchangeStep, httpStep, KEPT_MESSAGE_CHARS, keptMessage, type ExchangeStep } from './exchange.ts';
 import { LineSplitter } from './lines.ts';
 import { applyEdits, IdMap } from './id-map.ts';
 import { Matching, type Miss } from './matching.ts';
+import { KeptDiagnoses, RECEIVED_CHARS, type Fields } from './player-diagnoses.ts';
 import { StatelessRevision } from './player-stateless.ts';
-import { describeMessage, differingPart, lineNote, preview, show } from './player-words.ts';
+import { contextBefore, describeExpected, describeMessage, differingPart, lineNote, preview, recordedRef, show } from './player-words.ts';
 import {
   compactLine,
   idKey,
@@ -29,7 +30,6 @@ import {
   type SseFrame,
 } from './model.ts';
 import { editAndCut, editChunks } from './raw-edit.ts';
-import { isAdvice } from './rules.ts';
 import { checkClientMessage, loadSchemas, PENDING } from './schema.ts';
 import { declaredVersion, isStatelessMessage, speaksStateless, type Refusal } from './stateless.ts';
 import { MISMATCH_ERROR_CODE } from '../protocol.ts';
@@ -76,17 +76,12 @@ export interface PlayerOptions {
   validate?: boolean;
 }
 
-/** Diagnoses kept in full; a client that goes on making mistakes gets them counted, not kept. */
-export const KEPT_DIAGNOSES = 20;
 /** The longest line the player holds (receiveChunk): a longer one is one diagnosis, and the end of reading. */
 export const MAX_LINE_CHARS = 16 * 1024 * 1024;
 /** Lines that are not messages the player reads off a stream before it stops reading: a client that
  *  floods the wire with them has long since had its verdict, and each would cost a parse, a log step
  *  and a reply. */
 export const MAX_NOT_MESSAGES = 1000;
-/** Characters of a diagnosis's message, and of a client's line quoted in `received` when it is long. */
-const MESSAGE_CHARS = 2000;
-const RECEIVED_CHARS = 4096;
 
 export class Player {
   private position = 0;
@@ -97,13 +92,10 @@ export class Player {
   private readonly methodOfLiveId = new Map<string, string>();
   /** The ids of stateless requests not answered yet. */
   private readonly statelessLiveIds = new Set<string>();
-  private readonly misses: Diagnosis[] = [];
+  /** The rules the client broke, and the advice it was given (player-diagnoses.ts). */
+  private readonly kept: KeptDiagnoses;
   /** How a client message is held to a recorded one (matching.ts). */
   private readonly matching: Matching;
-  /** Recommendations not followed (a SHOULD: rules.ts), each kind once; they fail nothing. */
-  private readonly advice: Diagnosis[] = [];
-  /** Diagnoses past KEPT_DIAGNOSES: counted only. */
-  private more = 0;
   /** The client's bytes cut into lines, none longer than MAX_LINE_CHARS (receiveChunk). */
   private readonly lines = new LineSplitter(MAX_LINE_CHARS);
   private cutOff = false;
@@ -141,6 +133,7 @@ export class Player {
     private readonly output: PlayerOutput,
     private readonly options: PlayerOptions = {},
   ) {
+    this.kept = new KeptDiagnoses(cassette.file, (diagnosis) => this.output.diagnose?.(diagnosis));
     this.matching = new Matching(cassette, (liveId) => this.ids.recordedIdOf(liveId));
     this.clientFrameCount = cassette.frames.filter((frame) => frame.from === 'client').length;
     this.stateless = speaksStateless(cassette);
@@ -150,7 +143,7 @@ export class Player {
       ref: (index) => this.ref(index),
       refuse: (id, refusal) => this.refuse(id, refusal),
       answerAs: (message) => this.answerAs(message),
-      reply: (id) => this.reply(id, this.misses[this.misses.length - 1]!.message),
+      reply: (id) => this.reply(id, this.kept.lastMessage),
     });
   }
 
@@ -161,7 +154,7 @@ export class Player {
 
   /** The diagnoses so far, in the order they happened. */
   get diagnoses(): readonly Diagnosis[] {
-    return this.misses;
+    return this.kept.misses;
   }
 
   get done(): boolean {
@@ -279,7 +272,7 @@ export class Player {
 
   private judge(message: JsonObject, arrival: Arrival): void {
     // Past the kept diagnoses a schema check could only add to a count.
-    if (this.options.validate !== false && !this.full) this.validate(message, this.version);
+    if (this.options.validate !== false && !this.kept.full) this.validate(message, this.version);
     const kind = kindOf(message);
     // The lifecycle's rules: initialized follows a successful initialize (a MUST); until the result comes a
     // client should send no request but ping (a SHOULD NOT).
@@ -305,7 +298,7 @@ export class Player {
     if (this.position >= this.cassette.frames.length) {
       this.diagnose('exhausted', () => `the recording has no more client messages; your client sent ${describeMessage(message)}`, {
         received: message,
-        nearest: this.full ? undefined : this.nearest(message, 0),
+        nearest: this.kept.full ? undefined : this.nearest(message, 0),
       });
       if (kind === 'request') this.reply(message.id ?? null, 'the recording has no more messages');
       return;
@@ -319,9 +312,9 @@ export class Player {
       this.play();
       return;
     }
-    if (this.full) {
+    if (this.kept.full) {
       // Only counted: what the diagnosis would say (a scan of the whole cassette) is not worked out.
-      this.more++;
+      this.kept.more++;
       if (kind === 'request') this.reply(message.id ?? null, "your client's message differs from the recording");
       return;
     }
@@ -346,7 +339,7 @@ export class Player {
     } else {
       this.diagnose('unexpected-method', () => context, { received: message, waitingFor, nearest: this.nearest(message, expectedIndex) ?? waitingFor });
     }
-    if (kind === 'request') this.reply(message.id ?? null, this.misses[this.misses.length - 1]!.message);
+    if (kind === 'request') this.reply(message.id ?? null, this.kept.lastMessage);
   }
 
   /** Where `message` belongs when not at the next recorded client message: an answer to a played
@@ -481,13 +474,13 @@ export class Player {
       });
     }
     this.finished = {
-      ok: this.misses.length === 0,
+      ok: this.kept.misses.length === 0,
       complete: unused.length === 0,
       consumed: this.consumed,
       expected: this.clientFrameCount,
-      diagnoses: this.misses,
-      advice: this.advice,
-      moreDiagnoses: this.more,
+      diagnoses: this.kept.misses,
+      advice: this.kept.advice,
+      moreDiagnoses: this.kept.more,
       exchange: this.log.exchange,
     };
     return this.finished;
@@ -660,41 +653,9 @@ export class Player {
 
   // ------------------------------------------------------------ words
 
-  private get full(): boolean {
-    return this.misses.length >= KEPT_DIAGNOSES;
-  }
-
-  /** Kept while there is room, else counted; `message` is only worked out for a kept one. Client
-   *  bytes it quotes come out escaped (no control character reaches a terminal) and clipped. */
-  private diagnose(kind: DiagnosisKind, message: () => string, fields: Omit<Diagnosis, 'kind' | 'message'>, step = this.step): void {
-    if (isAdvice(kind)) {
-      if (this.advice.some((given) => given.kind === kind)) return;
-      this.advice.push({
-        kind,
-        message: clip(escapeControls(message()), MESSAGE_CHARS),
-        ...(this.cassette.file ? { cassette: this.cassette.file } : {}),
-        ...fields,
-      });
-      return;
-    }
-    if (this.full) {
-      this.more++;
-      return;
-    }
-    // A long line is kept as its clipped text, not as the (large) value parsed from it.
-    const kept =
-      this.longLine === undefined
-        ? fields
-        : { ...fields, received: this.longLine, ...(fields.actual !== undefined && { actual: clip(JSON.stringify(fields.actual), RECEIVED_CHARS) }) };
-    const diagnosis: Diagnosis = {
-      kind,
-      message: clip(escapeControls(message()), MESSAGE_CHARS),
-      ...(this.cassette.file ? { cassette: this.cassette.file } : {}),
-      ...kept,
-    };
-    this.misses.push(diagnosis);
-    if (step && !step.diagnosis) step.diagnosis = { kind, message: diagnosis.message };
-    this.output.diagnose?.(diagnosis);
+  /** Kept while there is room, else counted (player-diagnoses.ts); noted on the client message being judged. */
+  private diagnose(kind: DiagnosisKind, message: () => string, fields: Fields, step = this.step): void {
+    this.kept.add(kind, message, fields, step, this.longLine);
   }
 
   /** A line past MAX_LINE_CHARS: said once, then nothing more is read from this client. */
@@ -711,51 +672,23 @@ export class Player {
 
   /** Nothing more is read from this client. The diagnosis that says why is kept even when the kept ones
    *  are full (in the last one's place, which is counted): it is why the session ended. */
-  private stopReading(kind: DiagnosisKind, message: () => string, fields: Omit<Diagnosis, 'kind' | 'message'>, step?: ExchangeStep): void {
+  private stopReading(kind: DiagnosisKind, message: () => string, fields: Fields, step?: ExchangeStep): void {
     this.cutOff = true;
-    if (this.full) {
-      this.misses.pop();
-      this.more++;
-    }
+    this.kept.makeRoom();
     this.diagnose(kind, message, fields, step);
     this.output.cut?.();
   }
 
   private ref(index: number): RecordedRef {
-    const frame = this.cassette.frames[index] as ClientFrame;
-    const again =
-      frame.message.method === 'initialize' &&
-      this.cassette.frames.slice(0, index).some((earlier) => earlier.from === 'client' && earlier.message.method === 'initialize');
-    return { frame: index, ...(frame.line !== undefined ? { line: frame.line } : {}), message: frame.message, ...(again && { newSession: true }) };
+    return recordedRef(this.cassette, index);
   }
 
-  /** "after the initialize result", "at the start of the session", ... */
   private context(index: number): string {
-    for (let i = index - 1; i >= 0; i--) {
-      const frame = this.cassette.frames[i]!;
-      if (frame.from === 'stderr' || frame.from === 'stdout' || frame.from === 'sse') continue;
-      const message = frame.message;
-      if (frame.from === 'client') {
-        return kindOf(message) === 'response'
-          ? `after your client's answer to the server's request ${JSON.stringify(message.id)}`
-          : `after your client's ${describeMessage(message, 'recorded id')}`;
-      }
-      if (kindOf(message) === 'response') {
-        const method = this.ids.methodOf(message.id);
-        return `after the ${method ?? 'request'} ${'error' in message ? 'error' : 'result'}`;
-      }
-      return `after the server's ${describeMessage(message, "the server's id")}`;
-    }
-    return 'at the start of the session';
+    return contextBefore(this.cassette, index, (id) => this.ids.methodOf(id));
   }
 
   private describeExpected(message: JsonObject): string {
-    if (kindOf(message) !== 'response') return describeMessage(message, 'recorded id');
-    const request = this.cassette.frames.find(
-      (frame) => frame.from === 'server' && kindOf(frame.message) === 'request' && idKey(frame.message.id) === idKey(message.id),
-    ) as Extract<Frame, { from: 'server' }> | undefined;
-    const method = typeof request?.message.method === 'string' ? `${request.message.method} ` : '';
-    return `an answer to the server's ${method}request (the server's id ${JSON.stringify(message.id)})`;
+    return describeExpected(this.cassette, message);
   }
 }
 

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { KEPT_MESSAGE_CHARS, KEPT_STEPS, responseOutcome, type ExchangeStep } from '../../harness/cassette/exchange.ts';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { createMemoryWire } from '../../harness/cassette/memory-wire.ts';
-import { KEPT_DIAGNOSES } from '../../harness/cassette/player.ts';
+import { KEPT_DIAGNOSES } from '../../harness/cassette/player-diagnoses.ts';
 import { attachPlayer } from '../../harness/transports/stdio/face.ts';
 
 const SERVER_REQUESTS = 'cassettes/everything-server-requests.yaml';

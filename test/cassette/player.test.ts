@@ -10,7 +10,8 @@ import { formatDiagnoses, moreDiagnosesLine } from '../../harness/cassette/diagn
 import { parseCassette } from '../../harness/cassette/format.ts';
 import { createMemoryWire } from '../../harness/cassette/memory-wire.ts';
 import type { Cassette } from '../../harness/cassette/model.ts';
-import { KEPT_DIAGNOSES, MAX_LINE_CHARS, MAX_NOT_MESSAGES, Player } from '../../harness/cassette/player.ts';
+import { MAX_LINE_CHARS, MAX_NOT_MESSAGES, Player } from '../../harness/cassette/player.ts';
+import { KEPT_DIAGNOSES } from '../../harness/cassette/player-diagnoses.ts';
 import { attachPlayer } from '../../harness/transports/stdio/face.ts';
 import { loadSchemas } from '../../harness/cassette/schema.ts';
 
