@@ -14,67 +14,16 @@ import { LineSplitter } from './lines.ts';
 import { applyEdits, IdMap } from './id-map.ts';
 import { Matching, type Miss } from './matching.ts';
 import { KeptDiagnoses, RECEIVED_CHARS, type Fields } from './player-diagnoses.ts';
+import type { Arrival, Piece, PlayerOptions, PlayerOutput } from './player-output.ts';
 import { StatelessRevision } from './player-stateless.ts';
+import { SessionRules } from './session-rules.ts';
+import { OutOfPlace } from './out-of-place.ts';
+import { SchemaChecks } from './schema-checks.ts';
 import { contextBefore, describeExpected, describeMessage, differingPart, lineNote, preview, recordedRef, show } from './player-words.ts';
-import {
-  compactLine,
-  idKey,
-  isObject,
-  kindOf,
-  type Cassette,
-  type ClientFrame,
-  type Frame,
-  type Json,
-  type JsonObject,
-  type ServerFrame,
-  type SseFrame,
-} from './model.ts';
+import { compactLine, idKey, isObject, kindOf, type Cassette, type ClientFrame, type Frame, type Json, type JsonObject } from './model.ts';
 import { editAndCut, editChunks } from './raw-edit.ts';
-import { checkClientMessage, loadSchemas, PENDING } from './schema.ts';
 import { declaredVersion, isStatelessMessage, speaksStateless, type Refusal } from './stateless.ts';
 import { MISMATCH_ERROR_CODE } from '../protocol.ts';
-
-/** How bytes leave the player: `then` says what separates them from the next piece. */
-export interface Piece {
-  /** Text, or raw bytes when a read ends inside a multi-byte character. */
-  bytes: string | Uint8Array;
-  /** write: a write of its own; glue: the next piece joins this write; pause: the reader must see a separate read. */
-  after: 'write' | 'glue' | 'pause';
-  /** The answer to initialize: a face may hold it back a moment, so that a client that does not wait for it shows. */
-  initializeResult?: boolean;
-  /** On the first piece of a server message: the message as sent (ids mapped to the live client's)
-   *  and the recorded frame it plays (none for the player's own error replies), for a face that
-   *  frames messages its own way (HTTP). `status`: the HTTP status the player's own answer goes
-   *  with, where a real server answers it with an error status (a stateless server's 400). */
-  from?: { message: JsonObject; frame?: ServerFrame; status?: number };
-}
-
-/** When a client message arrived, as the face that carried it saw it. */
-export interface Arrival {
-  /** The initialize result had not been written yet. */
-  beforeInitializeResult?: boolean;
-}
-
-export interface PlayerOutput {
-  write(piece: Piece): void;
-  /** A line the recorded server wrote on stderr. */
-  stderr?(line: string): void;
-  /** Called as each kept diagnosis happens (the report has them at the end too, and counts the rest). */
-  diagnose?(diagnosis: Diagnosis): void;
-  /** The player reads nothing more from this client (it wrote a line too long to hold): stop the input. */
-  cut?(): void;
-  /** An HTTP stream event that carries no message (a priming event, a keep-alive), at its place; a
-   *  byte-stream face has nowhere to put it. */
-  sse?(frame: SseFrame): void;
-  /** The face holds as much as it should (a stream the client reads slower than it is written): the
-   *  player puts out nothing more until `resume()`, and the face hands over no client message until then. */
-  full?(): boolean;
-}
-
-export interface PlayerOptions {
-  /** Check the client's messages against the MCP schema (default true). */
-  validate?: boolean;
-}
 
 /** The longest line the player holds (receiveChunk): a longer one is one diagnosis, and the end of reading. */
 export const MAX_LINE_CHARS = 16 * 1024 * 1024;
@@ -87,13 +36,10 @@ export class Player {
   private position = 0;
   /** The live client's ids for the recorded ones, and back (id-map.ts). */
   private readonly ids = new IdMap();
-  /** Every id the client gave a request in this session -> that request's method; a stateless request's
-   *  (2026-07-28) only until its response is written, after which its id may be used again. */
-  private readonly methodOfLiveId = new Map<string, string>();
-  /** The ids of stateless requests not answered yet. */
-  private readonly statelessLiveIds = new Set<string>();
   /** The rules the client broke, and the advice it was given (player-diagnoses.ts). */
   private readonly kept: KeptDiagnoses;
+  /** The session's own rules: the lifecycle, ids never used before (session-rules.ts). */
+  private readonly rules: SessionRules;
   /** How a client message is held to a recorded one (matching.ts). */
   private readonly matching: Matching;
   /** The client's bytes cut into lines, none longer than MAX_LINE_CHARS (receiveChunk). */
@@ -105,12 +51,10 @@ export class Player {
   private longLine: string | undefined;
   private readonly clientFrameCount: number;
   private consumed = 0;
-  /** Recorded client messages taken before their place (placeOf): passed over when reached. */
-  private readonly early = new Set<number>();
-  /** Recorded answers to server requests that the session went past before the client sent them. */
-  private readonly owed = new Set<number>();
-  /** The ids of the server requests played so far: the client may answer only these. */
-  private readonly playedRequests = new Set<string>();
+  /** The client's messages held to the MCP schema (schema-checks.ts). */
+  private readonly schema: SchemaChecks;
+  /** Messages taken out of the recorded order, and answers owed (out-of-place.ts). */
+  private readonly places: OutOfPlace;
   private version: string | undefined;
   private finished: PlayReport | undefined;
   /** The last stdout frame asked for the next one to share its read. */
@@ -133,7 +77,12 @@ export class Player {
     private readonly output: PlayerOutput,
     private readonly options: PlayerOptions = {},
   ) {
+    this.places = new OutOfPlace(cassette);
+    this.schema = new SchemaChecks((kind, message, fields, step) => {
+      if (!this.finished) this.diagnose(kind, message, fields, step);
+    });
     this.kept = new KeptDiagnoses(cassette.file, (diagnosis) => this.output.diagnose?.(diagnosis));
+    this.rules = new SessionRules((kind, message, fields) => this.diagnose(kind, message, fields));
     this.matching = new Matching(cassette, (liveId) => this.ids.recordedIdOf(liveId));
     this.clientFrameCount = cassette.frames.filter((frame) => frame.from === 'client').length;
     this.stateless = speaksStateless(cassette);
@@ -182,13 +131,13 @@ export class Player {
   /** The recorded client message that `message` will be judged against: where it is not the next one,
    *  the answer to a server request out of its place, or the client's own message past answers it owes. */
   expectingFor(message: unknown): ClientFrame | undefined {
-    const index = isObject(message) ? this.placeOf(message) : undefined;
+    const index = isObject(message) ? this.places.placeOf(message, this.position) : undefined;
     return index === undefined ? this.expecting : (this.cassette.frames[index] as ClientFrame);
   }
 
   /** The transport's session was lost and another begins (HTTP): the ids of the lost one may be used again. */
   sessionRestarted(): void {
-    this.methodOfLiveId.clear();
+    this.rules.sessionRestarted();
   }
 
   /** A mistake the transport saw (an HTTP header), said and reported as the player's own. */
@@ -272,26 +221,11 @@ export class Player {
 
   private judge(message: JsonObject, arrival: Arrival): void {
     // Past the kept diagnoses a schema check could only add to a count.
-    if (this.options.validate !== false && !this.kept.full) this.validate(message, this.version);
+    if (this.options.validate !== false && !this.kept.full) this.schema.check(message, this.version, this.longLine ?? message, this.step);
     const kind = kindOf(message);
-    // The lifecycle's rules: initialized follows a successful initialize (a MUST); until the result comes a
-    // client should send no request but ping (a SHOULD NOT).
-    if (arrival.beforeInitializeResult && message.method === 'notifications/initialized') {
-      this.diagnose(
-        'initialized-too-early',
-        () =>
-          `your client sent ${describeMessage(message)} before the initialize result had arrived: initialized says the handshake succeeded, so it follows the result`,
-        { received: message },
-      );
-    } else if (arrival.beforeInitializeResult && kind === 'request' && message.method !== 'ping') {
-      this.diagnose(
-        'before-initialize-result',
-        () => `your client sent ${describeMessage(message)} before the initialize result had arrived: wait for it (only ping should come earlier)`,
-        { received: message },
-      );
-    }
+    this.rules.arrived(message, arrival);
     const statelessFrame = this.stateless && this.expecting !== undefined && isStatelessMessage(this.expecting.message) ? this.expecting : undefined;
-    if (kind === 'request') this.checkIdIsNew(message);
+    if (kind === 'request') this.rules.checkIdIsNew(message);
     if ((statelessFrame !== undefined || (this.stateless && this.expecting === undefined)) && this.revision.refusedInitialize(message)) return;
     if (statelessFrame !== undefined && this.revision.refusedAsStateless(statelessFrame, message)) return;
     if (this.tookOutOfPlace(message)) return;
@@ -342,40 +276,12 @@ export class Player {
     if (kind === 'request') this.reply(message.id ?? null, this.kept.lastMessage);
   }
 
-  /** Where `message` belongs when not at the next recorded client message: an answer to a played
-   *  server request at that request's recorded answer, wherever it is; any other message, when the
-   *  client owes the answer recorded next, at the first recorded message of the client's own past it. */
-  private placeOf(message: JsonObject): number | undefined {
-    const frames = this.cassette.frames;
-    if (kindOf(message) === 'response') {
-      const key = idKey(message.id);
-      if (!this.playedRequests.has(key)) return undefined;
-      const owed = [...this.owed].find((index) => idKey((frames[index] as ClientFrame).message.id) === key);
-      if (owed !== undefined) return owed;
-      for (let i = this.position + 1; i < frames.length; i++) {
-        if (this.isAnswer(i) && !this.early.has(i) && idKey((frames[i] as ClientFrame).message.id) === key) return i;
-      }
-      return undefined;
-    }
-    if (!this.isAnswer(this.position)) return undefined;
-    for (let i = this.position + 1; i < frames.length; i++) {
-      if (frames[i]!.from === 'client' && !this.isAnswer(i) && !this.early.has(i)) return i;
-    }
-    return undefined;
-  }
-
-  /** A recorded client answer to a server request. */
-  private isAnswer(index: number): boolean {
-    const frame = this.cassette.frames[index];
-    return frame?.from === 'client' && kindOf(frame.message) === 'response';
-  }
-
   /** Takes a message that matches its recorded place out of the order (placeOf), or says how an answer
    *  differs from the one recorded at its place; false when it has no such place, or a message of the
    *  client's own does not match there (then it is judged against the next recorded message). A message
    *  taken past answers the client owes plays what the server said up to it, as if they had come. */
   private tookOutOfPlace(message: JsonObject): boolean {
-    const index = this.placeOf(message);
+    const index = this.places.placeOf(message, this.position);
     if (index === undefined) return false;
     const frame = this.cassette.frames[index] as ClientFrame;
     const miss = this.matching.compare(index, frame, message);
@@ -387,11 +293,11 @@ export class Player {
     if (this.step) this.step.recorded = keptMessage(frame.message);
     this.consumed++;
     if (kindOf(message) === 'response') {
-      if (!this.owed.delete(index)) this.early.add(index);
+      if (!this.places.owed.delete(index)) this.places.early.add(index);
       return true;
     }
-    for (let i = this.position; i < index; i++) if (this.isAnswer(i) && !this.early.has(i)) this.owed.add(i);
-    this.early.add(index);
+    for (let i = this.position; i < index; i++) if (this.places.isAnswer(i) && !this.places.early.has(i)) this.places.owed.add(i);
+    this.places.early.add(index);
     this.mapIds(frame, message);
     this.play();
     return true;
@@ -418,27 +324,6 @@ export class Player {
     );
   }
 
-  /** MCP: a request's id must not have been used before by the same side in the session, answered or not
-   *  (2025-11-25); in the stateless revision, not while a request with it is still unanswered (2026-07-28). */
-  private checkIdIsNew(request: JsonObject): void {
-    const key = idKey(request.id);
-    const before = this.methodOfLiveId.get(key);
-    if (before === undefined) {
-      this.methodOfLiveId.set(key, String(request.method));
-      if (isStatelessMessage(request)) this.statelessLiveIds.add(key);
-      return;
-    }
-    const stateless = this.statelessLiveIds.has(key);
-    this.diagnose(
-      'id-reused',
-      () =>
-        stateless
-          ? `your client sent ${describeMessage(request)} with the id of ${before}, still unanswered: a request's id differs from every other request in flight`
-          : `your client sent ${describeMessage(request)} with an id it already gave ${before} in this session: every request needs an id never used before in the session`,
-      { received: request },
-    );
-  }
-
   // ------------------------------------------------------------ the stateless revision
 
   /** An error the recorded server would answer with, at its HTTP status. */
@@ -448,21 +333,22 @@ export class Player {
 
   /** A server message the player makes up from the recording (not a frame played at its place). */
   private answerAs(message: JsonObject, status?: number): void {
-    if (kindOf(message) === 'response') this.answered(message.id);
+    if (kindOf(message) === 'response') this.rules.answered(message.id);
     this.log.add(() => exchangeStep('server', message));
     this.output.write({ bytes: compactLine(message), after: 'write', from: { message, ...(status !== undefined && { status }) } });
   }
 
   /** Resolves once every message received so far has been checked against the schema. */
   async validated(): Promise<void> {
-    while (this.checks.size > 0) await Promise.all([...this.checks]);
+    await this.schema.done();
   }
 
   /** Ends the session: anything recorded and not consumed is reported. Safe to call twice. */
   finish(): PlayReport {
     if (this.finished) return this.finished;
-    const unused = [...this.owed];
-    for (let i = this.position; i < this.cassette.frames.length; i++) if (this.cassette.frames[i]!.from === 'client' && !this.early.has(i)) unused.push(i);
+    const unused = [...this.places.owed];
+    for (let i = this.position; i < this.cassette.frames.length; i++)
+      if (this.cassette.frames[i]!.from === 'client' && !this.places.early.has(i)) unused.push(i);
     unused.sort((a, b) => a - b);
     if (unused.length > 0) {
       const first = this.cassette.frames[unused[0]!] as ClientFrame;
@@ -484,34 +370,6 @@ export class Player {
       exchange: this.log.exchange,
     };
     return this.finished;
-  }
-
-  // ------------------------------------------------------------ schema
-
-  private readonly checks = new Set<Promise<void>>();
-
-  private validate(message: JsonObject, version: string | undefined): void {
-    const problem = checkClientMessage(message, version);
-    if (problem !== PENDING) return this.reportInvalid(message, version, problem, message);
-    // The schemas are still loading: the message is checked when they are there.
-    const received = this.longLine ?? message;
-    const step = this.step;
-    const check = loadSchemas().then(() => {
-      this.checks.delete(check);
-      if (!this.finished) this.reportInvalid(message, version, checkClientMessage(message, version) as string | undefined, received, step);
-    });
-    this.checks.add(check);
-  }
-
-  private reportInvalid(message: JsonObject, version: string | undefined, problem: string | undefined, received: Json, step = this.step): void {
-    if (problem) {
-      this.diagnose(
-        'invalid-message',
-        () => `${describeMessage(message)} is not valid MCP${version ? ` ${version}` : ''}: ${clip(problem, 300)}`,
-        { received },
-        step,
-      );
-    }
   }
 
   // ------------------------------------------------------------ matching
@@ -564,7 +422,7 @@ export class Player {
     const frames = this.cassette.frames;
     while (this.position < frames.length) {
       const frame = frames[this.position]!;
-      if (frame.from === 'client' && !this.early.has(this.position) && !this.owed.has(this.position)) return;
+      if (frame.from === 'client' && !this.places.early.has(this.position) && !this.places.owed.has(this.position)) return;
       this.position++;
       if (frame.from === 'client') continue;
       this.emit(frame);
@@ -596,10 +454,10 @@ export class Player {
         this.version = message.result.protocolVersion; // the server's answer to initialize: the negotiated version
       }
       initializeResult = message.method === undefined && this.ids.methodOf(message.id) === 'initialize';
-      if (kindOf(message) === 'request') this.playedRequests.add(idKey(message.id));
+      if (kindOf(message) === 'request') this.places.playedRequests.add(idKey(message.id));
       const edits = this.ids.editsFor(message);
       const sent = edits.length === 0 ? message : applyEdits(message, edits);
-      if (kindOf(sent) === 'response') this.answered(sent.id);
+      if (kindOf(sent) === 'response') this.rules.answered(sent.id);
       from = { frame, message: sent };
       const step = this.log.add(() => exchangeStep('server', sent));
       if (initializeResult) this.initializeResultStep = step;
@@ -627,15 +485,8 @@ export class Player {
     }
   }
 
-  /** A response to the client is written: a stateless request's id is free again. */
-  private answered(id: Json | undefined): void {
-    const key = idKey(id);
-    if (!this.statelessLiveIds.delete(key)) return;
-    this.methodOfLiveId.delete(key);
-  }
-
   private reply(id: Json, text: string, code = MISMATCH_ERROR_CODE): void {
-    this.answered(id);
+    this.rules.answered(id);
     const answer = { jsonrpc: '2.0', id, error: { code, message: `theinference: ${text}` } };
     this.log.add(() => exchangeStep('server', answer));
     this.output.write({ bytes: compactLine(answer), after: 'write', from: { message: answer } });

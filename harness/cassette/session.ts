@@ -1,6 +1,6 @@
 // What every face of the player hands back: the diagnoses as they come, and the report at the end.
 import type { Diagnosis, PlayReport } from './diagnosis.ts';
-import type { PlayerOptions } from './player.ts';
+import type { PlayerOptions } from './player-output.ts';
 
 export interface PlayerSession {
   /** Resolves when the client closes its side, or when `finish()` is called. */

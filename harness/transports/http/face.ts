@@ -25,7 +25,8 @@ import {
   type Json,
   type JsonObject,
 } from '../../cassette/model.ts';
-import { Player, type Piece } from '../../cassette/player.ts';
+import type { Piece } from '../../cassette/player-output.ts';
+import { Player } from '../../cassette/player.ts';
 import type { FaceOptions, PlayerSession } from '../../cassette/session.ts';
 import { formatSseEvent } from '../../cassette/sse.ts';
 import {

@@ -4,7 +4,8 @@
 import type { Duplex, Readable, Writable } from 'node:stream';
 import type { PlayReport } from '../../cassette/diagnosis.ts';
 import type { Cassette } from '../../cassette/model.ts';
-import { Player, type Piece } from '../../cassette/player.ts';
+import type { Piece } from '../../cassette/player-output.ts';
+import { Player } from '../../cassette/player.ts';
 import type { FaceOptions, PlayerSession } from '../../cassette/session.ts';
 
 /** How long the initialize result is held back: long enough that a client which sends
