@@ -41,4 +41,12 @@ export class OutOfPlace {
     const frame = this.cassette.frames[index];
     return frame?.from === 'client' && kindOf(frame.message) === 'response';
   }
+
+  /** The recorded client messages the session never had, from `position` on: those passed over
+   *  (owed), and those not reached and not taken early; in recorded order. */
+  unused(position: number): number[] {
+    const unused = [...this.owed];
+    for (let i = position; i < this.cassette.frames.length; i++) if (this.cassette.frames[i]!.from === 'client' && !this.early.has(i)) unused.push(i);
+    return unused.sort((a, b) => a - b);
+  }
 }

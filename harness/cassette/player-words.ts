@@ -2,6 +2,7 @@
 // recorded frame is, which part of a message differs. What they quote of the client is clipped.
 import { clip, cutPoint } from '../terminal-text.ts';
 import type { RecordedRef } from './diagnosis.ts';
+import type { Miss } from './matching.ts';
 import { describeMessage as describeInFull, idKey, kindOf, type Cassette, type ClientFrame, type Frame, type Json, type JsonObject } from './model.ts';
 
 export function show(value: Json | undefined): string {
@@ -67,4 +68,12 @@ export function describeExpected(cassette: Cassette, message: JsonObject): strin
   ) as Extract<Frame, { from: 'server' }> | undefined;
   const method = typeof request?.message.method === 'string' ? `${request.message.method} ` : '';
   return `an answer to the server's ${method}request (the server's id ${JSON.stringify(message.id)})`;
+}
+
+/** How a client message differs from the recorded one at `path` (clipped): the spec's rule for an
+ *  answer to roots/list, else the recording's. */
+export function missWords(message: JsonObject, path: string, miss: Miss): string {
+  return miss.kind === 'roots-answer'
+    ? `your client's answer to the server's roots/list breaks the spec at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`
+    : `your client sent ${describeMessage(message)} with ${differingPart(path)} from the recording at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`;
 }

@@ -1,12 +1,10 @@
 // The player: one matching state machine that every face drives (in-memory wire, a byte stream
-// such as a socket or a child's extra pipe, the stdio server). It takes the client's lines and
-// puts the server's recorded bytes out at their recorded place. Strict: the client's next message
-// must match the next recorded one; each is consumed once; ids are remapped both ways. One freedom:
-// the client's answer to a request of the server's has no place among the client's own messages (a
-// client answers when its handler is done, which may be after its next request), only after that
-// request. It logs the exchange as it goes (exchange.ts). Bounded whatever the client writes: the
-// first KEPT_DIAGNOSES diagnoses are kept, the rest only counted, and a line longer than
-// MAX_LINE_CHARS ends the reading.
+// such as a socket or a child's extra pipe, the stdio server, HTTP). It takes the client's lines and
+// puts the server's recorded bytes out at their recorded place: the client's next message must match
+// the next recorded one (matching.ts; answers may come out of their place, out-of-place.ts), each is
+// consumed once, ids are remapped both ways (id-map.ts). Beside the recording it holds the session's
+// own rules (session-rules.ts, schema-checks.ts, player-stateless.ts), logs the exchange (exchange.ts)
+// and keeps what it found, bounded whatever the client writes (player-diagnoses.ts, MAX_LINE_CHARS).
 import { clip, cutPoint } from '../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
 import { ExchangeLog, exchangeStep, httpStep, KEPT_MESSAGE_CHARS, keptMessage, type ExchangeStep } from './exchange.ts';
@@ -19,9 +17,9 @@ import { StatelessRevision } from './player-stateless.ts';
 import { SessionRules } from './session-rules.ts';
 import { OutOfPlace } from './out-of-place.ts';
 import { SchemaChecks } from './schema-checks.ts';
-import { contextBefore, describeExpected, describeMessage, differingPart, lineNote, preview, recordedRef, show } from './player-words.ts';
+import { messageChunks, parseLine, stdoutChunks } from './server-bytes.ts';
+import { contextBefore, describeExpected, describeMessage, lineNote, missWords, preview, recordedRef } from './player-words.ts';
 import { compactLine, idKey, isObject, kindOf, type Cassette, type ClientFrame, type Frame, type Json, type JsonObject } from './model.ts';
-import { editAndCut, editChunks } from './raw-edit.ts';
 import { declaredVersion, isStatelessMessage, speaksStateless, type Refusal } from './stateless.ts';
 import { MISMATCH_ERROR_CODE } from '../protocol.ts';
 
@@ -33,44 +31,37 @@ export const MAX_LINE_CHARS = 16 * 1024 * 1024;
 export const MAX_NOT_MESSAGES = 1000;
 
 export class Player {
-  private position = 0;
-  /** The live client's ids for the recorded ones, and back (id-map.ts). */
+  // its parts
   private readonly ids = new IdMap();
-  /** The rules the client broke, and the advice it was given (player-diagnoses.ts). */
   private readonly kept: KeptDiagnoses;
-  /** The session's own rules: the lifecycle, ids never used before (session-rules.ts). */
   private readonly rules: SessionRules;
-  /** How a client message is held to a recorded one (matching.ts). */
   private readonly matching: Matching;
-  /** The client's bytes cut into lines, none longer than MAX_LINE_CHARS (receiveChunk). */
+  private readonly schema: SchemaChecks;
+  private readonly places: OutOfPlace;
+  private readonly revision: StatelessRevision;
+  private readonly log = new ExchangeLog();
+  /** The recorded server speaks the stateless revision (2026-07-28): its rules are checked. */
+  private readonly stateless: boolean;
+  // reading: the client's bytes cut into lines, none longer than MAX_LINE_CHARS; those that are not
+  // one message counted; while a long line is judged, the clipped text that stands for it
   private readonly lines = new LineSplitter(MAX_LINE_CHARS);
   private cutOff = false;
-  /** Lines read off the stream so far that are not one message object (receiveChunk). */
   private notMessages = 0;
-  /** While a long line is being judged: the clipped text that stands for it in a diagnosis. */
   private longLine: string | undefined;
-  private readonly clientFrameCount: number;
-  private consumed = 0;
-  /** The client's messages held to the MCP schema (schema-checks.ts). */
-  private readonly schema: SchemaChecks;
-  /** Messages taken out of the recorded order, and answers owed (out-of-place.ts). */
-  private readonly places: OutOfPlace;
-  private version: string | undefined;
-  private finished: PlayReport | undefined;
-  /** The last stdout frame asked for the next one to share its read. */
-  private glued = false;
-  /** Stopped putting out because the face was full (resume goes on). */
-  private waitingForRoom = false;
-  private readonly log = new ExchangeLog();
   /** The step of the client message being judged: the diagnosis it causes is noted on it. */
   private step: ExchangeStep | undefined;
+  // playing: where in the recording, what was consumed, the version spoken, whether the last stdout
+  // frame asked the next to share its read, and whether the face was full
+  private position = 0;
+  private consumed = 0;
+  private readonly clientFrameCount: number;
+  private version: string | undefined;
+  private glued = false;
+  private waitingForRoom = false;
   /** The initialize result's step: a client message that arrives while a face holds the result
    *  back went over the wire before it. */
   private initializeResultStep: ExchangeStep | undefined;
-  /** The recorded server speaks the stateless revision (2026-07-28): its rules are checked. */
-  private readonly stateless: boolean;
-  /** The stateless revision's rules (player-stateless.ts). */
-  private readonly revision: StatelessRevision;
+  private finished: PlayReport | undefined;
 
   constructor(
     private readonly cassette: Cassette,
@@ -241,7 +232,7 @@ export class Player {
     const expected = this.cassette.frames[expectedIndex] as ClientFrame;
     const miss = this.matching.compare(expectedIndex, expected, message);
     if (miss === undefined) {
-      this.rootsErrorCode(expectedIndex, message);
+      this.rules.rootsErrorCode(message, this.matching.declaresRoots, () => this.matching.serverRequestMethod(expected.message.id, expectedIndex));
       this.consume(expected, message);
       this.play();
       return;
@@ -307,21 +298,14 @@ export class Player {
     // The path names the client's own keys: of any length.
     const path = clip(miss.path!, 200);
     const waitingFor = this.ref(index);
-    this.diagnose(
-      miss.kind ?? 'params-differ',
-      () =>
-        miss.kind === 'roots-answer'
-          ? `your client's answer to the server's roots/list breaks the spec at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`
-          : `your client sent ${describeMessage(message)} with ${differingPart(path)} from the recording at ${path}: expected ${show(miss.expected)}, got ${show(miss.actual)}`,
-      {
-        received: message,
-        waitingFor,
-        nearest: waitingFor,
-        path: clip(miss.path!, RECEIVED_CHARS),
-        expected: miss.expected ?? null,
-        actual: miss.actual ?? null,
-      },
-    );
+    this.diagnose(miss.kind ?? 'params-differ', () => missWords(message, path, miss), {
+      received: message,
+      waitingFor,
+      nearest: waitingFor,
+      path: clip(miss.path!, RECEIVED_CHARS),
+      expected: miss.expected ?? null,
+      actual: miss.actual ?? null,
+    });
   }
 
   // ------------------------------------------------------------ the stateless revision
@@ -346,10 +330,7 @@ export class Player {
   /** Ends the session: anything recorded and not consumed is reported. Safe to call twice. */
   finish(): PlayReport {
     if (this.finished) return this.finished;
-    const unused = [...this.places.owed];
-    for (let i = this.position; i < this.cassette.frames.length; i++)
-      if (this.cassette.frames[i]!.from === 'client' && !this.places.early.has(i)) unused.push(i);
-    unused.sort((a, b) => a - b);
+    const unused = this.places.unused(this.position);
     if (unused.length > 0) {
       const first = this.cassette.frames[unused[0]!] as ClientFrame;
       const more = unused.length > 1 ? ` and ${unused.length - 1} more recorded client message${unused.length > 2 ? 's' : ''}` : '';
@@ -378,24 +359,6 @@ export class Player {
     this.position++;
     this.consumed++;
     this.mapIds(frame, actual);
-  }
-
-  /** A client without roots that answers roots/list with an error other than -32601: advice (a SHOULD). */
-  private rootsErrorCode(index: number, message: JsonObject): void {
-    const expected = this.cassette.frames[index] as ClientFrame;
-    if (
-      kindOf(message) !== 'response' ||
-      this.matching.declaresRoots !== false ||
-      this.matching.serverRequestMethod(expected.message.id, index) !== 'roots/list'
-    )
-      return;
-    const code = isObject(message.error) ? message.error.code : undefined;
-    if (code === undefined || code === -32601) return;
-    this.diagnose(
-      'roots-error-code',
-      () => `your client answered the server's roots/list with error ${JSON.stringify(code)}: a client without roots answers -32601 (Method not found)`,
-      { received: message },
-    );
   }
 
   /** What a consumed request tells: its live id (and progress token) for the recorded one, the version it
@@ -446,7 +409,7 @@ export class Player {
     let chunks: (string | Uint8Array)[];
     let initializeResult = false;
     if (frame.from === 'stdout') {
-      chunks = frame.cuts ? editAndCut(frame.text, [], frame.cuts) : (frame.chunks ?? [frame.text]);
+      chunks = stdoutChunks(frame);
       this.log.add(() => exchangeStep('server', parseLine(frame.text) ?? frame.text));
     } else {
       const message = frame.message;
@@ -461,14 +424,7 @@ export class Player {
       from = { frame, message: sent };
       const step = this.log.add(() => exchangeStep('server', sent));
       if (initializeResult) this.initializeResultStep = step;
-      const textEdits = () => edits.map((edit) => ({ path: edit.path, replacement: JSON.stringify(edit.value) }));
-      if (frame.cuts) chunks = editAndCut(frame.raw ?? compactLine(message), textEdits(), frame.cuts);
-      else if (frame.raw === undefined && frame.chunks === undefined) {
-        chunks = [compactLine(sent)];
-      } else {
-        const recorded = frame.chunks ?? [frame.raw!];
-        chunks = edits.length === 0 ? recorded : editChunks(recorded, textEdits());
-      }
+      chunks = messageChunks(frame, sent, edits);
     }
     const last = frame.flush === false ? 'glue' : chunks.length > 1 ? 'pause' : 'write';
     chunks = chunks.filter((chunk) => chunk.length > 0);
@@ -540,15 +496,5 @@ export class Player {
 
   private describeExpected(message: JsonObject): string {
     return describeExpected(this.cassette, message);
-  }
-}
-
-/** A stdout frame's text as the message it holds, when it is one JSON object (else it is a line). */
-function parseLine(text: string): JsonObject | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isObject(value) ? value : undefined;
-  } catch {
-    return undefined;
   }
 }

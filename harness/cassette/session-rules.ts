@@ -1,7 +1,7 @@
 // The rules of an MCP session a client keeps whatever the recording holds: the lifecycle's order
 // around the initialize result, and request ids never used before. Said through the player.
 import type { DiagnosisKind } from './diagnosis.ts';
-import { idKey, kindOf, type Json, type JsonObject } from './model.ts';
+import { idKey, isObject, kindOf, type Json, type JsonObject } from './model.ts';
 import type { Fields } from './player-diagnoses.ts';
 import type { Arrival } from './player-output.ts';
 import { describeMessage } from './player-words.ts';
@@ -67,5 +67,18 @@ export class SessionRules {
   /** The transport's session was lost and another begins (HTTP): the ids of the lost one may be used again. */
   sessionRestarted(): void {
     this.methodOfLiveId.clear();
+  }
+
+  /** A client without roots that answers roots/list with an error other than -32601: advice (a SHOULD).
+   *  `declaresRoots`: what its initialize said; `answers`: the method of the server request it answers. */
+  rootsErrorCode(message: JsonObject, declaresRoots: boolean | undefined, answers: () => string | undefined): void {
+    if (kindOf(message) !== 'response' || declaresRoots !== false || answers() !== 'roots/list') return;
+    const code = isObject(message.error) ? message.error.code : undefined;
+    if (code === undefined || code === -32601) return;
+    this.diagnose(
+      'roots-error-code',
+      () => `your client answered the server's roots/list with error ${JSON.stringify(code)}: a client without roots answers -32601 (Method not found)`,
+      { received: message },
+    );
   }
 }
