@@ -1,9 +1,8 @@
-// Cassette format (version 2, and version 1, which it extends): the only code that knows the YAML. Loading validates everything the player
-// relies on and names file, line and field on error; saving is atomic (a temporary file renamed
-// or linked into place), so a crash never leaves half a cassette at the target path.
+// Cassette format (version 2, and version 1, which it extends), as read: loading validates everything
+// the player relies on and names file, line and field on error. save.ts writes it.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { writeAtomically, type WriteOptions } from '../files.ts';
+import { writeAtomically } from '../files.ts';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -19,7 +18,6 @@ import {
   type ClientFrame,
   type Frame,
   type ServerFrame,
-  type Json,
   type JsonObject,
   type Provenance,
   type Headers,
@@ -451,75 +449,4 @@ function checkMessage(message: unknown, path: PathKey[], fail: Fail): void {
     fail([...path, 'id'], 'expected a string or a number');
   }
   if ('params' in message && !isObject(message.params) && !Array.isArray(message.params)) fail([...path, 'params'], 'expected a mapping');
-}
-
-// ---------------------------------------------------------------- saving
-
-export function serialiseCassette(cassette: Cassette): string {
-  const frames = cassette.frames.map((frame): Record<string, Json> => {
-    switch (frame.from) {
-      case 'client':
-        return { client: frame.message, ...(frame.free ? { free: frame.free } : {}), ...(frame.http && { http: frame.http as unknown as JsonObject }) };
-      case 'sse':
-        return { sse: frame.data ?? null, http: frame.http as JsonObject };
-      case 'server':
-        return {
-          server: frame.message,
-          ...(frame.free ? { free: frame.free } : {}),
-          ...(frame.http && { http: frame.http as JsonObject }),
-          ...(frame.raw !== undefined ? { raw: frame.raw } : {}),
-          ...(frame.chunks ? { chunks: frame.chunks } : {}),
-          ...(frame.cuts ? { cuts: frame.cuts } : {}),
-          ...(frame.flush === false ? { flush: false } : {}),
-        };
-      case 'stdout':
-        return {
-          stdout: frame.text,
-          ...(frame.chunks ? { chunks: frame.chunks } : {}),
-          ...(frame.cuts ? { cuts: frame.cuts } : {}),
-          ...(frame.flush === false ? { flush: false } : {}),
-        };
-      case 'stderr':
-        return { stderr: frame.text };
-    }
-  });
-  const provenance = Object.fromEntries(Object.entries(cassette.provenance).filter(([, value]) => value !== undefined));
-  const root: Record<string, Json> = {
-    version: cassette.version,
-    transport: cassette.transport,
-    provenance: provenance as JsonObject,
-    ...(cassette.http && { http: cassette.http as unknown as JsonObject }),
-    ...(cassette.free ? { free: cassette.free } : {}),
-    frames,
-  };
-  const { Document, isMap, isSeq } = yaml();
-  const doc = new Document(root);
-  if (cassette.comment) doc.commentBefore = cassette.comment;
-  (doc.get('frames', true) as { items: { commentBefore?: string }[] }).items.forEach((item, index) => {
-    const comment = cassette.frames[index]?.comment;
-    if (comment) item.commentBefore = comment;
-  });
-  // Raw byte strings keep their escapes visible on one line.
-  for (const frame of (doc.get('frames') as { items: unknown[] }).items) {
-    if (!isMap(frame)) continue;
-    for (const key of ['raw', 'stdout']) {
-      const node = frame.get(key, true) as { type?: string } | undefined;
-      if (node) node.type = 'QUOTE_DOUBLE';
-    }
-    const chunks = frame.get('chunks', true);
-    if (isSeq(chunks)) {
-      chunks.flow = false;
-      for (const item of chunks.items) (item as { type?: string }).type = 'QUOTE_DOUBLE';
-    }
-    const cuts = frame.get('cuts', true);
-    if (isSeq(cuts)) cuts.flow = true;
-  }
-  return doc.toString({ lineWidth: 0, minContentWidth: 0 });
-}
-
-export type SaveOptions = WriteOptions;
-
-/** Writes atomically: a temporary file beside the target, then renamed (or hard-linked, which refuses to replace). */
-export function saveCassette(cassette: Cassette, target: string, options: SaveOptions = {}): void {
-  writeAtomically(target, serialiseCassette(cassette), options);
 }

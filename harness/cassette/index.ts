@@ -1,7 +1,8 @@
 // What the rest of theinference uses of the cassette engine; everything else in this folder is detail.
 export type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
 export { formatDiagnosis, formatDiagnoses } from './diagnosis.ts';
-export { CassetteError, loadCassette, parseCassette, saveCassette } from './format.ts';
+export { CassetteError, loadCassette, parseCassette } from './format.ts';
+export { saveCassette } from './save.ts';
 export type { MemoryWire } from './memory-wire.ts';
 export { createMemoryWire } from './memory-wire.ts';
 export type { Cassette, Frame, Json, JsonObject, Provenance } from './model.ts';

@@ -4,7 +4,8 @@
 // clean, of `<out>.partial` only.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { loadCassette, saveCassette } from './format.ts';
+import { loadCassette } from './format.ts';
+import { saveCassette } from './save.ts';
 import type { Cassette } from './model.ts';
 
 /** Why `out` (resolved: `target`) cannot be recorded to, said in one line; none when it can. */

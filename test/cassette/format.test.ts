@@ -5,7 +5,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CassetteError, loadCassette, parseCassette, saveCassette, serialiseCassette } from '../../harness/cassette/format.ts';
+import { CassetteError, loadCassette, parseCassette } from '../../harness/cassette/format.ts';
+import { saveCassette, serialiseCassette } from '../../harness/cassette/save.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
 import type { Cassette, ClientFrame } from '../../harness/cassette/model.ts';
 import { cassetteCommand, ROOT } from './sdk-session.ts';

@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadCassette, saveCassette } from '../../harness/cassette/format.ts';
+import { loadCassette } from '../../harness/cassette/format.ts';
+import { saveCassette } from '../../harness/cassette/save.ts';
 import type { ServerFrame } from '../../harness/cassette/model.ts';
 import { argumentSecrets, redactCommand, Redactor, secretsFromCommand } from '../../harness/cassette/redact.ts';
 import { cassetteCommand, EVERYTHING, NODE, ROOT, runSession } from './sdk-session.ts';
