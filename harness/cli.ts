@@ -8,16 +8,21 @@ import { escapeControls } from './terminal-text.ts';
 /** Each command, in the order the usage text lists them, loaded only when asked for (`replay`,
  *  spawned by a client, starts without the grader). A new command is its module and a line here. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
-  test: async () => (await import('./commands/test.ts')).command as unknown as Command,
-  export: async () => (await import('./commands/export.ts')).command as unknown as Command,
-  'merge-reports': async () => (await import('./commands/merge-reports.ts')).command as unknown as Command,
-  list: async () => (await import('./commands/list.ts')).command as unknown as Command,
-  bless: async () => (await import('./commands/bless.ts')).command as unknown as Command,
-  record: async () => (await import('./commands/record.ts')).command as unknown as Command,
-  replay: async () => (await import('./commands/replay.ts')).command as unknown as Command,
-  lint: async () => (await import('./commands/lint.ts')).command as unknown as Command,
-  verify: async () => (await import('./commands/verify.ts')).command as unknown as Command,
+  test: () => commandOf(import('./commands/test.ts')),
+  export: () => commandOf(import('./commands/export.ts')),
+  'merge-reports': () => commandOf(import('./commands/merge-reports.ts')),
+  list: () => commandOf(import('./commands/list.ts')),
+  bless: () => commandOf(import('./commands/bless.ts')),
+  record: () => commandOf(import('./commands/record.ts')),
+  replay: () => commandOf(import('./commands/replay.ts')),
+  lint: () => commandOf(import('./commands/lint.ts')),
+  verify: () => commandOf(import('./commands/verify.ts')),
 };
+
+/** A command module's command, its options' own types let go: cli.ts parses with its table, which its run was typed by. */
+async function commandOf(module: Promise<{ command: object }>): Promise<Command> {
+  return (await module).command as Command;
+}
 
 /** Where the help of an option starts, and of a command. */
 const HELP_COLUMN = 37;
