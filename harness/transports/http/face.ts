@@ -1,17 +1,4 @@
-// The player served over Streamable HTTP on 127.0.0.1: the same state machine as every other face
-// (player.ts), with HTTP around its messages. Each POST hands the client's message to the player;
-// the server messages the player puts out go where the recording had them: a response to the POST
-// of its request (a JSON body, or an event on that request's SSE stream, which ends with it), a
-// notification or server request on the stream open at the time, or on the GET stream. The headers
-// the transport requires are checked and diagnosed as the player's own mistakes; the session id is
-// a fresh one each replay, so a client that sends a remembered one is caught. A cassette recorded
-// without sessions (the stateless revision, 2026-07-28: stateless.ts) plays without them: no session
-// id is made, GET and DELETE are refused as such a server refuses them, and the headers that mirror
-// a request's body are checked against it as that server checks them. A stream the recorded server
-// closed before its response (an event marked `closes`) is closed so here, and what the recording
-// has after it waits for the client's GET that resumes it with Last-Event-ID.
-import { randomUUID } from 'node:crypto';
-import { createServer, IncomingMessage, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DiagnosisKind, PlayReport } from '../../cassette/diagnosis.ts';
 import {
@@ -22,16 +9,16 @@ import {
   type ClientFrame,
   type HttpPlacement,
   type HttpReply,
-  type Json,
   type JsonObject,
 } from '../../cassette/model.ts';
 import type { Piece } from '../../cassette/player-output.ts';
 import { Player } from '../../cassette/player.ts';
 import type { FaceOptions, PlayerSession } from '../../cassette/session.ts';
 import { formatSseEvent } from '../../cassette/sse.ts';
+import { HttpSessions } from './sessions.ts';
+import { JSON_TYPE, mirrorHeaders, refuseRequest, requestText, SSE_TYPE, statusLine, type Refusal } from './refusal.ts';
 import {
   headerMismatch,
-  isSessionless,
   isStatelessMessage,
   metaOf,
   META_CAPABILITIES,
@@ -69,8 +56,6 @@ const RETRY_ROUNDING_MS = 5;
 const MAX_CONNECTIONS = 32;
 /** The largest body a POST may have: a message the player would refuse as too long anyway. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
-const JSON_TYPE = 'application/json';
-const SSE_TYPE = 'text/event-stream';
 
 /** One stream's writes in order: each waits for the ones before it (and, paced, for its recorded gap). */
 interface Turns {
@@ -152,6 +137,8 @@ class HttpFace {
   private readonly path: string;
   /** Open POST channels by the live id of their request, in the order they were opened. */
   private readonly channels = new Map<string, Channel>();
+  /** The session ids, the agreed version, and what a request must say of them (sessions.ts). */
+  private readonly sessions: HttpSessions;
   /** The client's GET stream, when the recording answered GET with one. */
   private getStream: ServerResponse | undefined;
   private readonly getTurns = turns();
@@ -161,15 +148,6 @@ class HttpFace {
   private readonly suspended = new Map<string, Channel>();
   /** The stream each event id was written on, to tell a client that resumes from another event than the last. */
   private readonly streamOfEvent = new Map<string, Channel>();
-  /** The session id in use: a fresh one for each the recording gave, once given; none once the
-   *  recorded server said the session was lost (until the next initialize gives another). */
-  private sessionId: string | undefined;
-  /** The fresh id given for each session id of the recording. */
-  private readonly liveSessions = new Map<string, string>();
-  /** The recorded server lost the session, and no other has been given since. */
-  private sessionLost = false;
-  /** The protocol version the initialize result agreed on, once sent. */
-  private version: string | undefined;
   private deleted = false;
   /** The POST being handed to the player: what it puts out at once and cannot place goes there. */
   private current: Channel | undefined;
@@ -177,13 +155,10 @@ class HttpFace {
   private fullStream: ServerResponse | undefined;
   /** POSTs that came while the player waited: handed over in order once it goes on. */
   private readonly postponed: (() => void)[] = [];
-  /** The recording has no session: none is made, and one the client sends is a mistake. */
-  private readonly sessionless: boolean;
   /** The recorded server checks the headers that mirror a body (the stateless revision). */
   private readonly checksHeaders: boolean;
   /** The tools' x-mcp-header declarations, as the recorded server listed them. */
   private readonly declarations: Map<string, ParamHeader[]>;
-  private saidSession = false;
   /** The responses to POSTs not yet written to the end: a session that is over ends after them. */
   private readonly unfinished = new Set<ServerResponse>();
   private endingWhenPlayed = false;
@@ -193,7 +168,10 @@ class HttpFace {
     private readonly options: HttpFaceOptions,
   ) {
     this.path = cassette.http?.path ?? '/mcp';
-    this.sessionless = isSessionless(cassette);
+    this.sessions = new HttpSessions(cassette, this.path, {
+      mistake: (kind, message) => this.mistake(kind, message),
+      refuse: (request, response, refusal, mistake) => this.refuse(request, response, refusal, mistake),
+    });
     this.checksHeaders = speaksStateless(cassette);
     this.declarations = this.checksHeaders ? paramHeaders(cassette) : new Map();
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -213,7 +191,7 @@ class HttpFace {
 
   finish(): PlayReport {
     if (this.report) return this.report;
-    if (this.liveSessions.size > 0 && this.cassette.http?.delete !== undefined && !this.deleted) {
+    if (this.sessions.live && this.cassette.http?.delete !== undefined && !this.deleted) {
       this.mistake(
         'http-session-left-open',
         `the session ended without DELETE: close() should end the session it started (DELETE ${this.path} with its Mcp-Session-Id), so that the server can let it go`,
@@ -263,69 +241,10 @@ class HttpFace {
         `your client sent ${request.method} ${this.path}: a Streamable HTTP client sends POST, GET or DELETE`,
       ]);
     }
-    if (!this.sessionOk(request, response)) return;
-    if (this.sessionless) {
-      if (request.headers['mcp-session-id'] !== undefined && !this.saidSession) {
-        this.saidSession = true;
-        this.mistake(
-          'stateless-session',
-          `your client sent ${request.method} ${this.path} with Mcp-Session-Id ${JSON.stringify(request.headers['mcp-session-id'])}, but the server gave no session (the stateless revision has none): the server ignores it; a client of the revision need not send it`,
-        );
-      }
-      // the recorded server holds no session: no stream of its own, nothing to end
-      const recorded = request.method === 'GET' ? this.cassette.http?.get : request.method === 'DELETE' ? this.cassette.http?.delete : undefined;
-      if (request.method !== 'POST' && recorded === undefined) {
-        return this.refuse(request, response, { status: 405, error: 'Method not allowed.', headers: { allow: 'POST' } });
-      }
-    }
+    if (!this.sessions.admit(request, response)) return;
     if (request.method === 'GET') return this.get(request, response);
     if (request.method === 'DELETE') return this.delete(response);
     this.post(request, response);
-  }
-
-  /** After the server gave a session id, every request carries it (400 without, 404 with another); once
-   *  the server lost it, the new session starts without one (400, as the SDK's servers answer an id
-   *  they do not know on an initialize). */
-  private sessionOk(request: IncomingMessage, response: ServerResponse): boolean {
-    if (this.sessionId === undefined) {
-      const sent = request.headers['mcp-session-id'];
-      if (!this.sessionLost || sent === undefined) return true;
-      this.refuse(request, response, { status: 400, error: 'Bad Request: No valid session ID provided' }, [
-        'http-session',
-        `your client sent ${request.method} ${this.path} with an Mcp-Session-Id after the server lost the session: a new session starts with initialize, without a session id`,
-      ]);
-      return false;
-    }
-    const sent = request.headers['mcp-session-id'];
-    if (sent === this.sessionId) {
-      this.checkVersion(request);
-      return true;
-    }
-    const what = `${request.method} ${this.path}`;
-    if (sent === undefined) {
-      this.refuse(request, response, { status: 400, error: 'Bad Request: Mcp-Session-Id header is required' }, [
-        'http-session',
-        `your client sent ${what} without the Mcp-Session-Id header: send the session id the initialize response gave on every later request`,
-      ]);
-    } else {
-      this.refuse(request, response, { status: 404, error: 'Session not found' }, [
-        'http-session',
-        `your client sent ${what} with Mcp-Session-Id ${JSON.stringify(sent)}, not the one the initialize response gave in this session`,
-      ]);
-    }
-    return false;
-  }
-
-  private checkVersion(request: IncomingMessage): void {
-    if (this.version === undefined) return;
-    const sent = request.headers['mcp-protocol-version'];
-    if (sent === this.version) return;
-    this.mistake(
-      'http-protocol-version',
-      sent === undefined
-        ? `your client sent ${request.method} ${this.path} without the MCP-Protocol-Version header: after initialize, every request says the version agreed (${this.version})`
-        : `your client sent MCP-Protocol-Version ${JSON.stringify(sent)}; the version agreed at initialize is ${this.version}`,
-    );
   }
 
   private post(request: IncomingMessage, response: ServerResponse): void {
@@ -437,13 +356,12 @@ class HttpFace {
     channel.ended = true;
     this.channels.delete(channel.id);
     if (reply.status === 404 || reply.status === 400) {
-      this.sessionId = undefined;
-      this.sessionLost = true;
+      this.sessions.lost();
       this.player.sessionRestarted();
     }
     const type = reply.headers?.['content-type'] ?? (reply.body === 'text' ? 'text/plain' : undefined);
     this.player.transportReplied(statusLine(reply.status, reply.text));
-    channel.response.writeHead(reply.status, { ...this.headers(reply), ...(type && { 'content-type': type }) }).end(reply.text ?? '');
+    channel.response.writeHead(reply.status, { ...this.sessions.headers(reply), ...(type && { 'content-type': type }) }).end(reply.text ?? '');
   }
 
   /** A notification or a response from the client: 202 with no body, or what the recording answered. */
@@ -452,7 +370,7 @@ class HttpFace {
     channel.answered = true;
     channel.ended = true;
     if (reply === undefined || reply.body === 'none' || reply.body === 'json' || reply.body === 'sse') return void channel.response.writeHead(202).end();
-    channel.response.writeHead(reply.status, this.headers(reply)).end(reply.text ?? '');
+    channel.response.writeHead(reply.status, this.sessions.headers(reply)).end(reply.text ?? '');
   }
 
   private get(request: IncomingMessage, response: ServerResponse): void {
@@ -470,7 +388,7 @@ class HttpFace {
     if (reply === undefined || reply.body !== 'sse' || reply.status !== 200) {
       const status = reply?.status ?? 405;
       if (status >= 400) this.player.transportRefusal(requestText(request), statusLine(status, reply?.text));
-      return void response.writeHead(status, reply ? this.headers(reply) : { allow: 'POST, DELETE' }).end(reply?.text ?? '');
+      return void response.writeHead(status, reply ? this.sessions.headers(reply) : { allow: 'POST, DELETE' }).end(reply?.text ?? '');
     }
     if (!String(request.headers.accept ?? '').includes(SSE_TYPE)) {
       return this.refuse(request, response, { status: 406, error: `Not Acceptable: Client must accept ${SSE_TYPE}` }, [
@@ -480,7 +398,7 @@ class HttpFace {
     }
     this.getStream?.end();
     this.getStream = response;
-    response.writeHead(200, { ...this.headers(reply), 'content-type': SSE_TYPE, 'cache-control': 'no-cache' });
+    response.writeHead(200, { ...this.sessions.headers(reply), 'content-type': SSE_TYPE, 'cache-control': 'no-cache' });
     response.flushHeaders();
     for (const bytes of this.forGet.splice(0)) response.write(bytes);
     response.on('close', () => {
@@ -511,7 +429,7 @@ class HttpFace {
     this.suspended.delete(lastId);
     channel.suspension = undefined;
     channel.response = response;
-    response.writeHead(200, { ...this.headers(channel.reply), 'content-type': SSE_TYPE, 'cache-control': 'no-cache' });
+    response.writeHead(200, { ...this.sessions.headers(channel.reply), 'content-type': SSE_TYPE, 'cache-control': 'no-cache' });
     response.flushHeaders();
     this.onClientLeaving(channel, response);
     for (const run of held) run();
@@ -549,7 +467,7 @@ class HttpFace {
    *  message left to play and every POST has had its whole answer (there is no DELETE to wait for). */
   private endIfPlayed(): void {
     if (this.endingWhenPlayed || this.report !== undefined) return;
-    if (this.liveSessions.size > 0 || this.player.paused || this.player.expecting !== undefined || this.suspended.size > 0) return;
+    if (this.sessions.live || this.player.paused || this.player.expecting !== undefined || this.suspended.size > 0) return;
     if (this.unfinished.size > 0) return;
     this.endingWhenPlayed = true;
     // after the close of the last answer's connection handlers have run: a client reads it whole first
@@ -562,7 +480,7 @@ class HttpFace {
   private delete(response: ServerResponse): void {
     this.deleted = true;
     const reply = this.cassette.http?.delete ?? { status: 200, body: 'none' as const };
-    response.writeHead(reply.status, this.headers(reply)).end(reply.text ?? '');
+    response.writeHead(reply.status, this.sessions.headers(reply)).end(reply.text ?? '');
     if (reply.status < 300) {
       this.finish();
       this.endStreams();
@@ -613,7 +531,7 @@ class HttpFace {
     // Unlike stdio, the result is not held back to catch a client that does not wait for it: over
     // HTTP such a client lacks the session id the reply gives, and a hold would make what a client
     // that lost its stream early is told depend on timing.
-    if (initializeResult) this.agreed(message);
+    if (initializeResult) this.sessions.agreed(message);
     if (channel.evented || channel.reply?.body === 'sse') {
       this.onStream(channel, formatSseEvent(placement ?? { event: 'message' }, JSON.stringify(message)), placement);
       return this.inTurn(
@@ -625,7 +543,9 @@ class HttpFace {
     this.inTurn(channel, placement?.at, () => {
       if (channel.ended) return; // the client left before its answer
       channel.ended = true;
-      channel.response.writeHead(channel.reply?.status ?? 200, { ...this.headers(channel.reply), 'content-type': JSON_TYPE }).end(JSON.stringify(message));
+      channel.response
+        .writeHead(channel.reply?.status ?? 200, { ...this.sessions.headers(channel.reply), 'content-type': JSON_TYPE })
+        .end(JSON.stringify(message));
     });
   }
 
@@ -693,17 +613,11 @@ class HttpFace {
       });
   }
 
-  /** The initialize result is out: from now on each request says the version it agreed. */
-  private agreed(result: JsonObject): void {
-    const version = (result.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-    if (typeof version === 'string') this.version = version;
-  }
-
   /** Opens the channel as an event stream, once. */
   private stream(channel: Channel): void {
     if (channel.streaming || channel.ended) return;
     channel.streaming = true;
-    channel.response.writeHead(200, { ...this.headers(channel.reply), 'content-type': SSE_TYPE, 'cache-control': 'no-cache' });
+    channel.response.writeHead(200, { ...this.sessions.headers(channel.reply), 'content-type': SSE_TYPE, 'cache-control': 'no-cache' });
     channel.response.flushHeaders();
   }
 
@@ -715,73 +629,11 @@ class HttpFace {
     channel.response.end();
   }
 
-  /** The fresh id standing for a recorded session id, in use from the reply that gives it. */
-  private liveSession(recorded: string): string {
-    let live = this.liveSessions.get(recorded);
-    if (live === undefined) {
-      live = randomUUID();
-      this.liveSessions.set(recorded, live);
-      this.sessionId = live;
-      this.sessionLost = false;
-    }
-    return live;
-  }
-
-  /** A recorded reply's headers, the session id replaced by this replay's own. */
-  private headers(reply: HttpReply | undefined): Record<string, string> {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(reply?.headers ?? {})) {
-      if (name === 'content-type' || name === 'content-length') continue;
-      if (name === 'mcp-session-id') headers[name] = this.liveSession(value);
-      else headers[name] = value;
-    }
-    return headers;
-  }
-
   private mistake(kind: DiagnosisKind, message: string): void {
     this.player.transportMistake(kind, message);
   }
 
-  /** Refuses a request before the player is given a message of it: the mistake said on what was sent
-   *  (the message, when its body was read; else the request, or its text), both drawn in the exchange, and the
-   *  answer: `error` as a JSON-RPC error (a text, or the error object), or no body. */
-  private refuse(
-    sent: IncomingMessage | JsonObject | string,
-    response: ServerResponse,
-    refusal: { status: number; error?: string | JsonObject; id?: Json; headers?: Record<string, string> },
-    mistake?: [DiagnosisKind, string],
-  ): void {
-    const error = typeof refusal.error === 'string' ? { code: -32000, message: refusal.error } : refusal.error;
-    const said = sent instanceof IncomingMessage ? requestText(sent) : sent;
-    this.player.transportRefusal(said, statusLine(refusal.status, error?.message), mistake && { kind: mistake[0], message: mistake[1] });
-    if (error === undefined) return void response.writeHead(refusal.status, refusal.headers).end();
-    response
-      .writeHead(refusal.status, { ...refusal.headers, 'content-type': JSON_TYPE })
-      .end(JSON.stringify({ jsonrpc: '2.0', error, id: refusal.id ?? null }));
+  private refuse(sent: IncomingMessage | JsonObject | string, response: ServerResponse, refusal: Refusal, mistake?: [DiagnosisKind, string]): void {
+    refuseRequest(this.player, sent, response, refusal, mistake);
   }
-}
-
-/** The headers of a POST that mirror its body (the stateless revision). */
-function mirrorHeaders(request: IncomingMessage): MirrorHeaders {
-  const one = (name: string) => {
-    const value = request.headers[name];
-    return Array.isArray(value) ? value.join(', ') : value;
-  };
-  const params: Record<string, string> = {};
-  for (const name of Object.keys(request.headers)) if (name.startsWith('mcp-param-')) params[name] = one(name)!;
-  return { version: one('mcp-protocol-version'), method: one('mcp-method'), name: one('mcp-name'), params };
-}
-
-/** A JSON-RPC error as the body of an HTTP error, worded as the SDK's servers word it (a client may show it). */
-/** A request as the exchange draws it: its request line and the headers a Streamable HTTP server decides by. */
-function requestText(request: IncomingMessage): string {
-  const shown = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
-  const headers = shown.filter((name) => request.headers[name] !== undefined).map((name) => `${name}: ${String(request.headers[name])}`);
-  return [`${request.method} ${request.url}`, ...headers].join('\n');
-}
-
-/** A refusal as the exchange draws it: `406 Not Acceptable: Client must accept both …`. */
-function statusLine(status: number, why?: Json): string {
-  const text = typeof why === 'string' && why !== '' ? why : (STATUS_CODES[status] ?? '');
-  return `${status} ${text}`.trimEnd();
 }
