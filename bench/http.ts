@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCassette } from '../harness/cassette/format.ts';
-import { serveCassette } from '../harness/transports/http/face.ts';
+import { serveCassette } from '../harness/transports/http/serve.ts';
 import type { Cassette, Frame } from '../harness/cassette/model.ts';
 import { type HttpStep, ROOT, runHttpSession, startEverythingHttp, startRecorder, waitForOutput } from '../scripts/record-http-cassettes.ts';
 

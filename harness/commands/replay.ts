@@ -64,7 +64,7 @@ async function replay(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   let session: PlayerSession;
   let close = async () => {};
   if (overHttp) {
-    const { serveCassette } = await import('../transports/http/face.ts');
+    const { serveCassette } = await import('../transports/http/serve.ts');
     let served: Awaited<ReturnType<typeof serveCassette>>;
     try {
       served = await serveCassette(cassette, { ...options, port, endWhenPlayed: true, ...(pace && { pace }) });

@@ -1,3 +1,5 @@
+// Stage 1's property suite, `framing`: frame and parseFrame checked against JSON.stringify itself,
+// which is what the byte-compare expects a frame to be.
 import { jsonRpcMessage, type JsonRpcMessage } from '../props/arbitraries.ts';
 import { equalsJson } from '../props/equality.ts';
 import { show } from '../props/show.ts';

@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
-import { serveCassette, type HttpPlayerSession } from '../../harness/transports/http/face.ts';
+import { serveCassette, type HttpPlayerSession } from '../../harness/transports/http/serve.ts';
 import { verifyHttpCassette } from '../../harness/cassette/verify.ts';
 import type { Cassette, Frame } from '../../harness/cassette/model.ts';
 import { parseSse } from '../../harness/cassette/sse.ts';

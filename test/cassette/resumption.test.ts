@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
-import { serveCassette } from '../../harness/transports/http/face.ts';
+import { serveCassette } from '../../harness/transports/http/serve.ts';
 import type { Cassette, HttpPlacement } from '../../harness/cassette/model.ts';
 import { parseSse } from '../../harness/cassette/sse.ts';
 import { RESUMABLE_STEPS, runHttpSession, startRecorder, startResumableHttp, type Running } from '../../scripts/record-http-cassettes.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Diagnosis } from '../../harness/cassette/diagnosis.ts';
 import { loadCassette } from '../../harness/cassette/format.ts';
-import { serveCassette } from '../../harness/transports/http/face.ts';
+import { serveCassette } from '../../harness/transports/http/serve.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
 import type { Cassette } from '../../harness/cassette/model.ts';
 import { verifyHttpCassette } from '../../harness/cassette/verify.ts';

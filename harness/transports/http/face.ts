@@ -1,5 +1,13 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// The player served over Streamable HTTP on 127.0.0.1, as the same state machine as every face
+// (player.ts) with HTTP around its messages. Each POST hands the client's message to the player; what
+// the player puts out goes where the recording had it: a response to the POST of its request (a JSON
+// body, or an event on that request's stream), a notification or server request on the stream open
+// then, or on the GET stream. The transport's headers are checked as the player's own rules; the
+// session ids are fresh each replay (sessions.ts); a request refused before the player sees it is
+// answered and drawn (refusal.ts); a stream the recorded server closed before its response waits for
+// the GET that resumes it (resumption.ts). A recording without sessions (the stateless revision)
+// plays without them, its mirrored headers checked as such a server checks them. serve.ts listens.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DiagnosisKind, PlayReport } from '../../cassette/diagnosis.ts';
 import {
   describeMessage,
@@ -13,8 +21,10 @@ import {
 } from '../../cassette/model.ts';
 import type { Piece } from '../../cassette/player-output.ts';
 import { Player } from '../../cassette/player.ts';
-import type { FaceOptions, PlayerSession } from '../../cassette/session.ts';
+import type { FaceOptions } from '../../cassette/session.ts';
 import { formatSseEvent } from '../../cassette/sse.ts';
+import { inTurn, turns, type Channel } from './channel.ts';
+import { Resumption } from './resumption.ts';
 import { HttpSessions } from './sessions.ts';
 import { JSON_TYPE, mirrorHeaders, refuseRequest, requestText, SSE_TYPE, statusLine, type Refusal } from './refusal.ts';
 import {
@@ -40,96 +50,13 @@ export interface HttpFaceOptions extends FaceOptions {
   endWhenPlayed?: boolean;
 }
 
-export interface HttpPlayerSession extends PlayerSession {
-  /** http://127.0.0.1:<port><path> */
-  readonly url: string;
-  /** Stops listening and ends every open stream. */
-  close(): Promise<void>;
-}
-
 /** Between the reads an event is cut into: long enough that a client waiting for a core on a
  *  loaded machine still reads them apart (as between the reads of a stdio case). */
 const READ_GAP_MS = 50;
-/** How much sooner than its retry a resuming GET may come: clocks round to the millisecond. */
-const RETRY_ROUNDING_MS = 5;
-/** Far more than a client keeps open (a POST or two, a GET stream, a pool's spares). */
-const MAX_CONNECTIONS = 32;
 /** The largest body a POST may have: a message the player would refuse as too long anyway. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-/** One stream's writes in order: each waits for the ones before it (and, paced, for its recorded gap). */
-interface Turns {
-  queued: number;
-  last: Promise<void>;
-  /** The recorded time of the last event put on it. */
-  lastAt?: number;
-}
-
-/** Where a client's request is answered: its POST, as a JSON body or as an event stream (or, once
- *  the server closed that stream, the GET that resumed it). */
-interface Channel extends Turns {
-  response: ServerResponse;
-  /** The live id of the request it answers. */
-  id: string;
-  /** The request, as a student reads it: `tools/call "count" (your id 2)`. */
-  what: string;
-  /** The id of the last event written on it, and the retry (ms) its events last gave. */
-  lastEventId?: string;
-  retryMs?: number;
-  /** The server closed its connection: what comes for it waits, in order, for the GET that resumes it. */
-  suspension?: { closedAt: number; held: (() => void)[] };
-  reply?: HttpReply;
-  streaming: boolean;
-  /** Its response was put out (maybe not written yet): nothing else goes on it. */
-  answered: boolean;
-  /** An event went on it before its response: the response goes as an event too. */
-  evented: boolean;
-  ended: boolean;
-}
-
-function turns(): Turns {
-  return { queued: 0, last: Promise.resolve() };
-}
-
-export async function serveCassette(cassette: Cassette, options: HttpFaceOptions = {}): Promise<HttpPlayerSession> {
-  const face = new HttpFace(cassette, options);
-  const server = createServer((request, response) => face.handle(request, response));
-  server.keepAliveTimeout = 60_000;
-  // The client is untrusted and the player lives in the grader: it holds a bounded number of
-  // connections (each with at most one body of MAX_BODY_BYTES), a further one is closed at once.
-  server.maxConnections = MAX_CONNECTIONS;
-  await listen(server, options.port ?? 0);
-  const { port } = server.address() as AddressInfo;
-  const path = cassette.http?.path ?? '/mcp';
-  let closed: Promise<void> | undefined;
-  return {
-    url: `http://127.0.0.1:${port}${path}`,
-    done: face.done,
-    finish: () => face.finish(),
-    get diagnoses() {
-      return face.player.diagnoses;
-    },
-    waitsForClient: () => face.waitsForClient(),
-    close: () =>
-      (closed ??= new Promise((resolve) => {
-        face.finish();
-        face.endStreams();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      })),
-  };
-}
-
-function listen(server: Server, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new Error(`port ${port} on 127.0.0.1 is in use: pick another with --port, or 0 for a free one`) : error),
-    );
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
-}
-
-class HttpFace {
+export class HttpFace {
   readonly player: Player;
   readonly done: Promise<PlayReport>;
   private resolveDone!: (report: PlayReport) => void;
@@ -144,10 +71,8 @@ class HttpFace {
   private readonly getTurns = turns();
   /** What goes on the GET stream before the client opened it. */
   private readonly forGet: string[] = [];
-  /** Streams the server closed before their response, by the id of the last event the client got on each. */
-  private readonly suspended = new Map<string, Channel>();
-  /** The stream each event id was written on, to tell a client that resumes from another event than the last. */
-  private readonly streamOfEvent = new Map<string, Channel>();
+  /** Streams the server closed before their response, and the GETs that resume them (resumption.ts). */
+  private readonly resumption: Resumption;
   private deleted = false;
   /** The POST being handed to the player: what it puts out at once and cannot place goes there. */
   private current: Channel | undefined;
@@ -168,10 +93,18 @@ class HttpFace {
     private readonly options: HttpFaceOptions,
   ) {
     this.path = cassette.http?.path ?? '/mcp';
-    this.sessions = new HttpSessions(cassette, this.path, {
-      mistake: (kind, message) => this.mistake(kind, message),
-      refuse: (request, response, refusal, mistake) => this.refuse(request, response, refusal, mistake),
+    const host = {
+      mistake: (kind: DiagnosisKind, message: string) => this.player.transportMistake(kind, message),
+      refuse: (...refused: [IncomingMessage, ServerResponse, Refusal, [DiagnosisKind, string]?]) => refuseRequest(this.player, ...refused),
+    };
+    this.resumption = new Resumption(this.path, {
+      ...host,
+      open: (channel, response) => {
+        this.openStream(response, channel.reply);
+        this.onClientLeaving(channel, response);
+      },
     });
+    this.sessions = new HttpSessions(cassette, this.path, host);
     this.checksHeaders = speaksStateless(cassette);
     this.declarations = this.checksHeaders ? paramHeaders(cassette) : new Map();
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -192,17 +125,12 @@ class HttpFace {
   finish(): PlayReport {
     if (this.report) return this.report;
     if (this.sessions.live && this.cassette.http?.delete !== undefined && !this.deleted) {
-      this.mistake(
+      this.player.transportMistake(
         'http-session-left-open',
         `the session ended without DELETE: close() should end the session it started (DELETE ${this.path} with its Mcp-Session-Id), so that the server can let it go`,
       );
     }
-    for (const [lastId, channel] of this.suspended) {
-      this.mistake(
-        'http-resume',
-        `the server closed the stream of ${channel.what} after its event ${JSON.stringify(lastId)}, and your client never resumed it (a GET with that Last-Event-ID): what the server sent after it${channel.answered ? ', the response among it,' : ''} never reached your client`,
-      );
-    }
+    this.resumption.sayUnresumed();
     this.player.endOfInput();
     this.report = this.player.finish();
     this.resolveDone(this.report);
@@ -211,7 +139,7 @@ class HttpFace {
 
   endStreams(): void {
     for (const channel of this.channels.values()) this.end(channel);
-    this.suspended.clear();
+    this.resumption.clear();
     this.getStream?.end();
   }
 
@@ -219,24 +147,21 @@ class HttpFace {
    *  message, or for the GET that resumes a stream it closed once the client has waited its retry. */
   waitsForClient(): boolean {
     if (this.report !== undefined || this.player.paused) return false;
-    const resuming = [...this.suspended.values()];
-    if (this.player.expecting === undefined && resuming.length === 0) return false;
-    // within its retry the client is to wait, not to send: nothing is late yet
-    const now = performance.now();
-    if (resuming.some((channel) => now - channel.suspension!.closedAt < (channel.retryMs ?? 0))) return false;
+    if (this.player.expecting === undefined && this.resumption.waiting.size === 0) return false;
+    if (this.resumption.withinRetry()) return false;
     return this.getTurns.queued === 0 && [...this.channels.values()].every((channel) => channel.queued === 0);
   }
 
   handle(request: IncomingMessage, response: ServerResponse): void {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== this.path) {
-      return this.refuse(request, response, { status: 404 }, [
+      return refuseRequest(this.player, request, response, { status: 404 }, [
         'http-method',
         `your client sent ${request.method} ${url.pathname}; the server was recorded at ${this.path}`,
       ]);
     }
     if (request.method !== 'POST' && request.method !== 'GET' && request.method !== 'DELETE') {
-      return this.refuse(request, response, { status: 405, headers: { allow: 'POST, GET, DELETE' } }, [
+      return refuseRequest(this.player, request, response, { status: 405, headers: { allow: 'POST, GET, DELETE' } }, [
         'http-method',
         `your client sent ${request.method} ${this.path}: a Streamable HTTP client sends POST, GET or DELETE`,
       ]);
@@ -251,7 +176,7 @@ class HttpFace {
     const accept = String(request.headers.accept ?? '');
     if (!accept.includes(JSON_TYPE) || !accept.includes(SSE_TYPE)) {
       request.resume();
-      return this.refuse(request, response, { status: 406, error: `Not Acceptable: Client must accept both ${JSON_TYPE} and ${SSE_TYPE}` }, [
+      return refuseRequest(this.player, request, response, { status: 406, error: `Not Acceptable: Client must accept both ${JSON_TYPE} and ${SSE_TYPE}` }, [
         'http-accept',
         `your client's POST says Accept: ${JSON.stringify(accept)}; it must accept both ${JSON_TYPE} and ${SSE_TYPE}`,
       ]);
@@ -259,7 +184,7 @@ class HttpFace {
     const type = String(request.headers['content-type'] ?? '');
     if (!type.startsWith(JSON_TYPE)) {
       request.resume();
-      return this.refuse(request, response, { status: 415, error: `Unsupported Media Type: Content-Type must be ${JSON_TYPE}` }, [
+      return refuseRequest(this.player, request, response, { status: 415, error: `Unsupported Media Type: Content-Type must be ${JSON_TYPE}` }, [
         'http-content-type',
         `your client's POST says Content-Type: ${JSON.stringify(type)}; a message is sent as ${JSON_TYPE}`,
       ]);
@@ -279,7 +204,7 @@ class HttpFace {
     }
     request.on('end', () => {
       if (size > MAX_BODY_BYTES)
-        return this.refuse(request, response, { status: 413, error: `Payload Too Large: more than ${MAX_BODY_BYTES / 1024 / 1024} MiB` });
+        return refuseRequest(this.player, request, response, { status: 413, error: `Payload Too Large: more than ${MAX_BODY_BYTES / 1024 / 1024} MiB` });
       this.message(Buffer.concat(chunks).toString('utf8'), response, request.headers.authorization !== undefined, mirrorHeaders(request));
     });
   }
@@ -297,10 +222,16 @@ class HttpFace {
     if (expected?.http?.headers?.authorization !== undefined && !authorized) {
       // the recorded server was given credentials: without them, it would have refused the request
       const sent = isObject(message) ? message : `POST ${this.path}\n${text}`;
-      return this.refuse(sent, response, { status: 401, error: 'Unauthorized: missing Authorization header', headers: { 'www-authenticate': 'Bearer' } }, [
-        'http-auth',
-        `your client sent ${isObject(message) ? describeMessage(message) : 'a POST'} without the Authorization header the server was given: send the configured headers on every request`,
-      ]);
+      return refuseRequest(
+        this.player,
+        sent,
+        response,
+        { status: 401, error: 'Unauthorized: missing Authorization header', headers: { 'www-authenticate': 'Bearer' } },
+        [
+          'http-auth',
+          `your client sent ${isObject(message) ? describeMessage(message) : 'a POST'} without the Authorization header the server was given: send the configured headers on every request`,
+        ],
+      );
     }
     const isRequest = typeof message === 'object' && message !== null && kindOf(message as JsonObject) === 'request';
     if (isRequest && mirrors && this.headersDisagree(message as JsonObject, mirrors, response)) return;
@@ -342,7 +273,7 @@ class HttpFace {
     if (!(META_VERSION in meta) || !(META_CAPABILITIES in meta)) return false;
     const refusal = headerMismatch(message, mirrors, this.declarations);
     if (refusal === undefined) return false;
-    this.refuse(message, response, { status: refusal.status, error: refusal.error, id: message.id ?? null }, [
+    refuseRequest(this.player, message, response, { status: refusal.status, error: refusal.error, id: message.id ?? null }, [
       'http-header-mismatch',
       `your client's POST of ${describeMessage(message, 'your id')} has headers that disagree with its body: ${refusal.error.message.replace(/^Bad Request: the request headers and body disagree: /, '')}; each request mirrors its version, method and name (and a tool's x-mcp-header arguments) into MCP-Protocol-Version, Mcp-Method, Mcp-Name (and Mcp-Param-*)`,
     ]);
@@ -375,11 +306,12 @@ class HttpFace {
 
   private get(request: IncomingMessage, response: ServerResponse): void {
     const resumeAfter = request.headers['last-event-id'];
-    if (typeof resumeAfter === 'string' && String(request.headers.accept ?? '').includes(SSE_TYPE)) return this.resume(resumeAfter, request, response);
-    const waiting = [...this.suspended.entries()][0];
+    if (typeof resumeAfter === 'string' && String(request.headers.accept ?? '').includes(SSE_TYPE))
+      return this.resumption.resume(resumeAfter, request, response);
+    const waiting = [...this.resumption.waiting.entries()][0];
     if (waiting && resumeAfter === undefined) {
       const [lastId, channel] = waiting;
-      this.mistake(
+      this.player.transportMistake(
         'http-resume',
         `your client's GET ${this.path} has no Last-Event-ID, while the server waits to resume the stream of ${channel.what} after its event ${JSON.stringify(lastId)}: a client resumes a stream the server closed with a GET whose Last-Event-ID is the last event id it received on it; the rest of that stream comes only there`,
       );
@@ -391,83 +323,25 @@ class HttpFace {
       return void response.writeHead(status, reply ? this.sessions.headers(reply) : { allow: 'POST, DELETE' }).end(reply?.text ?? '');
     }
     if (!String(request.headers.accept ?? '').includes(SSE_TYPE)) {
-      return this.refuse(request, response, { status: 406, error: `Not Acceptable: Client must accept ${SSE_TYPE}` }, [
+      return refuseRequest(this.player, request, response, { status: 406, error: `Not Acceptable: Client must accept ${SSE_TYPE}` }, [
         'http-accept',
         `your client's GET says Accept: ${JSON.stringify(request.headers.accept ?? '')}; a GET stream needs ${SSE_TYPE}`,
       ]);
     }
     this.getStream?.end();
     this.getStream = response;
-    response.writeHead(200, { ...this.sessions.headers(reply), 'content-type': SSE_TYPE, 'cache-control': 'no-cache' });
-    response.flushHeaders();
+    this.openStream(response, reply);
     for (const bytes of this.forGet.splice(0)) response.write(bytes);
     response.on('close', () => {
       if (this.getStream === response) this.getStream = undefined;
     });
   }
 
-  /** A GET with Last-Event-ID: the stream the server closed after that event goes on there, with
-   *  what waited for it, as the recorded server (with an event store) replays it. */
-  private resume(lastId: string, request: IncomingMessage, response: ServerResponse): void {
-    const channel = this.suspended.get(lastId);
-    if (channel === undefined) {
-      return this.refuse(request, response, { status: 400, error: `Bad Request: no stream to resume after event ${JSON.stringify(lastId)}` }, [
-        'http-resume',
-        this.noSuchResumption(lastId),
-      ]);
-    }
-    const { closedAt, held } = channel.suspension!;
-    const waited = performance.now() - closedAt;
-    // Its timer can only fire later than asked, never sooner (what a loaded machine changes): a little
-    // room for rounding in either clock is all it needs.
-    if (channel.retryMs !== undefined && waited < channel.retryMs - RETRY_ROUNDING_MS) {
-      this.mistake(
-        'http-retry',
-        `your client resumed the stream of ${channel.what} sooner than the ${channel.retryMs} ms the stream's retry field asked it to wait after the server closed it: a client waits the retry it was given before it reconnects`,
-      );
-    }
-    this.suspended.delete(lastId);
-    channel.suspension = undefined;
-    channel.response = response;
-    response.writeHead(200, { ...this.sessions.headers(channel.reply), 'content-type': SSE_TYPE, 'cache-control': 'no-cache' });
-    response.flushHeaders();
-    this.onClientLeaving(channel, response);
-    for (const run of held) run();
-  }
-
-  /** Why a GET's Last-Event-ID resumes nothing: not the last event of a stream the server closed. */
-  private noSuchResumption(lastId: string): string {
-    const said = `your client's GET ${this.path} says Last-Event-ID ${JSON.stringify(lastId)}`;
-    const of = this.streamOfEvent.get(lastId);
-    const closed = [...this.suspended.entries()].map(([id, waiting]) => `the stream of ${waiting.what} after ${JSON.stringify(id)}`);
-    if (closed.length === 0) {
-      // it thought a stream was cut: it lost what came on it
-      return of
-        ? `${said}, an event of the stream of ${of.what}, which the server never closed before its end${of.answered ? ', the response among it' : ''}: your client lost what came on that stream after that event`
-        : `${said}, which the server never sent, and the server closed no stream before its response`;
-    }
-    return `${said}, ${of ? `an event of the stream of ${of.what} but not the last it sent there` : 'which the server never sent'}; the server waits to resume ${closed.join(' and ')}: Last-Event-ID is the last event id the client received on the stream it resumes`;
-  }
-
-  /** The recorded server closed the connection here: the stream's later events wait for the GET that resumes it. */
-  private suspend(channel: Channel): void {
-    if (channel.ended || channel.lastEventId === undefined) return;
-    channel.suspension = { closedAt: performance.now(), held: [] };
-    this.suspended.set(channel.lastEventId, channel);
-    channel.response.end();
-  }
-
-  /** Work on a channel's stream, in its turn; while the server has it closed, kept for the GET that resumes it. */
-  private onChannel(channel: Channel, work: () => void): () => void {
-    const run = () => (channel.suspension ? void channel.suspension.held.push(run) : work());
-    return run;
-  }
-
   /** With endWhenPlayed, a replay that gave no session finishes once the recording has no client
    *  message left to play and every POST has had its whole answer (there is no DELETE to wait for). */
   private endIfPlayed(): void {
     if (this.endingWhenPlayed || this.report !== undefined) return;
-    if (this.sessions.live || this.player.paused || this.player.expecting !== undefined || this.suspended.size > 0) return;
+    if (this.sessions.live || this.player.paused || this.player.expecting !== undefined || this.resumption.waiting.size > 0) return;
     if (this.unfinished.size > 0) return;
     this.endingWhenPlayed = true;
     // after the close of the last answer's connection handlers have run: a client reads it whole first
@@ -513,7 +387,9 @@ class HttpFace {
       channel.evented = true;
       this.onStream(channel, bytes, placement);
     } else if (this.getStream || message !== undefined) {
-      this.inTurn(this.getTurns, placement.at, () => (this.getStream ? this.write(this.getStream, bytes) : this.forGet.push(bytes)));
+      inTurn(this.options.pace === 'recorded', this.getTurns, placement.at, () =>
+        this.getStream ? this.write(this.getStream, bytes) : this.forGet.push(bytes),
+      );
     }
   }
 
@@ -522,7 +398,7 @@ class HttpFace {
     this.channels.delete(channel.id);
     if (status !== undefined && !channel.streaming) {
       // the player's own answer where a real server answers with an error status: a JSON body
-      return this.inTurn(channel, undefined, () => {
+      return inTurn(this.options.pace === 'recorded', channel, undefined, () => {
         if (channel.ended) return;
         channel.ended = true;
         channel.response.writeHead(status, { 'content-type': JSON_TYPE }).end(JSON.stringify(message));
@@ -534,13 +410,14 @@ class HttpFace {
     if (initializeResult) this.sessions.agreed(message);
     if (channel.evented || channel.reply?.body === 'sse') {
       this.onStream(channel, formatSseEvent(placement ?? { event: 'message' }, JSON.stringify(message)), placement);
-      return this.inTurn(
+      return inTurn(
+        this.options.pace === 'recorded',
         channel,
         undefined,
-        this.onChannel(channel, () => this.end(channel)),
+        this.resumption.onChannel(channel, () => this.end(channel)),
       );
     }
-    this.inTurn(channel, placement?.at, () => {
+    inTurn(this.options.pace === 'recorded', channel, placement?.at, () => {
       if (channel.ended) return; // the client left before its answer
       channel.ended = true;
       channel.response
@@ -557,18 +434,19 @@ class HttpFace {
     for (let i = 0; i + 1 < bounds.length; i++) {
       const part = bytes.subarray(bounds[i], bounds[i + 1]);
       const last = i + 2 === bounds.length;
-      const write = this.onChannel(channel, () => {
+      const write = this.resumption.onChannel(channel, () => {
         this.stream(channel);
         if (!channel.ended) this.write(channel.response, part);
         if (last) this.written(channel, placement);
       });
-      this.inTurn(channel, i === 0 ? placement?.at : undefined, write, i === 0 ? 0 : READ_GAP_MS);
+      inTurn(this.options.pace === 'recorded', channel, i === 0 ? placement?.at : undefined, write, i === 0 ? 0 : READ_GAP_MS);
     }
     if (placement?.closes)
-      this.inTurn(
+      inTurn(
+        this.options.pace === 'recorded',
         channel,
         undefined,
-        this.onChannel(channel, () => this.suspend(channel)),
+        this.resumption.onChannel(channel, () => this.resumption.suspend(channel)),
       );
   }
 
@@ -576,7 +454,7 @@ class HttpFace {
   private written(channel: Channel, placement: HttpPlacement | undefined): void {
     if (placement?.id !== undefined) {
       channel.lastEventId = placement.id;
-      this.streamOfEvent.set(placement.id, channel);
+      this.resumption.sentOn(placement.id, channel);
     }
     if (placement?.retry !== undefined) channel.retryMs = placement.retry;
   }
@@ -597,28 +475,11 @@ class HttpFace {
     response.on('close', room);
   }
 
-  /** Writes in turn on one stream: at once when nothing waits before it, else after what does; with
-   *  --pace recorded, also after the recorded gap since the stream's last event. */
-  private inTurn(target: Turns, at: number | undefined, write: () => void, gapMs = 0): void {
-    const paced = this.options.pace === 'recorded' && at !== undefined && target.lastAt !== undefined ? Math.max(0, at - target.lastAt) : 0;
-    const waitMs = Math.max(paced, gapMs);
-    if (at !== undefined) target.lastAt = at;
-    if (waitMs === 0 && target.queued === 0) return write();
-    target.queued += 1;
-    target.last = target.last
-      .then(() => (waitMs > 0 ? new Promise((resolve) => setTimeout(resolve, waitMs)) : undefined))
-      .then(() => {
-        target.queued -= 1;
-        write();
-      });
-  }
-
   /** Opens the channel as an event stream, once. */
   private stream(channel: Channel): void {
     if (channel.streaming || channel.ended) return;
     channel.streaming = true;
-    channel.response.writeHead(200, { ...this.sessions.headers(channel.reply), 'content-type': SSE_TYPE, 'cache-control': 'no-cache' });
-    channel.response.flushHeaders();
+    this.openStream(channel.response, channel.reply);
   }
 
   private end(channel: Channel): void {
@@ -629,11 +490,9 @@ class HttpFace {
     channel.response.end();
   }
 
-  private mistake(kind: DiagnosisKind, message: string): void {
-    this.player.transportMistake(kind, message);
-  }
-
-  private refuse(sent: IncomingMessage | JsonObject | string, response: ServerResponse, refusal: Refusal, mistake?: [DiagnosisKind, string]): void {
-    refuseRequest(this.player, sent, response, refusal, mistake);
+  /** Starts an event stream on `response`, with the headers of the recorded reply it plays. */
+  private openStream(response: ServerResponse, reply: HttpReply | undefined): void {
+    response.writeHead(200, { ...this.sessions.headers(reply), 'content-type': SSE_TYPE, 'cache-control': 'no-cache' });
+    response.flushHeaders();
   }
 }

@@ -17,7 +17,7 @@ export const http: Transport = {
   // a program that talks HTTP has fetch loaded before it starts (run/preload.mjs)
   program: { wire: false, env: { THEINFERENCE_FETCH: '1' }, fetching: true },
   async play(cassette, setting, program) {
-    const { serveCassette } = await import('./face.ts');
+    const { serveCassette } = await import('./serve.ts');
     const served = await serveCassette(cassette);
     try {
       const gate = setting.network ? undefined : await openGate(playerSocket(setting.runRoot), Number(new URL(served.url).port));

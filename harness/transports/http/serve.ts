@@ -1,0 +1,55 @@
+// The player served over Streamable HTTP on 127.0.0.1 (face.ts is how it answers): a port of its own
+// (a free one by default), a bounded number of connections, and the session it plays.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Cassette } from '../../cassette/model.ts';
+import type { PlayerSession } from '../../cassette/session.ts';
+import { HttpFace, type HttpFaceOptions } from './face.ts';
+
+export interface HttpPlayerSession extends PlayerSession {
+  /** http://127.0.0.1:<port><path> */
+  readonly url: string;
+  /** Stops listening and ends every open stream. */
+  close(): Promise<void>;
+}
+
+/** Far more than a client keeps open (a POST or two, a GET stream, a pool's spares). */
+const MAX_CONNECTIONS = 32;
+
+export async function serveCassette(cassette: Cassette, options: HttpFaceOptions = {}): Promise<HttpPlayerSession> {
+  const face = new HttpFace(cassette, options);
+  const server = createServer((request, response) => face.handle(request, response));
+  server.keepAliveTimeout = 60_000;
+  // The client is untrusted and the player lives in the grader: it holds a bounded number of
+  // connections (each with at most one body of MAX_BODY_BYTES), a further one is closed at once.
+  server.maxConnections = MAX_CONNECTIONS;
+  await listen(server, options.port ?? 0);
+  const { port } = server.address() as AddressInfo;
+  const path = cassette.http?.path ?? '/mcp';
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}${path}`,
+    done: face.done,
+    finish: () => face.finish(),
+    get diagnoses() {
+      return face.player.diagnoses;
+    },
+    waitsForClient: () => face.waitsForClient(),
+    close: () =>
+      (closed ??= new Promise((resolve) => {
+        face.finish();
+        face.endStreams();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      })),
+  };
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new Error(`port ${port} on 127.0.0.1 is in use: pick another with --port, or 0 for a free one`) : error),
+    );
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+}
