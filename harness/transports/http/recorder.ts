@@ -27,11 +27,10 @@ import {
   type JsonObject,
   type Provenance,
 } from '../../cassette/model.ts';
-import { carryOver, carryOverHttp, markNondeterministic } from '../../cassette/normalise.ts';
+import { carryOverHttp } from '../../cassette/normalise.ts';
 import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv, type Secret } from '../../cassette/redact.ts';
 import { findPackage, portableCommand } from '../../cassette/server-command.ts';
-import { previousCassette, targetProblem, writeRecording } from '../../cassette/recording-target.ts';
-import { keepHandEdits } from '../../cassette/rerecord.ts';
+import { buildRecording, DEFAULT_FREE, targetProblem, writeRecording } from '../../cassette/recording-target.ts';
 import { SseParser, type SseEvent } from '../../cassette/sse.ts';
 
 export interface HttpRecordOptions {
@@ -58,7 +57,6 @@ export interface HttpRecordOptions {
   stop?: AbortSignal;
 }
 
-const DEFAULT_FREE = ['params.clientInfo'];
 /** Connection-level headers (RFC 9110 7.6.1) are the proxy's own on each side, never forwarded.
  *  accept-encoding goes too: the server then answers uncompressed, so that the body can be recorded. */
 const HOP_BY_HOP = new Set([
@@ -411,13 +409,9 @@ function buildCassette(
       return { ...frame, ...(frame.data !== undefined && { data: redactor.text(frame.data) }), http: redactPlacement(frame.http, redactor) };
     return frame;
   });
-  const previous = previousCassette(target);
-  markNondeterministic(redacted);
-  if (previous) carryOver(previous.cassette.frames, redacted);
   const http: HttpSession = { path: session.path };
   if (session.get) http.get = redactReply(session.get, redactor);
   if (session.delete) http.delete = redactReply(session.delete, redactor);
-  if (previous) carryOverHttp(previous.cassette, redacted, http);
   const cwd = options.cwd ?? process.cwd();
   const provenance: Provenance = {
     ...(options.command && { command: redactCommand(portableCommand(options.command, cwd), redactor), ...findPackage(options.command, cwd) }),
@@ -426,15 +420,10 @@ function buildCassette(
     recorder: 'theinference record',
     ...options.provenance,
   };
-  const cassette: Cassette = {
-    version: CASSETTE_VERSION,
-    transport: 'http',
-    provenance,
-    http,
-    free: options.free ?? DEFAULT_FREE,
-    frames: redacted,
-  };
-  return { cassette, lost: previous ? keepHandEdits(previous.cassette, previous.text, cassette) : [] };
+  return buildRecording(target, redacted, (normalised, previous) => {
+    if (previous) carryOverHttp(previous, normalised, http);
+    return { version: CASSETTE_VERSION, transport: 'http', provenance, http, free: options.free ?? DEFAULT_FREE, frames: normalised };
+  });
 }
 
 /** The headers a Connection header names are hop-by-hop too. */

@@ -9,7 +9,7 @@ import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
-import { previousCassette, targetProblem, writeRecording } from '../../cassette/recording-target.ts';
+import { buildRecording, DEFAULT_FREE, targetProblem, writeRecording } from '../../cassette/recording-target.ts';
 import { LineSplitter } from '../../cassette/lines.ts';
 import {
   CASSETTE_VERSION,
@@ -23,8 +23,6 @@ import {
   type JsonObject,
   type Provenance,
 } from '../../cassette/model.ts';
-import { carryOver, markNondeterministic } from '../../cassette/normalise.ts';
-import { keepHandEdits } from '../../cassette/rerecord.ts';
 import { expandEnv, prepareSetup, type Setup } from '../../cassette/setup.ts';
 import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv } from '../../cassette/redact.ts';
 import { escapeControls } from '../../terminal-text.ts';
@@ -57,7 +55,6 @@ export interface RecordOptions {
   log?: (line: string) => void;
 }
 
-const DEFAULT_FREE = ['params.clientInfo'];
 /** The MCP stdio shutdown: close stdin, wait, SIGTERM, wait, SIGKILL. */
 const EXIT_GRACE_MS = 2000;
 /** Shorter than the 2 s an SDK client gives the recorder itself between its SIGTERM and its SIGKILL,
@@ -341,11 +338,6 @@ function buildCassette(frames: Frame[], options: RecordOptions, cwd: string, red
     }
     return copy;
   });
-  const previous = previousCassette(resolve(cwd, options.out));
-  if (!options.keepNondeterministic) {
-    markNondeterministic(redacted);
-    if (previous) carryOver(previous.cassette.frames, redacted);
-  }
   const provenance: Provenance = {
     command: redactCommand(portableCommand(options.command, cwd), redactor),
     ...findPackage(options.command, cwd),
@@ -354,8 +346,12 @@ function buildCassette(frames: Frame[], options: RecordOptions, cwd: string, red
     ...(options.setup !== undefined && { setup: options.setup }),
     ...(options.serverEnv !== undefined && Object.keys(options.serverEnv).length > 0 && { env: options.serverEnv }),
   };
-  const cassette: Cassette = { version: CASSETTE_VERSION, transport: 'stdio', provenance, free: options.free ?? DEFAULT_FREE, frames: redacted };
-  return { cassette, lost: previous ? keepHandEdits(previous.cassette, previous.text, cassette) : [] };
+  return buildRecording(
+    resolve(cwd, options.out),
+    redacted,
+    (normalised) => ({ version: CASSETTE_VERSION, transport: 'stdio', provenance, free: options.free ?? DEFAULT_FREE, frames: normalised }),
+    { keepNondeterministic: options.keepNondeterministic },
+  );
 }
 
 function parsesTo(raw: string, message: Json): boolean {
