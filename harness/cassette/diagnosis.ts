@@ -62,6 +62,9 @@ export interface Diagnosis {
   nearest?: RecordedRef;
   /** For unused: how many recorded client messages were never sent. */
   unusedCount?: number;
+  /** For a message held to a recorded one and found to differ: the rule that found it (matching.ts:
+   *  kind, id, roots-answer, answer, method, params). */
+  rule?: string;
 }
 
 export interface PlayReport {

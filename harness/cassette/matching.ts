@@ -15,7 +15,7 @@ export class Matching {
   constructor(
     private readonly cassette: Cassette,
     /** The recorded id of the request the live client sent with this id (a cancellation names it). */
-    private readonly recordedIdOf: (liveId: Json) => Json | undefined,
+    readonly recordedIdOfRequest: (liveId: Json) => Json | undefined,
   ) {
     this.globalFree = cassette.free ?? [];
   }
@@ -29,34 +29,16 @@ export class Matching {
     return free;
   }
 
-  /** undefined when `actual` matches the recorded frame; else where it differs (no path: another method or kind). */
+  /** undefined when `actual` matches the recorded frame; else where it differs (no path: another
+   *  method or kind), and the rule that found it. */
   compare(index: number, frame: ClientFrame, actual: JsonObject): Miss | undefined {
-    const expected = frame.message;
-    const kind = kindOf(expected);
-    if (kind !== kindOf(actual)) return {};
-    const free = this.freeFor(index, frame);
-    if (kind === 'response') {
-      if (idKey(expected.id) !== idKey(actual.id)) return {};
-      // what a client answers roots/list follows from what it declared, not from what the recorded one did
-      // (where the session's initialize was played: a cassette may start after it, and then the recording decides)
-      if (this.declaresRoots !== undefined && this.serverRequestMethod(expected.id, index) === 'roots/list')
-        return rootsAnswerDifference(this.declaresRoots, actual);
-      const field = 'result' in expected ? 'result' : 'error';
-      if (!(field in actual)) return { path: field, expected: expected[field] ?? null, actual: actual.result ?? actual.error ?? null };
-      // An error the client answers with is its code: the message is prose, the data its own.
-      if (field === 'error') return errorCodeDifference(expected.error, actual.error);
-      const difference = firstDifference(expected[field], actual[field], free, [field]);
-      return difference && { path: formatPath(difference.path), expected: difference.expected, actual: difference.actual };
+    const held = { index, expected: frame.message, actual, free: this.freeFor(index, frame), matching: this };
+    for (const matcher of MATCHERS) {
+      const found = matcher.check(held);
+      if (found === 'matches') return undefined;
+      if (found !== undefined) return { ...found, rule: matcher.rule };
     }
-    if (expected.method !== actual.method) return {};
-    let params = actual.params;
-    if (actual.method === 'notifications/cancelled' && isObject(params) && 'requestId' in params) {
-      const recorded = this.recordedIdOf(params.requestId);
-      if (recorded !== undefined) params = { ...params, requestId: recorded };
-    }
-    const method = expected.method as string;
-    const difference = firstDifference(asMcpMeans(method, expected.params), asMcpMeans(method, params), free, ['params']);
-    return difference && { path: formatPath(difference.path), expected: difference.expected, actual: difference.actual };
+    return undefined;
   }
 
   /** The method of the server request whose recorded id `id` is, asked before frame `before`. */
@@ -93,6 +75,58 @@ export class Matching {
   }
 }
 
+/** A client message held at a recorded place. */
+interface Held {
+  index: number;
+  expected: JsonObject;
+  actual: JsonObject;
+  free: FreePaths;
+  matching: Matching;
+}
+
+/** The rules a client message is held to, in order: the first that finds a difference says it
+ *  (a miss), or that the message matches whatever the rules after it would say. */
+const MATCHERS: readonly { rule: MatchRule; check(held: Held): Omit<Miss, 'rule'> | 'matches' | undefined }[] = [
+  { rule: 'kind', check: ({ expected, actual }) => (kindOf(expected) !== kindOf(actual) ? {} : undefined) },
+  { rule: 'id', check: ({ expected, actual }) => (kindOf(expected) === 'response' && idKey(expected.id) !== idKey(actual.id) ? {} : undefined) },
+  {
+    // what a client answers roots/list follows from what it declared, not from what the recorded one did
+    // (where the session's initialize was played: a cassette may start after it, and then the recording decides)
+    rule: 'roots-answer',
+    check: ({ expected, actual, index, matching }) => {
+      if (kindOf(expected) !== 'response' || matching.declaresRoots === undefined || matching.serverRequestMethod(expected.id, index) !== 'roots/list')
+        return undefined;
+      return rootsAnswerDifference(matching.declaresRoots, actual) ?? 'matches';
+    },
+  },
+  {
+    rule: 'answer',
+    check: ({ expected, actual, free }) => {
+      if (kindOf(expected) !== 'response') return undefined;
+      const field = 'result' in expected ? 'result' : 'error';
+      if (!(field in actual)) return { path: field, expected: expected[field] ?? null, actual: actual.result ?? actual.error ?? null };
+      // An error the client answers with is its code: the message is prose, the data its own.
+      if (field === 'error') return errorCodeDifference(expected.error, actual.error) ?? 'matches';
+      const difference = firstDifference(expected[field], actual[field], free, [field]);
+      return difference ? { path: formatPath(difference.path), expected: difference.expected, actual: difference.actual } : 'matches';
+    },
+  },
+  { rule: 'method', check: ({ expected, actual }) => (expected.method !== actual.method ? {} : undefined) },
+  {
+    rule: 'params',
+    check: ({ expected, actual, free, matching }) => {
+      let params = actual.params;
+      if (actual.method === 'notifications/cancelled' && isObject(params) && 'requestId' in params) {
+        const recorded = matching.recordedIdOfRequest(params.requestId);
+        if (recorded !== undefined) params = { ...params, requestId: recorded };
+      }
+      const method = expected.method as string;
+      const difference = firstDifference(asMcpMeans(method, expected.params), asMcpMeans(method, params), free, ['params']);
+      return difference ? { path: formatPath(difference.path), expected: difference.expected, actual: difference.actual } : 'matches';
+    },
+  },
+];
+
 /** Params MCP makes optional with an empty default, by method: absent and empty mean the same. */
 const EMPTY_BY_DEFAULT: Readonly<Record<string, readonly string[]>> = {
   'tools/call': ['arguments'],
@@ -110,7 +144,12 @@ function asMcpMeans(method: string, params: Json | undefined): Json {
 
 /** Where a client message differs from what was expected; `kind` when that breaks a rule of the spec
  *  rather than the recording (params-differ). */
+/** The rule that found a difference: the message's kind, an answer's id, the spec's rule for an
+ *  answer to roots/list, an answer's result or error code, a request's method, its params. */
+export type MatchRule = 'kind' | 'id' | 'roots-answer' | 'answer' | 'method' | 'params';
+
 export interface Miss {
+  rule: MatchRule;
   path?: string;
   expected?: Json;
   actual?: Json;
@@ -122,7 +161,7 @@ export interface Miss {
  *  that did not declare them, a result that is no ListRootsResult and a uri that is not file:// break
  *  the spec's MUSTs (roots-answer); an error from one that declared them, the course's rule; an error
  *  code other than -32601 from one that did not, a SHOULD (advice: rootsErrorCode). */
-function rootsAnswerDifference(declared: boolean, actual: JsonObject): Miss | undefined {
+function rootsAnswerDifference(declared: boolean, actual: JsonObject): Omit<Miss, 'rule'> | undefined {
   const spec = 'roots-answer' as const;
   if (!declared) {
     if ('error' in actual) return undefined;

@@ -31,7 +31,6 @@ export const MAX_LINE_CHARS = 16 * 1024 * 1024;
 export const MAX_NOT_MESSAGES = 1000;
 
 export class Player {
-  // its parts
   private readonly ids = new IdMap();
   private readonly kept: KeptDiagnoses;
   private readonly rules: SessionRules;
@@ -244,12 +243,12 @@ export class Player {
       return;
     }
     const waitingFor = this.ref(expectedIndex);
+    const held = { received: message, waitingFor, rule: miss.rule };
     const context = `${this.context(expectedIndex)}, the server expected ${this.describeExpected(expected.message)}; your client sent ${describeMessage(message)}`;
     const later = this.matching.findLater(message, expectedIndex);
     if (later !== undefined) {
       this.diagnose('out-of-order', () => `${context}, which the recording has later${lineNote(this.cassette.frames[later]!)}`, {
-        received: message,
-        waitingFor,
+        ...held,
         nearest: this.ref(later),
       });
     } else if (miss.path !== undefined) {
@@ -262,7 +261,7 @@ export class Player {
         return;
       }
     } else {
-      this.diagnose('unexpected-method', () => context, { received: message, waitingFor, nearest: this.nearest(message, expectedIndex) ?? waitingFor });
+      this.diagnose('unexpected-method', () => context, { ...held, nearest: this.nearest(message, expectedIndex) ?? waitingFor });
     }
     if (kind === 'request') this.reply(message.id ?? null, this.kept.lastMessage);
   }
@@ -305,6 +304,7 @@ export class Player {
       path: clip(miss.path!, RECEIVED_CHARS),
       expected: miss.expected ?? null,
       actual: miss.actual ?? null,
+      rule: miss.rule,
     });
   }
 

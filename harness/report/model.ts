@@ -183,6 +183,7 @@ const diagnosisSchema = object({
   waitingFor: optional(recordedRef),
   nearest: optional(recordedRef),
   unusedCount: optional(integer()),
+  rule: optional(string()),
 });
 const protocolSchema = object({ cassette: string(), diagnoses: array(diagnosisSchema), more: integer() });
 const adviceSchema = object({ kind: oneOf(...DIAGNOSIS_KINDS), message: string(), source: string(), words: string() });

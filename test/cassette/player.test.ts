@@ -120,6 +120,34 @@ describe('the player, in memory', () => {
     expect(report.diagnoses[0]!.message).toContain('at params.arguments.message: expected "hi", got "hello"');
   });
 
+  it('says which rule found the difference: the kind, the method, the params, an answer', () => {
+    const rule = (...messages: object[]) => {
+      const { wire, session } = createMemoryWire(cassette(HANDSHAKE));
+      for (const message of messages) wire.write(line(message));
+      return session.finish().diagnoses[0]?.rule;
+    };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
+    // a notification where the recording has a request; another method; other params
+    expect(rule({ jsonrpc: '2.0', method: 'notifications/initialized' })).toBe('kind');
+    expect(rule({ jsonrpc: '2.0', id: 1, method: 'ping' })).toBe('method');
+    expect(rule({ ...initialize, params: { ...initialize.params, protocolVersion: '2024-11-05' } })).toBe('params');
+    // an answer to a request of the server's, with a result that differs from the recorded one
+    const asks = cassette(`${HEADER}  - client: ${INIT}
+  - server: {"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}},"jsonrpc":"2.0","id":1}
+  - server: {"jsonrpc":"2.0","id":0,"method":"sampling/createMessage","params":{"messages":[]}}
+  - client: {"jsonrpc":"2.0","id":0,"result":{"model":"m","role":"assistant","content":{"type":"text","text":"yes"}}}
+`);
+    const { wire, session } = createMemoryWire(asks);
+    wire.write(line(initialize));
+    wire.write(line({ jsonrpc: '2.0', id: 0, result: { model: 'm', role: 'assistant', content: { type: 'text', text: 'no' } } }));
+    expect(session.finish().diagnoses[0]).toMatchObject({ kind: 'params-differ', rule: 'answer', path: 'result.content.text' });
+  });
+
   it('tells out of order from unexpected, reports exhaustion and unused interactions', async () => {
     const text = `${HEADER}  - client: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}
   - server: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}
