@@ -37,7 +37,7 @@ async function verify(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   const cassette = loadCassette(file);
   if (cassette.transport === 'http') {
     const url = parsed.values.url;
-    const { verifyHttpCassette } = await import('../cassette/verify.ts');
+    const { verifyHttpCassette } = await import('../transports/http/verify-link.ts');
     if (url !== undefined) {
       if (given.length > 0) throw new UsageError('--url names a running server: give it or a server command to start, not both');
       if (!/^https?:\/\/\S+$/.test(url)) throw new UsageError(`--url takes the server's URL (http:// or https://), not "${url}"`);

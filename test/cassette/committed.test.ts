@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
-import { verifyCassette, verifyHttpCassette } from '../../harness/cassette/verify.ts';
+import { verifyCassette } from '../../harness/cassette/verify.ts';
+import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
 import { RESUMABLE_ENTRY, startEverythingHttp, startResumableHttp } from '../../scripts/record-http-cassettes.ts';
 import { cassetteCommand, ROOT, runSession } from './sdk-session.ts';
 

@@ -15,7 +15,7 @@ import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { serveCassette, type HttpPlayerSession } from '../../harness/transports/http/serve.ts';
-import { verifyHttpCassette } from '../../harness/cassette/verify.ts';
+import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
 import type { Cassette, Frame } from '../../harness/cassette/model.ts';
 import { parseSse } from '../../harness/cassette/sse.ts';
 import { ROOT, runHttpSession, startEverythingHttp, startRecorder, TOOLS_STEPS, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
 import type { Cassette } from '../../harness/cassette/model.ts';
-import { verifyHttpCassette } from '../../harness/cassette/verify.ts';
+import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
 import { freePort, ROOT, runHttpSession, startEverythingHttp, startRecorder, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
 import { RECORDINGS } from '../../scripts/record-stateless-cassettes.ts';
 import { cassetteCommand } from './sdk-session.ts';

@@ -9,7 +9,7 @@ import { loadCassette } from '../../harness/cassette/format.ts';
 import { serveCassette } from '../../harness/transports/http/serve.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
 import type { Cassette } from '../../harness/cassette/model.ts';
-import { verifyHttpCassette } from '../../harness/cassette/verify.ts';
+import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
 import { ROOT, startEverythingHttp, type Running } from '../../scripts/record-http-cassettes.ts';
 import { post, RECORDINGS, request, startStatelessServer } from '../../scripts/record-stateless-cassettes.ts';
 
