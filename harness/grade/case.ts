@@ -55,13 +55,15 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   }
   const { result, report, start } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
-  const judged = withResumption(
-    withLineEnds(judgeOutput(result, expected, context, { hidden: testCase.hidden, hintRules: context.content.hintRules(testCase.stage) }), cassette),
+  const transport = transportOf(testCase, context);
+  const judged = withTransportHints(
+    judgeOutput(result, expected, context, { hidden: testCase.hidden, hintRules: context.content.hintRules(testCase.stage) }),
+    transport,
     cassette,
     report,
   );
   const judgement = withProtocol(
-    withSessionOver(withServerStart(judged, start), report, transportOf(testCase, context)),
+    withSessionOver(withServerStart(judged, start), report, transport),
     report,
     fixtureName(testCase, 'cassette.yaml'),
     result.stuck === true,
@@ -161,7 +163,7 @@ export async function runWithPlayer(
 function withSessionOver(judgement: Judgement, report: PlayReport | undefined, transport: Transport | undefined): Judgement {
   // stopped by a limit, or ended waiting with nothing left to wait on (exit 13): after a whole session, close() is what waited
   const waitedForNothing = judgement.hints?.some((hint) => hint.kind === 'waited-for-nothing') === true;
-  if ((judgement.status !== 'timeout' && !waitedForNothing) || !report?.ok || !transport || notResumed(report)) return judgement;
+  if ((judgement.status !== 'timeout' && !waitedForNothing) || !report?.ok || !transport || transport.unfinished?.(report)) return judgement;
   const hint = {
     kind: 'session-over',
     lines: [
@@ -172,44 +174,13 @@ function withSessionOver(judgement: Judgement, report: PlayReport | undefined, t
   return { ...judgement, hints: [...(judgement.hints ?? []).filter((other) => other.kind !== 'waited-for-nothing'), hint] };
 }
 
-/** A client that splits an event stream on LF alone never sees the blank line of an event whose lines
- *  end in CRLF or CR (it waits for good, or loses the events): where the case's streams end them so and
- *  the case failed, say so first. */
-function withLineEnds(judgement: Judgement, cassette: Cassette | undefined): Judgement {
-  const ends = new Set(cassette?.frames.flatMap((frame) => ((frame.from === 'server' || frame.from === 'sse') && frame.http?.lines ? [frame.http.lines] : [])));
-  if (judgement.status === 'pass' || ends.size === 0) return judgement;
-  const named = [...ends].map((end) => (end === 'crlf' ? 'CRLF' : 'a lone CR')).join(' and in ');
-  const hint: Hint = {
-    kind: 'sse-line-ends',
-    aboutTheCase: true,
-    lines: [
-      `this case's event streams end their lines in ${named}: a reader that splits on "\\n" alone (or on "\\r\\n" and "\\n") misses the blank line that ends an event`,
-      'a line ends at "\\r\\n", "\\n" or a lone "\\r" (the SSE format allows all three); a "\\r" that ends a read may be half of a "\\r\\n"',
-    ],
-  };
-  return { ...judgement, hints: [hint, ...(judgement.hints ?? [])] };
-}
-
-/** A server that closes a request's stream before its response (the spec's polling) sends the rest
- *  only on the GET that resumes it: where the case's server does, the client did not resume it so and
- *  the case failed, say how. */
-function withResumption(judgement: Judgement, cassette: Cassette | undefined, report: PlayReport | undefined): Judgement {
-  const closes = cassette?.frames.some((frame) => (frame.from === 'server' || frame.from === 'sse') && frame.http?.closes) === true;
-  if (judgement.status === 'pass' || !closes || !notResumed(report)) return judgement;
-  const hint: Hint = {
-    kind: 'stream-resumption',
-    lines: [
-      "the server closed a call's stream before its result: the stream's connection ended, the request did not",
-      'wait the retry the stream gave (its retry: field, in ms), then GET the same URL with Accept: text/event-stream and Last-Event-ID: the last id: the stream gave; the rest of the stream, the result among it, comes on that GET',
-    ],
-  };
-  // what the program waited for was that stream's rest: not a read it lost
-  return { ...judgement, hints: [hint, ...(judgement.hints ?? []).filter((other) => other.kind !== 'waited-for-nothing')] };
-}
-
-/** The player saw a stream the server closed go unresumed, or resumed from the wrong place. */
-function notResumed(report: PlayReport | undefined): boolean {
-  return report?.advice.some((advice) => advice.kind === 'http-resume') === true;
+/** A failing case's transport's own hints first (what the case's streams are like, what the client
+ *  did not do on them), without the output's hints they make moot. */
+function withTransportHints(judgement: Judgement, transport: Transport | undefined, cassette: Cassette | undefined, report: PlayReport | undefined): Judgement {
+  if (judgement.status === 'pass' || !cassette || !transport?.failing) return judgement;
+  const { hints, moot } = transport.failing(cassette, report);
+  if (hints.length === 0) return judgement;
+  return { ...judgement, hints: [...hints, ...(judgement.hints ?? []).filter((other) => !moot.includes(other.kind))] };
 }
 
 const START_HINT: Hint = {

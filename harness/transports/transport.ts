@@ -43,6 +43,14 @@ export interface Played<R> {
   start?: ServerStart;
 }
 
+/** A hint of the transport's own (the shape of run/verdict.ts's Hint). */
+export interface TransportHint {
+  kind: string;
+  lines: string[];
+  /** It says what sets this case apart, not what the client did. */
+  aboutTheCase?: true;
+}
+
 export interface Transport {
   /** How the program is started, ahead of time or not: with the wire on fd 3, these variables, fetch loaded. */
   program: { wire: boolean; env?: Record<string, string>; fetching?: boolean };
@@ -50,4 +58,8 @@ export interface Transport {
   play<R>(cassette: Cassette, setting: PlaySetting, program: CaseProgram<R>): Promise<Played<R>>;
   /** What close() does on this transport: said to a program that waits after the whole session was played. */
   closing: string;
+  /** For a case that failed: hints of its own, said first, and the kinds of the output's hints they make moot. */
+  failing?(cassette: Cassette, report: PlayReport | undefined): { hints: TransportHint[]; moot: string[] };
+  /** The client left the session unfinished though every message was exchanged (a stream it never resumed). */
+  unfinished?(report: PlayReport): boolean;
 }

@@ -4,6 +4,7 @@
 import { join, relative } from 'node:path';
 import type { Transport } from '../transport.ts';
 import { openGate } from './gate.ts';
+import { failingOverHttp, notResumed } from './hints.ts';
 
 /** Where a program of an HTTP stage finds the grader's player: a URL on 127.0.0.1, on a port the grader listens on. */
 export const SERVER_URL_VARIABLE = 'THEINFERENCE_SERVER_URL';
@@ -35,6 +36,8 @@ export const http: Transport = {
   },
   closing:
     'over HTTP the server closes nothing of its own accord: close() sends DELETE, then stops reading what is still open (abort its fetches) and ends messages',
+  failing: failingOverHttp,
+  unfinished: notResumed,
 };
 
 let sockets = 0;
