@@ -47,9 +47,10 @@ async function usage(): Promise<string> {
   return lines.join('\n');
 }
 
-/** A command line read with the command's own options (strictly: a mistake is a UsageError); the words after `--` apart. */
+/** A command line read with the command's own options (strictly: a mistake is a UsageError); the words
+ *  after `--` apart, for a command that takes a server command there. */
 function parseFor(command: Command, args: string[]): Parsed<Options> {
-  const split = args.indexOf('--');
+  const split = command.afterDashes ? args.indexOf('--') : -1;
   const parsed = parse(split === -1 ? args : args.slice(0, split), command.options, { positionals: command.positionals === true });
   return { values: parsed.values as Parsed<Options>['values'], positionals: parsed.positionals, ...(split !== -1 && { rest: args.slice(split + 1) }) };
 }

@@ -42,6 +42,8 @@ export interface Command<O extends Options = Options> {
   options: O;
   /** Takes words that are not options (else one is a usage mistake). */
   positionals?: boolean;
+  /** Takes a server command after `--` (its words are `rest`, not read as options). */
+  afterDashes?: boolean;
   run(args: Parsed<O>, output: Output): Promise<number>;
 }
 

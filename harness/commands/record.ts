@@ -48,6 +48,7 @@ export const command = defineCommand({
   summary: 'record a real MCP server (stdio, or Streamable HTTP with --http), secrets redacted',
   options: OPTIONS,
   positionals: true,
+  afterDashes: true,
   run: (parsed) => (parsed.values.http === undefined ? recordStdio(parsed) : recordHttp(parsed)),
 });
 

@@ -22,6 +22,7 @@ export const command = defineCommand({
   summary: "replay a cassette's client side against the live server (default: the recorded command)",
   options: OPTIONS,
   positionals: true,
+  afterDashes: true,
   run: verify,
 });
 

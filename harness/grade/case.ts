@@ -50,12 +50,12 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
     if (!(error instanceof CassetteError)) throw error;
     return { name, status: 'infra', message: `the case's cassette is unusable: ${error.message}`, durationMs: 0 };
   }
-  if (cassette && transportOf(testCase, context) === undefined) {
+  const transport = transportOf(testCase, context);
+  if (cassette && transport === undefined) {
     return { name, status: 'infra', message: `no transport named "${testCase.player}" to play the case's cassette on`, durationMs: 0 };
   }
   const { result, report, start } = await runWithPlayer(testCase, context, cassette);
   const expected = readFileSync(testCase.expectedPath);
-  const transport = transportOf(testCase, context);
   const judged = withTransportHints(
     judgeOutput(result, expected, context, { hidden: testCase.hidden, hintRules: context.content.hintRules(testCase.stage) }),
     transport,

@@ -189,6 +189,8 @@ describe('bad input: one line, exit 2', () => {
     ['a report path that is a folder', ['--report', '/tmp'], /^theinference test: --report \/tmp: cannot write it, it is a folder\n$/],
     ['a JUnit path that cannot be written', ['--junit', '/nonexistent/junit.xml'], /^theinference test: --junit .*does not exist\n$/],
     ['hidden cases that do not exist', ['--cases', '/nonexistent/hidden'], /^theinference test: --cases \/nonexistent\/hidden: no such folder\n$/],
+    // only record and verify take words after --: a server command
+    ['words after -- (test takes none)', ['--', 'node', 'server.js'], /^theinference test: Unexpected argument 'node'/],
   ];
   for (const [what, args, says] of cases) {
     it(what, async () => {
