@@ -135,6 +135,9 @@ async function recordHttp(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--http takes an http: or https: URL, not a ${url.protocol} one`);
   if (url.port === '0' && command === undefined) throw new UsageError('--http: port 0 picks a free port for a server record starts: give its command after --');
+  // a server record starts listens here: its URL names this machine
+  if (command !== undefined && !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))
+    throw new UsageError(`--http ${url.origin}: a server record starts listens on this machine: give a URL on 127.0.0.1`);
   const { loadScript } = await import('../cassette/script.ts');
   // before anything starts or listens: bad input changes nothing
   const script = parsed.values.script === undefined ? undefined : loadScript(parsed.values.script);

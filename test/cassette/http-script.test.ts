@@ -169,6 +169,12 @@ describe('record --http -- <server command>: record starts the server itself', (
       ['http://127.0.0.1:0/mcp', ['no-such-server-command'], 'cannot start the server command "no-such-server-command": no such command'],
       ['http://127.0.0.1:0/mcp', ['node', '-e', 'process.exit(3)'], 'the server exited (code 3) before it listened at http://127.0.0.1:'],
     ];
+    // a server record starts is on this machine: a URL elsewhere is a usage mistake, before anything starts
+    const elsewhere = await startRecorder(['--out', out, '--http', 'http://example.com:3001/mcp', '--', 'node', 'server.js']);
+    expect((await elsewhere.exited).code).toBe(2);
+    expect(lines((await elsewhere.exited).stderr)[0]).toBe(
+      'theinference record: --http http://example.com:3001: a server record starts listens on this machine: give a URL on 127.0.0.1',
+    );
     for (const [url, command, says] of cases) {
       const recorder = await startRecorder(['--out', out, '--http', url, '--script', script, '--', ...command]);
       const { code, stderr } = await recorder.exited;
