@@ -11,7 +11,7 @@ import { gradeStages } from '../grade/stages.ts';
 import type { Verdict } from '../run/verdict.ts';
 import { buildReport, type RunFacts } from '../report/build.ts';
 import { fileReporter, type ReportFormat } from '../report/formats.ts';
-import type { GradedCheck, GradedStage } from '../report/verdicts.ts';
+import type { GradedCheck, GradedStage } from '../report/entries.ts';
 import type { Origin, ResultsReport } from '../report/model.ts';
 import { allOf } from '../report/reporter.ts';
 import { TerminalReporter } from '../report/terminal.ts';

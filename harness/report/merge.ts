@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { ReportError } from '../errors.ts';
 import { SchemaError } from './check.ts';
 import { checkResultsReport, REPORT_VERSION, type ResultsReport, type RunStatus, type StageReport } from './model.ts';
-import { countChecks, exitCodeOf, rollUp, runStatus } from './verdicts.ts';
+import { countChecks, exitCodeOf, rollUp, runStatus } from './entries.ts';
 
 /** A report that cannot be merged: the CLI prints it on one line and exits 2. */
 /** A shard's report that cannot be merged: one of the report problems. */

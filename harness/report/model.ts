@@ -1,6 +1,6 @@
 // The report of a run, as results.json holds it: its types and the schema a file read back is held
 // to (`checkResultsReport`). Versioned; docs/ci.md describes every field. Every renderer reads
-// this one model (json.ts, junit.ts, html.ts, summary.ts, terminal.ts); verdicts.ts makes it.
+// this one model (json.ts, junit.ts, html.ts, summary.ts, terminal.ts); entries.ts makes it from the verdicts.
 import { MAX_SEED } from '../defaults.ts';
 import type { Advice, Difference, Hint, ProtocolReport } from '../run/verdict.ts';
 import type { Exchange } from '../cassette/exchange.ts';
