@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { publicUrl } from '../transports/http/headers.ts';
 import type { HttpRecordOptions } from '../transports/http/recorder.ts';
-import { targetProblem } from '../cassette/recording-target.ts';
+import { targetProblem } from '../cassette/recording.ts';
 import type { SessionScript } from '../cassette/script.ts';
 import { UsageError } from '../errors.ts';
 import { integer } from './args.ts';

@@ -8,16 +8,13 @@
 import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { escapeControls } from '../../terminal-text.ts';
 import { headerSecrets, keptRequestHeaders, keptResponseHeaders, publicUrl, urlSecrets } from './headers.ts';
 import {
   CASSETTE_VERSION,
   describeMessage,
   isObject,
   kindOf,
-  type Cassette,
   type ClientFrame,
   type Frame,
   type HttpPlacement,
@@ -28,9 +25,8 @@ import {
   type Provenance,
 } from '../../cassette/model.ts';
 import { carryOverHttp } from '../../cassette/normalise.ts';
-import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv, type Secret } from '../../cassette/redact.ts';
-import { findPackage, portableCommand } from '../../cassette/server-command.ts';
-import { buildRecording, DEFAULT_FREE, targetProblem, writeRecording } from '../../cassette/recording-target.ts';
+import { Redactor, secretsFromCommand, secretsFromEnv, type Secret } from '../../cassette/redact.ts';
+import { DEFAULT_FREE, Recording, type Written } from '../../cassette/recording.ts';
 import { SseParser, type SseEvent } from '../../cassette/sse.ts';
 
 export interface HttpRecordOptions {
@@ -97,10 +93,8 @@ interface Exchange {
  * the port in use, or a file that cannot be written (nothing written).
  */
 export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
-  const sink = options.log ?? ((line: string) => process.stderr.write(`theinference record: ${line}\n`));
-  const log = (line: string) => sink(escapeControls(line));
-  const cwd = options.cwd ?? process.cwd();
-  const target = resolve(cwd, options.out);
+  const recording = new Recording(options);
+  const { log } = recording;
   let upstream: URL;
   try {
     upstream = new URL(options.upstream);
@@ -112,7 +106,7 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
     log(`--http ${publicUrl(upstream)}: only http: and https: URLs can be recorded`);
     return Promise.resolve(2);
   }
-  const refused = targetProblem(options.out, target, options.force);
+  const refused = recording.refusal();
   if (refused !== undefined) {
     log(refused);
     return Promise.resolve(2);
@@ -127,10 +121,8 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
     secrets.set(secret.value, secret);
 
   return new Promise((resolvePromise) => {
-    const frames: Frame[] = [];
+    const { frames } = recording;
     const session: HttpSession = { path: upstream.pathname };
-    /** Client requests the server has not answered yet, by JSON id. */
-    const pending = new Map<string, JsonObject>();
     const inFlight = new Set<Exchange>();
     /** The request each event id went with, for a GET that resumes a stream (Last-Event-ID). */
     const streamOfEvent = new Map<string, Json>();
@@ -195,7 +187,7 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
         // The client left before the response ended: the server sees it leave too, as without us.
         exchange.clientGone = true;
         // Leaving a stream is a client's right; it is worth a line when a request's answer was still to come.
-        if (pending.has(JSON.stringify(exchange.request))) log(`the client disconnected from the ${describeExchange(exchange)} before it ended`);
+        if (recording.awaits(exchange.request)) log(`the client disconnected from the ${describeExchange(exchange)} before it ended`);
         outgoing.destroy();
       });
       outgoing.on('response', (answer) => relay(exchange, answer, res));
@@ -206,10 +198,7 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
         res.end(`theinference record: cannot reach ${publicUrl(upstream)}: ${why}\n`);
         // The message never reached the server: it is not part of the session.
-        if (exchange.frame) {
-          frames.splice(frames.indexOf(exchange.frame), 1);
-          pending.delete(JSON.stringify(exchange.request));
-        }
+        if (exchange.frame) recording.untap(exchange.frame);
         flaws.push(`cannot reach the server at ${publicUrl(upstream)} (${why}) for the ${describeExchange(exchange)}`);
         finish();
       });
@@ -232,14 +221,9 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
       }
       // its reply is written once the server answers (a .partial may end before)
       const frame: ClientFrame = { from: 'client', message, http: { path, headers: keptRequestHeaders(req.headers) } };
-      frames.push(frame);
+      recording.tapClient(frame);
       exchange.frame = frame;
-      if (kindOf(message) === 'request') {
-        exchange.request = message.id as Json;
-        pending.set(JSON.stringify(message.id), message);
-      } else if (message.method === 'notifications/cancelled' && isObject(message.params)) {
-        pending.delete(JSON.stringify(message.params.requestId)); // a cancelled request needs no answer
-      }
+      if (kindOf(message) === 'request') exchange.request = message.id as Json;
     };
 
     /** The response, to the client as it comes and into frames. */
@@ -284,12 +268,11 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
         if (parser) {
           for (const event of parser.end()) tapEvent(exchange, event);
           // Ended before its response: the client is to resume it (GET with Last-Event-ID).
-          if (exchange.request !== undefined && pending.has(JSON.stringify(exchange.request)) && exchange.lastEvent?.http)
-            exchange.lastEvent.http.closes = true;
+          if (exchange.request !== undefined && recording.awaits(exchange.request) && exchange.lastEvent?.http) exchange.lastEvent.http.closes = true;
         } else {
           tapBody(exchange, reply, Buffer.concat(body));
           // Answered at the HTTP level (a JSON body, or a refusal such as 406): nothing more will come.
-          if (exchange.request !== undefined) pending.delete(JSON.stringify(exchange.request));
+          if (exchange.request !== undefined) recording.answered(exchange.request);
         }
         if (exchange.method === 'DELETE') res.end(() => finish());
         else res.end();
@@ -331,20 +314,19 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
     };
 
     const tapServer = (message: JsonObject, placement: HttpPlacement) => {
-      frames.push({ from: 'server', message, http: placement });
-      if (kindOf(message) === 'response') pending.delete(JSON.stringify(message.id));
+      recording.tapServer({ from: 'server', message, http: placement });
     };
 
     const describeExchange = (exchange: Exchange) =>
       exchange.frame ? `response to ${describeMessage(exchange.frame.message)}` : `${exchange.method} ${session.path} stream`;
 
     const onSignal = () => finish();
+    let offSignals = () => {};
 
     const finish = () => {
       if (finished) return;
       finished = true;
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      offSignals();
       options.stop?.removeEventListener('abort', onSignal);
       for (const exchange of inFlight) exchange.upstream?.destroy();
       server.close();
@@ -356,13 +338,10 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
         if (exchange.frame && !exchange.answered && exchange.request === undefined)
           flaws.push(`the session ended before the server answered the POST of ${describeMessage(exchange.frame.message)}`);
       }
-      const unanswered = [...pending.values()].map((message) => describeMessage(message));
+      const unanswered = recording.unanswered();
       if (unanswered.length > 0) flaws.push(`the session ended leaving ${unanswered.join(', ')} unanswered`);
-      const { cassette, lost } = buildCassette(frames, session, upstream, options, target, redactor());
-      const written = writeRecording(cassette, { out: options.out, target, force: options.force }, flaws.length > 0 ? flaws.join('; ') : undefined, log);
-      if (written !== 'cassette') return resolvePromise(written === 'partial' ? 1 : 2);
-      for (const line of lost) log(`not kept from the earlier recording: ${line}`);
-      resolvePromise(0);
+      const written = writeCassette(recording, session, upstream, options, redactor(), flaws.length > 0 ? flaws.join('; ') : undefined);
+      resolvePromise(written === 'cassette' ? 0 : written === 'partial' ? 1 : 2);
     };
 
     server.on('error', (error: NodeJS.ErrnoException) => {
@@ -377,8 +356,7 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
     server.listen(options.port ?? 0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
       const url = `http://127.0.0.1:${port}${upstream.pathname}`;
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      offSignals = recording.onStop(onSignal);
       if (options.stop?.aborted) return finish();
       options.stop?.addEventListener('abort', onSignal, { once: true });
       log(`proxying ${url} -> ${publicUrl(upstream)}`);
@@ -387,17 +365,16 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
   });
 }
 
-/** The cassette: redacted, nondeterministic values marked free, and over an earlier recording of the
- *  same target, its values carried over and its hand edits kept (`lost` says what could not be). */
-function buildCassette(
-  frames: Frame[],
+/** The cassette, redacted, its session's replies and its provenance with it, written (or its `.partial`). */
+function writeCassette(
+  recording: Recording,
   session: HttpSession,
   upstream: URL,
   options: HttpRecordOptions,
-  target: string,
   redactor: Redactor,
-): { cassette: Cassette; lost: string[] } {
-  const redacted = frames.map((frame): Frame => {
+  flaws: string | undefined,
+): Written {
+  const redacted = recording.frames.map((frame): Frame => {
     if (frame.from === 'client')
       return {
         ...frame,
@@ -412,18 +389,21 @@ function buildCassette(
   const http: HttpSession = { path: session.path };
   if (session.get) http.get = redactReply(session.get, redactor);
   if (session.delete) http.delete = redactReply(session.delete, redactor);
-  const cwd = options.cwd ?? process.cwd();
   const provenance: Provenance = {
-    ...(options.command && { command: redactCommand(portableCommand(options.command, cwd), redactor), ...findPackage(options.command, cwd) }),
+    ...recording.startedBy(options.command, redactor),
     url: publicUrl(upstream),
     recorded: new Date().toISOString().slice(0, 10),
     recorder: 'theinference record',
     ...options.provenance,
   };
-  return buildRecording(target, redacted, (normalised, previous) => {
-    if (previous) carryOverHttp(previous, normalised, http);
-    return { version: CASSETTE_VERSION, transport: 'http', provenance, http, free: options.free ?? DEFAULT_FREE, frames: normalised };
-  });
+  return recording.write(
+    redacted,
+    (normalised, previous) => {
+      if (previous) carryOverHttp(previous, normalised, http);
+      return { version: CASSETTE_VERSION, transport: 'http', provenance, http, free: options.free ?? DEFAULT_FREE, frames: normalised };
+    },
+    flaws,
+  ).written;
 }
 
 /** The headers a Connection header names are hop-by-hop too. */

@@ -6,27 +6,14 @@
 // writes non-JSON leaves nothing.
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
-import { buildRecording, DEFAULT_FREE, targetProblem, writeRecording } from '../../cassette/recording-target.ts';
+import { DEFAULT_FREE, Recording } from '../../cassette/recording.ts';
 import { LineSplitter } from '../../cassette/lines.ts';
-import {
-  CASSETTE_VERSION,
-  compactLine,
-  describeMessage,
-  isObject,
-  kindOf,
-  type Cassette,
-  type Frame,
-  type Json,
-  type JsonObject,
-  type Provenance,
-} from '../../cassette/model.ts';
+import { CASSETTE_VERSION, compactLine, isObject, kindOf, type Frame, type Json, type JsonObject, type Provenance } from '../../cassette/model.ts';
 import { expandEnv, prepareSetup, type Setup } from '../../cassette/setup.ts';
-import { redactCommand, Redactor, secretsFromCommand, secretsFromEnv } from '../../cassette/redact.ts';
+import { Redactor, secretsFromCommand, secretsFromEnv } from '../../cassette/redact.ts';
 import { escapeControls } from '../../terminal-text.ts';
-import { findPackage, portableCommand } from '../../cassette/server-command.ts';
 
 export interface RecordOptions {
   out: string;
@@ -71,16 +58,14 @@ const PIPE_GRACE_MS = 1000;
 export function record(options: RecordOptions): Promise<number> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
-  const sink = options.log ?? ((line: string) => process.stderr.write(`theinference record: ${line}\n`));
-  const log = (line: string) => sink(escapeControls(line));
+  const recording = new Recording(options);
+  const { log, cwd } = recording;
   const env = options.env ?? process.env;
-  const cwd = options.cwd ?? process.cwd();
-  const target = resolve(cwd, options.out);
   if (options.command.length === 0) {
     log('no server command: theinference record --out <cassette> -- <server command...>');
     return Promise.resolve(2);
   }
-  const refused = targetProblem(options.out, target, options.force);
+  const refused = recording.refusal();
   if (refused !== undefined) {
     log(refused);
     return Promise.resolve(2);
@@ -99,9 +84,7 @@ export function record(options: RecordOptions): Promise<number> {
   const killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
 
   return new Promise((resolvePromise) => {
-    const frames: Frame[] = [];
-    /** Client requests the server has not answered yet, by JSON id. */
-    const pending = new Map<string, JsonObject>();
+    const { frames } = recording;
     let problem: string | undefined;
     let sessionEnded = false;
     let finished = false;
@@ -146,10 +129,7 @@ export function record(options: RecordOptions): Promise<number> {
       if (!isObject(message) || kindOf(message) === undefined) {
         return log(`the client sent something that is not a JSON-RPC message; not recorded: ${preview(text, 80)}`);
       }
-      frames.push({ from: 'client', message });
-      if (kindOf(message) === 'request') pending.set(JSON.stringify(message.id), message);
-      // a cancelled request needs no answer
-      else if (message.method === 'notifications/cancelled' && isObject(message.params)) pending.delete(JSON.stringify(message.params.requestId));
+      recording.tapClient({ from: 'client', message });
     };
     const tapServer = (line: string) => {
       stdoutLine++;
@@ -162,8 +142,7 @@ export function record(options: RecordOptions): Promise<number> {
       if (isObject(message) && kindOf(message) !== undefined) {
         const frame: Frame = { from: 'server', message: message as JsonObject };
         if (line !== compactLine(message)) frame.raw = line;
-        frames.push(frame);
-        if (kindOf(message) === 'response') pending.delete(JSON.stringify(message.id));
+        recording.tapServer(frame);
         return;
       }
       if (!options.allowNoise && line.trim() !== '' && problem === undefined) {
@@ -227,8 +206,7 @@ export function record(options: RecordOptions): Promise<number> {
       interruptedBy = signal;
       kill();
     };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    const offSignals = recording.onStop(onSignal);
     child.stdin.on('error', () => {}); // a server that exits without reading is reported by its exit
     output.on('error', () => {}); // a client that stopped reading still gets its session recorded
 
@@ -244,8 +222,7 @@ export function record(options: RecordOptions): Promise<number> {
       if (finished) return;
       finished = true;
       for (const timer of timers) clearTimeout(timer);
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
+      offSignals();
       input.pause();
       input.removeAllListeners('data');
       if (input === process.stdin) process.stdin.destroy(); // a client that never closed it must not keep us alive
@@ -278,7 +255,7 @@ export function record(options: RecordOptions): Promise<number> {
       if (!output.destroyed && output !== process.stdout) output.end();
       if (problem !== undefined) return done(2);
 
-      const unanswered = [...pending.values()].map((message) => describeMessage(message));
+      const unanswered = recording.unanswered();
       const flaws: string[] = [];
       if (interruptedBy !== undefined) flaws.push(`interrupted by a second ${interruptedBy}: the server was stopped with SIGKILL`);
       else if (!sessionEnded || cut !== '' || unanswered.length > 0) {
@@ -287,71 +264,38 @@ export function record(options: RecordOptions): Promise<number> {
       if (cut !== '') flaws.push(`in the middle of a line (${Buffer.byteLength(cut)} bytes after its last complete line)`);
       if (unanswered.length > 0) flaws[flaws.length - 1] += `, leaving ${unanswered.join(', ')} unanswered`;
 
-      const { cassette, lost } = buildCassette(frames, options, cwd, redactor);
-      const written = writeRecording(cassette, { out: options.out, target, force: options.force }, flaws.length > 0 ? flaws.join(' ') : undefined, log);
+      const provenance: Provenance = {
+        ...recording.startedBy(options.command, redactor),
+        recorded: new Date().toISOString().slice(0, 10),
+        recorder: 'theinference record',
+        ...(options.setup !== undefined && { setup: options.setup }),
+        ...(options.serverEnv !== undefined && Object.keys(options.serverEnv).length > 0 && { env: options.serverEnv }),
+      };
+      const { written } = recording.write(
+        frames.map((frame) => redactFrame(frame, redactor)),
+        (normalised) => ({ version: CASSETTE_VERSION, transport: 'stdio', provenance, free: options.free ?? DEFAULT_FREE, frames: normalised }),
+        flaws.length > 0 ? flaws.join(' ') : undefined,
+        { keepNondeterministic: options.keepNondeterministic },
+      );
       if (written === 'nothing') return done(2);
-      logRedactions(cassette, log);
       if (written === 'partial') return done(interruptedBy === undefined ? 1 : 128 + constants.signals[interruptedBy]);
-      for (const line of lost) log(`not kept from the earlier recording: ${line}`);
       done(0);
     };
   });
 }
 
-/** How many values record replaced, by what they were (the placeholder's name) and where. */
-function logRedactions(cassette: Cassette, log: (line: string) => void): void {
-  const places = new Map<string, Map<string, number>>();
-  const count = (text: string, where: string) => {
-    for (const [, name] of text.matchAll(/<redacted:([^>]+)>/g)) {
-      const byPlace = places.get(name!) ?? new Map<string, number>();
-      byPlace.set(where, (byPlace.get(where) ?? 0) + 1);
-      places.set(name!, byPlace);
-    }
-  };
-  // Place by place, in a fixed order: the streams interleave differently from one recording to the next.
-  for (const arg of cassette.provenance.command ?? []) count(arg, 'the command');
-  for (const from of ['client', 'server', 'stdout', 'stderr'] as const) {
-    for (const frame of cassette.frames) {
-      if (frame.from !== from) continue;
-      if (frame.from === 'stderr' || frame.from === 'stdout') count(frame.text, `${frame.from} lines`);
-      else count(JSON.stringify(frame.message), `${frame.from} messages`);
-    }
+/** A frame as the cassette keeps it: the recorder's secrets gone from its message and lines. */
+function redactFrame(frame: Frame, redactor: Redactor): Frame {
+  if (frame.from === 'stderr' || frame.from === 'stdout') return { ...frame, text: redactor.text(frame.text) };
+  if (frame.from === 'sse') return frame; // a stdio recording has none
+  const copy = { ...frame, message: redactor.json(frame.message) };
+  if (copy.from === 'server' && copy.raw !== undefined) {
+    const raw = redactor.text(copy.raw);
+    // The bytes are kept only while they still say the same as the redacted message.
+    if (raw !== compactLine(copy.message) && parsesTo(raw, copy.message)) copy.raw = raw;
+    else delete copy.raw;
   }
-  if (places.size === 0) return;
-  const total = [...places.values()].reduce((sum, byPlace) => sum + [...byPlace.values()].reduce((a, b) => a + b, 0), 0);
-  const named = [...places].map(([name, byPlace]) => `${name} (${[...byPlace].map(([where, times]) => `${times} in ${where}`).join(', ')})`);
-  log(`redacted ${total} value${total === 1 ? '' : 's'}: ${named.join('; ')}`);
-}
-
-/** The new cassette: redacted, nondeterministic values marked free, and over an earlier recording of the
- *  same target, its values carried over and its hand edits kept (`lost` says what could not be). */
-function buildCassette(frames: Frame[], options: RecordOptions, cwd: string, redactor: Redactor): { cassette: Cassette; lost: string[] } {
-  const redacted: Frame[] = frames.map((frame) => {
-    if (frame.from === 'stderr' || frame.from === 'stdout') return { ...frame, text: redactor.text(frame.text) };
-    if (frame.from === 'sse') return frame; // a stdio recording has none
-    const copy = { ...frame, message: redactor.json(frame.message) };
-    if (copy.from === 'server' && copy.raw !== undefined) {
-      const raw = redactor.text(copy.raw);
-      // The bytes are kept only while they still say the same as the redacted message.
-      if (raw !== compactLine(copy.message) && parsesTo(raw, copy.message)) copy.raw = raw;
-      else delete copy.raw;
-    }
-    return copy;
-  });
-  const provenance: Provenance = {
-    command: redactCommand(portableCommand(options.command, cwd), redactor),
-    ...findPackage(options.command, cwd),
-    recorded: new Date().toISOString().slice(0, 10),
-    recorder: 'theinference record',
-    ...(options.setup !== undefined && { setup: options.setup }),
-    ...(options.serverEnv !== undefined && Object.keys(options.serverEnv).length > 0 && { env: options.serverEnv }),
-  };
-  return buildRecording(
-    resolve(cwd, options.out),
-    redacted,
-    (normalised) => ({ version: CASSETTE_VERSION, transport: 'stdio', provenance, free: options.free ?? DEFAULT_FREE, frames: normalised }),
-    { keepNondeterministic: options.keepNondeterministic },
-  );
+  return copy;
 }
 
 function parsesTo(raw: string, message: Json): boolean {
