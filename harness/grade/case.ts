@@ -12,8 +12,7 @@ import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
 import { afterProgress } from '../run/progress.ts';
 import { runCommand, STUCK_MS, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
 import { TRANSPORTS } from '../transports/index.ts';
-import { startProblem, type ServerStart } from '../transports/stdio/case-server.ts';
-import type { Transport, Wiring } from '../transports/transport.ts';
+import type { Played, Transport, Wiring } from '../transports/transport.ts';
 import type { CourseContent } from './content.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';
@@ -139,11 +138,7 @@ function programOptions(testCase: Case, context: RunContext, wire: boolean): Run
 const REPORT_GRACE_MS = 1000;
 
 /** The program, with the cassette's server side played to it over the case's transport. */
-export async function runWithPlayer(
-  testCase: Case,
-  context: RunContext,
-  cassette: Cassette | undefined,
-): Promise<{ result: RunResult; report?: PlayReport; start?: ServerStart }> {
+export async function runWithPlayer(testCase: Case, context: RunContext, cassette: Cassette | undefined): Promise<Played<RunResult>> {
   if (!cassette) return { result: await runProgram(testCase, context) };
   const transport = transportOf(testCase, context);
   if (!transport) throw new Error(`no transport named "${testCase.player}"`);
@@ -191,11 +186,11 @@ const START_HINT: Hint = {
 /** A server started other than its entry says fails the case, whatever the output; a program that
  *  failed anyway keeps its own verdict, with the hint. When the server never reached the grader, the
  *  output's own hints are left out: they would blame what the client made of a server it never had. */
-function withServerStart(judgement: Judgement, start: ServerStart | undefined): Judgement {
-  const problem = start && startProblem(start.entry, start.report);
+function withServerStart(judgement: Judgement, start: Played<unknown>['start']): Judgement {
+  const problem = start?.problem;
   // A function not written yet (the starter's throw) ended the case before any server could start.
   if (!problem || judgement.message.includes('not implemented yet')) return judgement;
-  const hints = [...(start.report ? (judgement.hints ?? []) : []), START_HINT];
+  const hints = [...(start.reached ? (judgement.hints ?? []) : []), START_HINT];
   if (judgement.status === 'pass') return { status: 'fail', message: problem, hints };
   return { ...judgement, details: [judgement.details, problem].filter(Boolean).join('\n'), hints };
 }

@@ -3,6 +3,9 @@
 // (kinds, positions, styled spans): each reporter turns it into its own text.
 import type { Diagnosis, DiagnosisKind } from '../cassette/diagnosis.ts';
 import type { Exchange } from '../cassette/exchange.ts';
+import type { Hint } from '../hint.ts';
+
+export type { Hint };
 
 export type Status =
   | 'pass'
@@ -48,17 +51,6 @@ export interface Advice {
   /** Where the words are (rules.ts). */
   source: string;
   words: string;
-}
-
-/** One mistake and its fix, in words. */
-export interface Hint {
-  /** Which mistake, so one mistake is hinted once however many places show it. */
-  kind: string;
-  /** One or two short lines: the mistake, then the fix. */
-  lines: string[];
-  /** It says what sets this case apart (its streams' line ends), not what the client did: the same
-   *  mistake made here and in another case is still the same one. */
-  aboutTheCase?: true;
 }
 
 /** How a reporter may show a span: colours on a terminal, classes in HTML, nothing in plain text. */

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import type { PlayReport } from '../cassette/diagnosis.ts';
 import type { Cassette } from '../cassette/model.ts';
 import type { PlayerSession } from '../cassette/session.ts';
-import type { ServerStart } from './stdio/case-server.ts';
+import type { Hint } from '../hint.ts';
 
 /** How a case's program meets its player, once it runs (a program started ahead gets it at its release). */
 export interface Wiring {
@@ -39,16 +39,9 @@ export interface Played<R> {
   result: R;
   /** The session's report, when the program reached the player. */
   report?: PlayReport;
-  /** How the program started the case's server, for a case whose .mcp.json says how. */
-  start?: ServerStart;
-}
-
-/** A hint of the transport's own (the shape of run/verdict.ts's Hint). */
-export interface TransportHint {
-  kind: string;
-  lines: string[];
-  /** It says what sets this case apart, not what the client did. */
-  aboutTheCase?: true;
+  /** For a case whose .mcp.json says how the program starts its server: whether the start reached the
+   *  grader at all, and what was wrong with it (nothing: it was right). */
+  start?: { reached: boolean; problem?: string };
 }
 
 export interface Transport {
@@ -59,7 +52,7 @@ export interface Transport {
   /** What close() does on this transport: said to a program that waits after the whole session was played. */
   closing: string;
   /** For a case that failed: hints of its own, said first, and the kinds of the output's hints they make moot. */
-  failing?(cassette: Cassette, report: PlayReport | undefined): { hints: TransportHint[]; moot: string[] };
+  failing?(cassette: Cassette, report: PlayReport | undefined): { hints: Hint[]; moot: string[] };
   /** The client left the session unfinished though every message was exchanged (a stream it never resumed). */
   unfinished?(report: PlayReport): boolean;
 }

@@ -3,12 +3,12 @@
 // stream the server closed before its response that the client did not resume.
 import type { PlayReport } from '../../cassette/diagnosis.ts';
 import type { Cassette } from '../../cassette/model.ts';
-import type { TransportHint } from '../transport.ts';
+import type { Hint } from '../../hint.ts';
 
 /** Its hints for a failing case, the resumption's first; a stream left unresumed is what the
  *  program waited for, not a read it lost (`waited-for-nothing` is moot then). */
-export function failingOverHttp(cassette: Cassette, report: PlayReport | undefined): { hints: TransportHint[]; moot: string[] } {
-  const hints: TransportHint[] = [];
+export function failingOverHttp(cassette: Cassette, report: PlayReport | undefined): { hints: Hint[]; moot: string[] } {
+  const hints: Hint[] = [];
   const resumption = cassette.frames.some((frame) => (frame.from === 'server' || frame.from === 'sse') && frame.http?.closes) && notResumed(report);
   if (resumption) {
     hints.push({

@@ -18,12 +18,6 @@ export type ServerEntry = Startup;
 /** What theinference-case-server says it was started with. */
 export type StartReport = Startup;
 
-/** How the server of a case with a .mcp.json was started: what the entry says, and what the server reported. */
-export interface ServerStart {
-  entry: ServerEntry;
-  report?: StartReport;
-}
-
 /** The longest report read: an environment is a few kilobytes. */
 const MAX_REPORT_BYTES = 256 * 1024;
 

@@ -3,7 +3,7 @@
 // spawnWire started has reported how it was started (case-server.ts).
 import type { PlayerSession } from '../../cassette/session.ts';
 import type { Transport } from '../transport.ts';
-import { caseServerEntry, readStartReport, type ServerStart } from './case-server.ts';
+import { caseServerEntry, readStartReport, startProblem, type StartReport } from './case-server.ts';
 import { attachPlayer } from './face.ts';
 
 /** The fd on which a program reaches the grader's cassette player. */
@@ -17,21 +17,22 @@ export const stdio: Transport = {
   program: { wire: true, env: { THEINFERENCE_WIRE_FD: String(WIRE_FD) } },
   async play(cassette, setting, program) {
     const entry = caseServerEntry(setting.caseDir);
-    const start: ServerStart | undefined = entry && { entry };
+    let started: StartReport | undefined;
     let session: PlayerSession | undefined;
     const play = (wire: Parameters<typeof attachPlayer>[1]) => (session = attachPlayer(cassette, wire, { chunkGapMs: CHUNK_GAP_MS }));
     const result = await program.run({
       onWire: (wire) =>
-        start
+        entry
           ? readStartReport(wire, (report, rest) => {
               if (!report) return;
-              start.report = report;
+              started = report;
               play(rest);
             })
           : play(wire),
       waitedOn: () => session?.waitsForClient() === true,
     });
     const played = session as PlayerSession | undefined;
+    const start = entry && { reached: started !== undefined, problem: startProblem(entry, started) };
     return { result, ...(played && { report: await program.settle(played) }), ...(start && { start }) };
   },
   closing: "the server's output ends only after its input does: close() ends the wire first (spawnWire's close: end the child's stdin), then waits",
