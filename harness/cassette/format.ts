@@ -1,5 +1,6 @@
 // Cassette format (version 2, and version 1, which it extends), as read: loading validates everything
 // the player relies on and names file, line and field on error. save.ts writes it.
+import { readAuthFrame } from './auth-frame.ts';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { writeAtomically } from '../files.ts';
@@ -243,11 +244,12 @@ const FRAME_KEYS = {
   stdout: ['stdout', 'chunks', 'cuts', 'flush'],
   stderr: ['stderr'],
   sse: ['sse', 'http'],
+  auth: ['auth', 'reply'],
 } as const;
 
 /** What each transport's frames may hold: the bytes of a stdio read mean nothing on HTTP, and an SSE event nothing on stdio. */
 const CASSETTE_OF: Record<Transport, string> = { stdio: 'a stdio cassette', http: 'an HTTP cassette' };
-const NOT_ON: Record<Transport, string[]> = { stdio: ['http', 'sse'], http: ['raw', 'chunks', 'cuts', 'flush', 'stdout', 'stderr'] };
+const NOT_ON: Record<Transport, string[]> = { stdio: ['http', 'sse', 'auth'], http: ['raw', 'chunks', 'cuts', 'flush', 'stdout', 'stderr'] };
 
 function readFrame(entry: unknown, index: number, transport: Transport, fail: Fail, lineOf: (path: PathKey[]) => number | undefined): Frame {
   const path: PathKey[] = ['frames', index];
@@ -259,9 +261,20 @@ function readFrame(entry: unknown, index: number, transport: Transport, fail: Fa
   checkKeys(entry, [...FRAME_KEYS[from]], path, fail);
   for (const key of NOT_ON[transport]) {
     if (key in entry)
-      fail([...path, key], `${CASSETTE_OF[transport]} has no ${key === 'sse' || key === 'stdout' || key === 'stderr' ? `${key} frames` : `${key} field`}`);
+      fail(
+        [...path, key],
+        `${CASSETTE_OF[transport]} has no ${key === 'sse' || key === 'stdout' || key === 'stderr' || key === 'auth' ? `${key} frames` : `${key} field`}`,
+      );
   }
   const line = lineOf(path);
+  if (from === 'auth') {
+    const reading = {
+      fail,
+      checkKeys: (value: JsonObject, allowed: string[], at: PathKey[]) => checkKeys(value, allowed, at, fail),
+      readHeaders: (value: unknown, at: PathKey[]) => readHeaders(value, at, fail),
+    };
+    return readAuthFrame(entry, path, reading, line);
+  }
   if (from === 'sse') {
     if (entry.sse !== null && typeof entry.sse !== 'string') fail([...path, 'sse'], 'expected the data of the event (a string), or null for comments only');
     const http = readPlacement(entry.http, [...path, 'http'], fail);

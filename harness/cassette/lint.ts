@@ -27,7 +27,14 @@ export function lintCassette(cassette: Cassette): LintProblem[] {
     if (frame.from === 'client') clientMessages++;
     if (kind === 'request') {
       if (own.has(idKey(message.id))) problem(`${frame.from} request id ${JSON.stringify(message.id)} is used twice`);
-      own.add(idKey(message.id));
+      // a request the server refused at the HTTP level (401 before authorization) never reached MCP: its id is free again
+      const refused =
+        frame.from === 'client' &&
+        frame.http?.reply !== undefined &&
+        frame.http.reply.status >= 400 &&
+        frame.http.reply.body !== 'json' &&
+        frame.http.reply.body !== 'sse';
+      if (!refused) own.add(idKey(message.id));
     } else if (kind === 'response' && message.id !== null) {
       if (!other.has(idKey(message.id))) {
         problem(
@@ -46,7 +53,14 @@ export function lintCassette(cassette: Cassette): LintProblem[] {
     });
   }
   for (const [index, frame] of cassette.frames.entries()) {
-    const text = frame.from === 'client' || frame.from === 'server' ? frame.message : frame.from === 'sse' ? (frame.data ?? '') : frame.text;
+    const text =
+      frame.from === 'client' || frame.from === 'server'
+        ? frame.message
+        : frame.from === 'sse'
+          ? (frame.data ?? '')
+          : frame.from === 'auth'
+            ? ([frame.request, frame.reply] as unknown as Json)
+            : frame.text;
     const path = machinePath(text);
     if (path) {
       problems.push({

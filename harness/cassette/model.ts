@@ -130,7 +130,43 @@ export interface SseFrame {
   comment?: string;
 }
 
-export type Frame = ClientFrame | ServerFrame | StdoutFrame | StderrFrame | SseFrame;
+/** One HTTP exchange of the authorization, in its place among the MCP frames: the MCP server's
+ *  protected resource metadata, or an authorization server's metadata, registration, authorize and
+ *  token endpoints. URLs name the servers by stand-ins (`<mcp-server>`, `<authorization-server>`) and
+ *  every value random by design by its role (`<code>`, `<access-token>`, `<code-verifier>`, …): the
+ *  player mints the server's anew and holds the client's to the rules they obey (authorization.ts). */
+export interface AuthFrame {
+  from: 'auth';
+  request: AuthRequest;
+  reply: AuthReply;
+  line?: number;
+  comment?: string;
+}
+
+export interface AuthRequest {
+  /** Whose endpoint: the MCP server's (`resource`) or the authorization server's. */
+  server: 'resource' | 'authorization';
+  method: string;
+  path: string;
+  query?: Record<string, string>;
+  /** The headers that decide it (Authorization, Content-Type), the credentials among them by role. */
+  headers?: Record<string, string>;
+  /** An `application/x-www-form-urlencoded` body, field by field. */
+  form?: Record<string, string>;
+  /** A JSON body (a registration's client metadata). */
+  json?: Json;
+}
+
+export interface AuthReply {
+  status: number;
+  /** The headers that matter (Location, WWW-Authenticate, Content-Type, Cache-Control). */
+  headers?: Record<string, string>;
+  json?: Json;
+  /** A body that is not JSON. */
+  text?: string;
+}
+
+export type Frame = ClientFrame | ServerFrame | StdoutFrame | StderrFrame | SseFrame | AuthFrame;
 
 export interface Provenance {
   /** The server command as a person would type it (no machine paths); for HTTP, how it was started, when known. */

@@ -44,7 +44,7 @@ export function recordedRef(cassette: Cassette, index: number): RecordedRef {
 export function contextBefore(cassette: Cassette, index: number, methodOf: (recordedId: Json | undefined) => string | undefined): string {
   for (let i = index - 1; i >= 0; i--) {
     const frame = cassette.frames[i]!;
-    if (frame.from === 'stderr' || frame.from === 'stdout' || frame.from === 'sse') continue;
+    if (frame.from === 'stderr' || frame.from === 'stdout' || frame.from === 'sse' || frame.from === 'auth') continue;
     const message = frame.message;
     if (frame.from === 'client') {
       return kindOf(message) === 'response'

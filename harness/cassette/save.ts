@@ -31,6 +31,8 @@ export function serialiseCassette(cassette: Cassette): string {
         };
       case 'stderr':
         return { stderr: frame.text };
+      case 'auth':
+        return { auth: frame.request as unknown as JsonObject, reply: frame.reply as unknown as JsonObject };
     }
   });
   const provenance = Object.fromEntries(Object.entries(cassette.provenance).filter(([, value]) => value !== undefined));

@@ -73,7 +73,7 @@ describe('cassette format v1', () => {
       'bad.yaml:2: transport: expected "stdio" (version 1 is stdio only), got "http"',
     );
     expect(refusal(GOOD.replace('  - server:', '  - sever:')).message).toBe(
-      'bad.yaml:8: frames[1]: expected exactly one of client, server, stdout, stderr, sse; got none',
+      'bad.yaml:8: frames[1]: expected exactly one of client, server, stdout, stderr, sse, auth; got none',
     );
     expect(refusal(GOOD + '    http: {request: 1}\n').message).toBe('bad.yaml:9: frames[1].http: a stdio cassette has no http field');
     expect(refusal(GOOD.replace('"jsonrpc":"2.0","id":1,"result"', '"jsonrpc":"1.0","id":1,"result"')).message).toBe(

@@ -287,7 +287,7 @@ export function record(options: RecordOptions): Promise<number> {
 /** A frame as the cassette keeps it: the recorder's secrets gone from its message and lines. */
 function redactFrame(frame: Frame, redactor: Redactor): Frame {
   if (frame.from === 'stderr' || frame.from === 'stdout') return { ...frame, text: redactor.text(frame.text) };
-  if (frame.from === 'sse') return frame; // a stdio recording has none
+  if (frame.from === 'sse' || frame.from === 'auth') return frame; // a stdio recording has none
   const copy = { ...frame, message: redactor.json(frame.message) };
   if (copy.from === 'server' && copy.raw !== undefined) {
     const raw = redactor.text(copy.raw);
