@@ -147,14 +147,17 @@ async function recordHttp(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   const refused = targetProblem(out, resolve(out), force);
   if (refused !== undefined) return said(refused, 2);
   const { startServer } = await import('../transports/http/started-server.ts');
+  const { Roles } = await import('../cassette/authorization.ts');
+  // what the server prints goes out with the authorization's tokens and codes replaced, as in the cassette
+  const roles = new Roles();
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(command, url, { cwd: process.cwd(), env: process.env, log: (line) => say('record', line) });
+    server = await startServer(command, url, { cwd: process.cwd(), env: process.env, log: (line) => say('record', roles.portable(line)) });
   } catch (error) {
     return said(`${(error as Error).message}; no cassette written`, 2);
   }
   try {
-    return await recordThrough({ out, upstream: server.url.href, port, force, command, provenance: { url: publicUrl(url) } }, script);
+    return await recordThrough({ out, upstream: server.url.href, port, force, command, roles, provenance: { url: publicUrl(url) } }, script);
   } finally {
     await server.stop();
   }

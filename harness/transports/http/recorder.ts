@@ -28,6 +28,8 @@ import { carryOverHttp } from '../../cassette/normalise.ts';
 import { Redactor, secretsFromCommand, secretsFromEnv, type Secret } from '../../cassette/redact.ts';
 import { DEFAULT_FREE, Recording, type Written } from '../../cassette/recording.ts';
 import { SseParser, type SseEvent } from '../../cassette/sse.ts';
+import type { Roles } from '../../cassette/authorization.ts';
+import { AuthRecording } from './auth-recording.ts';
 
 export interface HttpRecordOptions {
   out: string;
@@ -51,6 +53,8 @@ export interface HttpRecordOptions {
   onListening?: (url: string) => void;
   /** Ends the session when aborted, as SIGINT does (a scripted client that stopped before its DELETE). */
   stop?: AbortSignal;
+  /** The authorization's random values, as learned (shared with whoever relays the server's output). */
+  roles?: Roles;
 }
 
 /** Connection-level headers (RFC 9110 7.6.1) are the proxy's own on each side, never forwarded.
@@ -131,7 +135,9 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
     let sawPath = false;
     let finished = false;
     const at = () => Math.round(performance.now() - (started ?? performance.now()));
-    const redactor = () => new Redactor([...secrets.values()]);
+    let proxyOrigin = '';
+    const auth = new AuthRecording({ upstream, proxy: () => proxyOrigin }, (frame) => frames.push(frame), log, options.roles);
+    const redactor = () => new Redactor([...secrets.values(), ...auth.roles.secrets().map((value) => ({ name: 'authorization', value }))]);
 
     const server = createServer((req, res) => {
       started ??= performance.now();
@@ -156,6 +162,7 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
         sawPath = true;
       }
       for (const secret of headerSecrets(req.headers)) secrets.set(secret.value, secret);
+      if (auth.claims(url.pathname)) return void auth.forward('resource', req, res, body, upstream.origin);
       const exchange: Exchange = { method, answered: false, clientGone: false };
       if (method === 'POST') tapClient(exchange, req, url.pathname, body);
       const resumes = method === 'GET' ? req.headers['last-event-id'] : undefined;
@@ -220,7 +227,10 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
         return;
       }
       // its reply is written once the server answers (a .partial may end before)
-      const frame: ClientFrame = { from: 'client', message, http: { path, headers: keptRequestHeaders(req.headers) } };
+      const headers = keptRequestHeaders(req.headers);
+      const credential = auth.credential(req.headers.authorization);
+      if (credential !== undefined) headers.authorization = credential;
+      const frame: ClientFrame = { from: 'client', message, http: { path, headers } };
       recording.tapClient(frame);
       exchange.frame = frame;
       if (kindOf(message) === 'request') exchange.request = message.id as Json;
@@ -234,7 +244,8 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
       const named = connectionHeaders(answer.headers.connection);
       for (let i = 0; i < answer.rawHeaders.length; i += 2) {
         const name = answer.rawHeaders[i]!.toLowerCase();
-        if (!RESPONSE_HOP_BY_HOP.has(name) && !named.has(name)) headers.push(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
+        const value = name === 'www-authenticate' ? auth.towardClient(answer.rawHeaders[i + 1]!) : answer.rawHeaders[i + 1]!;
+        if (!RESPONSE_HOP_BY_HOP.has(name) && !named.has(name)) headers.push(answer.rawHeaders[i]!, value);
       }
       if (!res.destroyed) {
         res.writeHead(status, answer.statusMessage, headers);
@@ -243,6 +254,7 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
       const sse = /^text\/event-stream\b/i.test(answer.headers['content-type'] ?? '');
       const reply: HttpReply = { status, body: sse ? 'sse' : 'none' };
       const kept = keptResponseHeaders(answer.headers);
+      if (kept['www-authenticate'] !== undefined) kept['www-authenticate'] = auth.portable(kept['www-authenticate']);
       if (Object.keys(kept).length > 0) reply.headers = kept;
       if (exchange.frame) exchange.frame.http!.reply = reply;
       else if (exchange.method === 'GET' && exchange.request === undefined)
@@ -332,6 +344,7 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
       server.close();
       for (const socket of sockets) socket.destroy();
       agent.destroy();
+      auth.close();
 
       for (const exchange of inFlight) {
         // a request among them is said with the unanswered ones below
@@ -355,7 +368,8 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
     });
     server.listen(options.port ?? 0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
-      const url = `http://127.0.0.1:${port}${upstream.pathname}`;
+      proxyOrigin = `http://127.0.0.1:${port}`;
+      const url = `${proxyOrigin}${upstream.pathname}`;
       offSignals = recording.onStop(onSignal);
       if (options.stop?.aborted) return finish();
       options.stop?.addEventListener('abort', onSignal, { once: true });

@@ -1,0 +1,72 @@
+// What an authorization frame's values mean: the stand-ins that name the servers, and the roles of
+// the values random by design. A recording replaces each such value by its role (`<code>`,
+// `<access-token>`, a second one `<access-token-2>`); a replay mints the server's anew and holds the
+// client's to the rules the spec gives them.
+import { createHash } from 'node:crypto';
+
+/** The MCP server's origin, in an authorization frame. */
+export const MCP_SERVER = '<mcp-server>';
+/** The (first) authorization server's origin. */
+export const AUTHORIZATION_SERVER = '<authorization-server>';
+
+/** The fields whose values are random by design, by the role the cassette names them with. */
+const FIELD_ROLES: Record<string, string> = {
+  code: 'code',
+  access_token: 'access-token',
+  refresh_token: 'refresh-token',
+  id_token: 'id-token',
+  client_id: 'client-id',
+  client_secret: 'client-secret',
+  registration_access_token: 'registration-token',
+  code_verifier: 'code-verifier',
+  code_challenge: 'code-challenge',
+  state: 'state',
+  nonce: 'nonce',
+};
+
+/** Shorter values are not taken for random ones: a word such as a client's fixed name may be one. */
+const SHORTEST_RANDOM = 8;
+
+/** The values a recording has learned, each to the placeholder of its role. */
+export class Roles {
+  private readonly placeholderOf = new Map<string, string>();
+  private readonly counts = new Map<string, number>();
+
+  learnField(name: string, value: string): void {
+    const role = FIELD_ROLES[name];
+    if (role !== undefined) this.learn(role, value);
+  }
+
+  /** An Authorization header: a bearer token is an access token; Basic credentials are a client's. */
+  learnCredential(header: string | string[] | undefined): void {
+    if (typeof header !== 'string') return;
+    const [, scheme, value] = /^(\S+)\s+(\S+)$/.exec(header) ?? [];
+    if (value === undefined) return;
+    this.learn(scheme!.toLowerCase() === 'bearer' ? 'access-token' : 'client-credentials', value);
+  }
+
+  learn(role: string, value: string): void {
+    if (value.length < SHORTEST_RANDOM || this.placeholderOf.has(value)) return;
+    const count = (this.counts.get(role) ?? 0) + 1;
+    this.counts.set(role, count);
+    this.placeholderOf.set(value, count === 1 ? `<${role}>` : `<${role}-${count}>`);
+  }
+
+  /** The values learned, each as the text it is to be replaced with. */
+  secrets(): string[] {
+    return [...this.placeholderOf.keys()];
+  }
+
+  /** `text` with every learned value (as it is, or URL-encoded) replaced by its placeholder. */
+  portable(text: string): string {
+    let result = text;
+    const longestFirst = [...this.placeholderOf].sort(([a], [b]) => b.length - a.length);
+    for (const [value, placeholder] of longestFirst) result = result.replaceAll(value, placeholder).replaceAll(encodeURIComponent(value), placeholder);
+    return result;
+  }
+}
+
+/** The PKCE S256 challenge of a verifier (RFC 7636 4.2): BASE64URL(SHA256(ASCII(verifier))). */
+export function s256(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
