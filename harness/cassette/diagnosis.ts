@@ -31,7 +31,15 @@ export type DiagnosisKind =
   | 'stateless-initialize' // initialize sent to a server the recording reached with server/discover (answered -32022)
   | 'roots-answer' // an answer to roots/list that breaks the spec: roots from a client that did not declare them, or a uri that is not file://
   | 'roots-error-code' // roots/list, undeclared, answered with an error whose code is not -32601 (what a client SHOULD answer)
-  | 'input-required-retry'; // the retry after an input_required result did not echo its requestState, or reused the first request's id
+  | 'input-required-retry' // the retry after an input_required result did not echo its requestState, or reused the first request's id
+  | 'oauth-pkce' // an authorization request without a code_challenge, or with a method other than S256
+  | 'oauth-verifier' // a token request whose code_verifier does not hash (S256) to the authorization request's code_challenge
+  | 'oauth-code' // a token request with a code the authorization server never gave, or one already used
+  | 'oauth-resource' // an authorization or token request without the resource parameter, or naming another server
+  | 'oauth-redirect-uri' // a redirect_uri the client did not register, or a token request's that differs from its authorization request's
+  | 'oauth-client' // an authorization request under a client_id other than the one registered
+  | 'oauth-state' // an authorization request without state (advice)
+  | 'oauth-token-in-query'; // an access token in a request's URL
 
 export interface RecordedRef {
   /** Index into the cassette's frames. */

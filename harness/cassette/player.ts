@@ -33,7 +33,8 @@ export const MAX_NOT_MESSAGES = 1000;
 export class Player {
   private readonly ids = new IdMap();
   private readonly kept: KeptDiagnoses;
-  private readonly rules: SessionRules;
+  /** The session's own rules; a transport tells them of a session lost, or a request refused below MCP. */
+  readonly rules: SessionRules;
   private readonly matching: Matching;
   private readonly schema: SchemaChecks;
   private readonly places: OutOfPlace;
@@ -123,11 +124,6 @@ export class Player {
   expectingFor(message: unknown): ClientFrame | undefined {
     const index = isObject(message) ? this.places.placeOf(message, this.position) : undefined;
     return index === undefined ? this.expecting : (this.cassette.frames[index] as ClientFrame);
-  }
-
-  /** The transport's session was lost and another begins (HTTP): the ids of the lost one may be used again. */
-  sessionRestarted(): void {
-    this.rules.sessionRestarted();
   }
 
   /** A mistake the transport saw (an HTTP header), said and reported as the player's own. */
@@ -405,6 +401,7 @@ export class Player {
       this.output.sse?.(frame);
       return;
     }
+    if (frame.from === 'auth') return; // served by the HTTP face's authorization, at its own endpoints
     let from: Piece['from'];
     let chunks: (string | Uint8Array)[];
     let initializeResult = false;

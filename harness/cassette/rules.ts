@@ -25,6 +25,8 @@ const STATELESS_HTTP = '2026-07-28 basic/transports/streamable-http';
 const COURSE = 'docs/course.md';
 const AS_RECORDED = 'a case plays one recorded session: the client sends the messages its program.ts calls ask for, in their order';
 
+const AUTHORIZATION = '2025-11-25 basic/authorization';
+
 export const RULES: Record<DiagnosisKind, Rule> = {
   'unexpected-method': { level: 'course', source: COURSE, words: AS_RECORDED },
   'params-differ': { level: 'course', source: COURSE, words: AS_RECORDED },
@@ -148,6 +150,51 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     source: '2026-07-28 basic/patterns/mrtr',
     words:
       'If an InputRequiredResult contains the requestState field, the client MUST echo back the exact value of that field when retrying the original request.',
+  },
+  'oauth-pkce': {
+    level: 'must',
+    source: `${AUTHORIZATION}#authorization-code-protection`,
+    words:
+      'MCP clients MUST implement PKCE according to OAuth 2.1 Section 7.5.2 … MCP clients MUST use the S256 code challenge method when technically capable.',
+  },
+  'oauth-verifier': {
+    level: 'must',
+    source: `${AUTHORIZATION}#authorization-code-protection`,
+    words:
+      'MCP clients MUST implement PKCE according to OAuth 2.1 Section 7.5.2. (RFC 7636 4.6: the server hashes the code_verifier and compares it with the code_challenge; unequal, the token is refused.)',
+  },
+  'oauth-code': {
+    level: 'must',
+    source: `${AUTHORIZATION}#authorization-code-protection`,
+    words: 'MCP clients MUST implement PKCE according to OAuth 2.1 … (OAuth 2.1 4.1.2: the client MUST NOT use the authorization code more than once.)',
+  },
+  'oauth-resource': {
+    level: 'must',
+    source: `${AUTHORIZATION}#resource-parameter-implementation`,
+    words:
+      'The resource parameter: MUST be included in both authorization requests and token requests. MUST identify the MCP server that the client intends to use the token with.',
+  },
+  'oauth-redirect-uri': {
+    level: 'must',
+    source: `${AUTHORIZATION}#open-redirection`,
+    words:
+      'MCP clients MUST have redirect URIs registered with the authorization server. (OAuth 2.1 4.1.3: a token request repeats the redirect_uri of its authorization request, which MUST be identical.)',
+  },
+  'oauth-client': {
+    level: 'course',
+    source: COURSE,
+    words: 'an authorization request names the client_id the authorization server registered the client with (OAuth 2.1 4.1.1, where client_id is REQUIRED)',
+  },
+  'oauth-state': {
+    level: 'should',
+    source: `${AUTHORIZATION}#open-redirection`,
+    words:
+      'MCP clients SHOULD use and verify state parameters in the authorization code flow and discard any results that do not include or have a mismatch with the original state.',
+  },
+  'oauth-token-in-query': {
+    level: 'must',
+    source: `${AUTHORIZATION}#token-requirements`,
+    words: 'Access tokens MUST NOT be included in the URI query string.',
   },
 };
 

@@ -64,6 +64,11 @@ export class SessionRules {
     this.methodOfLiveId.delete(key);
   }
 
+  /** A request the server refused below MCP (HTTP 401 before authorization) never reached the session: its id is free. */
+  refused(id: Json | undefined): void {
+    this.methodOfLiveId.delete(idKey(id));
+  }
+
   /** The transport's session was lost and another begins (HTTP): the ids of the lost one may be used again. */
   sessionRestarted(): void {
     this.methodOfLiveId.clear();

@@ -163,6 +163,13 @@ const HTTP_REFUSALS: ReadonlySet<string> = new Set([
   'http-method',
   'http-header-mismatch',
   'stateless-initialize',
+  'oauth-pkce',
+  'oauth-verifier',
+  'oauth-code',
+  'oauth-resource',
+  'oauth-redirect-uri',
+  'oauth-client',
+  'oauth-token-in-query',
 ]);
 
 /** The server refused a request, which went no further: at the HTTP level, as a server of the

@@ -170,6 +170,14 @@ const DIAGNOSIS_KINDS = [
   'roots-answer',
   'roots-error-code',
   'input-required-retry',
+  'oauth-pkce',
+  'oauth-verifier',
+  'oauth-code',
+  'oauth-resource',
+  'oauth-redirect-uri',
+  'oauth-client',
+  'oauth-state',
+  'oauth-token-in-query',
 ] as const;
 const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject, newSession: optional(boolean) });
 const diagnosisSchema = object({

@@ -24,6 +24,7 @@ import { Player } from '../../cassette/player.ts';
 import type { FaceOptions } from '../../cassette/session.ts';
 import { formatSseEvent } from '../../cassette/sse.ts';
 import { inTurn, turns, type Channel } from './channel.ts';
+import { AuthFace, credentialsProblem } from './auth-face.ts';
 import { Resumption } from './resumption.ts';
 import { HttpSessions } from './sessions.ts';
 import { JSON_TYPE, mirrorHeaders, refuseRequest, requestText, SSE_TYPE, statusLine, type Refusal } from './refusal.ts';
@@ -87,6 +88,8 @@ export class HttpFace {
   /** The responses to POSTs not yet written to the end: a session that is over ends after them. */
   private readonly unfinished = new Set<ServerResponse>();
   private endingWhenPlayed = false;
+  /** The authorization's endpoints, for a cassette that recorded them. */
+  readonly authorization: AuthFace | undefined;
 
   constructor(
     private readonly cassette: Cassette,
@@ -119,6 +122,7 @@ export class HttpFace {
       },
       options,
     );
+    this.authorization = AuthFace.of(cassette, this.player);
     this.player.start();
   }
 
@@ -154,6 +158,7 @@ export class HttpFace {
 
   handle(request: IncomingMessage, response: ServerResponse): void {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    if (this.authorization?.took(request, response, url)) return;
     if (url.pathname !== this.path) {
       return refuseRequest(this.player, request, response, { status: 404 }, [
         'http-method',
@@ -205,13 +210,13 @@ export class HttpFace {
     request.on('end', () => {
       if (size > MAX_BODY_BYTES)
         return refuseRequest(this.player, request, response, { status: 413, error: `Payload Too Large: more than ${MAX_BODY_BYTES / 1024 / 1024} MiB` });
-      this.message(Buffer.concat(chunks).toString('utf8'), response, request.headers.authorization !== undefined, mirrorHeaders(request));
+      this.message(Buffer.concat(chunks).toString('utf8'), response, request.headers.authorization, mirrorHeaders(request));
     });
   }
 
   /** One POSTed body: handed to the player, answered as the recording answered it. */
-  private message(text: string, response: ServerResponse, authorized: boolean, mirrors?: MirrorHeaders): void {
-    if (this.player.paused) return void this.postponed.push(() => this.message(text, response, authorized, mirrors));
+  private message(text: string, response: ServerResponse, authorization: string | undefined, mirrors?: MirrorHeaders): void {
+    if (this.player.paused) return void this.postponed.push(() => this.message(text, response, authorization, mirrors));
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -219,19 +224,15 @@ export class HttpFace {
       message = undefined;
     }
     const expected = this.player.expectingFor(message);
-    if (expected?.http?.headers?.authorization !== undefined && !authorized) {
-      // the recorded server was given credentials: without them, it would have refused the request
+    // the recorded server was given credentials: without the right ones, it would have refused the request
+    const credentials = credentialsProblem(expected?.http?.headers?.authorization, authorization, this.authorization);
+    if (credentials) {
       const sent = isObject(message) ? message : `POST ${this.path}\n${text}`;
-      return refuseRequest(
-        this.player,
-        sent,
-        response,
-        { status: 401, error: 'Unauthorized: missing Authorization header', headers: { 'www-authenticate': 'Bearer' } },
-        [
-          'http-auth',
-          `your client sent ${isObject(message) ? describeMessage(message) : 'a POST'} without the Authorization header the server was given: send the configured headers on every request`,
-        ],
-      );
+      const refusal = { status: 401, error: 'Unauthorized: missing Authorization header', headers: { 'www-authenticate': credentials.challenge } };
+      return refuseRequest(this.player, sent, response, refusal, [
+        'http-auth',
+        `your client sent ${isObject(message) ? describeMessage(message) : 'a POST'} ${credentials.problem}`,
+      ]);
     }
     const isRequest = typeof message === 'object' && message !== null && kindOf(message as JsonObject) === 'request';
     if (isRequest && mirrors && this.headersDisagree(message as JsonObject, mirrors, response)) return;
@@ -288,11 +289,12 @@ export class HttpFace {
     this.channels.delete(channel.id);
     if (reply.status === 404 || reply.status === 400) {
       this.sessions.lost();
-      this.player.sessionRestarted();
-    }
+      this.player.rules.sessionRestarted();
+    } else this.player.rules.refused(JSON.parse(channel.id));
     const type = reply.headers?.['content-type'] ?? (reply.body === 'text' ? 'text/plain' : undefined);
     this.player.transportReplied(statusLine(reply.status, reply.text));
-    channel.response.writeHead(reply.status, { ...this.sessions.headers(reply), ...(type && { 'content-type': type }) }).end(reply.text ?? '');
+    const headers = Object.entries(this.sessions.headers(reply)).map(([name, value]) => [name, this.authorization?.fill(value) ?? value]);
+    channel.response.writeHead(reply.status, { ...Object.fromEntries(headers), ...(type && { 'content-type': type }) }).end(reply.text ?? '');
   }
 
   /** A notification or a response from the client: 202 with no body, or what the recording answered. */

@@ -1,0 +1,310 @@
+// The authorization, served beside the MCP session: the MCP server's protected resource metadata on
+// its own origin, and the authorization server on a port of its own, each answered from the
+// cassette's authorization frames. Values random by design are minted anew (codes, tokens, client
+// credentials) or taken from the live client (state, the PKCE challenge and verifier), and the
+// client is held to what the spec asks of them, not to their bytes: the verifier hashes (S256) to
+// the challenge sent, the code is used once, redirect_uri and resource match. A miss is refused as an
+// authorization server refuses it (an OAuth error), with the rule named.
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AUTHORIZATION_SERVER, MCP_SERVER, s256 } from '../../cassette/authorization.ts';
+import type { DiagnosisKind } from '../../cassette/diagnosis.ts';
+import { isObject, type AuthFrame, type Cassette, type Json } from '../../cassette/model.ts';
+import type { Player } from '../../cassette/player.ts';
+import { refuseRequest, statusLine } from './refusal.ts';
+
+/** The roles whose values the client makes; every other role's the server mints. */
+const CLIENT_ROLES = new Set(['state', 'code-challenge', 'code-verifier', 'nonce']);
+const PLACEHOLDER = /<([a-z]+(?:-[a-z]+)*?)(?:-(\d+))?>/g;
+
+/** What a live request asked, as its fields. */
+interface Asked {
+  method: string;
+  path: string;
+  fields: Record<string, string>;
+  json?: Json;
+  text: string;
+}
+
+/** A code the player gave, and what the authorization request it answers said. */
+interface Grant {
+  challenge?: string;
+  method?: string;
+  redirectUri?: string;
+  resource?: string;
+  used: boolean;
+}
+
+export class AuthFace {
+  private readonly frames: AuthFrame[];
+  private readonly played = new Set<AuthFrame>();
+  private readonly values = new Map<string, string>();
+  private readonly grants = new Map<string, Grant>();
+  private registered: string[] | undefined;
+  /** The WWW-Authenticate of the recorded server's 401: where the client finds the authorization. */
+  private readonly challenge: string;
+  private mcpOrigin = '';
+  private authorizationOrigin = '';
+
+  constructor(
+    cassette: Cassette,
+    private readonly player: Player,
+  ) {
+    this.frames = cassette.frames.filter((frame): frame is AuthFrame => frame.from === 'auth');
+    const refused = cassette.frames.find(
+      (frame) => frame.from === 'client' && frame.http?.reply?.status === 401 && frame.http.reply.headers?.['www-authenticate'],
+    );
+    this.challenge = (refused?.from === 'client' && refused.http?.reply?.headers?.['www-authenticate']) || 'Bearer';
+  }
+
+  /** The 401's WWW-Authenticate, at the live origins. */
+  challengeHeader(): string {
+    return this.fill(this.challenge);
+  }
+
+  static of(cassette: Cassette, player: Player): AuthFace | undefined {
+    return cassette.frames.some((frame) => frame.from === 'auth') ? new AuthFace(cassette, player) : undefined;
+  }
+
+  serves(mcpOrigin: string, authorizationOrigin: string): void {
+    this.mcpOrigin = mcpOrigin;
+    this.authorizationOrigin = authorizationOrigin;
+  }
+
+  /** Takes a request to the MCP server's origin that is the authorization's (a path its frames
+   *  answered), or one that carries an access token in its URL (refused); says whether it did. */
+  took(request: IncomingMessage, response: ServerResponse, url: URL): boolean {
+    if (this.frames.some((frame) => frame.request.server === 'resource' && frame.request.path === url.pathname)) {
+      this.handle('resource', request, response);
+      return true;
+    }
+    if (!this.tokenInQuery(url)) return false;
+    refuseRequest(this.player, request, response, { status: 401 }, [
+      'oauth-token-in-query',
+      `your client sent ${request.method} ${url.pathname} with the access token in its URL: it goes in the Authorization header, never the query`,
+    ]);
+    return true;
+  }
+
+  /** Recorded text with the servers at their live origins and each role's value: minted, or the client's. */
+  fill(text: string): string {
+    const origins = text.replaceAll(MCP_SERVER, this.mcpOrigin).replaceAll(AUTHORIZATION_SERVER, this.authorizationOrigin);
+    return origins.replace(PLACEHOLDER, (placeholder, role: string) => {
+      if (CLIENT_ROLES.has(role)) return this.values.get(placeholder) ?? placeholder;
+      let value = this.values.get(placeholder);
+      if (value === undefined) {
+        value = randomBytes(24).toString('base64url');
+        this.values.set(placeholder, value);
+      }
+      return value;
+    });
+  }
+
+  /** Why an MCP request's Authorization is not the token the player issued in the recorded role, if it is not. */
+  bearerProblem(recorded: string, live: string | undefined): string | undefined {
+    const expected = this.fill(recorded);
+    if (live === expected) return undefined;
+    if (live === undefined) return 'without the Authorization header: the access token goes in "Authorization: Bearer <token>" on every request';
+    return /^Bearer\s/i.test(live)
+      ? 'with a bearer token the authorization server did not issue (not the access token of the token response)'
+      : `with Authorization: ${live.split(' ')[0]} …, not the bearer token`;
+  }
+
+  /** Whether the URL carries an access token the player issued, as a query parameter. */
+  tokenInQuery(url: URL): boolean {
+    const issued = [...this.values].filter(([placeholder]) => placeholder.startsWith('<access-token')).map(([, value]) => value);
+    return url.searchParams.has('access_token') || [...url.searchParams.values()].some((value) => issued.includes(value));
+  }
+
+  handle(server: AuthFrame['request']['server'], request: IncomingMessage, response: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => this.answer(server, request, response, Buffer.concat(chunks).toString('utf8')));
+  }
+
+  private answer(server: AuthFrame['request']['server'], request: IncomingMessage, response: ServerResponse, body: string): void {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const form = /^application\/x-www-form-urlencoded\b/i.test(String(request.headers['content-type'] ?? ''))
+      ? Object.fromEntries(new URLSearchParams(body))
+      : {};
+    let json: Json | undefined;
+    try {
+      json = body === '' ? undefined : (JSON.parse(body) as Json);
+    } catch {
+      json = undefined;
+    }
+    const asked: Asked = {
+      method: request.method ?? 'GET',
+      path: url.pathname,
+      fields: { ...Object.fromEntries(url.searchParams), ...form },
+      json,
+      text: `${request.method} ${request.url}`,
+    };
+    const same = this.frames.filter((frame) => frame.request.server === server && frame.request.method === asked.method && frame.request.path === asked.path);
+    // metadata may be read any number of times; every other exchange goes once, in order
+    const frame = asked.path.startsWith('/.well-known/') ? same[0] : same.find((one) => !this.played.has(one));
+    if (!frame) {
+      if (same.length > 0 && asked.fields.grant_type === 'authorization_code')
+        return this.refuse(
+          asked,
+          response,
+          400,
+          'invalid_grant',
+          'oauth-code',
+          this.codeProblem(asked.fields.code) ?? 'your client sent a second token request for one authorization',
+        );
+      const whose = server === 'resource' ? 'the MCP server' : 'the authorization server';
+      return this.refuse(
+        asked,
+        response,
+        404,
+        'invalid_request',
+        'http-method',
+        `your client sent ${asked.method} ${asked.path} to ${whose}, which the recording ${same.length > 0 ? 'answered fewer times' : 'never answered'}`,
+      );
+    }
+    const problem = this.check(frame, asked);
+    if (problem) return this.refuse(asked, response, problem.status ?? 400, problem.error, problem.kind, problem.message);
+    this.played.add(frame);
+    this.reply(frame, asked, response);
+  }
+
+  /** The first rule the request breaks, held to its recorded one. */
+  private check(frame: AuthFrame, asked: Asked): { kind: DiagnosisKind; error: string; message: string; status?: number } | undefined {
+    const recorded = { ...frame.request.query, ...frame.request.form };
+    const live = asked.fields;
+    if (isObject(asked.json) && Array.isArray(asked.json.redirect_uris))
+      this.registered = asked.json.redirect_uris.filter((uri): uri is string => typeof uri === 'string');
+    if (recorded.response_type !== undefined) {
+      if (live.code_challenge === undefined)
+        return {
+          kind: 'oauth-pkce',
+          error: 'invalid_request',
+          message: 'your client asked for authorization without a code_challenge: MCP clients MUST implement PKCE',
+        };
+      if (live.code_challenge_method !== 'S256')
+        return {
+          kind: 'oauth-pkce',
+          error: 'invalid_request',
+          message: `your client asked for the code_challenge_method ${JSON.stringify(live.code_challenge_method ?? 'plain')}: MCP clients MUST use S256`,
+        };
+      const resource = this.resourceProblem(recorded.resource, live.resource, 'authorization');
+      if (resource) return resource;
+      if (recorded.client_id !== undefined && live.client_id !== this.fill(recorded.client_id))
+        return {
+          kind: 'oauth-client',
+          error: 'invalid_client',
+          status: 401,
+          message: `your client asked for authorization as client_id ${JSON.stringify(live.client_id)}, not the client_id it was registered with`,
+        };
+      if (this.registered && !this.registered.includes(live.redirect_uri ?? ''))
+        return {
+          kind: 'oauth-redirect-uri',
+          error: 'invalid_request',
+          message: `your client's redirect_uri ${JSON.stringify(live.redirect_uri)} is not one it registered (${this.registered.join(', ')})`,
+        };
+      if (recorded.state !== undefined && live.state === undefined)
+        this.player.transportMistake('oauth-state', 'your client asked for authorization without state: it SHOULD send one and check that it comes back');
+      this.take(recorded, live, ['state', 'code_challenge']);
+      this.grantOf(frame).redirectUri = live.redirect_uri;
+      Object.assign(this.grantOf(frame), { challenge: live.code_challenge, method: live.code_challenge_method, resource: live.resource });
+      return undefined;
+    }
+    if (recorded.grant_type === 'authorization_code') {
+      const codeProblem = this.codeProblem(live.code);
+      if (codeProblem) return { kind: 'oauth-code', error: 'invalid_grant', message: codeProblem };
+      const grant = this.grants.get(live.code!)!;
+      grant.used = true;
+      if (live.code_verifier === undefined || s256(live.code_verifier) !== grant.challenge)
+        return {
+          kind: 'oauth-verifier',
+          error: 'invalid_grant',
+          message: `your client's code_verifier ${live.code_verifier === undefined ? 'is missing' : 'does not hash (S256) to the code_challenge it sent with the authorization request'}: send the verifier that challenge was made from`,
+        };
+      if (live.redirect_uri !== grant.redirectUri)
+        return {
+          kind: 'oauth-redirect-uri',
+          error: 'invalid_grant',
+          message: `your client's token request says redirect_uri ${JSON.stringify(live.redirect_uri)}; the authorization request said ${JSON.stringify(grant.redirectUri)}: they must be identical`,
+        };
+      const resource = this.resourceProblem(recorded.resource, live.resource, 'token');
+      if (resource) return resource;
+      this.take(recorded, live, ['code_verifier']);
+    }
+    return undefined;
+  }
+
+  private codeProblem(code: string | undefined): string | undefined {
+    const grant = code === undefined ? undefined : this.grants.get(code);
+    if (!grant)
+      return `your client's token request has ${code === undefined ? 'no code' : 'a code the authorization server never gave'}: send the code of the redirect`;
+    if (grant.used) return 'your client used the authorization code a second time: a code is good for one token request';
+    return undefined;
+  }
+
+  private resourceProblem(recorded: string | undefined, live: string | undefined, request: string) {
+    if (recorded === undefined) return undefined;
+    const expected = this.fill(recorded);
+    if (live === expected) return undefined;
+    return {
+      kind: 'oauth-resource' as const,
+      error: 'invalid_target',
+      message: `your client's ${request} request ${live === undefined ? 'has no resource' : `says resource ${JSON.stringify(live)}`}: it MUST name the MCP server's canonical URI, ${expected}`,
+    };
+  }
+
+  /** The grant a recorded authorization request's code stands for, once the code is minted. */
+  private grantOf(frame: AuthFrame): Grant {
+    const location = frame.reply.headers?.location ?? '';
+    const placeholder = /[?&]code=(<[a-z-]+\d*>)/.exec(location)?.[1] ?? '<code>';
+    const code = this.fill(placeholder);
+    let grant = this.grants.get(code);
+    if (!grant) this.grants.set(code, (grant = { used: false }));
+    return grant;
+  }
+
+  /** The client's own values, under the placeholders their recorded fields hold. */
+  private take(recorded: Record<string, string>, live: Record<string, string>, names: string[]): void {
+    for (const name of names) if (recorded[name]?.startsWith('<') && live[name] !== undefined) this.values.set(recorded[name], live[name]);
+  }
+
+  private reply(frame: AuthFrame, asked: Asked, response: ServerResponse): void {
+    const { reply } = frame;
+    const recordedRedirect = frame.request.query?.redirect_uri;
+    const redirect = (text: string) => (recordedRedirect && asked.fields.redirect_uri ? text.replaceAll(recordedRedirect, asked.fields.redirect_uri) : text);
+    const headers = Object.fromEntries(Object.entries(reply.headers ?? {}).map(([name, value]) => [name, redirect(this.fill(value))]));
+    const body = reply.json !== undefined ? JSON.stringify(mapStrings(reply.json, (text) => this.fill(text))) : redirect(this.fill(reply.text ?? ''));
+    this.player.transportRefusal(asked.text, statusLine(reply.status));
+    response.writeHead(reply.status, headers).end(body);
+  }
+
+  private refuse(asked: Asked, response: ServerResponse, status: number, error: string, kind: DiagnosisKind, message: string): void {
+    this.player.transportRefusal(asked.text, statusLine(status, error), { kind, message });
+    response
+      .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+      .end(JSON.stringify({ error, error_description: message.replace(/^your client/, 'the client') }));
+  }
+}
+
+/** Why a POST's credentials are not those the recorded server was given, and the 401's challenge;
+ *  none when they are. Over a recorded authorization, the token must be the one the player issued. */
+export function credentialsProblem(
+  recorded: string | undefined,
+  live: string | undefined,
+  authorization: AuthFace | undefined,
+): { problem: string; challenge: string } | undefined {
+  if (recorded === undefined) return undefined;
+  if (authorization && /<access-token(?:-\d+)?>/.test(recorded)) {
+    const problem = authorization.bearerProblem(recorded, live);
+    return problem === undefined ? undefined : { problem, challenge: authorization.challengeHeader() };
+  }
+  if (live !== undefined) return undefined;
+  return { problem: 'without the Authorization header the server was given: send the configured headers on every request', challenge: 'Bearer' };
+}
+
+function mapStrings(value: Json, map: (text: string) => string): Json {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, map)]));
+  return value;
+}

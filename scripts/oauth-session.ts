@@ -1,0 +1,130 @@
+// The OAuth side of the authorization cassettes: the TypeScript SDK's reference server with OAuth
+// (its example Streamable HTTP server with `--oauth --oauth-strict`: the SDK's own auth router in
+// front of it, on a port of its own) started on free ports, and the official SDK client with an OAuth
+// client provider of its own driving a whole flow: 401, discovery, registration, authorize (the
+// redirect read off the authorize reply, as a browser would follow it), token, then the MCP session
+// with the token. Shared by scripts/record-oauth-cassettes.ts and the tests, which drive the same
+// session live, through `record --http` and through `replay --http`.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { freePort, ROOT, waitForOutput, type Running } from './record-http-cassettes.ts';
+
+export const SDK_OAUTH_ENTRY = 'node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js';
+
+/** The SDK's example server with OAuth on free ports: MCP at `url` (on localhost, the name its
+ *  resource check expects), its authorization server on a port of its own. */
+export async function startSdkOAuthServer(): Promise<Running & { authUrl: string; output: () => string }> {
+  const port = await freePort();
+  const authPort = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, SDK_OAUTH_ENTRY), '--oauth', '--oauth-strict'], {
+    cwd: ROOT,
+    env: { ...process.env, MCP_PORT: String(port), MCP_AUTH_PORT: String(authPort) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitForOutput(child, /MCP Streamable HTTP Server listening/, 'the SDK OAuth example server');
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return { url: `http://localhost:${port}/mcp`, authUrl: `http://localhost:${authPort}`, port, child, stop, output: () => output };
+}
+
+export const REDIRECT_URL = 'http://127.0.0.1:8976/callback';
+
+/** What the client held during the flow: every value a cassette must not hold. */
+export interface FlowSecrets {
+  client?: OAuthClientInformationMixed;
+  tokens?: OAuthTokens;
+  verifier?: string;
+  code?: string;
+  state?: string;
+}
+
+/** How a client may be made to deviate, one rule at a time, for the player to name. */
+export interface Deviation {
+  /** Rewrites the authorize URL before it is followed. */
+  authorizeUrl?: (url: URL) => URL;
+  /** Rewrites the code verifier sent to the token endpoint. */
+  verifier?: (verifier: string) => string;
+}
+
+export interface OAuthSessionResult {
+  tools: string[];
+  secrets: FlowSecrets;
+  /** The authorize reply's Location, as the client followed it. */
+  location?: string;
+}
+
+/** The SDK client through the whole flow against `url`, then tools/list and DELETE. */
+export async function runOAuthSession(url: string, deviation: Deviation = {}): Promise<OAuthSessionResult> {
+  const secrets: FlowSecrets = {};
+  let location: string | undefined;
+  const provider: OAuthClientProvider = {
+    get redirectUrl() {
+      return REDIRECT_URL;
+    },
+    get clientMetadata() {
+      return {
+        client_name: 'theinference oauth test',
+        redirect_uris: [REDIRECT_URL],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_post',
+      };
+    },
+    state: () => {
+      secrets.state = crypto.randomUUID();
+      return secrets.state;
+    },
+    clientInformation: () => secrets.client,
+    saveClientInformation: (client) => {
+      secrets.client = client;
+    },
+    tokens: () => secrets.tokens,
+    saveTokens: (tokens) => {
+      secrets.tokens = tokens;
+    },
+    async redirectToAuthorization(authorizeUrl) {
+      const target = deviation.authorizeUrl ? deviation.authorizeUrl(new URL(authorizeUrl)) : authorizeUrl;
+      const reply = await fetch(target, { redirect: 'manual' });
+      location = reply.headers.get('location') ?? undefined;
+      if (location === undefined) throw new Error(`the authorize endpoint answered ${reply.status} without a redirect: ${await reply.text()}`);
+      const back = new URL(location);
+      if (back.searchParams.get('state') !== secrets.state) throw new Error(`the redirect came back with another state: ${back.searchParams.get('state')}`);
+      secrets.code = back.searchParams.get('code') ?? undefined;
+    },
+    saveCodeVerifier: (verifier) => {
+      secrets.verifier = verifier;
+    },
+    codeVerifier: () => (deviation.verifier ? deviation.verifier(secrets.verifier!) : secrets.verifier!),
+  };
+  const connect = async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
+    const client = new Client({ name: 'oauth-test', version: '1.0.0' }, { capabilities: {} });
+    await client.connect(transport);
+    return { client, transport };
+  };
+  let session: Awaited<ReturnType<typeof connect>>;
+  try {
+    session = await connect();
+  } catch (error) {
+    if (!(error instanceof UnauthorizedError) || secrets.code === undefined) throw error;
+    const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
+    await transport.finishAuth(secrets.code);
+    session = await connect();
+  }
+  const tools = (await session.client.listTools()).tools.map((tool) => tool.name);
+  await session.transport.terminateSession();
+  await session.client.close();
+  return { tools, secrets, location };
+}
