@@ -3,6 +3,7 @@
 // `<access-token>`, a second one `<access-token-2>`); a replay mints the server's anew and holds the
 // client's to the rules the spec gives them.
 import { createHash } from 'node:crypto';
+import { isObject, type Json } from './model.ts';
 
 /** The MCP server's origin, in an authorization frame. */
 export const MCP_SERVER = '<mcp-server>';
@@ -69,4 +70,12 @@ export class Roles {
 /** The PKCE S256 challenge of a verifier (RFC 7636 4.2): BASE64URL(SHA256(ASCII(verifier))). */
 export function s256(verifier: string): string {
   return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+/** A JSON value with each string in it mapped (a body's URLs and values, to or from their stand-ins). */
+export function mapStrings(value: Json, map: (text: string) => string): Json {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, map)]));
+  return value;
 }

@@ -123,7 +123,9 @@ export async function playClientSide(
     const kind = kindOf(message);
     if (kind === 'response') continue; // sent when the live server asks
     send(message);
-    if (kind !== 'request') continue;
+    // refused below MCP as recorded (401 before authorization): no response is to come
+    const reply = frame.http?.reply;
+    if (kind !== 'request' || (reply && reply.status >= 400 && reply.body !== 'json' && reply.body !== 'sse')) continue;
     const id = idKey(message.id);
     if (live.some((seen) => kindOf(seen) === 'response' && idKey(seen.id) === id)) continue;
     const idle = idleFor(timeoutMs, link.usage);

@@ -7,6 +7,7 @@ import { loadCassette } from '../../harness/cassette/format.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
 import { verifyCassette } from '../../harness/cassette/verify.ts';
 import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
+import { SDK_OAUTH_ENTRY, startSdkOAuthServer } from '../../scripts/oauth-session.ts';
 import { RESUMABLE_ENTRY, startEverythingHttp, startResumableHttp } from '../../scripts/record-http-cassettes.ts';
 import { cassetteCommand, ROOT, runSession } from './sdk-session.ts';
 
@@ -40,14 +41,16 @@ describe('committed cassettes', () => {
   it.each(httpFiles)('%s shows no drift against the installed server, over Streamable HTTP; a planted one is found', async (file) => {
     const cassette = loadCassette(join(folder, file));
     const resumable = cassette.provenance.command?.includes(RESUMABLE_ENTRY) === true;
-    const server = await (resumable ? startResumableHttp() : startEverythingHttp());
+    // behind OAuth: verify runs the recorded authorization again against the live authorization server
+    const oauth = cassette.provenance.command?.includes(SDK_OAUTH_ENTRY) === true;
+    const server = await (resumable ? startResumableHttp() : oauth ? startSdkOAuthServer() : startEverythingHttp());
     try {
       expect(await verifyHttpCassette(cassette, server.url)).toEqual([]);
       const planted = structuredClone(cassette);
-      const answer = planted.frames.find((frame) => frame.from === 'server' && frame.message.id === 0)!;
+      const answer = planted.frames.find((frame) => frame.from === 'server' && frame.message.id === 0 && 'result' in frame.message)!;
       if (answer.from === 'server') (answer.message.result as { serverInfo: { name: string } }).serverInfo.name = 'another server';
       expect((await verifyHttpCassette(planted, server.url)).map((drift) => drift.message)).toEqual([
-        `a response to request 0 changed at result.serverInfo.name: recorded "another server", now "${resumable ? 'resumable-server' : 'mcp-servers/everything'}"`,
+        `a response to request 0 changed at result.serverInfo.name: recorded "another server", now "${resumable ? 'resumable-server' : oauth ? 'simple-streamable-http-server' : 'mcp-servers/everything'}"`,
       ]);
     } finally {
       await server.stop();

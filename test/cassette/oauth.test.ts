@@ -15,6 +15,7 @@ import { lintCassette } from '../../harness/cassette/lint.ts';
 import type { AuthFrame, Cassette } from '../../harness/cassette/model.ts';
 import { RULES } from '../../harness/cassette/rules.ts';
 import { serveCassette } from '../../harness/transports/http/serve.ts';
+import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
 import { REDIRECT_URL, runOAuthSession, startSdkOAuthServer, type Deviation, type FlowSecrets } from '../../scripts/oauth-session.ts';
 import { ROOT, startRecorder, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
 
@@ -101,6 +102,22 @@ describe('the authorization recorded from the SDK auth router', () => {
     expect(token.reply.json).toMatchObject({ access_token: '<access-token>' });
     const initialize = cassette.frames.find((frame) => frame.from === 'client' && frame.http?.reply?.status === 200);
     expect(initialize?.from === 'client' && initialize.http?.headers?.authorization).toBe('Bearer <access-token>');
+  });
+});
+
+describe('verify of the authorization', () => {
+  it('runs the recorded flow again against the live servers, with values of its own: no drift; a planted one is found', async () => {
+    expect(await verifyHttpCassette(cassette, server.url)).toEqual([]);
+    const planted = structuredClone(cassette);
+    const register = authFrames(planted).find((frame) => frame.request.path === '/register')!;
+    register.reply.status = 200;
+    (register.reply.json as Record<string, unknown>).registration_client_uri = '<authorization-server>/register/<client-id>';
+    const token = authFrames(planted).find((frame) => frame.request.path === '/token')!;
+    expect(token.reply.status).toBe(200);
+    expect((await verifyHttpCassette(planted, server.url)).map((drift) => drift.message)).toEqual([
+      `the server answered POST /register (line ${register.line}) with HTTP 201 (recorded: 200)`,
+      `the server's reply to POST /register (line ${register.line}) lacks registration_client_uri, which the recording has`,
+    ]);
   });
 });
 

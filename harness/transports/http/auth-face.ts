@@ -7,7 +7,7 @@
 // authorization server refuses it (an OAuth error), with the rule named.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AUTHORIZATION_SERVER, MCP_SERVER, s256 } from '../../cassette/authorization.ts';
+import { AUTHORIZATION_SERVER, MCP_SERVER, s256, mapStrings } from '../../cassette/authorization.ts';
 import type { DiagnosisKind } from '../../cassette/diagnosis.ts';
 import { isObject, type AuthFrame, type Cassette, type Json } from '../../cassette/model.ts';
 import type { Player } from '../../cassette/player.ts';
@@ -300,11 +300,4 @@ export function credentialsProblem(
   }
   if (live !== undefined) return undefined;
   return { problem: 'without the Authorization header the server was given: send the configured headers on every request', challenge: 'Bearer' };
-}
-
-function mapStrings(value: Json, map: (text: string) => string): Json {
-  if (typeof value === 'string') return map(value);
-  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, map)]));
-  return value;
 }

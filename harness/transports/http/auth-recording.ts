@@ -9,7 +9,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isObject, type AuthFrame, type AuthReply, type AuthRequest, type Json } from '../../cassette/model.ts';
-import { AUTHORIZATION_SERVER, MCP_SERVER, Roles } from '../../cassette/authorization.ts';
+import { AUTHORIZATION_SERVER, MCP_SERVER, Roles, mapStrings } from '../../cassette/authorization.ts';
 
 /** The request headers an authorization frame keeps: the ones that decide the exchange. */
 const KEPT_REQUEST = ['content-type', 'authorization', 'accept', 'mcp-protocol-version'];
@@ -225,11 +225,4 @@ function jsonOf(text: string): Json | undefined {
   } catch {
     return undefined;
   }
-}
-
-function mapStrings(value: Json, map: (text: string) => string): Json {
-  if (typeof value === 'string') return map(value);
-  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, map)]));
-  return value;
 }

@@ -25,18 +25,24 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
   const { SseParser } = await import('../../cassette/sse.ts');
   let session: string | undefined;
   let version: string | undefined;
+  // a recorded authorization is run again live before the first request that had a token
+  const { AuthClient } = await import('./auth-client.ts');
+  const auth = new AuthClient(cassette, new URL(url).origin);
+  let authorized: Promise<void> | undefined;
+  let bearer: string | undefined;
   const ending = new AbortController();
   const pending = new Set<Promise<void>>();
   const headers = (accept: string) => ({
     accept,
     ...(session && { 'mcp-session-id': session }),
     ...(version && { 'mcp-protocol-version': version }),
+    ...(bearer && { authorization: bearer }),
   });
   // The recorded POST of each client message: its reply's status, and the headers that mirror its body.
   const carriers = new Map<JsonObject, ClientFrame>();
   for (const frame of cassette.frames) if (frame.from === 'client') carriers.set(frame.message, frame);
   /** `request`: the id of the request it answers, whose stream is resumed if the server closes it first. */
-  const read = async (response: Response, what: string, recordedStatus?: number, request?: Json): Promise<void> => {
+  const read = async (response: Response, what: string, recordedStatus?: number, request?: Json, recordedText?: boolean): Promise<void> => {
     session = response.headers.get('mcp-session-id') ?? session;
     const type = response.headers.get('content-type') ?? '';
     if (recordedStatus !== undefined ? response.status !== recordedStatus : response.status >= 400) {
@@ -48,7 +54,8 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
     if (!response.body) return;
     if (!type.startsWith('text/event-stream')) {
       const text = await response.text();
-      if (text !== '') hear(text);
+      // a refusal's body as recorded (a 401's OAuth error) is the HTTP layer's, not a message
+      if (text !== '' && !(recordedText && response.status === recordedStatus)) hear(text);
       return;
     }
     const parser = new SseParser();
@@ -93,12 +100,19 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
     send: (text, message) => {
       const what = describeMessage(message);
       const carrier = carriers.get(message);
-      const posted = fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers('application/json, text/event-stream'), ...mirrored(carrier, message) },
-        body: text,
-        signal: ending.signal,
-      }).then((response) => read(response, what, carrier?.http?.reply?.status, kindOf(message) === 'request' ? message.id : undefined));
+      const credential = carrier?.http?.headers?.authorization;
+      const ready = auth.recorded && credential !== undefined ? (authorized ??= auth.run(drift)) : Promise.resolve();
+      const posted = ready
+        .then(() => {
+          bearer = auth.credential(credential) ?? bearer;
+          const sent = { 'content-type': 'application/json', ...headers('application/json, text/event-stream'), ...mirrored(carrier, message) };
+          // a request recorded without credentials goes without them (the 401 that starts the authorization)
+          if (auth.recorded && credential === undefined) delete (sent as Record<string, string>).authorization;
+          return fetch(url, { method: 'POST', headers: sent, body: text, signal: ending.signal });
+        })
+        .then((response) =>
+          read(response, what, carrier?.http?.reply?.status, kindOf(message) === 'request' ? message.id : undefined, carrier?.http?.reply?.body === 'text'),
+        );
       track(posted, `POST ${what}`);
       // as a client does: the server's own stream once the session is established
       if (message.method === 'notifications/initialized' && cassette.http?.get?.status === 200) void posted.then(openGetStream, () => {});

@@ -1,0 +1,116 @@
+// verify's side of a recorded authorization: the flow run again against the live servers, as the
+// recorded client ran it. Each authorization frame's request is sent with the client's own values
+// made anew (state, a PKCE verifier and its S256 challenge) and the servers' taken from their live
+// replies (client credentials, the code, the token); a reply whose status or JSON fields are not the
+// recorded ones is drift. The access token it ends with goes on the MCP requests that had one.
+import { randomBytes } from 'node:crypto';
+import { AUTHORIZATION_SERVER, MCP_SERVER, s256, mapStrings } from '../../cassette/authorization.ts';
+import { isObject, type AuthFrame, type Cassette, type Json } from '../../cassette/model.ts';
+import type { Drift } from '../../cassette/verify.ts';
+
+const PLACEHOLDER = /<[a-z]+(?:-[a-z]+)*(?:-\d+)?>/g;
+/** Where in a live reply each role's value is found, by the field that carries it. */
+const FIELDS: Record<string, string> = {
+  client_id: 'client-id',
+  client_secret: 'client-secret',
+  access_token: 'access-token',
+  refresh_token: 'refresh-token',
+  id_token: 'id-token',
+  code: 'code',
+};
+
+export class AuthClient {
+  private readonly frames: AuthFrame[];
+  private readonly values = new Map<string, string>();
+  private authorizationOrigin: string | undefined;
+
+  constructor(
+    cassette: Cassette,
+    private readonly mcpOrigin: string,
+  ) {
+    this.frames = cassette.frames.filter((frame): frame is AuthFrame => frame.from === 'auth');
+    const verifier = randomBytes(32).toString('base64url');
+    this.values.set('<code-verifier>', verifier);
+    this.values.set('<code-challenge>', s256(verifier));
+    this.values.set('<state>', randomBytes(16).toString('base64url'));
+  }
+
+  get recorded(): boolean {
+    return this.frames.length > 0;
+  }
+
+  /** A recorded Authorization header with the live token in its role, or undefined when it held none. */
+  credential(recorded: string | undefined): string | undefined {
+    return recorded === undefined || !/<[a-z-]+\d*>/.test(recorded) ? undefined : this.fill(recorded);
+  }
+
+  /** Runs every recorded exchange in order; says what the live servers answered otherwise. */
+  async run(drift: Drift[]): Promise<void> {
+    for (const frame of this.frames) {
+      const { request } = frame;
+      const origin = request.server === 'resource' ? this.mcpOrigin : this.authorizationOrigin;
+      const what = `${request.method} ${request.path} (line ${frame.line ?? '?'})`;
+      if (origin === undefined) {
+        drift.push({ frame: -1, message: `${what}: the live resource metadata named no authorization server` });
+        return;
+      }
+      const url = new URL(this.fill(request.path), origin);
+      for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, this.fill(value));
+      const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name, this.fill(value)]));
+      const body = request.form
+        ? new URLSearchParams(Object.fromEntries(Object.entries(request.form).map(([name, value]) => [name, this.fill(value)]))).toString()
+        : request.json !== undefined
+          ? JSON.stringify(mapStrings(request.json, (text) => this.fill(text)))
+          : undefined;
+      let reply: Response;
+      try {
+        reply = await fetch(url, { method: request.method, headers, ...(body !== undefined && { body }), redirect: 'manual' });
+      } catch (error) {
+        drift.push({ frame: -1, message: `${what}: ${(error as Error).message}` });
+        return;
+      }
+      const text = await reply.text();
+      if (reply.status !== frame.reply.status)
+        drift.push({ frame: -1, message: `the server answered ${what} with HTTP ${reply.status} (recorded: ${frame.reply.status})` });
+      this.learn(frame, reply, text, drift, what);
+    }
+  }
+
+  private learn(frame: AuthFrame, reply: Response, text: string, drift: Drift[], what: string): void {
+    let json: Json | undefined;
+    try {
+      json = JSON.parse(text) as Json;
+    } catch {
+      json = undefined;
+    }
+    if (isObject(frame.reply.json)) {
+      const missing = Object.keys(frame.reply.json).filter((key) => !isObject(json) || !(key in json));
+      if (missing.length > 0) drift.push({ frame: -1, message: `the server's reply to ${what} lacks ${missing.join(', ')}, which the recording has` });
+    }
+    if (isObject(json)) {
+      const servers = json.authorization_servers;
+      if (Array.isArray(servers) && typeof servers[0] === 'string') this.authorizationOrigin ??= new URL(servers[0]).origin;
+      for (const [field, role] of Object.entries(FIELDS)) if (typeof json[field] === 'string') this.take(frame.reply.json, field, role, json[field] as string);
+    }
+    const location = reply.headers.get('location');
+    const recordedLocation = frame.reply.headers?.location;
+    if (location && recordedLocation) {
+      const live = new URL(location, 'http://127.0.0.1');
+      const recorded = new URL(recordedLocation, 'http://127.0.0.1');
+      for (const [name, value] of recorded.searchParams)
+        if (value.startsWith('<') && live.searchParams.has(name)) this.values.set(value, live.searchParams.get(name)!);
+    }
+  }
+
+  /** A role's live value, under the placeholder its recorded field holds. */
+  private take(recorded: Json | undefined, field: string, role: string, value: string): void {
+    const placeholder =
+      isObject(recorded) && typeof recorded[field] === 'string' && (recorded[field] as string).startsWith('<') ? (recorded[field] as string) : `<${role}>`;
+    this.values.set(placeholder, value);
+  }
+
+  private fill(text: string): string {
+    const origins = text.replaceAll(MCP_SERVER, this.mcpOrigin).replaceAll(AUTHORIZATION_SERVER, this.authorizationOrigin ?? AUTHORIZATION_SERVER);
+    return origins.replace(PLACEHOLDER, (placeholder) => this.values.get(placeholder) ?? placeholder);
+  }
+}
