@@ -18,10 +18,21 @@ export const SDK_OAUTH_ENTRY = 'node_modules/@modelcontextprotocol/sdk/dist/esm/
 
 /** The SDK's example server with OAuth on free ports: MCP at `url` (on localhost, the name its
  *  resource check expects), its authorization server on a port of its own. */
-export async function startSdkOAuthServer(): Promise<Running & { authUrl: string; output: () => string }> {
+export function startSdkOAuthServer(): Promise<Running & { authUrl: string; output: () => string }> {
+  return startOAuthServer([join(ROOT, SDK_OAUTH_ENTRY), '--oauth', '--oauth-strict'], /MCP Streamable HTTP Server listening/, 'the SDK OAuth example server');
+}
+
+export const OIDC_GATEWAY_ENTRY = 'scripts/oidc-gateway.ts';
+
+/** oidc-provider in front of server-everything (scripts/oidc-gateway.ts), on free ports. */
+export function startOidcGateway(): Promise<Running & { authUrl: string; output: () => string }> {
+  return startOAuthServer(['--import', 'tsx', join(ROOT, OIDC_GATEWAY_ENTRY)], /oidc-gateway listening/, 'the oidc-provider gateway');
+}
+
+async function startOAuthServer(args: string[], ready: RegExp, what: string): Promise<Running & { authUrl: string; output: () => string }> {
   const port = await freePort();
   const authPort = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, SDK_OAUTH_ENTRY), '--oauth', '--oauth-strict'], {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, MCP_PORT: String(port), MCP_AUTH_PORT: String(authPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -29,7 +40,7 @@ export async function startSdkOAuthServer(): Promise<Running & { authUrl: string
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitForOutput(child, /MCP Streamable HTTP Server listening/, 'the SDK OAuth example server');
+  await waitForOutput(child, ready, what);
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -95,10 +106,21 @@ export async function runOAuthSession(url: string, deviation: Deviation = {}): P
       secrets.tokens = tokens;
     },
     async redirectToAuthorization(authorizeUrl) {
-      const target = deviation.authorizeUrl ? deviation.authorizeUrl(new URL(authorizeUrl)) : authorizeUrl;
-      const reply = await fetch(target, { redirect: 'manual' });
-      location = reply.headers.get('location') ?? undefined;
-      if (location === undefined) throw new Error(`the authorize endpoint answered ${reply.status} without a redirect: ${await reply.text()}`);
+      // as a browser: the redirects followed (a sign-in on the way), cookies kept, to the redirect URL
+      let target = deviation.authorizeUrl ? deviation.authorizeUrl(new URL(authorizeUrl)) : new URL(authorizeUrl);
+      const cookies = new Map<string, string>();
+      for (let hop = 0; ; hop++) {
+        const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+        const reply = await fetch(target, { redirect: 'manual', headers: cookie === '' ? {} : { cookie } });
+        for (const set of reply.headers.getSetCookie()) {
+          const pair = set.split(';')[0]!;
+          cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+        }
+        location = reply.headers.get('location') ?? undefined;
+        if (location === undefined || hop === 10) throw new Error(`the authorize endpoint answered ${reply.status} without a redirect: ${await reply.text()}`);
+        target = new URL(location, target);
+        if (target.href.startsWith(REDIRECT_URL)) break;
+      }
       const back = new URL(location);
       if (back.searchParams.get('state') !== secrets.state) throw new Error(`the redirect came back with another state: ${back.searchParams.get('state')}`);
       secrets.code = back.searchParams.get('code') ?? undefined;

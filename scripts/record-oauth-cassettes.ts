@@ -1,46 +1,72 @@
-// Records the committed authorization cassette (cassettes/sdk-oauth-http.yaml): the TypeScript SDK's
-// example server with OAuth (its own auth router on a port of its own) on free ports, `record --http`
-// in front of it, and the official SDK client with an OAuth client provider driving the whole flow
-// (401, discovery, registration, authorize, token) and tools/list through the recorder.
-// `node --import tsx scripts/record-oauth-cassettes.ts`
+// Records the committed authorization cassettes: a real authorization server in front of an MCP
+// server, on free ports, `record --http` in front of them, and the official SDK client with an
+// OAuth client provider driving the whole flow (401, discovery, registration, authorize, token)
+// and tools/list through the recorder.
+//   sdk-oauth-http.yaml   the TypeScript SDK's example server with OAuth (its own auth router)
+//   oidc-oauth-http.yaml  oidc-provider (OpenID Certified) in front of server-everything (scripts/oidc-gateway.ts)
+// `node --import tsx scripts/record-oauth-cassettes.ts [file ...]`
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runOAuthSession, SDK_OAUTH_ENTRY, startSdkOAuthServer } from './oauth-session.ts';
+import { OIDC_GATEWAY_ENTRY, runOAuthSession, SDK_OAUTH_ENTRY, startOidcGateway, startSdkOAuthServer } from './oauth-session.ts';
 import { ROOT, startRecorder } from './record-http-cassettes.ts';
 
-export const OAUTH_CASSETTE = 'sdk-oauth-http.yaml';
+const version = (dir: string) => (JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as { name: string; version: string }).version;
 
-async function main(): Promise<void> {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/package.json'), 'utf8')) as { name: string; version: string };
-  const server = await startSdkOAuthServer();
-  const out = join('cassettes', OAUTH_CASSETTE);
-  try {
-    const recorder = await startRecorder(['--out', out, '--http', server.url, '--force']);
-    if (recorder.url === '') throw new Error((await recorder.exited).stderr.trim());
-    await runOAuthSession(recorder.url);
-    const { code, stderr } = await recorder.exited;
-    process.stdout.write(`${OAUTH_CASSETTE}: ${stderr.trim().split('\n').at(-1)}\n`);
-    if (code !== 0) throw new Error(`the recorder exited ${code}`);
-  } finally {
-    await server.stop();
-  }
+const FLOW =
+  '401, resource metadata, authorization server metadata, registration, authorize (PKCE S256), token, then initialize with the token, tools/list, DELETE';
+export const OAUTH_CASSETTES = [
+  {
+    file: 'sdk-oauth-http.yaml',
+    start: startSdkOAuthServer,
+    command: ['node', SDK_OAUTH_ENTRY, '--oauth', '--oauth-strict'],
+    package: '@modelcontextprotocol/sdk',
+    packageDir: 'node_modules/@modelcontextprotocol/sdk',
+    note: () =>
+      `the SDK's example server with OAuth (its auth router, the authorization server, on a port of its own: env MCP_PORT, MCP_AUTH_PORT), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW} (scripts/record-oauth-cassettes.ts)`,
+  },
+  {
+    file: 'oidc-oauth-http.yaml',
+    start: startOidcGateway,
+    command: ['node', '--import', 'tsx', OIDC_GATEWAY_ENTRY],
+    package: '@modelcontextprotocol/server-everything',
+    packageDir: 'node_modules/@modelcontextprotocol/server-everything',
+    note: () =>
+      `oidc-provider ${version('node_modules/oidc-provider')} (OpenID Certified; dynamic registration, resource indicators, introspection; the sign-in given at once, two interactions) in front of server-everything behind a resource server that introspects each token (scripts/oidc-gateway.ts; env MCP_PORT, MCP_AUTH_PORT), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW} (scripts/record-oauth-cassettes.ts)`,
+  },
+];
+
+async function main(named: string[]): Promise<void> {
   const { loadCassette } = await import('../harness/cassette/format.ts');
   const { saveCassette } = await import('../harness/cassette/save.ts');
-  const file = join(ROOT, out);
-  const cassette = loadCassette(file, { diskCache: false });
-  delete cassette.file;
-  cassette.frames = cassette.frames.map(({ line: _line, ...frame }) => frame);
-  cassette.provenance = {
-    command: ['node', SDK_OAUTH_ENTRY, '--oauth', '--oauth-strict'],
-    url: 'http://localhost/mcp',
-    package: manifest.name,
-    packageVersion: manifest.version,
-    recorded: cassette.provenance.recorded,
-    recorder: cassette.provenance.recorder,
-    note: "the SDK's example server with OAuth (its auth router, the authorization server, on a port of its own: env MCP_PORT, MCP_AUTH_PORT), the official SDK client with an OAuth client provider through theinference record --http: 401, resource metadata, authorization server metadata, registration, authorize (PKCE S256), token, then initialize with the token, tools/list, DELETE (scripts/record-oauth-cassettes.ts)",
-  };
-  saveCassette(cassette, file, { overwrite: true });
+  for (const recorded of OAUTH_CASSETTES.filter((one) => named.length === 0 || named.includes(one.file))) {
+    const server = await recorded.start();
+    const out = join('cassettes', recorded.file);
+    try {
+      const recorder = await startRecorder(['--out', out, '--http', server.url, '--force']);
+      if (recorder.url === '') throw new Error((await recorder.exited).stderr.trim());
+      await runOAuthSession(recorder.url);
+      const { code, stderr } = await recorder.exited;
+      process.stdout.write(`${recorded.file}: ${stderr.trim().split('\n').at(-1)}\n`);
+      if (code !== 0) throw new Error(`the recorder exited ${code}`);
+    } finally {
+      await server.stop();
+    }
+    const file = join(ROOT, out);
+    const cassette = loadCassette(file, { diskCache: false });
+    delete cassette.file;
+    cassette.frames = cassette.frames.map(({ line: _line, ...frame }) => frame);
+    cassette.provenance = {
+      command: recorded.command,
+      url: 'http://localhost/mcp',
+      package: recorded.package,
+      packageVersion: version(recorded.packageDir),
+      recorded: cassette.provenance.recorded,
+      recorder: cassette.provenance.recorder,
+      note: recorded.note(),
+    };
+    saveCassette(cassette, file, { overwrite: true });
+  }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main(process.argv.slice(2));

@@ -25,6 +25,9 @@ const FIELD_ROLES: Record<string, string> = {
   nonce: 'nonce',
 };
 
+/** A path segment that is an id made to be unguessable: 20 or more base64url characters, a digit among them. */
+const RANDOM_SEGMENT = /^(?=.*\d)[A-Za-z0-9_-]{20,}$/;
+
 /** Shorter values are not taken for random ones: a word such as a client's fixed name may be one. */
 const SHORTEST_RANDOM = 8;
 
@@ -44,6 +47,18 @@ export class Roles {
     const [, scheme, value] = /^(\S+)\s+(\S+)$/.exec(header) ?? [];
     if (value === undefined) return;
     this.learn(scheme!.toLowerCase() === 'bearer' ? 'access-token' : 'client-credentials', value);
+  }
+
+  /** A redirect's Location: its query's fields, and a random path segment (a sign-in's interaction id). */
+  learnLocation(location: string): void {
+    let url: URL;
+    try {
+      url = new URL(location, 'http://127.0.0.1');
+    } catch {
+      return;
+    }
+    for (const [name, value] of url.searchParams) this.learnField(name, value);
+    for (const segment of url.pathname.split('/')) if (RANDOM_SEGMENT.test(segment)) this.learn('interaction', segment);
   }
 
   learn(role: string, value: string): void {

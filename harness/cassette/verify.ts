@@ -163,7 +163,8 @@ function idleFor(ms: number, usage: (() => TreeUsage) | undefined): { done: Prom
   let timer: NodeJS.Timeout | undefined;
   const done = new Promise<void>((resolve) => {
     if (!usage) {
-      timer = setTimeout(resolve, ms).unref();
+      // not unref'd: over HTTP nothing else may keep the process up while it waits for an answer
+      timer = setTimeout(resolve, ms);
       return;
     }
     const first = usage().cpuMs;

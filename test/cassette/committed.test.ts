@@ -7,7 +7,7 @@ import { loadCassette } from '../../harness/cassette/format.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
 import { verifyCassette } from '../../harness/cassette/verify.ts';
 import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
-import { SDK_OAUTH_ENTRY, startSdkOAuthServer } from '../../scripts/oauth-session.ts';
+import { OIDC_GATEWAY_ENTRY, SDK_OAUTH_ENTRY, startOidcGateway, startSdkOAuthServer } from '../../scripts/oauth-session.ts';
 import { RESUMABLE_ENTRY, startEverythingHttp, startResumableHttp } from '../../scripts/record-http-cassettes.ts';
 import { cassetteCommand, ROOT, runSession } from './sdk-session.ts';
 
@@ -43,7 +43,8 @@ describe('committed cassettes', () => {
     const resumable = cassette.provenance.command?.includes(RESUMABLE_ENTRY) === true;
     // behind OAuth: verify runs the recorded authorization again against the live authorization server
     const oauth = cassette.provenance.command?.includes(SDK_OAUTH_ENTRY) === true;
-    const server = await (resumable ? startResumableHttp() : oauth ? startSdkOAuthServer() : startEverythingHttp());
+    const oidc = cassette.provenance.command?.includes(OIDC_GATEWAY_ENTRY) === true;
+    const server = await (resumable ? startResumableHttp() : oauth ? startSdkOAuthServer() : oidc ? startOidcGateway() : startEverythingHttp());
     try {
       expect(await verifyHttpCassette(cassette, server.url)).toEqual([]);
       const planted = structuredClone(cassette);

@@ -23,6 +23,8 @@ export class AuthClient {
   private readonly frames: AuthFrame[];
   private readonly values = new Map<string, string>();
   private authorizationOrigin: string | undefined;
+  /** The cookies the authorization server set (a sign-in's session), sent back as a browser would. */
+  private readonly cookies = new Map<string, string>();
 
   constructor(
     cassette: Cassette,
@@ -56,7 +58,8 @@ export class AuthClient {
       }
       const url = new URL(this.fill(request.path), origin);
       for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, this.fill(value));
-      const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name, this.fill(value)]));
+      const headers: Record<string, string> = Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name, this.fill(value)]));
+      if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
       const body = request.form
         ? new URLSearchParams(Object.fromEntries(Object.entries(request.form).map(([name, value]) => [name, this.fill(value)]))).toString()
         : request.json !== undefined
@@ -70,6 +73,10 @@ export class AuthClient {
         return;
       }
       const text = await reply.text();
+      for (const set of reply.headers.getSetCookie()) {
+        const pair = set.split(';')[0]!;
+        this.cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+      }
       if (reply.status !== frame.reply.status)
         drift.push({ frame: -1, message: `the server answered ${what} with HTTP ${reply.status} (recorded: ${frame.reply.status})` });
       this.learn(frame, reply, text, drift, what);
@@ -99,6 +106,9 @@ export class AuthClient {
       const recorded = new URL(recordedLocation, 'http://127.0.0.1');
       for (const [name, value] of recorded.searchParams)
         if (value.startsWith('<') && live.searchParams.has(name)) this.values.set(value, live.searchParams.get(name)!);
+      // a random path segment (a sign-in's interaction id), where the recording has its role
+      const [recordedPath, livePath] = [recorded.pathname.split('/'), live.pathname.split('/')];
+      if (recordedPath.length === livePath.length) recordedPath.forEach((segment, i) => segment.startsWith('<') && this.values.set(segment, livePath[i]!));
     }
   }
 

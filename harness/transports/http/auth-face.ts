@@ -41,6 +41,7 @@ export class AuthFace {
   private readonly values = new Map<string, string>();
   private readonly grants = new Map<string, Grant>();
   private registered: string[] | undefined;
+  private redirectUri: { recorded: string; live: string } | undefined;
   /** The WWW-Authenticate of the recorded server's 401: where the client finds the authorization. */
   private readonly challenge: string;
   private mcpOrigin = '';
@@ -74,7 +75,7 @@ export class AuthFace {
   /** Takes a request to the MCP server's origin that is the authorization's (a path its frames
    *  answered), or one that carries an access token in its URL (refused); says whether it did. */
   took(request: IncomingMessage, response: ServerResponse, url: URL): boolean {
-    if (this.frames.some((frame) => frame.request.server === 'resource' && frame.request.path === url.pathname)) {
+    if (this.frames.some((frame) => frame.request.server === 'resource' && this.fill(frame.request.path) === url.pathname)) {
       this.handle('resource', request, response);
       return true;
     }
@@ -140,7 +141,9 @@ export class AuthFace {
       json,
       text: `${request.method} ${request.url}`,
     };
-    const same = this.frames.filter((frame) => frame.request.server === server && frame.request.method === asked.method && frame.request.path === asked.path);
+    const same = this.frames.filter(
+      (frame) => frame.request.server === server && frame.request.method === asked.method && this.fill(frame.request.path) === asked.path,
+    );
     // metadata may be read any number of times; every other exchange goes once, in order
     const frame = asked.path.startsWith('/.well-known/') ? same[0] : same.find((one) => !this.played.has(one));
     if (!frame) {
@@ -270,8 +273,11 @@ export class AuthFace {
 
   private reply(frame: AuthFrame, asked: Asked, response: ServerResponse): void {
     const { reply } = frame;
+    // the redirect goes to the client's live redirect_uri, wherever the recording sent it (after a sign-in, say)
     const recordedRedirect = frame.request.query?.redirect_uri;
-    const redirect = (text: string) => (recordedRedirect && asked.fields.redirect_uri ? text.replaceAll(recordedRedirect, asked.fields.redirect_uri) : text);
+    if (recordedRedirect && asked.fields.redirect_uri) this.redirectUri = { recorded: recordedRedirect, live: asked.fields.redirect_uri };
+    const { recorded, live } = this.redirectUri ?? {};
+    const redirect = (text: string) => (recorded && live ? text.replaceAll(recorded, live) : text);
     const headers = Object.fromEntries(Object.entries(reply.headers ?? {}).map(([name, value]) => [name, redirect(this.fill(value))]));
     const body = reply.json !== undefined ? JSON.stringify(mapStrings(reply.json, (text) => this.fill(text))) : redirect(this.fill(reply.text ?? ''));
     this.player.transportRefusal(asked.text, statusLine(reply.status));

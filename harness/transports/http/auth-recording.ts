@@ -91,9 +91,12 @@ export class AuthRecording {
     const reply = { status: answer.status, headers: Object.fromEntries(answer.headers), text };
     await this.proxyServersOf(reply.text);
     const shown = this.rewrite(text, 'in');
-    const out: Record<string, string> = {};
+    const out: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(reply.headers))
-      if (!NOT_FORWARDED.has(name) && name !== 'content-encoding') out[name] = this.rewrite(value, 'in');
+      if (!NOT_FORWARDED.has(name) && name !== 'content-encoding' && name !== 'set-cookie') out[name] = this.rewrite(value, 'in');
+    // each cookie a header of its own (a sign-in's session); none is kept in the cassette
+    const cookies = answer.headers.getSetCookie();
+    if (cookies.length > 0) out['set-cookie'] = cookies;
     res.writeHead(answer.status, out).end(shown);
     this.learnFromReply(reply);
     this.tap(this.frame(sent, reply));
@@ -173,14 +176,7 @@ export class AuthRecording {
   private learnFromReply(reply: { headers: Record<string, string>; text: string }): void {
     const body = jsonOf(reply.text);
     if (isObject(body)) for (const [name, value] of Object.entries(body)) if (typeof value === 'string') this.roles.learnField(name, value);
-    const location = reply.headers.location;
-    if (location !== undefined) {
-      try {
-        for (const [name, value] of new URL(location).searchParams) this.roles.learnField(name, value);
-      } catch {
-        // not a URL: kept as it is
-      }
-    }
+    if (reply.headers.location !== undefined) this.roles.learnLocation(reply.headers.location);
   }
 
   private frame(sent: Sent, reply: { status: number; headers: Record<string, string>; text: string }): AuthFrame {

@@ -1,0 +1,125 @@
+// A general, certified authorization server in front of a reference MCP server: oidc-provider (an
+// OpenID Certified OAuth 2.0 / OpenID Connect server from npm) with dynamic registration, resource
+// indicators and introspection, and server-everything's Streamable HTTP behind a resource server
+// that takes only tokens oidc-provider issued for it (checked by introspection) and serves its
+// protected resource metadata. The sign-in a person would do is done at once for one user (the
+// interaction finished as it starts), so that a client's browser step is a chain of redirects.
+// Ports from MCP_PORT and MCP_AUTH_PORT, on localhost; ready when it prints "listening".
+import { spawn } from 'node:child_process';
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import Provider from 'oidc-provider';
+import { EVERYTHING_ENTRY, freePort, ROOT, waitForOutput } from './record-http-cassettes.ts';
+
+const mcpPort = Number(process.env.MCP_PORT ?? 3000);
+const authPort = Number(process.env.MCP_AUTH_PORT ?? 3001);
+const issuer = `http://localhost:${authPort}`;
+const resource = `http://localhost:${mcpPort}/mcp`;
+const GATEWAY = { client_id: 'mcp-gateway', client_secret: 'the-gateway-introspects-with-this-secret' };
+
+const provider = new Provider(issuer, {
+  clients: [{ ...GATEWAY, redirect_uris: [], response_types: [], grant_types: [] }],
+  scopes: ['openid', 'offline_access', 'mcp:tools'],
+  pkce: { required: () => true },
+  cookies: { keys: ['a-cookie-key-of-this-test-server'] },
+  features: {
+    devInteractions: { enabled: false },
+    registration: { enabled: true },
+    introspection: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => resource,
+      useGrantedResource: () => true,
+      getResourceServerInfo: () => ({ scope: 'mcp:tools', audience: resource, accessTokenFormat: 'opaque' }),
+    },
+  },
+  interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+  findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
+});
+
+/** The sign-in and consent, given at once: one user, every scope and the resource asked for. */
+async function finishInteraction(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const details = await provider.interactionDetails(req, res);
+  const params = details.params as { client_id: string; scope?: string; resource?: string };
+  const grant = new provider.Grant({ accountId: 'course-user', clientId: params.client_id });
+  // what the consent prompt says is missing, granted
+  const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+  if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+  for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+  if (params.resource) grant.addResourceScope(params.resource, 'mcp:tools');
+  const grantId = await grant.save();
+  await provider.interactionFinished(req, res, { login: { accountId: 'course-user' }, consent: { grantId } }, { mergeWithLastSubmission: false });
+}
+
+const providerCallback = provider.callback();
+createServer((req, res) => {
+  if (req.url?.startsWith('/interaction/')) {
+    finishInteraction(req, res).catch((error: Error) => res.writeHead(500).end(error.message));
+    return;
+  }
+  providerCallback(req, res);
+}).listen(authPort);
+
+// server-everything behind the resource server
+const everythingPort = await freePort();
+const everything = spawn(process.execPath, [join(ROOT, EVERYTHING_ENTRY), 'streamableHttp'], {
+  env: { ...process.env, PORT: String(everythingPort) },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+await waitForOutput(everything, /listening on port/, 'server-everything');
+everything.stdout!.resume();
+everything.stderr!.resume();
+const stopAll = () => {
+  everything.kill('SIGTERM');
+  process.exit(0);
+};
+process.on('SIGTERM', stopAll);
+process.on('SIGINT', stopAll);
+
+const keepAlive = new Agent({ keepAlive: true });
+const metadataPath = '/.well-known/oauth-protected-resource/mcp';
+const challenge = `Bearer resource_metadata="http://localhost:${mcpPort}${metadataPath}"`;
+
+/** Whether oidc-provider says the token is active and issued for this server. */
+async function tokenIsOurs(header: string | undefined): Promise<boolean> {
+  const token = /^Bearer\s+(\S+)$/i.exec(header ?? '')?.[1];
+  if (!token) return false;
+  const reply = await fetch(`${issuer}/token/introspection`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token, ...GATEWAY }),
+  });
+  const info = (await reply.json()) as { active?: boolean; aud?: string | string[] };
+  return info.active === true && [info.aud].flat().includes(resource);
+}
+
+createServer((req, res) => {
+  if (req.url === metadataPath) {
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: ['mcp:tools'], bearer_methods_supported: ['header'] }));
+    return;
+  }
+  tokenIsOurs(req.headers.authorization).then(
+    (ours) => {
+      if (!ours) {
+        req.resume();
+        res
+          .writeHead(401, { 'www-authenticate': challenge, 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'invalid_token', error_description: 'a bearer token for this server is required' }));
+        return;
+      }
+      // the token stops here; connection headers are each hop's own (a client's close must not end the session's socket)
+      const { authorization: _token, connection: _connection, 'keep-alive': _keepAlive, ...headers } = req.headers;
+      headers.host = `127.0.0.1:${everythingPort}`;
+      const forwarded = httpRequest({ host: '127.0.0.1', port: everythingPort, method: req.method, path: req.url, headers, agent: keepAlive }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forwarded.on('error', () => res.destroy());
+      res.on('close', () => forwarded.destroy());
+      req.pipe(forwarded);
+    },
+    () => res.writeHead(502).end(),
+  );
+}).listen(mcpPort, () => console.log(`oidc-gateway listening: MCP ${resource}, authorization server ${issuer}`));
