@@ -28,6 +28,13 @@ const FIELD_ROLES: Record<string, string> = {
 /** A path segment that is an id made to be unguessable: 20 or more base64url characters, a digit among them. */
 const RANDOM_SEGMENT = /^(?=.*\d)[A-Za-z0-9_-]{20,}$/;
 
+/** The fields an authorization frame keeps only by role, and the role of each. */
+export const SECRET_FIELDS: ReadonlyMap<string, string> = new Map(
+  ['code', 'access_token', 'refresh_token', 'id_token', 'client_secret', 'registration_access_token', 'code_verifier', 'code_challenge', 'state'].map(
+    (name) => [name, FIELD_ROLES[name]!],
+  ),
+);
+
 /** Shorter values are not taken for random ones: a word such as a client's fixed name may be one. */
 const SHORTEST_RANDOM = 8;
 

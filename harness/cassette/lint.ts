@@ -1,6 +1,7 @@
 // Checks beyond the format: that the conversation in a cassette can be played at all (over HTTP,
 // that each message went where a server can send it), and that it names nothing of the machine it
 // was recorded on (a home folder, a temporary folder).
+import { SECRET_FIELDS } from './authorization.ts';
 import { idKey, isObject, kindOf, type Cassette, type HttpPlacement, type Json } from './model.ts';
 
 /** A path that exists on one machine only: a home folder, a temporary folder, a user's folder on Windows. */
@@ -71,6 +72,7 @@ export function lintCassette(cassette: Cassette): LintProblem[] {
     }
   }
   if (cassette.transport === 'http') problems.push(...httpProblems(cassette));
+  problems.push(...secretsInTheClear(cassette));
   return problems;
 }
 
@@ -118,4 +120,30 @@ function machinePath(value: Json): string | undefined {
       .flatMap(([key, item]) => [machinePath(key), machinePath(item)])
       .find(Boolean);
   return undefined;
+}
+
+/** An authorization frame whose code, token, client secret or PKCE value is a value and not its role:
+ *  a secret on disk (a hand edit, or a recording by another tool), which replay could not mint anew either. */
+function secretsInTheClear(cassette: Cassette): LintProblem[] {
+  const problems: LintProblem[] = [];
+  for (const [index, frame] of cassette.frames.entries()) {
+    if (frame.from !== 'auth') continue;
+    const fields: [string, Record<string, Json> | undefined][] = [
+      ['auth.query', frame.request.query],
+      ['auth.form', frame.request.form],
+      ['reply.json', isObject(frame.reply.json) ? frame.reply.json : undefined],
+    ];
+    for (const [where, values] of fields) {
+      for (const [name, value] of Object.entries(values ?? {})) {
+        // shorter than a recording takes for random (SHORTEST_RANDOM): a word such as a fixed state
+        if (!SECRET_FIELDS.has(name) || typeof value !== 'string' || value.length < 8 || /^<[a-z-]+\d*>$/.test(value)) continue;
+        problems.push({
+          frame: index,
+          line: frame.line,
+          message: `${where}.${name} holds a value, not its role (such as <${SECRET_FIELDS.get(name)}>): a secret the cassette must not keep`,
+        });
+      }
+    }
+  }
+  return problems;
 }

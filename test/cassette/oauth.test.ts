@@ -19,8 +19,16 @@ import type { AuthFrame, Cassette } from '../../harness/cassette/model.ts';
 import { RULES } from '../../harness/cassette/rules.ts';
 import { serveCassette } from '../../harness/transports/http/serve.ts';
 import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
-import { REDIRECT_URL, runOAuthSession, startOidcGateway, startSdkOAuthServer, type Deviation, type FlowSecrets } from '../../scripts/oauth-session.ts';
-import { ROOT, startRecorder, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
+import {
+  REDIRECT_URL,
+  runOAuthSession,
+  SDK_OAUTH_ENTRY,
+  startOidcGateway,
+  startSdkOAuthServer,
+  type Deviation,
+  type FlowSecrets,
+} from '../../scripts/oauth-session.ts';
+import { freePort, ROOT, startRecorder, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
 
 /** Every value of the flow a cassette must not hold. */
 function secretValues(secrets: FlowSecrets): string[] {
@@ -259,6 +267,39 @@ describe.each(SERVERS)('from $name', ({ start }) => {
           .slice(0, 2),
       ).toEqual(['oauth-code', 'oauth-token-in-query']);
     });
+  });
+});
+
+describe('record --http <url> -- <server command>, of a server behind OAuth', () => {
+  it("relays the server's output with the authorization's values by role: the token it logs never reaches the terminal", async () => {
+    const [port, authPort] = [await freePort(), await freePort()];
+    const folder = mkdtempSync(join(tmpdir(), 'oauth-relay-'));
+    try {
+      const command = ['env', `MCP_PORT=${port}`, `MCP_AUTH_PORT=${authPort}`, 'node', SDK_OAUTH_ENTRY, '--oauth', '--oauth-strict'];
+      const proxy = await startRecorder(['--out', join(folder, 'relayed.yaml'), '--http', `http://localhost:${port}/mcp`, '--', ...command]);
+      const session = await runOAuthSession(proxy.url);
+      const { code, stderr } = await proxy.exited;
+      expect(code, stderr).toBe(0);
+      // the example server logs each request's token: relayed, it is the role
+      expect(stderr).toMatch(/\[server\] .*token: '<access-token>'/);
+      for (const secret of secretValues(session.secrets)) expect(stderr).not.toContain(secret);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('lint of an authorization cassette', () => {
+  it('refuses a code, token, secret or PKCE value kept as itself rather than by its role', () => {
+    const committed = loadCassette(join(ROOT, 'cassettes', 'sdk-oauth-http.yaml'), { diskCache: false });
+    expect(lintCassette(committed)).toEqual([]);
+    const token = authFrames(committed).find((frame) => stepOf(frame) === 'token')!;
+    token.request.form!.code_verifier = 'a-verifier-left-in-the-clear';
+    (token.reply.json as Record<string, string>).access_token = 'an-access-token-left-in-the-clear';
+    expect(lintCassette(committed).map((problem) => [problem.line, problem.message])).toEqual([
+      [token.line, 'auth.form.code_verifier holds a value, not its role (such as <code-verifier>): a secret the cassette must not keep'],
+      [token.line, 'reply.json.access_token holds a value, not its role (such as <access-token>): a secret the cassette must not keep'],
+    ]);
   });
 });
 
