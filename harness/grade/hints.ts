@@ -2,7 +2,8 @@
 // The rules here are those for any JSON output; each stage's own rules are in its module under
 // harness/stages/. All of them read the comparison made in comparison.ts.
 import { isDeepStrictEqual } from 'node:util';
-import type { Diagnosis } from '../cassette/diagnosis.ts';
+import type { Diagnosis, DiagnosisKind } from '../cassette/diagnosis.ts';
+import { isAdvice, RULES } from '../cassette/rules.ts';
 import { kindOf } from '../cassette/model.ts';
 import { lacksRequiredMeta } from '../cassette/stateless.ts';
 import { bothValues, describePath, firstJsonDifference, isNotBlank, keysAreSorted, valueAt, type Comparison } from './comparison.ts';
@@ -163,13 +164,8 @@ const HTTP_REFUSALS: ReadonlySet<string> = new Set([
   'http-method',
   'http-header-mismatch',
   'stateless-initialize',
-  'oauth-pkce',
-  'oauth-verifier',
-  'oauth-code',
-  'oauth-resource',
-  'oauth-redirect-uri',
-  'oauth-client',
-  'oauth-token-in-query',
+  // the authorization server's refusals (an OAuth error), every oauth- kind but the advice
+  ...Object.keys(RULES).filter((kind) => kind.startsWith('oauth-') && !isAdvice(kind as DiagnosisKind)),
 ]);
 
 /** The server refused a request, which went no further: at the HTTP level, as a server of the
