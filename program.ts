@@ -4,7 +4,7 @@
 // free choices in the student's code; the student's messages go to stderr.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createConnection, createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
@@ -328,8 +328,9 @@ async function spawnedWire(caseDir: string): Promise<{ wire: mcp.Wire; delivered
 }
 
 /** A socket that theinference-case-server connects to, relayed byte for byte to the grader's wire: the
- *  grader's player still decides, and reads the server's report of how it was started first. Its name
- *  names an abstract socket on Linux (no file left behind). `delivered()`: true once the server's end
+ *  grader's player still decides, and reads the server's report of how it was started first. A file
+ *  in the temporary folder, not a Linux abstract socket: Node 20 and 22 name those differently, and the
+ *  server runs on whichever `node` the PATH gives it. `delivered()`: true once the server's end
  *  of input has been passed on to the grader, or at once when no server ever connected; false when
  *  that has not come within SERVER_END_WAIT_MS (a spawnWire whose close() leaves the child's stdin open). */
 async function relayToGrader(fd: string): Promise<{ name: string; delivered: () => Promise<boolean> }> {
@@ -344,9 +345,9 @@ async function relayToGrader(fd: string): Promise<{ name: string; delivered: () 
     server.pipe(grader);
     grader.pipe(server);
   });
-  const linux = process.platform === 'linux';
-  const name = linux ? id : join(tmpdir(), id);
-  await new Promise<void>((done) => listening.listen(linux ? `\0${name}` : name, done));
+  const name = join(tmpdir(), id);
+  await new Promise<void>((done) => listening.listen(name, done));
+  process.once('exit', () => rmSync(name, { force: true })); // closing removes it; exiting does not
   const waited = () => new Promise<false>((done) => setTimeout(() => done(false), SERVER_END_WAIT_MS));
   return { name, delivered: async () => !connected || Promise.race([passedOn, waited()]) };
 }

@@ -1,10 +1,13 @@
 // The report theinference-case-server sends first on the wire, read off a real Unix socket, and how
 // the grader holds it to the case's .mcp.json entry.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { REPO } from '../helpers/cli.ts';
 import { caseServerEntry, readStartReport, startProblem, type StartReport } from '../../harness/transports/stdio/case-server.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'case-server-test-'));
@@ -104,5 +107,48 @@ describe('the server held to its entry', () => {
     expect(caseServerEntry(folder)).toBeUndefined();
     writeFileSync(join(folder, '.mcp.json'), '{"mcpServers":{"a":{"command":"x"},"b":{"command":"y","args":["z"]}}}');
     expect(caseServerEntry(folder)).toEqual({ args: [], env: {} });
+  });
+});
+
+// program.ts listens, under the Node that runs the program; theinference-case-server connects, under
+// whichever `node` the PATH names first. The two need not be one Node: Node 20 and Node 22 name
+// a Linux abstract socket differently and cannot reach each other's.
+describe("program.ts's socket to the case's server", () => {
+  const node22 = join(REPO, 'node_modules', 'node', 'bin', 'node');
+
+  it.skipIf(!existsSync(node22))('is reached by a server that another Node runs: its report is the first line on the wire', async () => {
+    const root = join(scratch, 'run-root');
+    cpSync(join(REPO, 'harness', 'case-server'), join(root, '.theinference', 'case-server'), { recursive: true });
+    const otherNode = join(scratch, 'other-node');
+    mkdirSync(otherNode);
+    symlinkSync(node22, join(otherNode, 'node'));
+    const program = spawn(
+      process.execPath,
+      [
+        '--import',
+        pathToFileURL(join(REPO, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href,
+        join(REPO, 'program.ts'),
+        'handshake',
+        join(REPO, 'cases', 'handshake', 'server-spawned-from-config'),
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, THEINFERENCE_WIRE_FD: '3', PATH: `${otherNode}${delimiter}${process.env.PATH}` },
+        stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    program.stderr!.on('data', (chunk) => (stderr += chunk));
+    const wire = program.stdio[3] as Socket;
+    const { report: started } = await new Promise<{ report: StartReport | undefined }>((resolve) => {
+      readStartReport(wire, (report) => resolve({ report }));
+      program.on('exit', () => resolve({ report: undefined }));
+    });
+    program.kill();
+    expect({ args: started?.args, greeting: started?.env.CASE_SERVER_GREETING, stderr }).toEqual({
+      args: ['stdio'],
+      greeting: 'grüß dich 👋',
+      stderr: '',
+    });
   });
 });
