@@ -108,6 +108,7 @@ export async function runOAuthSession(url: string, deviation: Deviation = {}): P
     async redirectToAuthorization(authorizeUrl) {
       // as a browser: the redirects followed (a sign-in on the way), cookies kept, to the redirect URL
       let target = deviation.authorizeUrl ? deviation.authorizeUrl(new URL(authorizeUrl)) : new URL(authorizeUrl);
+      const sentState = target.searchParams.get('state'); // a client checks what it sent
       const cookies = new Map<string, string>();
       for (let hop = 0; ; hop++) {
         const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
@@ -122,7 +123,7 @@ export async function runOAuthSession(url: string, deviation: Deviation = {}): P
         if (target.href.startsWith(REDIRECT_URL)) break;
       }
       const back = new URL(location);
-      if (back.searchParams.get('state') !== secrets.state) throw new Error(`the redirect came back with another state: ${back.searchParams.get('state')}`);
+      if (back.searchParams.get('state') !== sentState) throw new Error(`the redirect came back with another state: ${back.searchParams.get('state')}`);
       secrets.code = back.searchParams.get('code') ?? undefined;
     },
     saveCodeVerifier: (verifier) => {

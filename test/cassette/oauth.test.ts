@@ -205,6 +205,13 @@ describe.each(SERVERS)('from $name', ({ start }) => {
       });
     }
 
+    it('lets a client that sends no state through, with advice (a SHOULD, not a MUST): oauth-state', async () => {
+      const { result, failure, report, kinds } = await replayTo({ authorizeUrl: (url) => withParam(url, 'state', undefined) });
+      expect({ failure, tools: result?.tools, ok: report.ok }).toEqual({ failure: undefined, tools: live.tools, ok: true });
+      expect({ kinds, advice: report.advice.map((advice) => advice.kind) }).toEqual({ kinds: [], advice: ['oauth-state'] });
+      expect(RULES['oauth-state'].level).toBe('should');
+    });
+
     it('refuses a code used twice, and a token in the URL', async () => {
       const served = await serveCassette(cassette);
       const origin = new URL(served.url).origin;

@@ -278,7 +278,9 @@ export class AuthFace {
     if (recordedRedirect && asked.fields.redirect_uri) this.redirectUri = { recorded: recordedRedirect, live: asked.fields.redirect_uri };
     const { recorded, live } = this.redirectUri ?? {};
     const redirect = (text: string) => (recorded && live ? text.replaceAll(recorded, live) : text);
-    const headers = Object.fromEntries(Object.entries(reply.headers ?? {}).map(([name, value]) => [name, redirect(this.fill(value))]));
+    const headers = Object.fromEntries(
+      Object.entries(reply.headers ?? {}).map(([name, value]) => [name, redirect(name === 'location' ? withoutUnsent(this.fill(value)) : this.fill(value))]),
+    );
     const body = reply.json !== undefined ? JSON.stringify(mapStrings(reply.json, (text) => this.fill(text))) : redirect(this.fill(reply.text ?? ''));
     this.player.transportRefusal(asked.text, statusLine(reply.status));
     response.writeHead(reply.status, headers).end(body);
@@ -290,6 +292,19 @@ export class AuthFace {
       .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
       .end(JSON.stringify({ error, error_description: message.replace(/^your client/, 'the client') }));
   }
+}
+
+/** A redirect without the client's values that the client never sent: an authorization request
+ *  without state gets none back (RFC 6749 4.1.2: state is returned "if the state parameter was
+ *  present in the client authorization request"). */
+function withoutUnsent(location: string): string {
+  if (!URL.canParse(location)) return location;
+  const url = new URL(location);
+  for (const [name, value] of [...url.searchParams]) {
+    const role = /^<([a-z-]+?)(?:-\d+)?>$/.exec(value)?.[1];
+    if (role !== undefined && CLIENT_ROLES.has(role)) url.searchParams.delete(name);
+  }
+  return url.href;
 }
 
 /** Why a POST's credentials are not those the recorded server was given, and the 401's challenge;
