@@ -17,6 +17,7 @@ import { loadCassette } from '../../harness/cassette/format.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
 import type { AuthFrame, Cassette } from '../../harness/cassette/model.ts';
 import { RULES } from '../../harness/cassette/rules.ts';
+import { AUTHORIZATION_PATH } from '../../harness/transports/http/auth-face.ts';
 import { serveCassette } from '../../harness/transports/http/serve.ts';
 import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
 import {
@@ -57,11 +58,12 @@ function stepOf(frame: AuthFrame): string {
 }
 
 const SERVERS = [
-  { name: "the SDK's auth router", start: startSdkOAuthServer },
-  { name: 'oidc-provider in front of server-everything', start: startOidcGateway },
+  // (oidc-provider names itself in the redirect, RFC 9207's iss; the SDK's router does not)
+  { name: "the SDK's auth router", start: startSdkOAuthServer, namesIssuer: false },
+  { name: 'oidc-provider in front of server-everything', start: startOidcGateway, namesIssuer: true },
 ];
 
-describe.each(SERVERS)('from $name', ({ start }) => {
+describe.each(SERVERS)('from $name', ({ start, namesIssuer }) => {
   const dir = mkdtempSync(join(tmpdir(), 'oauth-'));
   const out = join(dir, 'sdk-oauth.yaml');
   let server: Awaited<ReturnType<typeof startSdkOAuthServer>> & Running;
@@ -181,6 +183,8 @@ describe.each(SERVERS)('from $name', ({ start }) => {
       const back = new URL(replayed.location!);
       expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URL);
       expect(back.searchParams.get('state')).toBe(replayed.secrets.state);
+      // an issuer named there is the live one, served at AUTHORIZATION_PATH of the MCP server's origin
+      expect(back.searchParams.get('iss')).toBe(namesIssuer ? `${new URL(url!).origin}${AUTHORIZATION_PATH}` : null);
     });
 
     const deviations: [string, Deviation, string][] = [
@@ -216,8 +220,10 @@ describe.each(SERVERS)('from $name', ({ start }) => {
       const served = await serveCassette(cassette);
       const origin = new URL(served.url).origin;
       const metadata = (await (await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`)).json()) as { authorization_servers: string[] };
-      const issuer = metadata.authorization_servers[0]!.replace(/\/$/, '');
-      const endpoints = (await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, string>;
+      // the issuer has a path: its metadata's well-known name goes before it (RFC 8414 3.1)
+      const issuer = new URL(metadata.authorization_servers[0]!);
+      const wellKnown = `${issuer.origin}/.well-known/oauth-authorization-server${issuer.pathname.replace(/\/$/, '')}`;
+      const endpoints = (await (await fetch(wellKnown)).json()) as Record<string, string>;
       const client = (await (
         await fetch(endpoints.registration_endpoint!, {
           method: 'POST',

@@ -1,6 +1,7 @@
-// The authorization, served beside the MCP session: the MCP server's protected resource metadata on
-// its own origin, and the authorization server on a port of its own, each answered from the
-// cassette's authorization frames. Values random by design are minted anew (codes, tokens, client
+// The authorization, served beside the MCP session: the MCP server's protected resource metadata, and
+// the authorization server at AUTHORIZATION_PATH of the same origin (an issuer with a path, its
+// metadata where RFC 8414 puts it: a program graded without network reaches one port, relayed), each
+// answered from the cassette's authorization frames. Values random by design are minted anew (codes, tokens, client
 // credentials) or taken from the live client (state, the PKCE challenge and verifier), and the
 // client is held to what the spec asks of them, not to their bytes: the verifier hashes (S256) to
 // the challenge sent, the code is used once, redirect_uri and resource match. A miss is refused as an
@@ -16,6 +17,10 @@ import { refuseRequest, statusLine } from './refusal.ts';
 /** The roles whose values the client makes; every other role's the server mints. */
 const CLIENT_ROLES = new Set(['state', 'code-challenge', 'code-verifier', 'nonce']);
 const PLACEHOLDER = /<([a-z]+(?:-[a-z]+)*?)(?:-(\d+))?>/g;
+/** Where the recorded authorization server is served, on the MCP server's origin. */
+export const AUTHORIZATION_PATH = '/authorization-server';
+/** A Host header that names an origin, and nothing more. */
+const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
 
 /** What a live request asked, as its fields. */
 interface Asked {
@@ -44,8 +49,8 @@ export class AuthFace {
   private redirectUri: { recorded: string; live: string } | undefined;
   /** The WWW-Authenticate of the recorded server's 401: where the client finds the authorization. */
   private readonly challenge: string;
-  private mcpOrigin = '';
-  private authorizationOrigin = '';
+  /** The MCP server's origin as the client reaches it (a relay's port, say): its requests' Host. */
+  private origin = '';
 
   constructor(
     cassette: Cassette,
@@ -67,16 +72,15 @@ export class AuthFace {
     return cassette.frames.some((frame) => frame.from === 'auth') ? new AuthFace(cassette, player) : undefined;
   }
 
-  serves(mcpOrigin: string, authorizationOrigin: string): void {
-    this.mcpOrigin = mcpOrigin;
-    this.authorizationOrigin = authorizationOrigin;
-  }
-
-  /** Takes a request to the MCP server's origin that is the authorization's (a path its frames
-   *  answered), or one that carries an access token in its URL (refused); says whether it did. */
+  /** Takes a request that is the authorization's (a path its frames answered, a well-known path, one
+   *  under AUTHORIZATION_PATH), or one that carries an access token in its URL (refused); says whether
+   *  it did. Every request says the origin the client reaches the server at. */
   took(request: IncomingMessage, response: ServerResponse, url: URL): boolean {
-    if (this.frames.some((frame) => frame.request.server === 'resource' && this.fill(frame.request.path) === url.pathname)) {
-      this.handle('resource', request, response);
+    const host = request.headers.host ?? '';
+    if (HOST.test(host)) this.origin = `http://${host}`;
+    const frame = this.frames.find((one) => this.livePath(one) === url.pathname);
+    if (frame || url.pathname.startsWith('/.well-known/') || url.pathname.startsWith(`${AUTHORIZATION_PATH}/`)) {
+      this.handle(frame?.request.server ?? 'authorization', request, response);
       return true;
     }
     if (!this.tokenInQuery(url)) return false;
@@ -89,7 +93,7 @@ export class AuthFace {
 
   /** Recorded text with the servers at their live origins and each role's value: minted, or the client's. */
   fill(text: string): string {
-    const origins = text.replaceAll(MCP_SERVER, this.mcpOrigin).replaceAll(AUTHORIZATION_SERVER, this.authorizationOrigin);
+    const origins = text.replaceAll(MCP_SERVER, this.origin).replaceAll(AUTHORIZATION_SERVER, `${this.origin}${AUTHORIZATION_PATH}`);
     return origins.replace(PLACEHOLDER, (placeholder, role: string) => {
       if (CLIENT_ROLES.has(role)) return this.values.get(placeholder) ?? placeholder;
       let value = this.values.get(placeholder);
@@ -99,6 +103,15 @@ export class AuthFace {
       }
       return value;
     });
+  }
+
+  /** The path a frame's request comes to live: the authorization server's under AUTHORIZATION_PATH,
+   *  a well-known one with the issuer's path after the well-known name (RFC 8414 3.1). */
+  private livePath(frame: AuthFrame): string {
+    const path = this.fill(frame.request.path);
+    if (frame.request.server === 'resource') return path;
+    const wellKnown = /^\/\.well-known\/[^/]+/.exec(path)?.[0];
+    return wellKnown ? `${wellKnown}${AUTHORIZATION_PATH}${path.slice(wellKnown.length)}` : `${AUTHORIZATION_PATH}${path}`;
   }
 
   /** Why an MCP request's Authorization is not the token the player issued in the recorded role, if it is not. */
@@ -141,9 +154,7 @@ export class AuthFace {
       json,
       text: `${request.method} ${request.url}`,
     };
-    const same = this.frames.filter(
-      (frame) => frame.request.server === server && frame.request.method === asked.method && this.fill(frame.request.path) === asked.path,
-    );
+    const same = this.frames.filter((frame) => frame.request.server === server && frame.request.method === asked.method && this.livePath(frame) === asked.path);
     // metadata may be read any number of times; every other exchange goes once, in order
     const frame = asked.path.startsWith('/.well-known/') ? same[0] : same.find((one) => !this.played.has(one));
     if (!frame) {
@@ -279,11 +290,30 @@ export class AuthFace {
     const { recorded, live } = this.redirectUri ?? {};
     const redirect = (text: string) => (recorded && live ? text.replaceAll(recorded, live) : text);
     const headers = Object.fromEntries(
-      Object.entries(reply.headers ?? {}).map(([name, value]) => [name, redirect(name === 'location' ? withoutUnsent(this.fill(value)) : this.fill(value))]),
+      Object.entries(reply.headers ?? {}).map(([name, value]) => [name, redirect(name === 'location' ? this.location(frame, value) : this.fill(value))]),
     );
     const body = reply.json !== undefined ? JSON.stringify(mapStrings(reply.json, (text) => this.fill(text))) : redirect(this.fill(reply.text ?? ''));
     this.player.transportRefusal(asked.text, statusLine(reply.status));
     response.writeHead(reply.status, headers).end(body);
+  }
+
+  /** A recorded redirect, live: a path on the authorization server's origin under AUTHORIZATION_PATH;
+   *  each query value filled as the value it is (an `iss` is sent URL-encoded); and without the
+   *  client's values that the client never sent: an authorization request without state gets none
+   *  back (RFC 6749 4.1.2: state is returned "if the state parameter was present in the client
+   *  authorization request"). */
+  private location(frame: AuthFrame, recorded: string): string {
+    const filled = this.fill(recorded);
+    if (frame.request.server === 'authorization' && /^\/(?!\/)/.test(filled)) return `${AUTHORIZATION_PATH}${filled}`;
+    if (!URL.canParse(filled)) return filled;
+    const url = new URL(filled);
+    for (const [name, value] of [...url.searchParams]) {
+      const live = this.fill(value);
+      const role = /^<([a-z-]+?)(?:-\d+)?>$/.exec(live)?.[1];
+      if (role !== undefined && CLIENT_ROLES.has(role)) url.searchParams.delete(name);
+      else url.searchParams.set(name, live);
+    }
+    return url.href;
   }
 
   private refuse(asked: Asked, response: ServerResponse, status: number, error: string, kind: DiagnosisKind, message: string): void {
@@ -292,19 +322,6 @@ export class AuthFace {
       .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
       .end(JSON.stringify({ error, error_description: message.replace(/^your client/, 'the client') }));
   }
-}
-
-/** A redirect without the client's values that the client never sent: an authorization request
- *  without state gets none back (RFC 6749 4.1.2: state is returned "if the state parameter was
- *  present in the client authorization request"). */
-function withoutUnsent(location: string): string {
-  if (!URL.canParse(location)) return location;
-  const url = new URL(location);
-  for (const [name, value] of [...url.searchParams]) {
-    const role = /^<([a-z-]+?)(?:-\d+)?>$/.exec(value)?.[1];
-    if (role !== undefined && CLIENT_ROLES.has(role)) url.searchParams.delete(name);
-  }
-  return url.href;
 }
 
 /** Why a POST's credentials are not those the recorded server was given, and the 401's challenge;

@@ -26,15 +26,6 @@ export async function serveCassette(cassette: Cassette, options: HttpFaceOptions
   await listen(server, options.port ?? 0);
   const { port } = server.address() as AddressInfo;
   const path = cassette.http?.path ?? '/mcp';
-  // a recorded authorization: its server on a port of its own, as it was recorded
-  let authorizationServer: Server | undefined;
-  if (face.authorization) {
-    const authorization = face.authorization;
-    authorizationServer = createServer((request, response) => authorization.handle('authorization', request, response));
-    authorizationServer.maxConnections = MAX_CONNECTIONS;
-    await listen(authorizationServer, 0);
-    authorization.serves(`http://127.0.0.1:${port}`, `http://127.0.0.1:${(authorizationServer.address() as AddressInfo).port}`);
-  }
   let closed: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}${path}`,
@@ -48,8 +39,6 @@ export async function serveCassette(cassette: Cassette, options: HttpFaceOptions
       (closed ??= new Promise((resolve) => {
         face.finish();
         face.endStreams();
-        authorizationServer?.close();
-        authorizationServer?.closeAllConnections();
         server.close(() => resolve());
         server.closeAllConnections();
       })),
