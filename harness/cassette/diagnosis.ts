@@ -33,12 +33,14 @@ export type DiagnosisKind =
   | 'roots-error-code' // roots/list, undeclared, answered with an error whose code is not -32601 (what a client SHOULD answer)
   | 'input-required-retry' // the retry after an input_required result did not echo its requestState, or reused the first request's id
   | 'oauth-pkce' // an authorization request without a code_challenge, or with a method other than S256
+  | 'oauth-pkce-unsupported' // the client went on with an authorization server whose metadata does not advertise S256
   | 'oauth-verifier' // a token request whose code_verifier does not hash (S256) to the authorization request's code_challenge
   | 'oauth-code' // a token request with a code the authorization server never gave, or one already used
   | 'oauth-resource' // an authorization or token request without the resource parameter, or naming another server
   | 'oauth-redirect-uri' // a redirect_uri the client did not register, or a token request's that differs from its authorization request's
   | 'oauth-client' // an authorization request under a client_id other than the one registered
   | 'oauth-state' // an authorization request without state (advice)
+  | 'oauth-state-unchecked' // a code traded whose redirect came back with a state other than the client's
   | 'oauth-token-in-query'; // an access token in a request's URL
 
 export interface RecordedRef {

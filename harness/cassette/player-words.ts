@@ -31,12 +31,15 @@ export function lineNote(frame: Frame): string {
   return frame.line === undefined ? '' : ` (line ${frame.line})`;
 }
 
-/** Where in the recording a diagnosis points: the frame, its line, the message (a second initialize: a new session). */
+/** Where in the recording a diagnosis points: the frame, its line, the message (a second initialize: a
+ *  new session; not after one the server refused, such as a 401 before the authorization). */
 export function recordedRef(cassette: Cassette, index: number): RecordedRef {
   const frame = cassette.frames[index] as ClientFrame;
   const again =
     frame.message.method === 'initialize' &&
-    cassette.frames.slice(0, index).some((earlier) => earlier.from === 'client' && earlier.message.method === 'initialize');
+    cassette.frames
+      .slice(0, index)
+      .some((earlier) => earlier.from === 'client' && earlier.message.method === 'initialize' && (earlier.http?.reply?.status ?? 200) < 400);
   return { frame: index, ...(frame.line !== undefined ? { line: frame.line } : {}), message: frame.message, ...(again && { newSession: true }) };
 }
 

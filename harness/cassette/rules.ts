@@ -157,6 +157,12 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     words:
       'MCP clients MUST implement PKCE according to OAuth 2.1 Section 7.5.2 … MCP clients MUST use the S256 code challenge method when technically capable.',
   },
+  'oauth-pkce-unsupported': {
+    level: 'must',
+    source: `${AUTHORIZATION}#authorization-code-protection`,
+    words:
+      'MCP clients MUST verify PKCE support before proceeding with authorization … If code_challenge_methods_supported is absent, the authorization server does not support PKCE and MCP clients MUST refuse to proceed.',
+  },
   'oauth-verifier': {
     level: 'must',
     source: `${AUTHORIZATION}#authorization-code-protection`,
@@ -190,6 +196,12 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     source: `${AUTHORIZATION}#open-redirection`,
     words:
       'MCP clients SHOULD use and verify state parameters in the authorization code flow and discard any results that do not include or have a mismatch with the original state.',
+  },
+  'oauth-state-unchecked': {
+    level: 'course',
+    source: COURSE,
+    words:
+      'a redirect whose state is not the one the client sent is discarded, its code never traded (the spec: MCP clients SHOULD use and verify state parameters … and discard any results that do not include or have a mismatch with the original state; the course requires it)',
   },
   'oauth-token-in-query': {
     level: 'must',

@@ -196,10 +196,14 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
   'http-auth': ['the configured headers (a bearer token) go on every request: POST, GET and DELETE alike'],
   // the authorization (2025-11-25 basic/authorization)
   'oauth-pkce': ['make a code_verifier, send its S256 hash as code_challenge with code_challenge_method=S256 in the authorization request'],
+  'oauth-pkce-unsupported': [
+    "read code_challenge_methods_supported in the authorization server's metadata: without S256 there, stop before registering or asking for authorization",
+  ],
   'oauth-verifier': ['keep the code_verifier the challenge was made from, and send that one with the token request'],
   'oauth-code': ['trade the code of the redirect for a token once: a second token request with it is refused'],
   'oauth-resource': ["send resource=<the MCP server's URL> in both the authorization request and the token request"],
   'oauth-redirect-uri': ['use one redirect_uri: the one you registered, in the authorization request and again in the token request'],
+  'oauth-state-unchecked': ["compare the redirect's state with the one you sent, and discard the redirect (its code too) when they differ"],
   'oauth-token-in-query': ['send the access token as Authorization: Bearer <token>, never in the URL'],
   // the stateless revision (2026-07-28)
   'meta-missing': [

@@ -171,12 +171,14 @@ const DIAGNOSIS_KINDS = [
   'roots-error-code',
   'input-required-retry',
   'oauth-pkce',
+  'oauth-pkce-unsupported',
   'oauth-verifier',
   'oauth-code',
   'oauth-resource',
   'oauth-redirect-uri',
   'oauth-client',
   'oauth-state',
+  'oauth-state-unchecked',
   'oauth-token-in-query',
 ] as const;
 const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject, newSession: optional(boolean) });

@@ -46,6 +46,10 @@ export class AuthFace {
   private readonly values = new Map<string, string>();
   private readonly grants = new Map<string, Grant>();
   private registered: string[] | undefined;
+  /** Codes whose redirect came back with a state not the client's (a case that forges one). */
+  private readonly forged = new Set<string>();
+  /** The recorded authorization server's metadata does not advertise PKCE with S256. */
+  private readonly withoutS256: boolean;
   private redirectUri: { recorded: string; live: string } | undefined;
   /** The WWW-Authenticate of the recorded server's 401: where the client finds the authorization. */
   private readonly challenge: string;
@@ -60,6 +64,12 @@ export class AuthFace {
     const refused = cassette.frames.find(
       (frame) => frame.from === 'client' && frame.http?.reply?.status === 401 && frame.http.reply.headers?.['www-authenticate'],
     );
+    this.withoutS256 = this.frames.some((frame) => {
+      const metadata = frame.reply.json;
+      if (frame.request.server !== 'authorization' || !isObject(metadata) || metadata.authorization_endpoint === undefined) return false;
+      const methods = metadata.code_challenge_methods_supported;
+      return !Array.isArray(methods) || !methods.includes('S256');
+    });
     this.challenge = (refused?.from === 'client' && refused.http?.reply?.headers?.['www-authenticate']) || 'Bearer';
   }
 
@@ -79,8 +89,10 @@ export class AuthFace {
     const host = request.headers.host ?? '';
     if (HOST.test(host)) this.origin = `http://${host}`;
     const frame = this.frames.find((one) => this.livePath(one) === url.pathname);
-    if (frame || url.pathname.startsWith('/.well-known/') || url.pathname.startsWith(`${AUTHORIZATION_PATH}/`)) {
-      this.handle(frame?.request.server ?? 'authorization', request, response);
+    const path = url.pathname;
+    const authorizationServer = path.startsWith(`${AUTHORIZATION_PATH}/`) || (path.startsWith('/.well-known/') && path.includes(AUTHORIZATION_PATH));
+    if (frame || authorizationServer || path.startsWith('/.well-known/')) {
+      this.handle(frame?.request.server ?? (authorizationServer ? 'authorization' : 'resource'), request, response);
       return true;
     }
     if (!this.tokenInQuery(url)) return false;
@@ -154,6 +166,8 @@ export class AuthFace {
       json,
       text: `${request.method} ${request.url}`,
     };
+    const refusal = this.outOfBounds(server, asked);
+    if (refusal) return this.refuse(asked, response, 400, refusal.error, refusal.kind, refusal.message);
     const same = this.frames.filter((frame) => frame.request.server === server && frame.request.method === asked.method && this.livePath(frame) === asked.path);
     // metadata may be read any number of times; every other exchange goes once, in order
     const frame = asked.path.startsWith('/.well-known/') ? same[0] : same.find((one) => !this.played.has(one));
@@ -174,13 +188,40 @@ export class AuthFace {
         404,
         'invalid_request',
         'http-method',
-        `your client sent ${asked.method} ${asked.path} to ${whose}, which the recording ${same.length > 0 ? 'answered fewer times' : 'never answered'}`,
+        `your client sent ${asked.method} ${asked.path} to ${whose}, which the recording ${same.length > 0 ? 'answered fewer times' : 'never answered'}${this.metadataAt(asked.path)}`,
       );
     }
     const problem = this.check(frame, asked);
     if (problem) return this.refuse(asked, response, problem.status ?? 400, problem.error, problem.kind, problem.message);
     this.played.add(frame);
     this.reply(frame, asked, response);
+  }
+
+  /** For a metadata request at a path the recording never answered: where its metadata is. */
+  private metadataAt(path: string): string {
+    if (!path.includes('/.well-known/')) return '';
+    const answered = [...new Set(this.frames.filter((frame) => frame.request.path.startsWith('/.well-known/')).map((frame) => this.livePath(frame)))];
+    return answered.length === 0
+      ? ''
+      : `; it has metadata at ${answered.join(' and ')} (RFC 8414 3.1 and RFC 9728 3.1: the well-known name goes between the host and the path)`;
+  }
+
+  /** A request the client should never have made, whatever was recorded: it went on past an
+   *  authorization server without S256, or traded a code whose redirect had another state. */
+  private outOfBounds(server: AuthFrame['request']['server'], asked: Asked): { kind: DiagnosisKind; error: string; message: string } | undefined {
+    if (this.withoutS256 && server === 'authorization' && !asked.path.includes('/.well-known/'))
+      return {
+        kind: 'oauth-pkce-unsupported',
+        error: 'invalid_request',
+        message: `your client went on (${asked.method} ${asked.path}) with an authorization server whose metadata does not advertise S256 in code_challenge_methods_supported: it MUST refuse to proceed`,
+      };
+    if (asked.fields.code !== undefined && this.forged.has(asked.fields.code))
+      return {
+        kind: 'oauth-state-unchecked',
+        error: 'invalid_grant',
+        message: 'your client traded the code of a redirect whose state was not the one it sent: discard such a redirect, code and all',
+      };
+    return undefined;
   }
 
   /** The first rule the request breaks, held to its recorded one. */
@@ -307,6 +348,9 @@ export class AuthFace {
     if (frame.request.server === 'authorization' && /^\/(?!\/)/.test(filled)) return `${AUTHORIZATION_PATH}${filled}`;
     if (!URL.canParse(filled)) return filled;
     const url = new URL(filled);
+    // a recorded state of a role the server mints (a case's forgery): the code that comes with it is marked
+    const forgery = /[?&]state=<([a-z-]+?)(?:-\d+)?>/.exec(recorded)?.[1];
+    if (forgery !== undefined && !CLIENT_ROLES.has(forgery) && url.searchParams.has('code')) this.forged.add(url.searchParams.get('code')!);
     for (const [name, value] of [...url.searchParams]) {
       const live = this.fill(value);
       const role = /^<([a-z-]+?)(?:-\d+)?>$/.exec(live)?.[1];
