@@ -130,7 +130,57 @@ const commands: Record<string, Command> = {
       server.done();
     }
   },
+
+  /** A server behind OAuth (stage 7), over Streamable HTTP: initialize (which the server refuses
+   *  with 401 until the client has authorized), every tool, close(). The "user" signs in at once:
+   *  signIn follows the authorization URL's redirects, as a browser does, to the redirect back.
+   *  `authorization`: what the client found and decided, its URLs as paths on the server's origin. */
+  authorization: async (caseDir) => {
+    const server = await serverUrl(caseDir);
+    try {
+      const oauth = new mcp.OAuthClient({ redirectUri: REDIRECT_URI, clientName: 'MCP course client', signIn: browse });
+      const client = new mcp.McpClient(new mcp.HttpTransport(server.url, { oauth }));
+      const initialize = await outcome(client.initialize());
+      const tools = isFailure(initialize) ? undefined : await outcome(client.listTools());
+      await client.close().catch(() => {});
+      const origin = new URL(server.url).origin;
+      const found = oauth.found && Object.fromEntries(Object.entries(oauth.found).map(([key, value]) => [key, onOrigin(value, origin)]));
+      return { authorization: canonical(found ?? null), initialize, ...(tools !== undefined && { tools }) };
+    } finally {
+      server.done();
+    }
+  },
 };
+
+/** Where the authorization server sends the course's client back: it listens nowhere, the browser
+ *  (browse) stops there. */
+const REDIRECT_URI = 'http://127.0.0.1:8976/callback';
+
+/** The user's browser: from the authorization URL, each redirect followed (a sign-in's on the way,
+ *  cookies kept) until one goes to the redirect URI, which is returned. */
+async function browse(authorizationUrl: string): Promise<string> {
+  const cookies = new Map<string, string>();
+  let target = new URL(authorizationUrl);
+  for (let hop = 0; hop < 20; hop++) {
+    const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const reply = await fetch(target, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+    for (const line of reply.headers.getSetCookie()) {
+      const pair = line.split(';')[0]!;
+      cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+    }
+    const location = reply.headers.get('location');
+    await reply.body?.cancel();
+    if (location === null) throw new Error(`the authorization server answered ${reply.status} without sending the browser on`);
+    target = new URL(location, target);
+    if (target.href.startsWith(REDIRECT_URI)) return target.href;
+  }
+  throw new Error('the authorization server sent the browser on 20 times without coming back');
+}
+
+/** A URL on the server's origin as its path (the port is the grader's to choose), anything else as it is. */
+function onOrigin(value: unknown, origin: string): unknown {
+  return typeof value === 'string' && value.startsWith(`${origin}/`) ? value.slice(origin.length) : value;
+}
 
 /** The capability (name and value) a client declares to be asked for input of each kind (stateless era). */
 const CAPABILITY_OF: Record<string, [string, object]> = {

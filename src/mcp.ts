@@ -1,6 +1,7 @@
 // The reference solution of the MCP client course. Each stage adds to this file;
 // starter/src/mcp.ts has the same exports with bodies that say which stage implements them.
 import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 // ---------------------------------------------------------------- stage 1: config-and-framing
@@ -417,9 +418,22 @@ export class HttpTransport implements Transport {
 
   constructor(
     private readonly url: string,
-    private readonly options: { headers?: Record<string, string> } = {},
+    private readonly options: { headers?: Record<string, string>; oauth?: OAuthClient } = {},
   ) {
     this.messages = this.inbox;
+  }
+
+  /** A request to the server, with the token when there is an OAuthClient: a 401 (or a 403
+   *  insufficient_scope) is the server asking for authorization, which runs before the request
+   *  goes once more. */
+  private async authorized(init: { method: string; headers: Record<string, string>; body?: string }): Promise<Response> {
+    const oauth = this.options.oauth;
+    const send = () => fetch(this.url, { ...init, headers: { ...init.headers, ...oauth?.headers() }, signal: this.closing.signal });
+    const response = await send();
+    if (oauth === undefined || !(response.status === 401 || insufficientScope(response))) return response;
+    await response.body?.cancel();
+    await oauth.challenged(this.url, response);
+    return send();
   }
 
   async send(msg: object): Promise<void> {
@@ -449,7 +463,7 @@ export class HttpTransport implements Transport {
   private async listen(): Promise<void> {
     let response: Response;
     try {
-      response = await fetch(this.url, { method: 'GET', headers: { ...this.headers(), Accept: 'text/event-stream' }, signal: this.closing.signal });
+      response = await this.authorized({ method: 'GET', headers: { ...this.headers(), Accept: 'text/event-stream' } });
     } catch {
       return; // the server went away, or close() came first: the stream was only ever on offer
     }
@@ -469,7 +483,7 @@ export class HttpTransport implements Transport {
    *  argument its tool's schema names in `x-mcp-header`). The era's servers refuse with 400 (404 for
    *  an unknown method) and a JSON-RPC error for the request: that error is its response. */
   private async sendStateless(msg: Record<string, unknown>, version: string): Promise<void> {
-    const response = await fetch(this.url, {
+    const response = await this.authorized({
       method: 'POST',
       headers: {
         ...this.options.headers,
@@ -478,7 +492,6 @@ export class HttpTransport implements Transport {
         Accept: 'application/json, text/event-stream',
       },
       body: JSON.stringify(msg),
-      signal: this.closing.signal,
     });
     if (!response.ok) {
       const body = await response.text().catch(() => '');
@@ -530,7 +543,7 @@ export class HttpTransport implements Transport {
   async close(): Promise<void> {
     try {
       if (this.sessionId !== undefined) {
-        const response = await fetch(this.url, { method: 'DELETE', headers: this.headers() });
+        const response = await this.authorized({ method: 'DELETE', headers: this.headers() });
         await response.body?.cancel();
         this.sessionId = undefined;
       }
@@ -551,11 +564,10 @@ export class HttpTransport implements Transport {
   }
 
   private async post(msg: object): Promise<Response> {
-    const response = await fetch(this.url, {
+    const response = await this.authorized({
       method: 'POST',
       headers: { ...this.headers(), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
       body: JSON.stringify(msg),
-      signal: this.closing.signal,
     });
     this.sessionId = response.headers.get('Mcp-Session-Id') ?? this.sessionId;
     return response;
@@ -590,11 +602,7 @@ export class HttpTransport implements Transport {
       // ended before its response: resumable from the last event id, for a request's stream
       if (request === undefined || lastEventId === undefined || this.closing.signal.aborted) return;
       await sleep(retryMs, undefined, { signal: this.closing.signal }).catch(() => {}); // close() ends the wait
-      const resumed = await fetch(this.url, {
-        method: 'GET',
-        headers: { ...this.headers(), Accept: 'text/event-stream', 'Last-Event-ID': lastEventId },
-        signal: this.closing.signal,
-      });
+      const resumed = await this.authorized({ method: 'GET', headers: { ...this.headers(), Accept: 'text/event-stream', 'Last-Event-ID': lastEventId } });
       if (!resumed.ok) throw await httpError(resumed, this.url);
       const rest = eventStream(resumed);
       if (rest === undefined) {
@@ -884,4 +892,255 @@ function paramHeadersOf(schema: unknown): ParamHeader[] | string {
   const twice = names.find((name, index) => names.indexOf(name) !== index);
   if (twice !== undefined) problems.push(`x-mcp-header ${twice} is given twice`);
   return problems.length > 0 ? problems.join('; ') : found;
+}
+
+// ---------------------------------------------------------------- stage 7: authorization
+
+/** What the authorization found and decided, for the program to print: never a token, a code, a
+ *  verifier or a secret. */
+export interface AuthorizationFound {
+  /** Where the protected resource metadata was read (RFC 9728). */
+  resourceMetadata: string;
+  /** The authorization server (its issuer), and where its metadata was read (RFC 8414, or OpenID discovery). */
+  issuer: string;
+  serverMetadata: string;
+  /** How the client got its client_id. */
+  registration: 'pre-registered' | 'metadata-document' | 'dynamic';
+  /** The scopes the token was granted (the token response's, else those asked for). */
+  scopes: string[];
+  /** Authorization requests made, and refreshes. */
+  authorizations: number;
+  refreshes: number;
+}
+
+export interface OAuthOptions {
+  /** Where the authorization server sends the user back (registered as the client's redirect URI). */
+  redirectUri: string;
+  /** The user at a browser: follows the authorization URL (signing in, consenting) to the redirect
+   *  back to redirectUri, and returns that URL. */
+  signIn(authorizationUrl: string): Promise<string>;
+  clientName?: string;
+  /** A client_id given beforehand: no registration. */
+  clientId?: string;
+  /** The HTTPS URL of the client's metadata document, used as its client_id where the server supports it. */
+  clientMetadataUrl?: string;
+}
+
+/** The MCP spec's authorization (2025-11-25) for one client: discovery from the server's 401,
+ *  registration, the authorization-code flow with PKCE (S256) and the token on every request. */
+export class OAuthClient {
+  found: AuthorizationFound | undefined;
+  private tokens: { access: string; refresh?: string; scopes: string[] } | undefined;
+  private client: { id: string; secret?: string; method: string } | undefined;
+  private server: Record<string, unknown> | undefined;
+  private refreshed = false;
+
+  constructor(private readonly options: OAuthOptions) {}
+
+  /** The Authorization header of a request, once there is a token. */
+  headers(): Record<string, string> {
+    return this.tokens ? { Authorization: `Bearer ${this.tokens.access}` } : {};
+  }
+
+  /** The MCP server at `url` refused a request: 401 (no token, or one no longer good: a refresh,
+   *  once, then the flow again) or 403 insufficient_scope (the flow again, for the scopes it names). */
+  async challenged(url: string, response: Response): Promise<void> {
+    const challenge = parseChallenge(response.headers.get('WWW-Authenticate') ?? '');
+    if (response.status === 401 && this.tokens?.refresh !== undefined && !this.refreshed) {
+      this.refreshed = true;
+      if (await this.refresh(url)) return;
+    }
+    const held = response.status === 403 ? (this.tokens?.scopes ?? []) : [];
+    const asked = [...new Set([...held, ...words(challenge.scope)])];
+    await this.authorize(url, challenge, asked);
+  }
+
+  private async authorize(url: string, challenge: Record<string, string>, asked: string[]): Promise<void> {
+    const resource = canonicalResource(url);
+    const found = await this.discover(url, challenge);
+    const server = this.server!;
+    const scopes = asked.length > 0 ? asked : stringsOf(found.resourceScopes);
+    if (!stringsOf(server.code_challenge_methods_supported).includes('S256'))
+      throw new Error(`the authorization server ${found.issuer} does not advertise PKCE with S256: refusing to go on`);
+    const client = await this.register(scopes);
+    const verifier = base64url(randomBytes(32));
+    const state = base64url(randomBytes(16));
+    const request = new URL(String(server.authorization_endpoint));
+    const query = {
+      response_type: 'code',
+      client_id: client.id,
+      redirect_uri: this.options.redirectUri,
+      code_challenge: base64url(createHash('sha256').update(verifier).digest()),
+      code_challenge_method: 'S256',
+      state,
+      resource,
+      ...(scopes.length > 0 && { scope: scopes.join(' ') }),
+    };
+    for (const [name, value] of Object.entries(query)) request.searchParams.set(name, value);
+    const back = new URL(await this.options.signIn(request.href));
+    const error = back.searchParams.get('error');
+    if (error !== null) throw new Error(`the authorization server refused: ${error}`);
+    if (back.searchParams.get('state') !== state) throw new Error("the authorization response's state is not the one sent: discarded");
+    const iss = back.searchParams.get('iss');
+    if (iss !== null ? iss !== found.issuer : server.authorization_response_iss_parameter_supported === true)
+      throw new Error(`the authorization response names the issuer ${JSON.stringify(iss)}, not ${found.issuer}: discarded`);
+    const code = back.searchParams.get('code');
+    if (code === null) throw new Error('the authorization response has no code');
+    await this.token({ grant_type: 'authorization_code', code, redirect_uri: this.options.redirectUri, code_verifier: verifier, resource }, scopes);
+    this.found = {
+      resourceMetadata: found.resourceMetadata,
+      issuer: found.issuer,
+      serverMetadata: found.serverMetadata,
+      registration: found.registration ?? this.found?.registration ?? 'dynamic',
+      scopes: this.tokens!.scopes,
+      authorizations: (this.found?.authorizations ?? 0) + 1,
+      refreshes: this.found?.refreshes ?? 0,
+    };
+    this.refreshed = false;
+  }
+
+  /** The resource's metadata (the challenge's resource_metadata, else its well-known URLs), then
+   *  its first authorization server's, at the well-known URLs the spec lists in order. */
+  private async discover(url: string, challenge: Record<string, string>) {
+    const target = new URL(url);
+    const path = target.pathname.replace(/\/$/, '');
+    const resourceUrls = challenge.resource_metadata
+      ? [challenge.resource_metadata]
+      : [...(path ? [`${target.origin}/.well-known/oauth-protected-resource${path}`] : []), `${target.origin}/.well-known/oauth-protected-resource`];
+    const resourceRead = await firstJson(resourceUrls);
+    if (resourceRead === undefined) throw new Error(`no protected resource metadata at ${resourceUrls.join(' or ')}`);
+    const metadata = resourceRead.json;
+    if (metadata.resource !== undefined && metadata.resource !== canonicalResource(url))
+      throw new Error(`the protected resource metadata is for ${JSON.stringify(metadata.resource)}, not ${canonicalResource(url)}`);
+    const [issuer] = stringsOf(metadata.authorization_servers);
+    if (issuer === undefined) throw new Error('the protected resource metadata names no authorization server');
+    const at = new URL(issuer);
+    const issuerPath = at.pathname.replace(/\/$/, '');
+    const serverUrls = issuerPath
+      ? [
+          `${at.origin}/.well-known/oauth-authorization-server${issuerPath}`,
+          `${at.origin}/.well-known/openid-configuration${issuerPath}`,
+          `${at.origin}${issuerPath}/.well-known/openid-configuration`,
+        ]
+      : [`${at.origin}/.well-known/oauth-authorization-server`, `${at.origin}/.well-known/openid-configuration`];
+    const serverRead = await firstJson(serverUrls);
+    if (serverRead === undefined) throw new Error(`no authorization server metadata at ${serverUrls.join(', ')}`);
+    if (serverRead.json.issuer !== issuer) throw new Error(`the authorization server's metadata names the issuer ${JSON.stringify(serverRead.json.issuer)}, not ${issuer}`);
+    this.server = serverRead.json;
+    return { resourceMetadata: resourceRead.url, issuer, serverMetadata: serverRead.url, resourceScopes: metadata.scopes_supported, registration: this.client ? undefined : this.registrationKind() };
+  }
+
+  private registrationKind(): AuthorizationFound['registration'] {
+    if (this.options.clientId !== undefined) return 'pre-registered';
+    if (this.options.clientMetadataUrl !== undefined && this.server?.client_id_metadata_document_supported === true) return 'metadata-document';
+    return 'dynamic';
+  }
+
+  /** The client's id, in the spec's order: one given, its metadata document's URL where the server
+   *  takes one, else registered (RFC 7591); kept, so that a second flow registers nothing. */
+  private async register(scopes: string[]): Promise<{ id: string; secret?: string; method: string }> {
+    if (this.client) return this.client;
+    const kind = this.registrationKind();
+    if (kind === 'pre-registered') return (this.client = { id: this.options.clientId!, method: 'none' });
+    if (kind === 'metadata-document') return (this.client = { id: this.options.clientMetadataUrl!, method: 'none' });
+    const endpoint = this.server?.registration_endpoint;
+    if (typeof endpoint !== 'string') throw new Error('the authorization server offers no registration, and the client has no client_id');
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({
+        client_name: this.options.clientName ?? 'MCP client',
+        redirect_uris: [this.options.redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_post',
+        ...(scopes.length > 0 && { scope: scopes.join(' ') }),
+      }),
+    });
+    const registered = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    if (!response.ok || typeof registered?.client_id !== 'string') throw new Error(`registration failed: HTTP ${response.status}`);
+    const secret = typeof registered.client_secret === 'string' ? registered.client_secret : undefined;
+    const method = typeof registered.token_endpoint_auth_method === 'string' ? registered.token_endpoint_auth_method : secret ? 'client_secret_basic' : 'none';
+    return (this.client = { id: registered.client_id, secret, method });
+  }
+
+  /** A token request (RFC 6749 3.2), the client authenticated as it registered. */
+  private async token(grant: Record<string, string>, asked: string[]): Promise<void> {
+    const client = this.client!;
+    const form = new URLSearchParams(grant);
+    const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' };
+    if (client.method === 'client_secret_basic' && client.secret !== undefined) {
+      headers.Authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}`;
+    } else {
+      form.set('client_id', client.id);
+      if (client.secret !== undefined) form.set('client_secret', client.secret);
+    }
+    const response = await fetch(String(this.server!.token_endpoint), { method: 'POST', headers, body: form.toString() });
+    const tokens = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    if (!response.ok || typeof tokens?.access_token !== 'string') throw new Error(`the token request failed: HTTP ${response.status} ${String(tokens?.error ?? '')}`);
+    if (typeof tokens.token_type !== 'string' || tokens.token_type.toLowerCase() !== 'bearer') throw new Error(`the token is of type ${JSON.stringify(tokens.token_type)}, not Bearer`);
+    this.tokens = {
+      access: tokens.access_token,
+      refresh: typeof tokens.refresh_token === 'string' ? tokens.refresh_token : this.tokens?.refresh,
+      scopes: typeof tokens.scope === 'string' ? words(tokens.scope) : asked,
+    };
+  }
+
+  /** A new access token from the refresh token; false when the server refuses it. */
+  private async refresh(url: string): Promise<boolean> {
+    try {
+      await this.token({ grant_type: 'refresh_token', refresh_token: this.tokens!.refresh!, resource: canonicalResource(url) }, this.tokens!.scopes);
+    } catch {
+      return false;
+    }
+    if (this.found) this.found.refreshes += 1;
+    return true;
+  }
+}
+
+/** A 403 whose challenge says the token lacks a scope (RFC 6750 3.1). */
+function insufficientScope(response: Response): boolean {
+  return response.status === 403 && parseChallenge(response.headers.get('WWW-Authenticate') ?? '').error === 'insufficient_scope';
+}
+
+/** A Bearer challenge's parameters (RFC 6750 3): name="value" or name=token, comma-separated. */
+function parseChallenge(header: string): Record<string, string> {
+  const parameters: Record<string, string> = {};
+  const body = header.replace(/^\s*Bearer\b/i, '');
+  for (const [, name, quoted, token] of body.matchAll(/([A-Za-z_][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g))
+    parameters[name!.toLowerCase()] = quoted !== undefined ? quoted.replace(/\\(.)/g, '$1') : token!;
+  return parameters;
+}
+
+/** The first of the URLs that answers JSON, and which it was. */
+async function firstJson(urls: string[]): Promise<{ url: string; json: Record<string, unknown> } | undefined> {
+  for (const url of urls) {
+    const response = await fetch(url, { headers: { Accept: 'application/json' } }).catch(() => undefined);
+    if (!response?.ok) {
+      await response?.body?.cancel();
+      continue;
+    }
+    const json = await response.json().catch(() => undefined);
+    if (isRecord(json)) return { url, json };
+  }
+  return undefined;
+}
+
+/** The MCP server's canonical URI (RFC 8707, the spec's "Canonical Server URI"): no fragment. */
+function canonicalResource(url: string): string {
+  const resource = new URL(url);
+  resource.hash = '';
+  return resource.href;
+}
+
+function base64url(bytes: Buffer): string {
+  return bytes.toString('base64url');
+}
+
+function words(text: string | undefined): string[] {
+  return (text ?? '').split(' ').filter(Boolean);
+}
+
+function stringsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }

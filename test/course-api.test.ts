@@ -88,9 +88,12 @@ describe('the course API', () => {
 
   it('is declared alike by the SDK-based client, for each part of it the client implements', () => {
     expect([...sdkClient.keys()].sort()).toEqual([
+      'AuthorizationFound',
       'HttpTransport',
       'McpClient',
       'McpError',
+      'OAuthClient',
+      'OAuthOptions',
       'ServerConfig',
       'StdioTransport',
       'Transport',

@@ -64,7 +64,7 @@ describe('the stage table', () => {
     const dir = copy();
     editTable(dir, '      - command: mcp-config', '      - command: mcp-konfig');
     expect(loadError(dir)).toBe(
-      `course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig" (program.ts commands: mcp-frame, mcp-config, handshake, tools, http, translate, stateless)`,
+      `course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig" (program.ts commands: mcp-frame, mcp-config, handshake, tools, http, translate, stateless, authorization)`,
     );
   });
 

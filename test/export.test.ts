@@ -184,7 +184,7 @@ describe('the packed grader, installed in an export', () => {
     writeFileSync(source, REFERENCE);
     try {
       const reference = spawnSync(bin, ['test', '--runs', '20', '--seed', '3'], { cwd: target, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-      expect(reference.stdout).toMatch(/^all graded stages pass: config-and-framing, handshake, tools, streamable-http, translate, stateless$/m);
+      expect(reference.stdout).toMatch(/^all graded stages pass: config-and-framing, handshake, tools, streamable-http, translate, stateless, authorization$/m);
       expect(reference.status).toBe(0);
     } finally {
       writeFileSync(source, starter);

@@ -21,6 +21,9 @@ export interface StageContent {
   slug: string;
   /** The mistakes this stage's part of an output can show (outputs of later stages include it). */
   hints: readonly HintRule[];
+  /** Its own hints, when they explain a failure, say all there is: the earlier stages' rules are asked
+   *  only when these say nothing (a flow that stopped before any reply leaves every reply unread). */
+  hintsFirst?: true;
   /** CI's random cases, by program command: one of this stage's commands in course.yaml. */
   generators: Readonly<Record<string, CaseGenerator>>;
   /** The suite course.yaml names in the stage's `properties:`, if it has one. */

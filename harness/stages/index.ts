@@ -8,6 +8,7 @@
 // and test/stages.test.ts checks this table against course.yaml.
 import type { CourseContent } from '../grade/content.ts';
 import type { PropertySuite } from '../props/suite.ts';
+import { authorization } from './authorization.ts';
 import { configAndFraming } from './config-and-framing.ts';
 import type { CaseGenerator, HintRule, StageContent } from './content.ts';
 import { handshake } from './handshake.ts';
@@ -16,7 +17,7 @@ import { streamableHttp } from './streamable-http.ts';
 import { tools } from './tools.ts';
 import { translate } from './translate.ts';
 
-export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools, streamableHttp, translate, stateless];
+export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools, streamableHttp, translate, stateless, authorization];
 
 /**
  * The hint rules for an output of `slug`: its stage's first (they know its command's output best),
@@ -25,9 +26,15 @@ export const STAGES: readonly StageContent[] = [configAndFraming, handshake, too
  */
 export function hintRulesUpTo(slug?: string): HintRule[] {
   const at = STAGES.findIndex((stage) => stage.slug === slug);
-  return STAGES.slice(0, at < 0 ? STAGES.length : at + 1)
-    .reverse()
-    .flatMap((stage) => stage.hints);
+  const [own, ...earlier] = STAGES.slice(0, at < 0 ? STAGES.length : at + 1).reverse();
+  if (at < 0 || !own?.hintsFirst) return [own, ...earlier].flatMap((stage) => stage?.hints ?? []);
+  const earlierRules = earlier.flatMap((stage) => stage.hints);
+  return [
+    (comparison) => {
+      const hints = own.hints.flatMap((rule) => rule(comparison));
+      return hints.length > 0 ? hints : earlierRules.flatMap((rule) => rule(comparison));
+    },
+  ];
 }
 
 /** The generator of a program command's random cases, if its stage has one. */

@@ -166,7 +166,7 @@ export function spawnWire(server: Extract<ServerConfig, { type: 'stdio' }>): Wir
 export class HttpTransport implements Transport {
   readonly messages: AsyncIterable<unknown>;
 
-  constructor(url: string, options: { headers?: Record<string, string> } = {}) {
+  constructor(url: string, options: { headers?: Record<string, string>; oauth?: OAuthClient } = {}) {
     throw new Error('not implemented yet: HttpTransport (stage streamable-http)');
   }
 
@@ -242,3 +242,61 @@ export interface DiscoverResult {
 export type Connection =
   | { era: 'modern'; protocolVersion: string; server: DiscoverResult }
   | { era: 'legacy'; protocolVersion: string; server: InitializeResult };
+
+// ---------------------------------------------------------------- stage 7: authorization
+
+/** What the authorization found and decided, for the program to print: never a token, a code, a
+ *  verifier or a secret. */
+export interface AuthorizationFound {
+  /** Where the protected resource metadata was read (RFC 9728). */
+  resourceMetadata: string;
+  /** The authorization server (its issuer), and where its metadata was read (RFC 8414, or OpenID discovery). */
+  issuer: string;
+  serverMetadata: string;
+  /** How the client got its client_id. */
+  registration: 'pre-registered' | 'metadata-document' | 'dynamic';
+  /** The scopes the token was granted (the token response's, else those asked for). */
+  scopes: string[];
+  /** Authorization requests made, and refreshes. */
+  authorizations: number;
+  refreshes: number;
+}
+
+export interface OAuthOptions {
+  /** Where the authorization server sends the user back (registered as the client's redirect URI). */
+  redirectUri: string;
+  /** The user at a browser: follows the authorization URL (signing in, consenting) to the redirect
+   *  back to redirectUri, and returns that URL. */
+  signIn(authorizationUrl: string): Promise<string>;
+  clientName?: string;
+  /** A client_id given beforehand: no registration. */
+  clientId?: string;
+  /** The HTTPS URL of the client's metadata document, used as its client_id where the server supports it. */
+  clientMetadataUrl?: string;
+}
+
+/** The MCP spec's authorization (2025-11-25) for one client, which HttpTransport (its `oauth` option)
+ *  calls on a 401: the challenge's resource_metadata (else the well-known URLs, the endpoint's path
+ *  first), the authorization server's metadata (RFC 8414; for an issuer with a path, the well-known
+ *  name goes before the path), S256 in its code_challenge_methods_supported (else refuse to go on),
+ *  registration (RFC 7591; once), the authorization request with PKCE (S256), state and resource,
+ *  the redirect checked (its state the one sent; its iss, if any, the issuer), the token request
+ *  with the verifier and resource; then the token on every request. See docs/course.md. */
+export class OAuthClient {
+  found: AuthorizationFound | undefined;
+
+  constructor(options: OAuthOptions) {
+    throw new Error('not implemented yet: OAuthClient (stage authorization)');
+  }
+
+  /** `Authorization: Bearer <access token>`, once there is one; else nothing. */
+  headers(): Record<string, string> {
+    throw new Error('not implemented yet: OAuthClient.headers (stage authorization)');
+  }
+
+  /** The server at `url` refused a request with `response` (401, or 403 insufficient_scope): authorize. */
+  async challenged(url: string, response: Response): Promise<void> {
+    throw new Error('not implemented yet: OAuthClient.challenged (stage authorization)');
+  }
+}
+

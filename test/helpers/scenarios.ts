@@ -11,7 +11,7 @@ import { courseCopies, expectGraderGolden, keepOnly, normalise, REPO, runInProce
 export const SEED = ['--seed', '7'];
 
 /** The stages, in course order. */
-export const STAGES = ['config-and-framing', 'handshake', 'tools', 'streamable-http', 'translate', 'stateless'];
+export const STAGES = ['config-and-framing', 'handshake', 'tools', 'streamable-http', 'translate', 'stateless', 'authorization'];
 
 /** Correct clients that chose otherwise (test/variants/<choice>/change.diff): the stage where the choice
  *  shows, and the advice it earns by kind (a SHOULD of the spec it does not follow), none by default. */
@@ -250,6 +250,29 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['the server asked for the same input 10 times', 'without the requestState the input_required result gave'],
   },
   'empty-cursor-ends-list': { stage: 'stateless', says: ['it stopped at a page whose nextCursor is the empty string', 'test for undefined'] },
+  // stage 7: authorization
+  'pkce-plain': { stage: 'authorization', says: ['oauth-pkce', 'code_challenge_method "plain": MCP clients MUST use S256'] },
+  'pkce-support-unchecked': {
+    stage: 'authorization',
+    says: ['pkce-unsupported', 'does not advertise S256 in code_challenge_methods_supported: it MUST refuse to proceed'],
+    only: 'pkce-unsupported',
+  },
+  'state-unchecked': { stage: 'authorization', says: ['state-forged', 'a redirect whose state was not the one it sent'], only: 'state-forged' },
+  'resource-omitted': {
+    stage: 'authorization',
+    says: ['oauth-resource', "authorization request has no resource: it MUST name the MCP server's canonical URI"],
+  },
+  'token-in-query': { stage: 'authorization', says: ['with the access token in its URL', 'never in the URL'] },
+  'metadata-path-appended': {
+    stage: 'authorization',
+    says: ['GET /authorization-server/.well-known/oauth-authorization-server', 'it has metadata at', 'the authorization did not finish'],
+    only: 'sdk-auth-router',
+  },
+  'metadata-fallback-missing': {
+    stage: 'authorization',
+    says: ['metadata-at-well-known', 'GET /.well-known/oauth-protected-resource to the MCP server', '/.well-known/oauth-protected-resource/mcp'],
+    only: 'metadata-at-well-known',
+  },
 };
 
 /** One test per broken solution of `stage`. */

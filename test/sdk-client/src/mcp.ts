@@ -1,18 +1,28 @@
-// A second, independent correct client for stages 2 to 6: the official SDK's Client (and, over HTTP,
+// A second, independent correct client for stages 2 to 7: the official SDK's Client (and, over HTTP,
 // its StreamableHTTPClientTransport) behind a thin adapter to the course API, and a translation to
 // the Claude API's tools written apart from the reference's. Stages 2 to 5 use the SDK v1
 // (`@modelcontextprotocol/sdk`); stage 6, both eras on one URL, the SDK v2 (`@modelcontextprotocol/client`),
-// whose Client probes, falls back and answers input_required itself. The test suite grades
+// whose Client probes, falls back and answers input_required itself; stage 7, OAuth, the SDK v1's
+// OAuthClientProvider and auth(), which its transport drives. The test suite grades
 // it on every case, to prove that the cases ask for what the protocol asks and nothing more (no ids,
 // key orders or wording).
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpTransportV2, ProtocolError as ProtocolErrorV2 } from '@modelcontextprotocol/client';
+import {
+  auth,
+  extractWWWAuthenticateParams,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  UnauthorizedError,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike, Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ListToolsResultSchema, McpError as SdkMcpError, ResultSchema, ToolSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export interface Wire {
@@ -301,14 +311,24 @@ export class HttpTransport implements Transport {
 
   constructor(
     private readonly url: string,
-    private readonly options: { headers?: Record<string, string> } = {},
+    private readonly options: { headers?: Record<string, string>; oauth?: OAuthClient } = {},
   ) {
     this.messages = this.inbox;
     this.sdk = this.open();
   }
 
+  /** Stage 7: the SDK's OAuthClientProvider of the OAuthClient (its own field, read here: the course
+   *  API has no member for it). */
+  private get provider(): Provider | undefined {
+    return (this.options.oauth as unknown as { provider: Provider } | undefined)?.provider;
+  }
+
   private open(): StreamableHTTPClientTransport {
-    const sdk = new StreamableHTTPClientTransport(new URL(this.url), { requestInit: { headers: this.options.headers } });
+    const provider = this.provider;
+    const sdk = new StreamableHTTPClientTransport(new URL(this.url), {
+      requestInit: { headers: this.options.headers },
+      ...(provider && { authProvider: provider, fetch: provider.fetch }),
+    });
     sdk.onmessage = (message) => {
       const id = 'id' in message ? message.id : undefined;
       const result = 'result' in message ? (message.result as { protocolVersion?: unknown }) : undefined;
@@ -320,9 +340,10 @@ export class HttpTransport implements Transport {
       else this.inbox.push(message);
     };
     sdk.onclose = () => this.inbox.end();
-    // HTTP errors come back from send(); what else goes wrong (an event that is not JSON-RPC) is said here
+    // HTTP errors (and UnauthorizedError, the user sent to authorize) come back from send(); what else
+    // goes wrong (an event that is not JSON-RPC) is said here
     sdk.onerror = (error) => {
-      if (!this.closing && !(error instanceof StreamableHTTPError)) console.error(`http transport: ${error.message}`);
+      if (!this.closing && !(error instanceof StreamableHTTPError || error instanceof UnauthorizedError)) console.error(`http transport: ${error.message}`);
     };
     void sdk.start();
     return sdk;
@@ -337,7 +358,7 @@ export class HttpTransport implements Transport {
     if ('method' in message && message.method === 'initialize') this.initializeRequest = message;
     const sdk = this.sdk;
     try {
-      await sdk.send(message);
+      await this.authorizedSend(sdk, message);
     } catch (error) {
       // the server lost the session (404, or 400 from servers like server-everything), or another send
       // found it lost and replaced the SDK transport this one went on (closing it aborted this send)
@@ -349,6 +370,20 @@ export class HttpTransport implements Transport {
       await this.sdk.send(message).catch((again) => {
         throw this.named(again);
       });
+    }
+  }
+
+  /** A send that, when the SDK has sent the user to authorize (its send throws UnauthorizedError after
+   *  the provider's redirectToAuthorization), trades the code of the redirect back (finishAuth) and
+   *  sends again, with the token. */
+  private async authorizedSend(sdk: StreamableHTTPClientTransport, message: JSONRPCMessage): Promise<void> {
+    try {
+      await sdk.send(message);
+    } catch (error) {
+      const provider = this.provider;
+      if (!(error instanceof UnauthorizedError) || provider === undefined) throw error;
+      await sdk.finishAuth(provider.code());
+      await sdk.send(message);
     }
   }
 
@@ -421,4 +456,207 @@ export function toClaudeTool(tool: Tool): { name: string; description?: string; 
   const translated: { name: string; description?: string; input_schema: Record<string, unknown> } = { name: tool.name, input_schema };
   if (typeof tool.description === 'string') translated.description = tool.description;
   return translated;
+}
+
+// ---------------------------------------------------------------- stage 7: authorization
+
+/** What the authorization found and decided, for the program to print: never a token, a code, a
+ *  verifier or a secret. */
+export interface AuthorizationFound {
+  /** Where the protected resource metadata was read (RFC 9728). */
+  resourceMetadata: string;
+  /** The authorization server (its issuer), and where its metadata was read (RFC 8414, or OpenID discovery). */
+  issuer: string;
+  serverMetadata: string;
+  /** How the client got its client_id. */
+  registration: 'pre-registered' | 'metadata-document' | 'dynamic';
+  /** The scopes the token was granted (the token response's, else those asked for). */
+  scopes: string[];
+  /** Authorization requests made, and refreshes. */
+  authorizations: number;
+  refreshes: number;
+}
+
+export interface OAuthOptions {
+  /** Where the authorization server sends the user back (registered as the client's redirect URI). */
+  redirectUri: string;
+  /** The user at a browser: follows the authorization URL (signing in, consenting) to the redirect
+   *  back to redirectUri, and returns that URL. */
+  signIn(authorizationUrl: string): Promise<string>;
+  clientName?: string;
+  /** A client_id given beforehand: no registration. */
+  clientId?: string;
+  /** The HTTPS URL of the client's metadata document, used as its client_id where the server supports it. */
+  clientMetadataUrl?: string;
+}
+
+/** The SDK's OAuthClientProvider for one client: the SDK (its transport, and auth()) discovers,
+ *  registers, asks for authorization with PKCE and trades the code or the refresh token; what it
+ *  leaves to the application is done here: the user (signIn), checking the redirect back, and
+ *  noting what `found` tells. */
+class Provider implements OAuthClientProvider {
+  found: AuthorizationFound | undefined;
+  readonly clientMetadataUrl: string | undefined;
+  private client: OAuthClientInformationMixed | undefined;
+  private registration: AuthorizationFound['registration'];
+  private saved: OAuthTokens | undefined;
+  private verifier = '';
+  private discovery: OAuthDiscoveryState | undefined;
+  private sentState = '';
+  private asked: string[] = [];
+  /** The redirect back, until its code is read; an authorization waits for its token until one is saved. */
+  private redirect: URL | undefined;
+  private awaiting = false;
+  private authorizations = 0;
+  private refreshes = 0;
+  /** Where metadata was read, noted by fetch. */
+  private readonly read: { resource?: string; server?: string } = {};
+
+  constructor(private readonly options: OAuthOptions) {
+    this.clientMetadataUrl = options.clientMetadataUrl;
+    this.client = options.clientId === undefined ? undefined : { client_id: options.clientId };
+    this.registration = options.clientId === undefined ? 'dynamic' : 'pre-registered';
+  }
+
+  get redirectUrl(): string {
+    return this.options.redirectUri;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.options.clientName ?? 'MCP client',
+      redirect_uris: [this.options.redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_post',
+    };
+  }
+
+  state(): string {
+    return (this.sentState = randomBytes(16).toString('base64url'));
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.client;
+  }
+
+  /** The SDK saves a client it registered, the metadata document's URL it took as client_id, or one
+   *  already held, stamped with its issuer. */
+  saveClientInformation(client: OAuthClientInformationMixed): void {
+    if (this.client === undefined) this.registration = client.client_id === this.clientMetadataUrl ? 'metadata-document' : 'dynamic';
+    this.client = client;
+  }
+
+  /** The SDK, refused a refresh token (invalid_grant) or the client (invalid_client), starts over
+   *  once without it; a client_id given is kept. */
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
+    if ((scope === 'all' || scope === 'client') && this.options.clientId === undefined) this.client = undefined;
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.saved;
+  }
+
+  /** A token saved with no authorization waiting for it is a refresh's. */
+  saveTokens(tokens: OAuthTokens): void {
+    if (!this.awaiting) this.refreshes += 1;
+    this.awaiting = false;
+    this.saved = tokens;
+    this.found = {
+      // the SDK keeps the resource metadata's URL only when the 401 named it (its TODO): else it is the well-known one fetch saw
+      resourceMetadata: this.discovery?.resourceMetadataUrl ?? this.read.resource ?? '',
+      issuer: String(this.discovery?.authorizationServerUrl),
+      serverMetadata: this.read.server ?? '',
+      registration: this.registration,
+      scopes: tokens.scope ? words(tokens.scope) : this.asked,
+      authorizations: this.authorizations,
+      refreshes: this.refreshes,
+    };
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    return this.verifier;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    this.authorizations += 1;
+    this.awaiting = true;
+    this.asked = words(authorizationUrl.searchParams.get('scope') ?? undefined);
+    this.redirect = new URL(await this.options.signIn(authorizationUrl.href));
+  }
+
+  /** The code of the redirect back, only if it answers the request this client made: its state
+   *  (RFC 6749 10.12; the SDK leaves it to the application) and the issuer it was sent to (RFC 9207). */
+  code(): string {
+    const back = this.redirect;
+    this.redirect = undefined;
+    if (back === undefined) throw new Error('the SDK asked for no authorization: there is no redirect back to read');
+    const error = back.searchParams.get('error');
+    if (error !== null) throw new Error(`the authorization server refused: ${error}`);
+    if (back.searchParams.get('state') !== this.sentState) throw new Error("the authorization response's state is not the one sent: discarded");
+    const iss = back.searchParams.get('iss');
+    const issuer = this.discovery?.authorizationServerUrl;
+    const metadata = this.discovery?.authorizationServerMetadata as Record<string, unknown> | undefined;
+    if (iss !== null ? iss !== issuer : metadata?.authorization_response_iss_parameter_supported === true)
+      throw new Error(`the authorization response names the issuer ${JSON.stringify(iss)}, not ${issuer}: discarded`);
+    const code = back.searchParams.get('code');
+    if (code === null) throw new Error('the authorization response has no code');
+    return code;
+  }
+
+  /** The fetch the SDK's transport makes every request with (auth()'s too): it notes where the
+   *  metadata was read, which the SDK does not say (the first well-known URL that answered). */
+  readonly fetch: FetchLike = async (url, init) => {
+    const response = await fetch(url, init);
+    const { pathname } = new URL(url);
+    if (response.ok && /\/\.well-known\/oauth-protected-resource(\/|$)/.test(pathname)) this.read.resource = String(url);
+    if (response.ok && /\/\.well-known\/(oauth-authorization-server|openid-configuration)(\/|$)/.test(pathname)) this.read.server = String(url);
+    return response;
+  };
+}
+
+/** The MCP spec's authorization (2025-11-25) with the SDK's own: the SDK's transport, given the
+ *  provider (HttpTransport's `oauth`), answers a 401 or a 403 insufficient_scope with auth(). */
+export class OAuthClient {
+  /** Given to the SDK's transport by HttpTransport (the course API has no member for it). */
+  private readonly provider: Provider;
+
+  constructor(options: OAuthOptions) {
+    this.provider = new Provider(options);
+  }
+
+  get found(): AuthorizationFound | undefined {
+    return this.provider.found;
+  }
+
+  /** The Authorization header of a request, once there is a token (the SDK's transport adds it itself). */
+  headers(): Record<string, string> {
+    const tokens = this.provider.tokens();
+    return tokens ? { Authorization: `Bearer ${tokens.access_token}` } : {};
+  }
+
+  /** The server at `url` refused a request: what the SDK's transport does then, for a caller of its own:
+   *  auth() (a refresh, or an authorization), and the code of the redirect back traded. */
+  async challenged(url: string, response: Response): Promise<void> {
+    const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+    const options = { serverUrl: url, resourceMetadataUrl, scope, fetchFn: this.provider.fetch };
+    if ((await auth(this.provider, options)) === 'REDIRECT') await auth(this.provider, { ...options, authorizationCode: this.provider.code() });
+  }
+}
+
+function words(text: string | undefined): string[] {
+  return (text ?? '').split(' ').filter(Boolean);
 }

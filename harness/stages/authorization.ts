@@ -1,0 +1,44 @@
+// Stage 7, `authorization`: a server behind OAuth. What a client gets wrong in the flow shows first
+// in what the player says (the oauth-* kinds, grade/hints.ts); this module reads the output the
+// `authorization` command prints: no authorization found where the reference found one.
+import { bothValues, field, type Comparison } from '../grade/comparison.ts';
+import type { Hint } from '../run/verdict.ts';
+import type { StageContent } from './content.ts';
+
+/** The reference authorized and the client did not: where its flow stopped is on its stderr. */
+function notAuthorizedRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  if (both === undefined) return [];
+  if (field(both.expected, 'authorization') === null || field(both.actual, 'authorization') !== null) return [];
+  return [
+    {
+      kind: 'not-authorized',
+      lines: [
+        'your client never got a token: the server refused initialize with 401, and the authorization did not finish',
+        "from the 401's WWW-Authenticate (resource_metadata), read the resource's metadata, then its authorization server's; register, ask for authorization (PKCE S256, state, resource), trade the code for a token, and send the request again with it",
+      ],
+    },
+  ];
+}
+
+/** The client authorized where the reference refused to: a redirect or a server it should have turned down. */
+function authorizedAnywayRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  if (both === undefined) return [];
+  if (field(both.expected, 'authorization') !== null || field(both.actual, 'authorization') === null) return [];
+  return [
+    {
+      kind: 'authorized-anyway',
+      lines: [
+        'your client went through with an authorization it should have refused: read the case (case.md) for what is wrong with this server or its redirect',
+      ],
+    },
+  ];
+}
+
+export const authorization: StageContent = {
+  slug: 'authorization',
+  hints: [notAuthorizedRule, authorizedAnywayRule],
+  hintsFirst: true,
+  generators: {},
+};

@@ -1,0 +1,94 @@
+// Derives the authorization cases from the two recorded authorization sessions (cassettes/sdk-oauth-http.yaml,
+// the SDK's auth router; cassettes/oidc-oauth-http.yaml, oidc-provider), editing them only where no real
+// server produces what a case needs (a redirect with a forged state, metadata without S256, a 401
+// that names no metadata); each edit is said in the case cassette's provenance.
+// Run: node --import tsx scripts/derive-authorization-cases.ts, then
+// `npx theinference bless --stage authorization` for the expected output.
+import type { AuthFrame, Frame } from '../harness/cassette/index.ts';
+import { recording, writeHttpCase } from './http-cases.ts';
+
+const FOLDER = 'authorization';
+const sdk = recording('sdk-oauth-http');
+const oidc = recording('oidc-oauth-http');
+
+const isAuth = (frame: Frame): frame is AuthFrame => frame.from === 'auth';
+
+/** The index of the first authorization exchange that `test` picks, or a failure naming the recording. */
+function exchange(frames: Frame[], what: string, test: (frame: AuthFrame) => boolean): number {
+  const at = frames.findIndex((frame) => isAuth(frame) && test(frame));
+  if (at < 0) throw new Error(`${sdk.name}: no ${what} exchange`);
+  return at;
+}
+
+const isAuthorizeRedirect = (frame: AuthFrame) => /[?&]code=/.test(frame.reply.headers?.location ?? '');
+const isServerMetadata = (frame: AuthFrame) => frame.request.server === 'authorization' && frame.request.path.startsWith('/.well-known/');
+
+interface AuthorizationCase {
+  name: string;
+  about: string;
+  edit?: string;
+  source: typeof sdk;
+  frames(frames: Frame[]): Frame[];
+}
+
+const CASES: AuthorizationCase[] = [
+  {
+    name: 'sdk-auth-router',
+    about:
+      "The TypeScript SDK's example server with OAuth, its own auth router as the authorization server: initialize is refused 401 with a WWW-Authenticate that names the resource metadata; the client reads it, then the authorization server's metadata (an issuer with a path: at /.well-known/oauth-authorization-server/authorization-server), registers (RFC 7591), asks for authorization with PKCE (S256), state and resource, trades the code for a token, and sends initialize again with the token.",
+    source: sdk,
+    frames: (frames) => frames,
+  },
+  {
+    name: 'oidc-provider',
+    about:
+      'oidc-provider (OpenID Certified) in front of the everything server: its sign-in sends the browser through two interactions before the redirect back, which names the issuer (RFC 9207 iss: the client checks it is the one it asked); the client registers with client_secret_post and sends its secret in the token request.',
+    source: oidc,
+    frames: (frames) => frames,
+  },
+  {
+    name: 'state-forged',
+    about:
+      "The redirect back comes with a state other than the client's (a forged response, as an attacker's would be): the client discards it and trades no code; initialize fails. (The spec: MCP clients SHOULD verify state; the course requires it.)",
+    edit: "the authorization redirect's state is <forged-state>, a value the server makes; the recording ends there",
+    source: sdk,
+    frames: (frames) => {
+      const at = exchange(frames, 'authorization', isAuthorizeRedirect);
+      const redirect = frames[at] as AuthFrame;
+      redirect.reply.headers!.location = redirect.reply.headers!.location!.replace('state=<state>', 'state=<forged-state>');
+      return frames.slice(0, at + 1);
+    },
+  },
+  {
+    name: 'pkce-unsupported',
+    about:
+      "The authorization server's metadata has no code_challenge_methods_supported: it does not support PKCE, and the client MUST refuse to proceed (no registration, no authorization request); initialize fails.",
+    edit: "the authorization server's metadata without code_challenge_methods_supported; the recording ends there",
+    source: sdk,
+    frames: (frames) => {
+      const at = exchange(frames, 'authorization server metadata', isServerMetadata);
+      const metadata = (frames[at] as AuthFrame).reply.json as Record<string, unknown>;
+      delete metadata.code_challenge_methods_supported;
+      return frames.slice(0, at + 1);
+    },
+  },
+  {
+    name: 'metadata-at-well-known',
+    about:
+      "The 401's WWW-Authenticate names no resource_metadata: the client MUST fall back to the well-known URI, first at the MCP endpoint's path (/.well-known/oauth-protected-resource/mcp), where this server has it.",
+    edit: "the 401's WWW-Authenticate without resource_metadata",
+    source: sdk,
+    frames: (frames) => {
+      for (const frame of frames) {
+        const headers = frame.from === 'client' ? frame.http?.reply?.headers : undefined;
+        if (headers?.['www-authenticate']) headers['www-authenticate'] = headers['www-authenticate'].replace(/,\s*resource_metadata="[^"]*"/, '');
+      }
+      return frames;
+    },
+  },
+];
+
+for (const testCase of CASES) {
+  const frames = testCase.frames(structuredClone(testCase.source.cassette.frames));
+  writeHttpCase(FOLDER, testCase.name, testCase.about, testCase.edit ?? 'as recorded', frames, {}, testCase.source);
+}
