@@ -4,8 +4,9 @@
 // MCP_CONFORMANCE_SCENARIO, the spec version it runs in MCP_CONFORMANCE_PROTOCOL_VERSION and, for
 // some scenarios, what to do in MCP_CONFORMANCE_CONTEXT; the exit code says whether the client got
 // through. The client connects as stage 6 teaches, in both spec versions: connect() probes with
-// server/discover and falls back to initialize for a 2025 server. What the course does not teach
-// (OAuth, ...) is refused with exit 2 rather than faked.
+// server/discover and falls back to initialize for a 2025 server; an authorization scenario gets
+// stage 7's OAuthClient. What the course does not teach (skills, sampling, ...) is refused with exit
+// 2 rather than faked.
 // `npm run conformance` (scripts/conformance.ts) runs it; docs/conformance.md says what it covers.
 import * as mcp from '../src/mcp.ts';
 
@@ -23,7 +24,11 @@ type Drive = (client: mcp.McpClient) => Promise<void>;
 let asked = false;
 
 /** What some scenarios of 2026-07-28 give the client to do (http-custom-headers: the calls to make). */
-const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { toolCalls?: { name: string; arguments?: Record<string, unknown> }[] };
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
+  toolCalls?: { name: string; arguments?: Record<string, unknown> }[];
+  client_id?: string;
+  client_secret?: string;
+};
 
 const scenarios: Record<string, Drive> = {
   // The handshake: initialize (protocol version, clientInfo), notifications/initialized, then a
@@ -114,6 +119,30 @@ const scenarios: Record<string, Drive> = {
   },
 };
 
+/** The authorization scenarios (auth/*): the suite's MCP server answers 401 until the client has a
+ *  token from its authorization server; stage 7's OAuthClient gets one (its authorization server
+ *  signs in at once and redirects back). Then every tool is called, as a client that uses the server. */
+const authorized: Drive = async (client) => {
+  for (const tool of await client.listTools()) console.log(`${tool.name}: ${text(await client.callTool(tool.name, {}))}`);
+};
+
+/** Where the suite's authorization server sends the user back (nothing listens: the browser stops there). */
+const REDIRECT_URI = 'http://localhost:3000/callback';
+
+/** The user's browser: the authorization URL followed, redirect after redirect, until the one back to REDIRECT_URI. */
+async function signIn(authorizationUrl: string): Promise<string> {
+  let target = new URL(authorizationUrl);
+  for (let hop = 0; hop < 10; hop++) {
+    const reply = await fetch(target, { redirect: 'manual' });
+    await reply.body?.cancel();
+    const location = reply.headers.get('location');
+    if (location === null) throw new Error(`the authorization server answered ${reply.status} without sending the browser on`);
+    target = new URL(location, target);
+    if (target.href.startsWith(REDIRECT_URI)) return target.href;
+  }
+  throw new Error('the authorization server sent the browser on 10 times without coming back');
+}
+
 async function findTool(client: mcp.McpClient, name: string): Promise<mcp.Tool> {
   const tools = await client.listTools();
   const tool = tools.find((t) => t.name === name);
@@ -141,10 +170,10 @@ function withTimeout<T>(promise: Promise<T>, message: string): Promise<T> {
 }
 
 async function main(): Promise<number> {
-  const drive = scenarios[scenario];
+  const drive = scenario.startsWith('auth/') ? authorized : scenarios[scenario];
   if (!drive) {
     console.error(
-      `conformance-client: scenario "${scenario}" is not covered by the course (its client speaks server/discover or initialize, tools/list and tools/call, input_required, elicitation answered by the application, over stdio and Streamable HTTP; no OAuth, skills or sampling); covered: ${Object.keys(scenarios).join(', ')}`,
+      `conformance-client: scenario "${scenario}" is not covered by the course (its client speaks server/discover or initialize, tools/list and tools/call, input_required, elicitation answered by the application, over stdio and Streamable HTTP, OAuth; no skills or sampling); covered: auth/*, ${Object.keys(scenarios).join(', ')}`,
     );
     return 2;
   }
@@ -176,7 +205,18 @@ async function main(): Promise<number> {
     },
   };
   const options = withInput[scenario] ?? {};
-  const client = new mcp.McpClient(new mcp.HttpTransport(url), { name: 'theinference-conformance-client', version: '1.0.0' }, options);
+  const oauth = scenario.startsWith('auth/')
+    ? new mcp.OAuthClient({
+        redirectUri: REDIRECT_URI,
+        clientName: 'theinference-conformance-client',
+        signIn,
+        clientId: context.client_id,
+        clientSecret: context.client_secret,
+        // a metadata document's URL, for a server that takes one as client_id (the suite fetches none)
+        clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+      })
+    : undefined;
+  const client = new mcp.McpClient(new mcp.HttpTransport(url, { oauth }), { name: 'theinference-conformance-client', version: '1.0.0' }, options);
   try {
     const connection = await client.connect();
     console.log(`connected (${connection.era} era), protocol ${connection.protocolVersion}`);

@@ -920,8 +920,9 @@ export interface OAuthOptions {
    *  back to redirectUri, and returns that URL. */
   signIn(authorizationUrl: string): Promise<string>;
   clientName?: string;
-  /** A client_id given beforehand: no registration. */
+  /** A client_id given beforehand: no registration; and its secret, if it has one. */
   clientId?: string;
+  clientSecret?: string;
   /** The HTTPS URL of the client's metadata document, used as its client_id where the server supports it. */
   clientMetadataUrl?: string;
 }
@@ -931,8 +932,11 @@ export interface OAuthOptions {
 export class OAuthClient {
   found: AuthorizationFound | undefined;
   private tokens: { access: string; refresh?: string; scopes: string[] } | undefined;
-  private client: { id: string; secret?: string; method: string } | undefined;
+  /** The client's id at each authorization server (by issuer): registered once there, again at another. */
+  private readonly clients = new Map<string, Client>();
   private server: Record<string, unknown> | undefined;
+  /** The resource the token is for, as its metadata names it (the `resource` of every request). */
+  private resource: string | undefined;
   private refreshed = false;
 
   constructor(private readonly options: OAuthOptions) {}
@@ -956,13 +960,13 @@ export class OAuthClient {
   }
 
   private async authorize(url: string, challenge: Record<string, string>, asked: string[]): Promise<void> {
-    const resource = canonicalResource(url);
     const found = await this.discover(url, challenge);
+    const { resource } = found;
     const server = this.server!;
     const scopes = asked.length > 0 ? asked : stringsOf(found.resourceScopes);
     if (!stringsOf(server.code_challenge_methods_supported).includes('S256'))
       throw new Error(`the authorization server ${found.issuer} does not advertise PKCE with S256: refusing to go on`);
-    const client = await this.register(scopes);
+    const client = await this.register(found.issuer, scopes);
     const verifier = base64url(randomBytes(32));
     const state = base64url(randomBytes(16));
     const request = new URL(String(server.authorization_endpoint));
@@ -986,12 +990,13 @@ export class OAuthClient {
       throw new Error(`the authorization response names the issuer ${JSON.stringify(iss)}, not ${found.issuer}: discarded`);
     const code = back.searchParams.get('code');
     if (code === null) throw new Error('the authorization response has no code');
-    await this.token({ grant_type: 'authorization_code', code, redirect_uri: this.options.redirectUri, code_verifier: verifier, resource }, scopes);
+    await this.token(client, { grant_type: 'authorization_code', code, redirect_uri: this.options.redirectUri, code_verifier: verifier, resource }, scopes);
+    this.resource = resource;
     this.found = {
       resourceMetadata: found.resourceMetadata,
       issuer: found.issuer,
       serverMetadata: found.serverMetadata,
-      registration: found.registration ?? this.found?.registration ?? 'dynamic',
+      registration: client.kind,
       scopes: this.tokens!.scopes,
       authorizations: (this.found?.authorizations ?? 0) + 1,
       refreshes: this.found?.refreshes ?? 0,
@@ -1010,8 +1015,11 @@ export class OAuthClient {
     const resourceRead = await firstJson(resourceUrls);
     if (resourceRead === undefined) throw new Error(`no protected resource metadata at ${resourceUrls.join(' or ')}`);
     const metadata = resourceRead.json;
-    if (metadata.resource !== undefined && metadata.resource !== canonicalResource(url))
-      throw new Error(`the protected resource metadata is for ${JSON.stringify(metadata.resource)}, not ${canonicalResource(url)}`);
+    // RFC 9728 3.3: the resource is the one whose well-known URL was read (the one asked, for a URL the 401 gave)
+    const identity = challenge.resource_metadata ? canonicalResource(url) : resourceRead.url.replace('/.well-known/oauth-protected-resource', '');
+    const resource = typeof metadata.resource === 'string' ? metadata.resource : canonicalResource(url);
+    if (metadata.resource !== undefined && metadata.resource !== identity && metadata.resource !== `${identity}/`)
+      throw new Error(`the protected resource metadata is for ${JSON.stringify(metadata.resource)}, not ${identity}`);
     const [issuer] = stringsOf(metadata.authorization_servers);
     if (issuer === undefined) throw new Error('the protected resource metadata names no authorization server');
     const at = new URL(issuer);
@@ -1027,22 +1035,29 @@ export class OAuthClient {
     if (serverRead === undefined) throw new Error(`no authorization server metadata at ${serverUrls.join(', ')}`);
     if (serverRead.json.issuer !== issuer) throw new Error(`the authorization server's metadata names the issuer ${JSON.stringify(serverRead.json.issuer)}, not ${issuer}`);
     this.server = serverRead.json;
-    return { resourceMetadata: resourceRead.url, issuer, serverMetadata: serverRead.url, resourceScopes: metadata.scopes_supported, registration: this.client ? undefined : this.registrationKind() };
+    return { resource, resourceMetadata: resourceRead.url, issuer, serverMetadata: serverRead.url, resourceScopes: metadata.scopes_supported };
   }
 
-  private registrationKind(): AuthorizationFound['registration'] {
-    if (this.options.clientId !== undefined) return 'pre-registered';
-    if (this.options.clientMetadataUrl !== undefined && this.server?.client_id_metadata_document_supported === true) return 'metadata-document';
-    return 'dynamic';
+  /** The client's id at `issuer`, in the spec's order: one given, its metadata document's URL where the
+   *  server takes one, else registered (RFC 7591); kept, so that a second flow there registers nothing. */
+  private async register(issuer: string, scopes: string[]): Promise<Client> {
+    const known = this.clients.get(issuer);
+    if (known) return known;
+    const client = await this.newClient(scopes);
+    this.clients.set(issuer, client);
+    return client;
   }
 
-  /** The client's id, in the spec's order: one given, its metadata document's URL where the server
-   *  takes one, else registered (RFC 7591); kept, so that a second flow registers nothing. */
-  private async register(scopes: string[]): Promise<{ id: string; secret?: string; method: string }> {
-    if (this.client) return this.client;
-    const kind = this.registrationKind();
-    if (kind === 'pre-registered') return (this.client = { id: this.options.clientId!, method: 'none' });
-    if (kind === 'metadata-document') return (this.client = { id: this.options.clientMetadataUrl!, method: 'none' });
+  private async newClient(scopes: string[]): Promise<Client> {
+    if (this.options.clientId !== undefined) {
+      const secret = this.options.clientSecret;
+      const methods = stringsOf(this.server?.token_endpoint_auth_methods_supported);
+      // a secret goes in the Basic header unless the server takes only the form (RFC 6749 2.3.1: Basic MUST be supported)
+      const method = secret === undefined ? 'none' : methods.includes('client_secret_basic') || methods.length === 0 ? 'client_secret_basic' : 'client_secret_post';
+      return { id: this.options.clientId, secret, method, kind: 'pre-registered' };
+    }
+    if (this.options.clientMetadataUrl !== undefined && this.server?.client_id_metadata_document_supported === true)
+      return { id: this.options.clientMetadataUrl, method: 'none', kind: 'metadata-document' };
     const endpoint = this.server?.registration_endpoint;
     if (typeof endpoint !== 'string') throw new Error('the authorization server offers no registration, and the client has no client_id');
     const response = await fetch(endpoint, {
@@ -1051,6 +1066,7 @@ export class OAuthClient {
       body: JSON.stringify({
         client_name: this.options.clientName ?? 'MCP client',
         redirect_uris: [this.options.redirectUri],
+        application_type: 'native', // a client on the user's machine, its redirect on localhost
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_post',
@@ -1061,12 +1077,11 @@ export class OAuthClient {
     if (!response.ok || typeof registered?.client_id !== 'string') throw new Error(`registration failed: HTTP ${response.status}`);
     const secret = typeof registered.client_secret === 'string' ? registered.client_secret : undefined;
     const method = typeof registered.token_endpoint_auth_method === 'string' ? registered.token_endpoint_auth_method : secret ? 'client_secret_basic' : 'none';
-    return (this.client = { id: registered.client_id, secret, method });
+    return { id: registered.client_id, secret, method, kind: 'dynamic' };
   }
 
   /** A token request (RFC 6749 3.2), the client authenticated as it registered. */
-  private async token(grant: Record<string, string>, asked: string[]): Promise<void> {
-    const client = this.client!;
+  private async token(client: Client, grant: Record<string, string>, asked: string[]): Promise<void> {
     const form = new URLSearchParams(grant);
     const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' };
     if (client.method === 'client_secret_basic' && client.secret !== undefined) {
@@ -1089,13 +1104,23 @@ export class OAuthClient {
   /** A new access token from the refresh token; false when the server refuses it. */
   private async refresh(url: string): Promise<boolean> {
     try {
-      await this.token({ grant_type: 'refresh_token', refresh_token: this.tokens!.refresh!, resource: canonicalResource(url) }, this.tokens!.scopes);
+      const client = this.clients.get(this.found?.issuer ?? '');
+      if (client === undefined) return false;
+      await this.token(client, { grant_type: 'refresh_token', refresh_token: this.tokens!.refresh!, resource: this.resource ?? canonicalResource(url) }, this.tokens!.scopes);
     } catch {
       return false;
     }
     if (this.found) this.found.refreshes += 1;
     return true;
   }
+}
+
+/** A client id at one authorization server, how it authenticates at the token endpoint, and how it was got. */
+interface Client {
+  id: string;
+  secret?: string;
+  method: string;
+  kind: AuthorizationFound['registration'];
 }
 
 /** A 403 whose challenge says the token lacks a scope (RFC 6750 3.1). */

@@ -269,8 +269,9 @@ export interface OAuthOptions {
    *  back to redirectUri, and returns that URL. */
   signIn(authorizationUrl: string): Promise<string>;
   clientName?: string;
-  /** A client_id given beforehand: no registration. */
+  /** A client_id given beforehand: no registration; and its secret, if it has one. */
   clientId?: string;
+  clientSecret?: string;
   /** The HTTPS URL of the client's metadata document, used as its client_id where the server supports it. */
   clientMetadataUrl?: string;
 }

@@ -236,9 +236,12 @@ describe('time limits', () => {
       limits: { ...DEFAULT_LIMITS, timeoutMs: 350, wallMs: 300 },
       contained: true,
     });
-    // Past its backstop: to its CPU limit, or (on a machine too busy for even that) to the last deadline, three backstops on.
+    // Past its first backstop: to its CPU limit, or (on a machine too busy for even that) to a later
+    // backstop. Its first 300 ms always compute (node's start alone takes far more than 5% of a core
+    // of them), so it is looked at again at least once; a later look may find it starved, and stop it
+    // there, short of the last deadline. (The bug stopped it at the first, 300 ms of the grader's progress.)
     if (loop.timeLimit === 'cpu') expect(loop.cpuMs).toBeGreaterThan(350);
-    else expect(loop.durationMs).toBeGreaterThanOrEqual(3 * 300);
+    else expect(loop.durationMs).toBeGreaterThanOrEqual(2 * 300);
   });
 
   it('counts the CPU time of the processes a program starts, in the sandbox too', async () => {
