@@ -41,7 +41,8 @@ export type DiagnosisKind =
   | 'oauth-client' // an authorization request under a client_id other than the one registered
   | 'oauth-state' // an authorization request without state (advice)
   | 'oauth-state-unchecked' // a code traded whose redirect came back with a state other than the client's
-  | 'oauth-token-in-query'; // an access token in a request's URL
+  | 'oauth-token-in-query' // an access token in a request's URL
+  | 'oauth-secret-printed'; // the program printed a token, code, client secret or verifier of its authorization
 
 export interface RecordedRef {
   /** Index into the cassette's frames. */

@@ -203,6 +203,12 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     words:
       'a redirect whose state is not the one the client sent is discarded, its code never traded (the spec: MCP clients SHOULD use and verify state parameters … and discard any results that do not include or have a mismatch with the original state; the course requires it)',
   },
+  'oauth-secret-printed': {
+    level: 'course',
+    source: COURSE,
+    words:
+      'a program prints no token, code, client secret or verifier, on stdout or stderr (the spec, 2025-11-25 basic/authorization#token-theft: attackers who obtain tokens stored by the client, or tokens cached or logged … can access protected resources; clients MUST implement secure token storage)',
+  },
   'oauth-token-in-query': {
     level: 'must',
     source: `${AUTHORIZATION}#token-requirements`,

@@ -53,7 +53,9 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   if (cassette && transport === undefined) {
     return { name, status: 'infra', message: `no transport named "${testCase.player}" to play the case's cassette on`, durationMs: 0 };
   }
-  const { result, report, start } = await runWithPlayer(testCase, context, cassette);
+  const played = await runWithPlayer(testCase, context, cassette);
+  const { report, start } = played;
+  const result = withSecretsHidden(played.result, played.secrets);
   const expected = readFileSync(testCase.expectedPath);
   const judged = withTransportHints(
     judgeOutput(result, expected, context, { hidden: testCase.hidden, hintRules: context.content.hintRules(testCase.stage) }),
@@ -145,11 +147,24 @@ export async function runWithPlayer(testCase: Case, context: RunContext, cassett
   const setting = { caseDir: resolve(context.runRoot, testCase.casePath), runRoot: context.runRoot, network: context.launcher.jail.network };
   return transport.play(cassette, setting, {
     run: (wiring) => runProgram(testCase, context, wiring),
+    printed: (result) => `${result.stdout.toString('utf8')}\n${result.stderr.toString('utf8')}`,
     settle: (session) => {
       const grace = new Promise<void>((resolve) => afterProgress(REPORT_GRACE_MS, resolve));
       return Promise.race([session.done, grace.then(() => session.finish())]);
     },
   });
+}
+
+/** The run with every secret of the session it printed shown by its role: a token printed is an
+ *  error of its own (the transport's), and the grader's output and report never carry it. */
+function withSecretsHidden(result: RunResult, secrets: Played<RunResult>['secrets']): RunResult {
+  if (secrets === undefined || secrets.length === 0) return result;
+  const hide = (bytes: Buffer) => {
+    const text = bytes.toString('utf8');
+    const hidden = secrets.reduce((shown, { value, role }) => shown.replaceAll(value, `<${role}>`), text);
+    return hidden === text ? bytes : Buffer.from(hidden, 'utf8');
+  };
+  return { ...result, stdout: hide(result.stdout), stderr: hide(result.stderr) };
 }
 
 /** A program stopped by a limit after the whole recorded session was played right: what is left to

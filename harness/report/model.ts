@@ -180,6 +180,7 @@ const DIAGNOSIS_KINDS = [
   'oauth-state',
   'oauth-state-unchecked',
   'oauth-token-in-query',
+  'oauth-secret-printed',
 ] as const;
 const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject, newSession: optional(boolean) });
 const diagnosisSchema = object({

@@ -23,6 +23,8 @@ export interface CaseProgram<R> {
   run(wiring: Wiring): Promise<R>;
   /** The session's report once the program ended: at once, or after a grace for its last messages. */
   settle(session: PlayerSession): Promise<PlayReport>;
+  /** What the program printed, stdout and stderr (for what a transport's session forbids printing). */
+  printed(result: R): string;
 }
 
 /** Where the case runs. */
@@ -42,6 +44,9 @@ export interface Played<R> {
   /** For a case whose .mcp.json says how the program starts its server: whether the start reached the
    *  grader at all, and what was wrong with it (nothing: it was right). */
   start?: { reached: boolean; problem?: string };
+  /** Values the session made that nothing of the grader's shows as they are (an authorization's
+   *  tokens): what the program printed of them is shown by their role, `<access-token>`. */
+  secrets?: readonly { value: string; role: string }[];
 }
 
 export interface Transport {

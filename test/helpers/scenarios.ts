@@ -268,6 +268,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['GET /authorization-server/.well-known/oauth-authorization-server', 'it has metadata at', 'the authorization did not finish'],
     only: 'sdk-auth-router',
   },
+  'token-printed': {
+    stage: 'authorization',
+    says: ['oauth-secret-printed', 'your program printed the access token of its authorization', 'never a token'],
+    only: 'sdk-auth-router',
+  },
   'metadata-fallback-missing': {
     stage: 'authorization',
     says: ['metadata-at-well-known', 'GET /.well-known/oauth-protected-resource to the MCP server', '/.well-known/oauth-protected-resource/mcp'],

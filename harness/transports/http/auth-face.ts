@@ -9,11 +9,13 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AUTHORIZATION_SERVER, MCP_SERVER, s256, mapStrings } from '../../cassette/authorization.ts';
-import type { DiagnosisKind } from '../../cassette/diagnosis.ts';
+import type { Diagnosis, DiagnosisKind } from '../../cassette/diagnosis.ts';
 import { isObject, type AuthFrame, type Cassette, type Json } from '../../cassette/model.ts';
 import type { Player } from '../../cassette/player.ts';
 import { refuseRequest, statusLine } from './refusal.ts';
 
+/** The roles whose values a program must never print: a token, a code, a secret, a verifier. */
+const UNPRINTABLE_ROLES = new Set(['access-token', 'refresh-token', 'id-token', 'code', 'client-secret', 'code-verifier', 'registration-token']);
 /** The roles whose values the client makes; every other role's the server mints. */
 const CLIENT_ROLES = new Set(['state', 'code-challenge', 'code-verifier', 'nonce']);
 const PLACEHOLDER = /<([a-z]+(?:-[a-z]+)*?)(?:-(\d+))?>/g;
@@ -124,6 +126,24 @@ export class AuthFace {
     if (frame.request.server === 'resource') return path;
     const wellKnown = /^\/\.well-known\/[^/]+/.exec(path)?.[0];
     return wellKnown ? `${wellKnown}${AUTHORIZATION_PATH}${path.slice(wellKnown.length)}` : `${AUTHORIZATION_PATH}${path}`;
+  }
+
+  /** This session's tokens, codes and secrets (minted here, or the client's verifier), each with its role. */
+  secrets(): { value: string; role: string }[] {
+    return [...this.values].flatMap(([placeholder, value]) => {
+      const role = /^<([a-z-]+?)(?:-\d+)?>$/.exec(placeholder)?.[1];
+      return role !== undefined && UNPRINTABLE_ROLES.has(role) && value.length >= 8 ? [{ value, role }] : [];
+    });
+  }
+
+  /** What of this session's tokens, codes and secrets (minted here, or the client's verifier) `printed`
+   *  holds: one diagnosis for each kind of value, naming it, never the value. */
+  leaks(printed: string): Diagnosis[] {
+    const roles = new Set(this.secrets().flatMap(({ value, role }) => (printed.includes(value) ? [role] : [])));
+    return [...roles].map((role) => ({
+      kind: 'oauth-secret-printed' as const,
+      message: `your program printed the ${role.replaceAll('-', ' ')} of its authorization: a token, a code or a secret stays in the client's memory, never on stdout or stderr`,
+    }));
   }
 
   /** Why an MCP request's Authorization is not the token the player issued in the recorded role, if it is not. */

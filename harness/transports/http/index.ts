@@ -26,7 +26,13 @@ export const http: Transport = {
         const reach: Record<string, string> = { [SERVER_URL_VARIABLE]: served.url };
         if (gate) Object.assign(reach, { [PLAYER_SOCKET_VARIABLE]: relative(setting.runRoot, gate.path), [PLAYER_TOKEN_VARIABLE]: gate.token });
         const result = await program.run({ env: reach, waitedOn: () => served.waitsForClient() });
-        return { result, report: await program.settle(served) };
+        const report = await program.settle(served);
+        const leaks = served.leaks(program.printed(result));
+        return {
+          result,
+          report: leaks.length === 0 ? report : { ...report, ok: false, diagnoses: [...report.diagnoses, ...leaks] },
+          secrets: served.secrets(),
+        };
       } finally {
         await gate?.close();
       }

@@ -2,6 +2,7 @@
 // (a free one by default), a bounded number of connections, and the session it plays.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Diagnosis } from '../../cassette/diagnosis.ts';
 import type { Cassette } from '../../cassette/model.ts';
 import type { PlayerSession } from '../../cassette/session.ts';
 import { HttpFace, type HttpFaceOptions } from './face.ts';
@@ -11,6 +12,10 @@ export interface HttpPlayerSession extends PlayerSession {
   readonly url: string;
   /** Stops listening and ends every open stream. */
   close(): Promise<void>;
+  /** What of the authorization's tokens, codes and secrets `printed` holds: a diagnosis a kind of value. */
+  leaks(printed: string): Diagnosis[];
+  /** This session's tokens, codes and secrets, each with its role: never shown as they are. */
+  secrets(): { value: string; role: string }[];
 }
 
 /** Far more than a client keeps open (a POST or two, a GET stream, a pool's spares). */
@@ -35,6 +40,8 @@ export async function serveCassette(cassette: Cassette, options: HttpFaceOptions
       return face.player.diagnoses;
     },
     waitsForClient: () => face.waitsForClient(),
+    leaks: (printed) => face.authorization?.leaks(printed) ?? [],
+    secrets: () => face.authorization?.secrets() ?? [],
     close: () =>
       (closed ??= new Promise((resolve) => {
         face.finish();
