@@ -132,20 +132,24 @@ const commands: Record<string, Command> = {
   },
 
   /** A server behind OAuth (stage 7), over Streamable HTTP: initialize (which the server refuses
-   *  with 401 until the client has authorized), every tool, close(). The "user" signs in at once:
-   *  signIn follows the authorization URL's redirects, as a browser does, to the redirect back.
+   *  with 401 until the client has authorized), every tool, the calls in calls.json in turn (one may
+   *  take a scope the token lacks: 403, a step-up), close(). The "user" signs in at once: signIn
+   *  follows the authorization URL's redirects, as a browser does, to the redirect back.
    *  `authorization`: what the client found and decided, its URLs as paths on the server's origin. */
   authorization: async (caseDir) => {
+    const calls = optionalJson(join(caseDir, 'calls.json'), []) as { name: string; arguments?: object }[];
     const server = await serverUrl(caseDir);
     try {
       const oauth = new mcp.OAuthClient({ redirectUri: REDIRECT_URI, clientName: 'MCP course client', signIn: browse });
       const client = new mcp.McpClient(new mcp.HttpTransport(server.url, { oauth }));
       const initialize = await outcome(client.initialize());
       const tools = isFailure(initialize) ? undefined : await outcome(client.listTools());
+      const results: unknown[] = [];
+      if (tools !== undefined) for (const call of calls) results.push(await outcome(client.callTool(call.name, call.arguments)));
       await client.close().catch(() => {});
       const origin = new URL(server.url).origin;
       const found = oauth.found && Object.fromEntries(Object.entries(oauth.found).map(([key, value]) => [key, onOrigin(value, origin)]));
-      return { authorization: canonical(found ?? null), initialize, ...(tools !== undefined && { tools }) };
+      return { authorization: canonical(found ?? null), initialize, ...(tools !== undefined && { tools }), ...(results.length > 0 && { calls: results }) };
     } finally {
       server.done();
     }

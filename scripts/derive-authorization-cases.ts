@@ -10,6 +10,7 @@ import { recording, writeHttpCase } from './http-cases.ts';
 const FOLDER = 'authorization';
 const sdk = recording('sdk-oauth-http');
 const oidc = recording('oidc-oauth-http');
+const stepUp = recording('oidc-step-up-http');
 
 const isAuth = (frame: Frame): frame is AuthFrame => frame.from === 'auth';
 
@@ -29,6 +30,8 @@ interface AuthorizationCase {
   edit?: string;
   source: typeof sdk;
   frames(frames: Frame[]): Frame[];
+  /** Files of the case folder beside case.md (calls.json). */
+  inputs?: Record<string, unknown>;
 }
 
 const CASES: AuthorizationCase[] = [
@@ -45,6 +48,18 @@ const CASES: AuthorizationCase[] = [
       'oidc-provider (OpenID Certified) in front of the everything server: its sign-in sends the browser through two interactions before the redirect back, which names the issuer (RFC 9207 iss: the client checks it is the one it asked); the client registers with client_secret_post and sends its secret in the token request.',
     source: oidc,
     frames: (frames) => frames,
+  },
+  {
+    name: 'step-up',
+    about:
+      'oidc-provider in front of the everything server, whose echo tool takes the scope mcp:admin: the call is answered 403 insufficient_scope, its challenge naming the scopes to ask for (mcp:tools mcp:admin); the client authorizes again for them (its registration kept: no second one) and calls again with the new token.',
+    source: stepUp,
+    frames: (frames) => frames,
+    inputs: {
+      'calls.json': stepUp.cassette.frames.flatMap((frame) =>
+        frame.from === 'client' && frame.message.method === 'tools/call' && frame.http?.reply?.status !== 403 ? [frame.message.params] : [],
+      ),
+    },
   },
   {
     name: 'state-forged',
@@ -90,5 +105,5 @@ const CASES: AuthorizationCase[] = [
 
 for (const testCase of CASES) {
   const frames = testCase.frames(structuredClone(testCase.source.cassette.frames));
-  writeHttpCase(FOLDER, testCase.name, testCase.about, testCase.edit ?? 'as recorded', frames, {}, testCase.source);
+  writeHttpCase(FOLDER, testCase.name, testCase.about, testCase.edit ?? 'as recorded', frames, testCase.inputs, testCase.source);
 }

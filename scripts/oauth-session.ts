@@ -24,17 +24,23 @@ export function startSdkOAuthServer(): Promise<Running & { authUrl: string; outp
 
 export const OIDC_GATEWAY_ENTRY = 'scripts/oidc-gateway.ts';
 
-/** oidc-provider in front of server-everything (scripts/oidc-gateway.ts), on free ports. */
-export function startOidcGateway(): Promise<Running & { authUrl: string; output: () => string }> {
-  return startOAuthServer(['--import', 'tsx', join(ROOT, OIDC_GATEWAY_ENTRY)], /oidc-gateway listening/, 'the oidc-provider gateway');
+/** oidc-provider in front of server-everything (scripts/oidc-gateway.ts), on free ports; `env`: its
+ *  options (STEP_UP_TOOL). */
+export function startOidcGateway(env: Record<string, string> = {}): Promise<Running & { authUrl: string; output: () => string }> {
+  return startOAuthServer(['--import', 'tsx', join(ROOT, OIDC_GATEWAY_ENTRY)], /oidc-gateway listening/, 'the oidc-provider gateway', env);
 }
 
-async function startOAuthServer(args: string[], ready: RegExp, what: string): Promise<Running & { authUrl: string; output: () => string }> {
+async function startOAuthServer(
+  args: string[],
+  ready: RegExp,
+  what: string,
+  env: Record<string, string> = {},
+): Promise<Running & { authUrl: string; output: () => string }> {
   const port = await freePort();
   const authPort = await freePort();
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { ...process.env, MCP_PORT: String(port), MCP_AUTH_PORT: String(authPort) },
+    env: { ...process.env, ...env, MCP_PORT: String(port), MCP_AUTH_PORT: String(authPort) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -71,13 +77,21 @@ export interface Deviation {
 
 export interface OAuthSessionResult {
   tools: string[];
+  /** The text of each call's result, in turn. */
+  calls: string[];
   secrets: FlowSecrets;
   /** The authorize reply's Location, as the client followed it. */
   location?: string;
 }
 
-/** The SDK client through the whole flow against `url`, then tools/list and DELETE. */
-export async function runOAuthSession(url: string, deviation: Deviation = {}): Promise<OAuthSessionResult> {
+/** The SDK client through the whole flow against `url`, then tools/list, each of `calls` (one the
+ *  server refuses for want of a scope authorized again, as the SDK's transport starts it, and made
+ *  again), and DELETE. */
+export async function runOAuthSession(
+  url: string,
+  deviation: Deviation = {},
+  calls: { name: string; arguments?: Record<string, unknown> }[] = [],
+): Promise<OAuthSessionResult> {
   const secrets: FlowSecrets = {};
   let location: string | undefined;
   const provider: OAuthClientProvider = {
@@ -109,7 +123,7 @@ export async function runOAuthSession(url: string, deviation: Deviation = {}): P
       // as a browser: the redirects followed (a sign-in on the way), cookies kept, to the redirect URL
       let target = deviation.authorizeUrl ? deviation.authorizeUrl(new URL(authorizeUrl)) : new URL(authorizeUrl);
       const sentState = target.searchParams.get('state'); // a client checks what it sent
-      const cookies = new Map<string, string>();
+      const cookies = new Map<string, string>(); // each authorization in a browser window of its own: a step-up signs in again
       for (let hop = 0; ; hop++) {
         const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
         const reply = await fetch(target, { redirect: 'manual', headers: cookie === '' ? {} : { cookie } });
@@ -147,7 +161,18 @@ export async function runOAuthSession(url: string, deviation: Deviation = {}): P
     session = await connect();
   }
   const tools = (await session.client.listTools()).tools.map((tool) => tool.name);
+  const results: string[] = [];
+  for (const call of calls) {
+    const made = () => session.client.callTool(call);
+    const result = await made().catch(async (error: unknown) => {
+      // a step-up: the transport sent the user to authorize again (UnauthorizedError); trade the new code, then call again
+      if (!(error instanceof UnauthorizedError) || secrets.code === undefined) throw error;
+      await session.transport.finishAuth(secrets.code);
+      return made();
+    });
+    results.push((result.content as { text?: string }[]).map((item) => item.text ?? '').join(' '));
+  }
   await session.transport.terminateSession();
   await session.client.close();
-  return { tools, secrets, location };
+  return { tools, calls: results, secrets, location };
 }

@@ -4,6 +4,8 @@
 // that takes only tokens oidc-provider issued for it (checked by introspection) and serves its
 // protected resource metadata. The sign-in a person would do is done at once for one user (the
 // interaction finished as it starts), so that a client's browser step is a chain of redirects.
+// With STEP_UP_TOOL, calling that tool takes the scope mcp:admin as well: a token without it is
+// answered 403 insufficient_scope (RFC 6750 3.1), naming the scopes to ask for (a step-up).
 // Ports from MCP_PORT and MCP_AUTH_PORT, on localhost; ready when it prints "listening".
 import { spawn } from 'node:child_process';
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -16,10 +18,19 @@ const authPort = Number(process.env.MCP_AUTH_PORT ?? 3001);
 const issuer = `http://localhost:${authPort}`;
 const resource = `http://localhost:${mcpPort}/mcp`;
 const GATEWAY = { client_id: 'mcp-gateway', client_secret: 'the-gateway-introspects-with-this-secret' };
+const stepUpTool = process.env.STEP_UP_TOOL;
 
 const provider = new Provider(issuer, {
   clients: [{ ...GATEWAY, redirect_uris: [], response_types: [], grant_types: [] }],
-  scopes: ['openid', 'offline_access', 'mcp:tools'],
+  scopes: ['openid', 'offline_access', 'mcp:tools', 'mcp:admin'],
+  // a registration's scope does not limit what the client may ask for later: a client registered with
+  // mcp:tools may step up to mcp:admin (oidc-provider would otherwise refuse it invalid_scope)
+  extraClientMetadata: {
+    properties: ['scope'],
+    validator: (_ctx, key, _value, metadata) => {
+      if (key === 'scope') delete metadata.scope;
+    },
+  },
   pkce: { required: () => true },
   cookies: { keys: ['a-cookie-key-of-this-test-server'] },
   features: {
@@ -30,7 +41,7 @@ const provider = new Provider(issuer, {
       enabled: true,
       defaultResource: () => resource,
       useGrantedResource: () => true,
-      getResourceServerInfo: () => ({ scope: 'mcp:tools', audience: resource, accessTokenFormat: 'opaque' }),
+      getResourceServerInfo: () => ({ scope: 'mcp:tools mcp:admin', audience: resource, accessTokenFormat: 'opaque' }),
     },
   },
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
@@ -46,7 +57,14 @@ async function finishInteraction(req: IncomingMessage, res: ServerResponse): Pro
   const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
   if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
   for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
-  if (params.resource) grant.addResourceScope(params.resource, 'mcp:tools');
+  if (params.resource)
+    grant.addResourceScope(
+      params.resource,
+      (params.scope ?? 'mcp:tools')
+        .split(' ')
+        .filter((scope) => scope.startsWith('mcp:'))
+        .join(' ') || 'mcp:tools',
+    );
   const grantId = await grant.save();
   await provider.interactionFinished(req, res, { login: { accountId: 'course-user' }, consent: { grantId } }, { mergeWithLastSubmission: false });
 }
@@ -80,17 +98,30 @@ const keepAlive = new Agent({ keepAlive: true });
 const metadataPath = '/.well-known/oauth-protected-resource/mcp';
 const challenge = `Bearer resource_metadata="http://localhost:${mcpPort}${metadataPath}"`;
 
-/** Whether oidc-provider says the token is active and issued for this server. */
-async function tokenIsOurs(header: string | undefined): Promise<boolean> {
+/** The token's scopes, if oidc-provider says it is active and issued for this server. */
+async function scopesOf(header: string | undefined): Promise<string[] | undefined> {
   const token = /^Bearer\s+(\S+)$/i.exec(header ?? '')?.[1];
-  if (!token) return false;
+  if (!token) return undefined;
   const reply = await fetch(`${issuer}/token/introspection`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ token, ...GATEWAY }),
   });
-  const info = (await reply.json()) as { active?: boolean; aud?: string | string[] };
-  return info.active === true && [info.aud].flat().includes(resource);
+  const info = (await reply.json()) as { active?: boolean; aud?: string | string[]; scope?: string };
+  return info.active === true && [info.aud].flat().includes(resource) ? (info.scope ?? '').split(' ') : undefined;
+}
+
+/** Whether a POST's body calls the step-up tool (read whole: the gateway's own requests are small). */
+async function callsStepUpTool(req: IncomingMessage): Promise<{ body: Buffer; stepUp: boolean }> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks);
+  try {
+    const message = JSON.parse(body.toString('utf8')) as { method?: string; params?: { name?: string } };
+    return { body, stepUp: stepUpTool !== undefined && message.method === 'tools/call' && message.params?.name === stepUpTool };
+  } catch {
+    return { body, stepUp: false };
+  }
 }
 
 createServer((req, res) => {
@@ -100,13 +131,21 @@ createServer((req, res) => {
       .end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: ['mcp:tools'], bearer_methods_supported: ['header'] }));
     return;
   }
-  tokenIsOurs(req.headers.authorization).then(
-    (ours) => {
-      if (!ours) {
-        req.resume();
+  Promise.all([scopesOf(req.headers.authorization), callsStepUpTool(req)]).then(
+    ([scopes, { body, stepUp }]) => {
+      if (!scopes) {
         res
           .writeHead(401, { 'www-authenticate': challenge, 'content-type': 'application/json' })
           .end(JSON.stringify({ error: 'invalid_token', error_description: 'a bearer token for this server is required' }));
+        return;
+      }
+      if (stepUp && !scopes.includes('mcp:admin')) {
+        res
+          .writeHead(403, {
+            'www-authenticate': `Bearer error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="http://localhost:${mcpPort}${metadataPath}"`,
+            'content-type': 'application/json',
+          })
+          .end(JSON.stringify({ error: 'insufficient_scope', error_description: `${stepUpTool} takes the scope mcp:admin` }));
         return;
       }
       // the token stops here; connection headers are each hop's own (a client's close must not end the session's socket)
@@ -118,7 +157,7 @@ createServer((req, res) => {
       });
       forwarded.on('error', () => res.destroy());
       res.on('close', () => forwarded.destroy());
-      req.pipe(forwarded);
+      forwarded.end(body);
     },
     () => res.writeHead(502).end(),
   );

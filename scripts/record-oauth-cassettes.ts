@@ -4,6 +4,7 @@
 // and tools/list through the recorder.
 //   sdk-oauth-http.yaml   the TypeScript SDK's example server with OAuth (its own auth router)
 //   oidc-oauth-http.yaml  oidc-provider (OpenID Certified) in front of server-everything (scripts/oidc-gateway.ts)
+//   oidc-step-up-http.yaml  the same, its echo tool taking the scope mcp:admin: a 403 insufficient_scope, a step-up
 // `node --import tsx scripts/record-oauth-cassettes.ts [file ...]`
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +16,18 @@ const version = (dir: string) => (JSON.parse(readFileSync(join(ROOT, dir, 'packa
 
 const FLOW =
   '401, resource metadata, authorization server metadata, registration, authorize (PKCE S256), token, then initialize with the token, tools/list, DELETE';
-export const OAUTH_CASSETTES = [
+/** The step-up recording's call: the gateway's STEP_UP_TOOL. */
+export const STEP_UP_CALL = { name: 'echo', arguments: { message: 'with the scope it takes' } };
+
+export const OAUTH_CASSETTES: {
+  file: string;
+  start(): ReturnType<typeof startOidcGateway>;
+  command: string[];
+  package: string;
+  packageDir: string;
+  calls?: (typeof STEP_UP_CALL)[];
+  note(): string;
+}[] = [
   {
     file: 'sdk-oauth-http.yaml',
     start: startSdkOAuthServer,
@@ -34,6 +46,16 @@ export const OAUTH_CASSETTES = [
     note: () =>
       `oidc-provider ${version('node_modules/oidc-provider')} (OpenID Certified; dynamic registration, resource indicators, introspection; the sign-in given at once, two interactions) in front of server-everything behind a resource server that introspects each token (scripts/oidc-gateway.ts; env MCP_PORT, MCP_AUTH_PORT), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW} (scripts/record-oauth-cassettes.ts)`,
   },
+  {
+    file: 'oidc-step-up-http.yaml',
+    start: () => startOidcGateway({ STEP_UP_TOOL: STEP_UP_CALL.name }),
+    command: ['env', `STEP_UP_TOOL=${STEP_UP_CALL.name}`, 'node', '--import', 'tsx', OIDC_GATEWAY_ENTRY],
+    package: '@modelcontextprotocol/server-everything',
+    packageDir: 'node_modules/@modelcontextprotocol/server-everything',
+    calls: [STEP_UP_CALL],
+    note: () =>
+      `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with STEP_UP_TOOL=${STEP_UP_CALL.name}: a call of ${STEP_UP_CALL.name} takes the scope mcp:admin), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW.replace(', DELETE', '')}, then tools/call ${STEP_UP_CALL.name} answered 403 insufficient_scope (scope="mcp:tools mcp:admin"), the authorization again for both scopes (no second registration), the call again with the new token, DELETE (scripts/record-oauth-cassettes.ts)`,
+  },
 ];
 
 async function main(named: string[]): Promise<void> {
@@ -45,7 +67,7 @@ async function main(named: string[]): Promise<void> {
     try {
       const recorder = await startRecorder(['--out', out, '--http', server.url, '--force']);
       if (recorder.url === '') throw new Error((await recorder.exited).stderr.trim());
-      await runOAuthSession(recorder.url);
+      await runOAuthSession(recorder.url, {}, recorded.calls);
       const { code, stderr } = await recorder.exited;
       process.stdout.write(`${recorded.file}: ${stderr.trim().split('\n').at(-1)}\n`);
       if (code !== 0) throw new Error(`the recorder exited ${code}`);

@@ -36,9 +36,27 @@ function authorizedAnywayRule(comparison: Comparison): Hint[] {
   ];
 }
 
+/** The reference authorized more often than the client: a 403 insufficient_scope not answered with a step-up. */
+function stepUpRule(comparison: Comparison): Hint[] {
+  const both = bothValues(comparison);
+  if (both === undefined) return [];
+  const count = (value: unknown) => field(field(value, 'authorization'), 'authorizations');
+  const [expected, actual] = [count(both.expected), count(both.actual)];
+  if (typeof expected !== 'number' || typeof actual !== 'number' || actual >= expected) return [];
+  return [
+    {
+      kind: 'step-up-missing',
+      lines: [
+        `your client authorized ${actual} time${actual === 1 ? '' : 's'}, the reference ${expected}: a request answered 403 with error="insufficient_scope" asks for a token with more scopes`,
+        'authorize again for the scopes held and those the challenge names (its scope parameter), then send the request again with the new token',
+      ],
+    },
+  ];
+}
+
 export const authorization: StageContent = {
   slug: 'authorization',
-  hints: [notAuthorizedRule, authorizedAnywayRule],
+  hints: [notAuthorizedRule, authorizedAnywayRule, stepUpRule],
   hintsFirst: true,
   generators: {},
 };

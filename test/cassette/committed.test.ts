@@ -44,7 +44,11 @@ describe('committed cassettes', () => {
     // behind OAuth: verify runs the recorded authorization again against the live authorization server
     const oauth = cassette.provenance.command?.includes(SDK_OAUTH_ENTRY) === true;
     const oidc = cassette.provenance.command?.includes(OIDC_GATEWAY_ENTRY) === true;
-    const server = await (resumable ? startResumableHttp() : oauth ? startSdkOAuthServer() : oidc ? startOidcGateway() : startEverythingHttp());
+    // the gateway's options as its command gives them (`env STEP_UP_TOOL=echo node ...`)
+    const options = Object.fromEntries(
+      (cassette.provenance.command ?? []).flatMap((word) => (/^[A-Z_]+=/.test(word) ? [word.split('=', 2) as [string, string]] : [])),
+    );
+    const server = await (resumable ? startResumableHttp() : oauth ? startSdkOAuthServer() : oidc ? startOidcGateway(options) : startEverythingHttp());
     try {
       expect(await verifyHttpCassette(cassette, server.url)).toEqual([]);
       const planted = structuredClone(cassette);

@@ -268,6 +268,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['GET /authorization-server/.well-known/oauth-authorization-server', 'it has metadata at', 'the authorization did not finish'],
     only: 'sdk-auth-router',
   },
+  'step-up-ignored': {
+    stage: 'authorization',
+    says: ['step-up', 'your client authorized 1 time, the reference 2', 'insufficient_scope'],
+    only: 'step-up',
+  },
   'token-printed': {
     stage: 'authorization',
     says: ['oauth-secret-printed', 'your program printed the access token of its authorization', 'never a token'],

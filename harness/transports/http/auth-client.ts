@@ -31,10 +31,21 @@ export class AuthClient {
     private readonly mcpOrigin: string,
   ) {
     this.frames = cassette.frames.filter((frame): frame is AuthFrame => frame.from === 'auth');
-    const verifier = randomBytes(32).toString('base64url');
-    this.values.set('<code-verifier>', verifier);
-    this.values.set('<code-challenge>', s256(verifier));
-    this.values.set('<state>', randomBytes(16).toString('base64url'));
+  }
+
+  /** The client's own values, made anew for each authorization (`<state>`, then `<state-2>`, ...): a
+   *  verifier, its challenge (S256), a state. */
+  private clientValue(placeholder: string): string | undefined {
+    const [, role, number] = /^<(code-verifier|code-challenge|state)(-\d+)?>$/.exec(placeholder) ?? [];
+    if (role === undefined) return undefined;
+    const suffix = number ?? '';
+    if (!this.values.has(`<code-verifier${suffix}>`)) {
+      const verifier = randomBytes(32).toString('base64url');
+      this.values.set(`<code-verifier${suffix}>`, verifier);
+      this.values.set(`<code-challenge${suffix}>`, s256(verifier));
+      this.values.set(`<state${suffix}>`, randomBytes(16).toString('base64url'));
+    }
+    return this.values.get(placeholder);
   }
 
   get recorded(): boolean {
@@ -59,6 +70,8 @@ export class AuthClient {
       const url = new URL(this.fill(request.path), origin);
       for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, this.fill(value));
       const headers: Record<string, string> = Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name, this.fill(value)]));
+      // each authorization request in a browser of its own, as the recording's client had it (a step-up signs in again)
+      if (request.query?.response_type !== undefined) this.cookies.clear();
       if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
       const body = request.form
         ? new URLSearchParams(Object.fromEntries(Object.entries(request.form).map(([name, value]) => [name, this.fill(value)]))).toString()
@@ -107,7 +120,7 @@ export class AuthClient {
       for (const [name, value] of recorded.searchParams)
         if (value.startsWith('<') && live.searchParams.has(name)) this.values.set(value, live.searchParams.get(name)!);
       // a random path segment (a sign-in's interaction id), where the recording has its role
-      const [recordedPath, livePath] = [recorded.pathname.split('/'), live.pathname.split('/')];
+      const [recordedPath, livePath] = [recorded.pathname.split('/').map(decodeURIComponent), live.pathname.split('/')];
       if (recordedPath.length === livePath.length) recordedPath.forEach((segment, i) => segment.startsWith('<') && this.values.set(segment, livePath[i]!));
     }
   }
@@ -121,6 +134,6 @@ export class AuthClient {
 
   private fill(text: string): string {
     const origins = text.replaceAll(MCP_SERVER, this.mcpOrigin).replaceAll(AUTHORIZATION_SERVER, this.authorizationOrigin ?? AUTHORIZATION_SERVER);
-    return origins.replace(PLACEHOLDER, (placeholder) => this.values.get(placeholder) ?? placeholder);
+    return origins.replace(PLACEHOLDER, (placeholder) => this.values.get(placeholder) ?? this.clientValue(placeholder) ?? placeholder);
   }
 }

@@ -47,6 +47,8 @@ export class AuthFace {
   private readonly played = new Set<AuthFrame>();
   private readonly values = new Map<string, string>();
   private readonly grants = new Map<string, Grant>();
+  /** The last authorization request, whose code is not given yet. */
+  private asking: Grant | undefined;
   private registered: string[] | undefined;
   /** Codes whose redirect came back with a state not the client's (a case that forges one). */
   private readonly forged = new Set<string>();
@@ -281,8 +283,14 @@ export class AuthFace {
       if (recorded.state !== undefined && live.state === undefined)
         this.player.transportMistake('oauth-state', 'your client asked for authorization without state: it SHOULD send one and check that it comes back');
       this.take(recorded, live, ['state', 'code_challenge']);
-      this.grantOf(frame).redirectUri = live.redirect_uri;
-      Object.assign(this.grantOf(frame), { challenge: live.code_challenge, method: live.code_challenge_method, resource: live.resource });
+      // the code the redirect back will carry (after a sign-in's redirects, perhaps) answers this request
+      this.asking = {
+        challenge: live.code_challenge,
+        method: live.code_challenge_method,
+        redirectUri: live.redirect_uri,
+        resource: live.resource,
+        used: false,
+      };
       return undefined;
     }
     if (recorded.grant_type === 'authorization_code') {
@@ -328,16 +336,6 @@ export class AuthFace {
     };
   }
 
-  /** The grant a recorded authorization request's code stands for, once the code is minted. */
-  private grantOf(frame: AuthFrame): Grant {
-    const location = frame.reply.headers?.location ?? '';
-    const placeholder = /[?&]code=(<[a-z-]+\d*>)/.exec(location)?.[1] ?? '<code>';
-    const code = this.fill(placeholder);
-    let grant = this.grants.get(code);
-    if (!grant) this.grants.set(code, (grant = { used: false }));
-    return grant;
-  }
-
   /** The client's own values, under the placeholders their recorded fields hold. */
   private take(recorded: Record<string, string>, live: Record<string, string>, names: string[]): void {
     for (const name of names) if (recorded[name]?.startsWith('<') && live[name] !== undefined) this.values.set(recorded[name], live[name]);
@@ -370,7 +368,12 @@ export class AuthFace {
     const url = new URL(filled);
     // a recorded state of a role the server mints (a case's forgery): the code that comes with it is marked
     const forgery = /[?&]state=<([a-z-]+?)(?:-\d+)?>/.exec(recorded)?.[1];
-    if (forgery !== undefined && !CLIENT_ROLES.has(forgery) && url.searchParams.has('code')) this.forged.add(url.searchParams.get('code')!);
+    const code = url.searchParams.get('code');
+    if (code !== null && this.asking) {
+      this.grants.set(code, this.asking); // the code of the last authorization request
+      this.asking = undefined;
+    }
+    if (forgery !== undefined && !CLIENT_ROLES.has(forgery) && code !== null) this.forged.add(code);
     for (const [name, value] of [...url.searchParams]) {
       const live = this.fill(value);
       const role = /^<([a-z-]+?)(?:-\d+)?>$/.exec(live)?.[1];
