@@ -11,6 +11,13 @@ const FOLDER = 'authorization';
 const sdk = recording('sdk-oauth-http');
 const oidc = recording('oidc-oauth-http');
 const stepUp = recording('oidc-step-up-http');
+const refresh = recording('oidc-refresh-http');
+
+/** The calls of a recording that the server answered (a call refused for its token is made again). */
+const answeredCalls = (source: typeof sdk) =>
+  source.cassette.frames.flatMap((frame) =>
+    frame.from === 'client' && frame.message.method === 'tools/call' && (frame.http?.reply?.status ?? 200) < 400 ? [frame.message.params] : [],
+  );
 
 const isAuth = (frame: Frame): frame is AuthFrame => frame.from === 'auth';
 
@@ -55,11 +62,15 @@ const CASES: AuthorizationCase[] = [
       'oidc-provider in front of the everything server, whose echo tool takes the scope mcp:admin: the call is answered 403 insufficient_scope, its challenge naming the scopes to ask for (mcp:tools mcp:admin); the client authorizes again for them (its registration kept: no second one) and calls again with the new token.',
     source: stepUp,
     frames: (frames) => frames,
-    inputs: {
-      'calls.json': stepUp.cassette.frames.flatMap((frame) =>
-        frame.from === 'client' && frame.message.method === 'tools/call' && frame.http?.reply?.status !== 403 ? [frame.message.params] : [],
-      ),
-    },
+    inputs: { 'calls.json': answeredCalls(stepUp) },
+  },
+  {
+    name: 'refresh',
+    about:
+      'oidc-provider in front of the everything server, its access tokens good for two requests and every token response with a refresh token: the call is answered 401 invalid_token (the token expired); the client refreshes (grant_type refresh_token, with resource) rather than asking for authorization again, and calls again with the new token.',
+    source: refresh,
+    frames: (frames) => frames,
+    inputs: { 'calls.json': answeredCalls(refresh) },
   },
   {
     name: 'state-forged',

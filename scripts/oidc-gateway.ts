@@ -6,6 +6,9 @@
 // interaction finished as it starts), so that a client's browser step is a chain of redirects.
 // With STEP_UP_TOOL, calling that tool takes the scope mcp:admin as well: a token without it is
 // answered 403 insufficient_scope (RFC 6750 3.1), naming the scopes to ask for (a step-up).
+// With TOKEN_USES=n, an access token is good for n JSON-RPC requests (notifications, the GET stream
+// and DELETE aside: their order is the client's), then expired (401 invalid_token), and every token
+// response carries a refresh token: a client refreshes.
 // Ports from MCP_PORT and MCP_AUTH_PORT, on localhost; ready when it prints "listening".
 import { spawn } from 'node:child_process';
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -19,6 +22,9 @@ const issuer = `http://localhost:${authPort}`;
 const resource = `http://localhost:${mcpPort}/mcp`;
 const GATEWAY = { client_id: 'mcp-gateway', client_secret: 'the-gateway-introspects-with-this-secret' };
 const stepUpTool = process.env.STEP_UP_TOOL;
+const tokenUses = process.env.TOKEN_USES === undefined ? undefined : Number(process.env.TOKEN_USES);
+/** MCP requests made with each access token (TOKEN_USES). */
+const uses = new Map<string, number>();
 
 const provider = new Provider(issuer, {
   clients: [{ ...GATEWAY, redirect_uris: [], response_types: [], grant_types: [] }],
@@ -45,6 +51,10 @@ const provider = new Provider(issuer, {
     },
   },
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+  // with TOKEN_USES, a refresh token for every client that may use one (offline_access asked or not)
+  ...(tokenUses !== undefined && {
+    issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+  }),
   findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
 });
 
@@ -111,16 +121,18 @@ async function scopesOf(header: string | undefined): Promise<string[] | undefine
   return info.active === true && [info.aud].flat().includes(resource) ? (info.scope ?? '').split(' ') : undefined;
 }
 
-/** Whether a POST's body calls the step-up tool (read whole: the gateway's own requests are small). */
-async function callsStepUpTool(req: IncomingMessage): Promise<{ body: Buffer; stepUp: boolean }> {
+/** A POST's body (read whole: the gateway's own requests are small): whether it calls the step-up
+ *  tool, and whether it is a request (a method and an id). */
+async function readBody(req: IncomingMessage): Promise<{ body: Buffer; stepUp: boolean; request: boolean }> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const body = Buffer.concat(chunks);
   try {
-    const message = JSON.parse(body.toString('utf8')) as { method?: string; params?: { name?: string } };
-    return { body, stepUp: stepUpTool !== undefined && message.method === 'tools/call' && message.params?.name === stepUpTool };
+    const message = JSON.parse(body.toString('utf8')) as { method?: string; id?: unknown; params?: { name?: string } };
+    const stepUp = stepUpTool !== undefined && message.method === 'tools/call' && message.params?.name === stepUpTool;
+    return { body, stepUp, request: message.method !== undefined && message.id !== undefined };
   } catch {
-    return { body, stepUp: false };
+    return { body, stepUp: false, request: false };
   }
 }
 
@@ -131,12 +143,23 @@ createServer((req, res) => {
       .end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: ['mcp:tools'], bearer_methods_supported: ['header'] }));
     return;
   }
-  Promise.all([scopesOf(req.headers.authorization), callsStepUpTool(req)]).then(
-    ([scopes, { body, stepUp }]) => {
+  Promise.all([scopesOf(req.headers.authorization), readBody(req)]).then(
+    ([scopes, { body, stepUp, request }]) => {
       if (!scopes) {
         res
           .writeHead(401, { 'www-authenticate': challenge, 'content-type': 'application/json' })
           .end(JSON.stringify({ error: 'invalid_token', error_description: 'a bearer token for this server is required' }));
+        return;
+      }
+      const token = req.headers.authorization ?? '';
+      if (request) uses.set(token, (uses.get(token) ?? 0) + 1);
+      if (tokenUses !== undefined && request && uses.get(token)! > tokenUses) {
+        res
+          .writeHead(401, {
+            'www-authenticate': `Bearer error="invalid_token", error_description="the access token expired", resource_metadata="http://localhost:${mcpPort}${metadataPath}"`,
+            'content-type': 'application/json',
+          })
+          .end(JSON.stringify({ error: 'invalid_token', error_description: 'the access token expired' }));
         return;
       }
       if (stepUp && !scopes.includes('mcp:admin')) {

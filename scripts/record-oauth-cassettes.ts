@@ -5,6 +5,7 @@
 //   sdk-oauth-http.yaml   the TypeScript SDK's example server with OAuth (its own auth router)
 //   oidc-oauth-http.yaml  oidc-provider (OpenID Certified) in front of server-everything (scripts/oidc-gateway.ts)
 //   oidc-step-up-http.yaml  the same, its echo tool taking the scope mcp:admin: a 403 insufficient_scope, a step-up
+//   oidc-refresh-http.yaml  the same, an access token good for two requests: a 401 invalid_token, a refresh
 // `node --import tsx scripts/record-oauth-cassettes.ts [file ...]`
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +19,8 @@ const FLOW =
   '401, resource metadata, authorization server metadata, registration, authorize (PKCE S256), token, then initialize with the token, tools/list, DELETE';
 /** The step-up recording's call: the gateway's STEP_UP_TOOL. */
 export const STEP_UP_CALL = { name: 'echo', arguments: { message: 'with the scope it takes' } };
+/** The refresh recording's call: the third request, made with a token good for two. */
+export const REFRESH_CALL = { name: 'echo', arguments: { message: 'with a refreshed token' } };
 
 export const OAUTH_CASSETTES: {
   file: string;
@@ -55,6 +58,16 @@ export const OAUTH_CASSETTES: {
     calls: [STEP_UP_CALL],
     note: () =>
       `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with STEP_UP_TOOL=${STEP_UP_CALL.name}: a call of ${STEP_UP_CALL.name} takes the scope mcp:admin), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW.replace(', DELETE', '')}, then tools/call ${STEP_UP_CALL.name} answered 403 insufficient_scope (scope="mcp:tools mcp:admin"), the authorization again for both scopes (no second registration), the call again with the new token, DELETE (scripts/record-oauth-cassettes.ts)`,
+  },
+  {
+    file: 'oidc-refresh-http.yaml',
+    start: () => startOidcGateway({ TOKEN_USES: '2' }),
+    command: ['env', 'TOKEN_USES=2', 'node', '--import', 'tsx', OIDC_GATEWAY_ENTRY],
+    package: '@modelcontextprotocol/server-everything',
+    packageDir: 'node_modules/@modelcontextprotocol/server-everything',
+    calls: [REFRESH_CALL],
+    note: () =>
+      `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with TOKEN_USES=2: an access token is good for two JSON-RPC requests, and every token response carries a refresh token), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW.replace(', DELETE', '')}, then tools/call ${REFRESH_CALL.name} answered 401 invalid_token (the token expired), a refresh (grant_type refresh_token), the call again with the new token, DELETE (scripts/record-oauth-cassettes.ts)`,
   },
 ];
 

@@ -174,6 +174,12 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     source: `${AUTHORIZATION}#authorization-code-protection`,
     words: 'MCP clients MUST implement PKCE according to OAuth 2.1 … (OAuth 2.1 4.1.2: the client MUST NOT use the authorization code more than once.)',
   },
+  'oauth-refresh-token': {
+    level: 'course',
+    source: COURSE,
+    words:
+      'a client whose access token expired refreshes it with the refresh token the authorization server gave, once, before it asks for authorization again (OAuth 2.1 4.3: the refresh_token parameter is the refresh token issued to the client)',
+  },
   'oauth-resource': {
     level: 'must',
     source: `${AUTHORIZATION}#resource-parameter-implementation`,

@@ -201,6 +201,9 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
   ],
   'oauth-verifier': ['keep the code_verifier the challenge was made from, and send that one with the token request'],
   'oauth-code': ['trade the code of the redirect for a token once: a second token request with it is refused'],
+  'oauth-refresh-token': [
+    'keep the refresh_token of the token response; on a 401 invalid_token, POST grant_type=refresh_token with it (and resource) before anything else',
+  ],
   'oauth-resource': ["send resource=<the MCP server's URL> in both the authorization request and the token request"],
   'oauth-redirect-uri': ['use one redirect_uri: the one you registered, in the authorization request and again in the token request'],
   'oauth-state-unchecked': ["compare the redirect's state with the one you sent, and discard the redirect (its code too) when they differ"],

@@ -174,6 +174,7 @@ const DIAGNOSIS_KINDS = [
   'oauth-pkce-unsupported',
   'oauth-verifier',
   'oauth-code',
+  'oauth-refresh-token',
   'oauth-resource',
   'oauth-redirect-uri',
   'oauth-client',

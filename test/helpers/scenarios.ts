@@ -273,6 +273,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['step-up', 'your client authorized 1 time, the reference 2', 'insufficient_scope'],
     only: 'step-up',
   },
+  'refresh-missing': {
+    stage: 'authorization',
+    says: ['refresh', 'your client refreshed its token 0 times, the reference 1'],
+    only: 'refresh',
+  },
   'token-printed': {
     stage: 'authorization',
     says: ['oauth-secret-printed', 'your program printed the access token of its authorization', 'never a token'],

@@ -314,6 +314,16 @@ export class AuthFace {
       if (resource) return resource;
       this.take(recorded, live, ['code_verifier']);
     }
+    if (recorded.grant_type === 'refresh_token') {
+      if (live.grant_type !== 'refresh_token' || live.refresh_token !== this.fill(recorded.refresh_token ?? ''))
+        return {
+          kind: 'oauth-refresh-token',
+          error: 'invalid_grant',
+          message: `your client's token request ${live.grant_type === 'refresh_token' ? 'has a refresh_token the authorization server never gave' : `asks for grant_type ${JSON.stringify(live.grant_type)} where the recording refreshed`}: send grant_type=refresh_token with the refresh token of the last token response`,
+        };
+      const resource = this.resourceProblem(recorded.resource, live.resource, 'refresh');
+      if (resource) return resource;
+    }
     return undefined;
   }
 
