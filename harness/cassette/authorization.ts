@@ -35,6 +35,26 @@ export const SECRET_FIELDS: ReadonlyMap<string, string> = new Map(
   ),
 );
 
+/** The roles a program must never print: every secret a cassette keeps by its role but the two that
+ *  are sent in the open by design (the PKCE challenge, state). */
+export const UNPRINTABLE_ROLES: ReadonlySet<string> = new Set([...SECRET_FIELDS.values()].filter((role) => role !== 'code-challenge' && role !== 'state'));
+
+/** A value a session made that nothing shows as it is, and its role. */
+export interface Secret {
+  value: string;
+  role: string;
+}
+
+/** The role a placeholder names (`<access-token-2>`: access-token); none for other text. */
+export function roleOf(text: string): string | undefined {
+  return /^<([a-z]+(?:-[a-z]+)*?)(?:-\d+)?>$/.exec(text)?.[1];
+}
+
+/** `text` with each secret shown by its role (`<access-token>`). */
+export function byRole(text: string, secrets: readonly Secret[]): string {
+  return secrets.reduce((shown, { value, role }) => shown.replaceAll(value, `<${role}>`), text);
+}
+
 /** Shorter values are not taken for random ones: a word such as a client's fixed name may be one. */
 const SHORTEST_RANDOM = 8;
 

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { byRole } from '../cassette/authorization.ts';
 import { CassetteError, loadCassette, type Cassette, type PlayReport } from '../cassette/index.ts';
 import { RULES } from '../cassette/rules.ts';
 import type { Case } from '../course.ts';
@@ -54,10 +55,8 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
     return { name, status: 'infra', message: `no transport named "${testCase.player}" to play the case's cassette on`, durationMs: 0 };
   }
   const played = await runWithPlayer(testCase, context, cassette);
-  const { start } = played;
+  const { report, start } = played;
   const result = withSecretsHidden(played.result, played.secrets);
-  // the session as the report draws it: a URL the program put a token in shows it by its role too
-  const report = played.report && played.secrets?.length ? (JSON.parse(hidden(JSON.stringify(played.report), played.secrets)) as PlayReport) : played.report;
   const expected = readFileSync(testCase.expectedPath);
   const judged = withTransportHints(
     judgeOutput(result, expected, context, { hidden: testCase.hidden, hintRules: context.content.hintRules(testCase.stage) }),
@@ -163,15 +162,10 @@ function withSecretsHidden(result: RunResult, secrets: Played<RunResult>['secret
   if (secrets === undefined || secrets.length === 0) return result;
   const hide = (bytes: Buffer) => {
     const text = bytes.toString('utf8');
-    const shown = hidden(text, secrets);
+    const shown = byRole(text, secrets);
     return shown === text ? bytes : Buffer.from(shown, 'utf8');
   };
   return { ...result, stdout: hide(result.stdout), stderr: hide(result.stderr) };
-}
-
-/** `text` with each secret by its role. */
-function hidden(text: string, secrets: Played<RunResult>['secrets'] = []): string {
-  return secrets.reduce((shown, { value, role }) => shown.replaceAll(value, `<${role}>`), text);
 }
 
 /** A program stopped by a limit after the whole recorded session was played right: what is left to

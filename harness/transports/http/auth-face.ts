@@ -8,14 +8,12 @@
 // authorization server refuses it (an OAuth error), with the rule named.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AUTHORIZATION_SERVER, MCP_SERVER, s256, mapStrings } from '../../cassette/authorization.ts';
+import { AUTHORIZATION_SERVER, MCP_SERVER, mapStrings, roleOf, s256, UNPRINTABLE_ROLES, type Secret } from '../../cassette/authorization.ts';
 import type { Diagnosis, DiagnosisKind } from '../../cassette/diagnosis.ts';
 import { isObject, type AuthFrame, type Cassette, type Json } from '../../cassette/model.ts';
 import type { Player } from '../../cassette/player.ts';
 import { refuseRequest, statusLine } from './refusal.ts';
 
-/** The roles whose values a program must never print: a token, a code, a secret, a verifier. */
-const UNPRINTABLE_ROLES = new Set(['access-token', 'refresh-token', 'id-token', 'code', 'client-secret', 'code-verifier', 'registration-token']);
 /** The roles whose values the client makes; every other role's the server mints. */
 const CLIENT_ROLES = new Set(['state', 'code-challenge', 'code-verifier', 'nonce']);
 const PLACEHOLDER = /<([a-z]+(?:-[a-z]+)*?)(?:-(\d+))?>/g;
@@ -131,9 +129,9 @@ export class AuthFace {
   }
 
   /** This session's tokens, codes and secrets (minted here, or the client's verifier), each with its role. */
-  secrets(): { value: string; role: string }[] {
+  secrets(): Secret[] {
     return [...this.values].flatMap(([placeholder, value]) => {
-      const role = /^<([a-z-]+?)(?:-\d+)?>$/.exec(placeholder)?.[1];
+      const role = roleOf(placeholder);
       return role !== undefined && UNPRINTABLE_ROLES.has(role) && value.length >= 8 ? [{ value, role }] : [];
     });
   }
@@ -377,7 +375,7 @@ export class AuthFace {
     if (!URL.canParse(filled)) return filled;
     const url = new URL(filled);
     // a recorded state of a role the server mints (a case's forgery): the code that comes with it is marked
-    const forgery = /[?&]state=<([a-z-]+?)(?:-\d+)?>/.exec(recorded)?.[1];
+    const forgery = roleOf(/[?&]state=(<[^>&]+>)/.exec(recorded)?.[1] ?? '');
     const code = url.searchParams.get('code');
     if (code !== null && this.asking) {
       this.grants.set(code, this.asking); // the code of the last authorization request
@@ -386,7 +384,7 @@ export class AuthFace {
     if (forgery !== undefined && !CLIENT_ROLES.has(forgery) && code !== null) this.forged.add(code);
     for (const [name, value] of [...url.searchParams]) {
       const live = this.fill(value);
-      const role = /^<([a-z-]+?)(?:-\d+)?>$/.exec(live)?.[1];
+      const role = roleOf(live);
       if (role !== undefined && CLIENT_ROLES.has(role)) url.searchParams.delete(name);
       else url.searchParams.set(name, live);
     }

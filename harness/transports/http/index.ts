@@ -26,13 +26,11 @@ export const http: Transport = {
         const reach: Record<string, string> = { [SERVER_URL_VARIABLE]: served.url };
         if (gate) Object.assign(reach, { [PLAYER_SOCKET_VARIABLE]: relative(setting.runRoot, gate.path), [PLAYER_TOKEN_VARIABLE]: gate.token });
         const result = await program.run({ env: reach, waitedOn: () => served.waitsForClient() });
-        const report = await program.settle(served);
+        const settled = await program.settle(served);
         const leaks = served.leaks(program.printed(result));
-        return {
-          result,
-          report: leaks.length === 0 ? report : { ...report, ok: false, diagnoses: [...report.diagnoses, ...leaks] },
-          secrets: served.secrets(),
-        };
+        const report = leaks.length === 0 ? settled : { ...settled, ok: false, diagnoses: [...settled.diagnoses, ...leaks] };
+        // the session as the report draws it: a URL the program put a token in shows it by its role
+        return { result, report: served.byRole(report), secrets: served.secrets() };
       } finally {
         await gate?.close();
       }

@@ -2,6 +2,7 @@
 // (a free one by default), a bounded number of connections, and the session it plays.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { byRole, type Secret } from '../../cassette/authorization.ts';
 import type { Diagnosis } from '../../cassette/diagnosis.ts';
 import type { Cassette } from '../../cassette/model.ts';
 import type { PlayerSession } from '../../cassette/session.ts';
@@ -15,7 +16,9 @@ export interface HttpPlayerSession extends PlayerSession {
   /** What of the authorization's tokens, codes and secrets `printed` holds: a diagnosis a kind of value. */
   leaks(printed: string): Diagnosis[];
   /** This session's tokens, codes and secrets, each with its role: never shown as they are. */
-  secrets(): { value: string; role: string }[];
+  secrets(): Secret[];
+  /** JSON data (a report) with each of those secrets shown by its role. */
+  byRole<T>(data: T): T;
 }
 
 /** Far more than a client keeps open (a POST or two, a GET stream, a pool's spares). */
@@ -42,6 +45,10 @@ export async function serveCassette(cassette: Cassette, options: HttpFaceOptions
     waitsForClient: () => face.waitsForClient(),
     leaks: (printed) => face.authorization?.leaks(printed) ?? [],
     secrets: () => face.authorization?.secrets() ?? [],
+    byRole: <T>(data: T): T => {
+      const secrets = face.authorization?.secrets() ?? [];
+      return secrets.length === 0 ? data : (JSON.parse(byRole(JSON.stringify(data), secrets)) as T);
+    },
     close: () =>
       (closed ??= new Promise((resolve) => {
         face.finish();
