@@ -3,7 +3,7 @@
 // `authorization` command prints: no authorization found where the reference found one.
 import { bothValues, field, type Comparison } from '../grade/comparison.ts';
 import type { Hint } from '../run/verdict.ts';
-import type { StageContent } from './content.ts';
+import type { HintRule, StageContent } from './content.ts';
 
 /** The reference authorized and the client did not: where its flow stopped is on its stderr. */
 function notAuthorizedRule(comparison: Comparison): Hint[] {
@@ -36,45 +36,37 @@ function authorizedAnywayRule(comparison: Comparison): Hint[] {
   ];
 }
 
-/** How many times the reference and the client did `what` (a field of `authorization`). */
-function counts(comparison: Comparison, what: string): { expected: number; actual: number } | undefined {
-  const both = bothValues(comparison);
-  const count = (value: unknown) => field(field(value, 'authorization'), what);
-  const [expected, actual] = both === undefined ? [] : [count(both.expected), count(both.actual)];
-  return typeof expected === 'number' && typeof actual === 'number' ? { expected, actual } : undefined;
-}
-
 const times = (n: number) => `${n} time${n === 1 ? '' : 's'}`;
 
-/** The reference authorized more often than the client: a 403 insufficient_scope not answered with a step-up. */
-function stepUpRule(comparison: Comparison): Hint[] {
-  const authorized = counts(comparison, 'authorizations');
-  if (authorized === undefined || authorized.actual >= authorized.expected) return [];
-  return [
-    {
-      kind: 'step-up-missing',
-      lines: [
-        `your client authorized ${times(authorized.actual)}, the reference ${authorized.expected}: a request answered 403 with error="insufficient_scope" asks for a token with more scopes`,
-        'authorize again for the scopes held and those the challenge names (its scope parameter), then send the request again with the new token',
-      ],
-    },
-  ];
+/** A rule for a count of `authorization` (authorizations, refreshes) the client fell short of: what it
+ *  did fewer times than the reference, what that means, and what to do. */
+function fewerThanReference(what: string, kind: string, did: string, meaning: string, todo: string): HintRule {
+  return (comparison) => {
+    const both = bothValues(comparison);
+    const count = (value: unknown) => field(field(value, 'authorization'), what);
+    const [expected, actual] = both === undefined ? [] : [count(both.expected), count(both.actual)];
+    if (typeof expected !== 'number' || typeof actual !== 'number' || actual >= expected) return [];
+    return [{ kind, lines: [`your client ${did} ${times(actual)}, the reference ${expected}: ${meaning}`, todo] }];
+  };
 }
 
-/** The reference refreshed where the client did not: an expired token answered with a whole new flow, or not at all. */
-function refreshRule(comparison: Comparison): Hint[] {
-  const refreshed = counts(comparison, 'refreshes');
-  if (refreshed === undefined || refreshed.actual >= refreshed.expected) return [];
-  return [
-    {
-      kind: 'refresh-missing',
-      lines: [
-        `your client refreshed its token ${times(refreshed.actual)}, the reference ${refreshed.expected}: a request answered 401 with error="invalid_token" once the client holds a token means it expired`,
-        'refresh it once (grant_type=refresh_token with the refresh token of the last token response, and resource), then send the request again; ask for authorization again only when the refresh fails',
-      ],
-    },
-  ];
-}
+/** A 403 insufficient_scope not answered with a step-up. */
+const stepUpRule = fewerThanReference(
+  'authorizations',
+  'step-up-missing',
+  'authorized',
+  'a request answered 403 with error="insufficient_scope" asks for a token with more scopes',
+  'authorize again for the scopes held and those the challenge names (its scope parameter), then send the request again with the new token',
+);
+
+/** An expired token answered with a whole new flow, or not at all. */
+const refreshRule = fewerThanReference(
+  'refreshes',
+  'refresh-missing',
+  'refreshed its token',
+  'a request answered 401 with error="invalid_token" once the client holds a token means it expired',
+  'refresh it once (grant_type=refresh_token with the refresh token of the last token response, and resource), then send the request again; ask for authorization again only when the refresh fails',
+);
 
 export const authorization: StageContent = {
   slug: 'authorization',
