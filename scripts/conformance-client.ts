@@ -9,6 +9,7 @@
 // 2 rather than faked.
 // `npm run conformance` (scripts/conformance.ts) runs it; docs/conformance.md says what it covers.
 import * as mcp from '../src/mcp.ts';
+import { browse } from './browser.ts';
 
 const url = process.argv.at(-1) ?? '';
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -129,20 +130,6 @@ const authorized: Drive = async (client) => {
 /** Where the suite's authorization server sends the user back (nothing listens: the browser stops there). */
 const REDIRECT_URI = 'http://localhost:3000/callback';
 
-/** The user's browser: the authorization URL followed, redirect after redirect, until the one back to REDIRECT_URI. */
-async function signIn(authorizationUrl: string): Promise<string> {
-  let target = new URL(authorizationUrl);
-  for (let hop = 0; hop < 10; hop++) {
-    const reply = await fetch(target, { redirect: 'manual' });
-    await reply.body?.cancel();
-    const location = reply.headers.get('location');
-    if (location === null) throw new Error(`the authorization server answered ${reply.status} without sending the browser on`);
-    target = new URL(location, target);
-    if (target.href.startsWith(REDIRECT_URI)) return target.href;
-  }
-  throw new Error('the authorization server sent the browser on 10 times without coming back');
-}
-
 async function findTool(client: mcp.McpClient, name: string): Promise<mcp.Tool> {
   const tools = await client.listTools();
   const tool = tools.find((t) => t.name === name);
@@ -209,7 +196,7 @@ async function main(): Promise<number> {
     ? new mcp.OAuthClient({
         redirectUri: REDIRECT_URI,
         clientName: 'theinference-conformance-client',
-        signIn,
+        signIn: (url) => browse(new URL(url), REDIRECT_URI),
         clientId: context.client_id,
         clientSecret: context.client_secret,
         // a metadata document's URL, for a server that takes one as client_id (the suite fetches none)

@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { freePort, ROOT, waitForOutput, type Running } from './record-http-cassettes.ts';
+import { browse } from './browser.ts';
 
 export const SDK_OAUTH_ENTRY = 'node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js';
 
@@ -120,22 +121,9 @@ export async function runOAuthSession(
       secrets.tokens = tokens;
     },
     async redirectToAuthorization(authorizeUrl) {
-      // as a browser: the redirects followed (a sign-in on the way), cookies kept, to the redirect URL
-      let target = deviation.authorizeUrl ? deviation.authorizeUrl(new URL(authorizeUrl)) : new URL(authorizeUrl);
+      const target = deviation.authorizeUrl ? deviation.authorizeUrl(new URL(authorizeUrl)) : new URL(authorizeUrl);
       const sentState = target.searchParams.get('state'); // a client checks what it sent
-      const cookies = new Map<string, string>(); // each authorization in a browser window of its own: a step-up signs in again
-      for (let hop = 0; ; hop++) {
-        const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-        const reply = await fetch(target, { redirect: 'manual', headers: cookie === '' ? {} : { cookie } });
-        for (const set of reply.headers.getSetCookie()) {
-          const pair = set.split(';')[0]!;
-          cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
-        }
-        location = reply.headers.get('location') ?? undefined;
-        if (location === undefined || hop === 10) throw new Error(`the authorize endpoint answered ${reply.status} without a redirect: ${await reply.text()}`);
-        target = new URL(location, target);
-        if (target.href.startsWith(REDIRECT_URL)) break;
-      }
+      location = await browse(target, REDIRECT_URL);
       const back = new URL(location);
       if (back.searchParams.get('state') !== sentState) throw new Error(`the redirect came back with another state: ${back.searchParams.get('state')}`);
       secrets.code = back.searchParams.get('code') ?? undefined;
