@@ -12,6 +12,7 @@ const sdk = recording('sdk-oauth-http');
 const oidc = recording('oidc-oauth-http');
 const stepUp = recording('oidc-step-up-http');
 const refresh = recording('oidc-refresh-http');
+const grantEnded = recording('oidc-grant-ended-http');
 
 /** The calls of a recording that the server answered (a call refused for its token is made again). */
 const answeredCalls = (source: typeof sdk) =>
@@ -71,6 +72,14 @@ const CASES: AuthorizationCase[] = [
     source: refresh,
     frames: (frames) => frames,
     inputs: { 'calls.json': answeredCalls(refresh) },
+  },
+  {
+    name: 'refresh-refused',
+    about:
+      'oidc-provider in front of the everything server, the grant ending when its access token expires (as when the user signs out): the call is answered 401 invalid_token; the client refreshes once, the authorization server refuses the refresh token (400 invalid_grant), and the client asks for authorization again (its registration kept), not for another refresh, then calls again with the new token.',
+    source: grantEnded,
+    frames: (frames) => frames,
+    inputs: { 'calls.json': answeredCalls(grantEnded) },
   },
   {
     name: 'state-forged',

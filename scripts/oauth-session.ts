@@ -116,6 +116,11 @@ export async function runOAuthSession(
     saveClientInformation: (client) => {
       secrets.client = client;
     },
+    // refused a refresh token (invalid_grant), the SDK starts over without it: a new authorization
+    invalidateCredentials: (scope) => {
+      if (scope === 'all' || scope === 'tokens') secrets.tokens = undefined;
+      if (scope === 'all' || scope === 'client') secrets.client = undefined;
+    },
     tokens: () => secrets.tokens,
     saveTokens: (tokens) => {
       secrets.tokens = tokens;

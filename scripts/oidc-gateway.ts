@@ -8,7 +8,9 @@
 // answered 403 insufficient_scope (RFC 6750 3.1), naming the scopes to ask for (a step-up).
 // With TOKEN_USES=n, an access token is good for n JSON-RPC requests (notifications, the GET stream
 // and DELETE aside: their order is the client's), then expired (401 invalid_token), and every token
-// response carries a refresh token: a client refreshes.
+// response carries a refresh token: a client refreshes. With GRANT_ENDS=1 as well, the grant ends
+// when its token expires (as when the user signs out at the authorization server): the refresh is
+// refused (invalid_grant), and only a new authorization goes on.
 // Ports from MCP_PORT and MCP_AUTH_PORT, on localhost; ready when it prints "listening".
 import { spawn } from 'node:child_process';
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -23,6 +25,7 @@ const resource = `http://localhost:${mcpPort}/mcp`;
 const GATEWAY = { client_id: 'mcp-gateway', client_secret: 'the-gateway-introspects-with-this-secret' };
 const stepUpTool = process.env.STEP_UP_TOOL;
 const tokenUses = process.env.TOKEN_USES === undefined ? undefined : Number(process.env.TOKEN_USES);
+const grantEnds = process.env.GRANT_ENDS === '1';
 /** MCP requests made with each access token (TOKEN_USES). */
 const uses = new Map<string, number>();
 
@@ -121,6 +124,13 @@ async function scopesOf(header: string | undefined): Promise<string[] | undefine
   return info.active === true && [info.aud].flat().includes(resource) ? (info.scope ?? '').split(' ') : undefined;
 }
 
+/** The grant of the access token in `header` ended at oidc-provider: its refresh token is refused from now on. */
+async function endGrant(header: string): Promise<void> {
+  const token = await provider.AccessToken.find(header.replace(/^Bearer\s+/i, ''));
+  const grant = token?.grantId === undefined ? undefined : await provider.Grant.find(token.grantId);
+  await grant?.destroy();
+}
+
 /** A POST's body (read whole: the gateway's own requests are small): whether it calls the step-up
  *  tool, and whether it is a request (a method and an id). */
 async function readBody(req: IncomingMessage): Promise<{ body: Buffer; stepUp: boolean; request: boolean }> {
@@ -144,7 +154,7 @@ createServer((req, res) => {
     return;
   }
   Promise.all([scopesOf(req.headers.authorization), readBody(req)]).then(
-    ([scopes, { body, stepUp, request }]) => {
+    async ([scopes, { body, stepUp, request }]) => {
       if (!scopes) {
         res
           .writeHead(401, { 'www-authenticate': challenge, 'content-type': 'application/json' })
@@ -154,6 +164,7 @@ createServer((req, res) => {
       const token = req.headers.authorization ?? '';
       if (request) uses.set(token, (uses.get(token) ?? 0) + 1);
       if (tokenUses !== undefined && request && uses.get(token)! > tokenUses) {
+        if (grantEnds) await endGrant(token);
         res
           .writeHead(401, {
             'www-authenticate': `Bearer error="invalid_token", error_description="the access token expired", resource_metadata="http://localhost:${mcpPort}${metadataPath}"`,

@@ -6,6 +6,7 @@
 //   oidc-oauth-http.yaml  oidc-provider (OpenID Certified) in front of server-everything (scripts/oidc-gateway.ts)
 //   oidc-step-up-http.yaml  the same, its echo tool taking the scope mcp:admin: a 403 insufficient_scope, a step-up
 //   oidc-refresh-http.yaml  the same, an access token good for two requests: a 401 invalid_token, a refresh
+//   oidc-grant-ended-http.yaml  the same, the grant ending with the token: the refresh refused, a new authorization
 // `node --import tsx scripts/record-oauth-cassettes.ts [file ...]`
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,9 @@ const FLOW =
 export const STEP_UP_CALL = { name: 'echo', arguments: { message: 'with the scope it takes' } };
 /** The refresh recording's call: the third request, made with a token good for two. */
 export const REFRESH_CALL = { name: 'echo', arguments: { message: 'with a refreshed token' } };
+
+/** The grant-ended recording's call: the third request, its token expired and its grant ended. */
+export const GRANT_ENDED_CALL = { name: 'echo', arguments: { message: 'after the grant ended' } };
 
 export const OAUTH_CASSETTES: {
   file: string;
@@ -68,6 +72,16 @@ export const OAUTH_CASSETTES: {
     calls: [REFRESH_CALL],
     note: () =>
       `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with TOKEN_USES=2: an access token is good for two JSON-RPC requests, and every token response carries a refresh token), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW.replace(', DELETE', '')}, then tools/call ${REFRESH_CALL.name} answered 401 invalid_token (the token expired), a refresh (grant_type refresh_token), the call again with the new token, DELETE (scripts/record-oauth-cassettes.ts)`,
+  },
+  {
+    file: 'oidc-grant-ended-http.yaml',
+    start: () => startOidcGateway({ TOKEN_USES: '2', GRANT_ENDS: '1' }),
+    command: ['env', 'TOKEN_USES=2', 'GRANT_ENDS=1', 'node', '--import', 'tsx', OIDC_GATEWAY_ENTRY],
+    package: '@modelcontextprotocol/server-everything',
+    packageDir: 'node_modules/@modelcontextprotocol/server-everything',
+    calls: [GRANT_ENDED_CALL],
+    note: () =>
+      `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with TOKEN_USES=2 and GRANT_ENDS=1: an access token is good for two JSON-RPC requests, and when it expires its grant ends, as when the user signs out), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW.replace(', DELETE', '')}, then tools/call ${GRANT_ENDED_CALL.name} answered 401 invalid_token, a refresh refused 400 invalid_grant, the authorization again (no second registration), the call again with the new token, DELETE (scripts/record-oauth-cassettes.ts)`,
   },
 ];
 

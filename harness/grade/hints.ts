@@ -203,6 +203,7 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
   'oauth-code': ['trade the code of the redirect for a token once: a second token request with it is refused'],
   'oauth-refresh-token': [
     'keep the refresh_token of the token response; on a 401 invalid_token, POST grant_type=refresh_token with it (and resource) before anything else',
+    'refresh once: when that is refused (invalid_grant), ask for authorization again, and send that refresh token no more',
   ],
   'oauth-resource': ["send resource=<the MCP server's URL> in both the authorization request and the token request"],
   'oauth-redirect-uri': ['use one redirect_uri: the one you registered, in the authorization request and again in the token request'],

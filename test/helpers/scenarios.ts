@@ -278,6 +278,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['refresh', 'your client refreshed its token 0 times, the reference 1'],
     only: 'refresh',
   },
+  'refresh-retried': {
+    stage: 'authorization',
+    says: ['oauth-refresh-token', 'your client sent again the refresh token the authorization server refused', 'ask for authorization again'],
+    only: 'refresh-refused',
+  },
   'token-printed': {
     stage: 'authorization',
     says: ['oauth-secret-printed', 'your program printed the access token of its authorization', 'never a token'],

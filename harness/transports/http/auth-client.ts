@@ -20,7 +20,10 @@ const FIELDS: Record<string, string> = {
 };
 
 export class AuthClient {
-  private readonly frames: AuthFrame[];
+  /** The authorization frames, each with its place among the cassette's frames. */
+  private readonly frames: { frame: AuthFrame; at: number }[];
+  /** How many of them were asked for (run, or running). */
+  private asked = 0;
   private readonly values = new Map<string, string>();
   private authorizationOrigin: string | undefined;
   /** The cookies the authorization server set (a sign-in's session), sent back as a browser would. */
@@ -30,7 +33,7 @@ export class AuthClient {
     cassette: Cassette,
     private readonly mcpOrigin: string,
   ) {
-    this.frames = cassette.frames.filter((frame): frame is AuthFrame => frame.from === 'auth');
+    this.frames = cassette.frames.flatMap((frame, at) => (frame.from === 'auth' ? [{ frame, at }] : []));
   }
 
   /** The client's own values, made anew for each authorization (`<state>`, then `<state-2>`, ...): a
@@ -57,14 +60,24 @@ export class AuthClient {
     return recorded === undefined || !/<[a-z-]+\d*>/.test(recorded) ? undefined : this.fill(recorded);
   }
 
-  /** Runs every recorded exchange in order; says what the live servers answered otherwise. */
-  async run(drift: Drift[]): Promise<void> {
-    for (const frame of this.frames) {
+  /** Whether exchanges recorded before the cassette's frame `at` are still to run. */
+  before(at: number): boolean {
+    return this.frames[this.asked] !== undefined && this.frames[this.asked]!.at < at;
+  }
+
+  /** Runs, in order, the recorded exchanges before the cassette's frame `at` not asked for yet (after
+   *  the MCP requests before them were answered: a token that expired with one, a grant that ended);
+   *  says what the live servers answered otherwise. A step that cannot go on ends the run. */
+  async run(drift: Drift[], at: number): Promise<void> {
+    const from = this.asked;
+    while (this.before(at)) this.asked++;
+    for (const { frame } of this.frames.slice(from, this.asked)) {
       const { request } = frame;
       const origin = request.server === 'resource' ? this.mcpOrigin : this.authorizationOrigin;
       const what = `${request.method} ${request.path} (line ${frame.line ?? '?'})`;
       if (origin === undefined) {
         drift.push({ frame: -1, message: `${what}: the live resource metadata named no authorization server` });
+        this.asked = this.frames.length;
         return;
       }
       const url = new URL(this.fill(request.path), origin);
@@ -83,6 +96,7 @@ export class AuthClient {
         reply = await fetch(url, { method: request.method, headers, ...(body !== undefined && { body }), redirect: 'manual' });
       } catch (error) {
         drift.push({ frame: -1, message: `${what}: ${(error as Error).message}` });
+        this.asked = this.frames.length;
         return;
       }
       const text = await reply.text();

@@ -48,6 +48,8 @@ export class AuthFace {
   /** The last authorization request, whose code is not given yet. */
   private asking: Grant | undefined;
   private registered: string[] | undefined;
+  /** Refresh tokens the recorded authorization server refused (invalid_grant): refused for good. */
+  private readonly refusedRefreshes = new Set<string>();
   /** Codes whose redirect came back with a state not the client's (a case that forges one). */
   private readonly forged = new Set<string>();
   /** The recorded authorization server's metadata does not advertise PKCE with S256. */
@@ -227,13 +229,21 @@ export class AuthFace {
   }
 
   /** A request the client should never have made, whatever was recorded: it went on past an
-   *  authorization server without S256, or traded a code whose redirect had another state. */
+   *  authorization server without S256, sent a refresh token that was refused, or traded a code
+   *  whose redirect had another state. */
   private outOfBounds(server: AuthFrame['request']['server'], asked: Asked): { kind: DiagnosisKind; error: string; message: string } | undefined {
     if (this.withoutS256 && server === 'authorization' && !asked.path.includes('/.well-known/'))
       return {
         kind: 'oauth-pkce-unsupported',
         error: 'invalid_request',
         message: `your client went on (${asked.method} ${asked.path}) with an authorization server whose metadata does not advertise S256 in code_challenge_methods_supported: it MUST refuse to proceed`,
+      };
+    if (asked.fields.grant_type === 'refresh_token' && this.refusedRefreshes.has(asked.fields.refresh_token ?? ''))
+      return {
+        kind: 'oauth-refresh-token',
+        error: 'invalid_grant',
+        message:
+          'your client sent again the refresh token the authorization server refused (invalid_grant): a refused refresh token stays refused; refresh once, then ask for authorization again',
       };
     if (asked.fields.code !== undefined && this.forged.has(asked.fields.code))
       return {
@@ -351,6 +361,7 @@ export class AuthFace {
 
   private reply(frame: AuthFrame, asked: Asked, response: ServerResponse): void {
     const { reply } = frame;
+    if (frame.request.form?.grant_type === 'refresh_token' && reply.status >= 400) this.refusedRefreshes.add(asked.fields.refresh_token ?? '');
     // the redirect goes to the client's live redirect_uri, wherever the recording sent it (after a sign-in, say)
     const recordedRedirect = frame.request.query?.redirect_uri;
     if (recordedRedirect && asked.fields.redirect_uri) this.redirectUri = { recorded: recordedRedirect, live: asked.fields.redirect_uri };

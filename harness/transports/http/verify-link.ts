@@ -25,13 +25,15 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
   const { SseParser } = await import('../../cassette/sse.ts');
   let session: string | undefined;
   let version: string | undefined;
-  // a recorded authorization is run again live before the first request that had a token
+  // a recorded authorization is run again live in its place: before the request that follows it,
+  // once the requests before it were answered (a token expires with the requests made)
   const { AuthClient } = await import('./auth-client.ts');
   const auth = new AuthClient(cassette, new URL(url).origin);
-  let authorized: Promise<void> | undefined;
+  let authorized: Promise<void> = Promise.resolve();
   let bearer: string | undefined;
   const ending = new AbortController();
   const pending = new Set<Promise<void>>();
+  const posts = new Set<Promise<void>>();
   const headers = (accept: string) => ({
     accept,
     ...(session && { 'mcp-session-id': session }),
@@ -90,6 +92,7 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
     });
     pending.add(tracked);
     void tracked.finally(() => pending.delete(tracked));
+    return tracked;
   };
   const openGetStream = () =>
     track(
@@ -101,8 +104,12 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
       const what = describeMessage(message);
       const carrier = carriers.get(message);
       const credential = carrier?.http?.headers?.authorization;
-      const ready = auth.recorded && credential !== undefined ? (authorized ??= auth.run(drift)) : Promise.resolve();
-      const posted = ready
+      const at = carrier === undefined ? cassette.frames.length : cassette.frames.indexOf(carrier);
+      if (auth.before(at)) {
+        const answered = Promise.all([authorized, ...posts]);
+        authorized = answered.then(() => auth.run(drift, at));
+      }
+      const posted = authorized
         .then(() => {
           bearer = auth.credential(credential) ?? bearer;
           const sent = { 'content-type': 'application/json', ...headers('application/json, text/event-stream'), ...mirrored(carrier, message) };
@@ -113,12 +120,17 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
         .then((response) =>
           read(response, what, carrier?.http?.reply?.status, kindOf(message) === 'request' ? message.id : undefined, carrier?.http?.reply?.body === 'text'),
         );
-      track(posted, `POST ${what}`);
+      const tracked = track(posted, `POST ${what}`);
+      posts.add(tracked);
+      void tracked.finally(() => posts.delete(tracked));
       // as a client does: the server's own stream once the session is established
       if (message.method === 'notifications/initialized' && cassette.http?.get?.status === 200) void posted.then(openGetStream, () => {});
     },
     gone: new Promise(() => {}), // a URL does not go away on its own: a silent server is a timeout
     close: async () => {
+      // what the recording's authorization did after its last message (a flow the client gave up) runs too
+      await Promise.all([authorized, ...posts]);
+      if (auth.before(cassette.frames.length)) await auth.run(drift, cassette.frames.length);
       // a server that never answers DELETE must not hold verify: what it said is already heard
       const ended = AbortSignal.timeout(DELETE_WAIT_MS);
       if (session) await fetch(url, { method: 'DELETE', headers: headers('application/json, text/event-stream'), signal: ended }).catch(() => {});
