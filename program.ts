@@ -140,7 +140,7 @@ const commands: Record<string, Command> = {
     const calls = optionalJson(join(caseDir, 'calls.json'), []) as { name: string; arguments?: object }[];
     const server = await serverUrl(caseDir);
     try {
-      const oauth = new mcp.OAuthClient({ redirectUri: REDIRECT_URI, clientName: 'MCP course client', signIn: browse });
+      const oauth = new mcp.OAuthClient({ redirectUri: REDIRECT_URI, clientName: 'MCP course client', clientMetadataUrl: CLIENT_METADATA_URL, signIn: browse });
       const client = new mcp.McpClient(new mcp.HttpTransport(server.url, { oauth }));
       const initialize = await outcome(client.initialize());
       const tools = isFailure(initialize) ? undefined : await outcome(client.listTools());
@@ -159,6 +159,11 @@ const commands: Record<string, Command> = {
 /** Where the authorization server sends the course's client back: it listens nowhere, the browser
  *  (browse) stops there. */
 const REDIRECT_URI = 'http://127.0.0.1:8976/callback';
+
+/** The course client's Client ID Metadata Document, its client_id where an authorization server takes
+ *  one: it names the client and REDIRECT_URI (a name under .example, which the course's recordings
+ *  answer for; a real client hosts its document at an HTTPS URL of its own). */
+const CLIENT_METADATA_URL = 'https://client.example/mcp-course-client.json';
 
 /** The user's browser: from the authorization URL, each redirect followed (a sign-in's on the way,
  *  cookies kept) until one goes to the redirect URI, which is returned. */

@@ -13,6 +13,7 @@ const oidc = recording('oidc-oauth-http');
 const stepUp = recording('oidc-step-up-http');
 const refresh = recording('oidc-refresh-http');
 const grantEnded = recording('oidc-grant-ended-http');
+const clientMetadata = recording('oidc-client-metadata-http');
 
 /** The calls of a recording that the server answered (a call refused for its token is made again). */
 const answeredCalls = (source: typeof sdk) =>
@@ -55,6 +56,13 @@ const CASES: AuthorizationCase[] = [
     about:
       'oidc-provider (OpenID Certified) in front of the everything server: its sign-in sends the browser through two interactions before the redirect back, which names the issuer (RFC 9207 iss: the client checks it is the one it asked); the client registers with client_secret_post and sends its secret in the token request.',
     source: oidc,
+    frames: (frames) => frames,
+  },
+  {
+    name: 'client-metadata-document',
+    about:
+      "oidc-provider in front of the everything server, taking Client ID Metadata Documents (its metadata says client_id_metadata_document_supported): the client registers nothing and asks for authorization with its metadata document's URL as client_id (the course's, https://client.example/mcp-course-client.json, which the authorization server fetched); the spec's order of registration: a client_id given, then the metadata document, then dynamic registration.",
+    source: clientMetadata,
     frames: (frames) => frames,
   },
   {

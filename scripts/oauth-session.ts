@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { freePort, ROOT, waitForOutput, type Running } from './record-http-cassettes.ts';
 import { browse } from './browser.ts';
+import { REDIRECT_URL } from './course-client.ts';
 
 export const SDK_OAUTH_ENTRY = 'node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js';
 
@@ -57,7 +58,7 @@ async function startOAuthServer(
   return { url: `http://localhost:${port}/mcp`, authUrl: `http://localhost:${authPort}`, port, child, stop, output: () => output };
 }
 
-export const REDIRECT_URL = 'http://127.0.0.1:8976/callback';
+export { REDIRECT_URL } from './course-client.ts';
 
 /** What the client held during the flow: every value a cassette must not hold. */
 export interface FlowSecrets {
@@ -92,10 +93,13 @@ export async function runOAuthSession(
   url: string,
   deviation: Deviation = {},
   calls: { name: string; arguments?: Record<string, unknown> }[] = [],
+  clientMetadataUrl?: string,
 ): Promise<OAuthSessionResult> {
   const secrets: FlowSecrets = {};
   let location: string | undefined;
   const provider: OAuthClientProvider = {
+    // its metadata document's URL as client_id, where the authorization server takes one
+    clientMetadataUrl,
     get redirectUrl() {
       return REDIRECT_URL;
     },

@@ -11,11 +11,15 @@
 // response carries a refresh token: a client refreshes. With GRANT_ENDS=1 as well, the grant ends
 // when its token expires (as when the user signs out at the authorization server): the refresh is
 // refused (invalid_grant), and only a new authorization goes on.
+// With CLIENT_METADATA=1, oidc-provider takes Client ID Metadata Documents (it says
+// client_id_metadata_document_supported; registration stays on): the course client's document is
+// answered here, for its URL under .example (scripts/course-client.ts), as its host would.
 // Ports from MCP_PORT and MCP_AUTH_PORT, on localhost; ready when it prints "listening".
 import { spawn } from 'node:child_process';
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import Provider from 'oidc-provider';
+import { CLIENT_METADATA_DOCUMENT, CLIENT_METADATA_URL } from './course-client.ts';
 import { EVERYTHING_ENTRY, freePort, ROOT, waitForOutput } from './record-http-cassettes.ts';
 
 const mcpPort = Number(process.env.MCP_PORT ?? 3000);
@@ -26,6 +30,7 @@ const GATEWAY = { client_id: 'mcp-gateway', client_secret: 'the-gateway-introspe
 const stepUpTool = process.env.STEP_UP_TOOL;
 const tokenUses = process.env.TOKEN_USES === undefined ? undefined : Number(process.env.TOKEN_USES);
 const grantEnds = process.env.GRANT_ENDS === '1';
+const clientMetadata = process.env.CLIENT_METADATA === '1';
 /** MCP requests made with each access token (TOKEN_USES). */
 const uses = new Map<string, number>();
 
@@ -45,6 +50,7 @@ const provider = new Provider(issuer, {
   features: {
     devInteractions: { enabled: false },
     registration: { enabled: true },
+    clientIdMetadataDocument: { enabled: clientMetadata, ack: 'draft-02' },
     introspection: { enabled: true },
     resourceIndicators: {
       enabled: true,
@@ -53,6 +59,11 @@ const provider = new Provider(issuer, {
       getResourceServerInfo: () => ({ scope: 'mcp:tools mcp:admin', audience: resource, accessTokenFormat: 'opaque' }),
     },
   },
+  // the course client's metadata document, from its host; every other URL fetched as oidc-provider would
+  fetch: (url: string | URL, options: RequestInit) =>
+    String(url) === CLIENT_METADATA_URL
+      ? Promise.resolve(Response.json(CLIENT_METADATA_DOCUMENT, { headers: { 'cache-control': 'max-age=300' } }))
+      : fetch(url, options),
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
   // with TOKEN_USES, a refresh token for every client that may use one (offline_access asked or not)
   ...(tokenUses !== undefined && {

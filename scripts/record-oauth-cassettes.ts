@@ -6,12 +6,14 @@
 //   oidc-oauth-http.yaml  oidc-provider (OpenID Certified) in front of server-everything (scripts/oidc-gateway.ts)
 //   oidc-step-up-http.yaml  the same, its echo tool taking the scope mcp:admin: a 403 insufficient_scope, a step-up
 //   oidc-refresh-http.yaml  the same, an access token good for two requests: a 401 invalid_token, a refresh
+//   oidc-client-metadata-http.yaml  the same, taking Client ID Metadata Documents: no registration
 //   oidc-grant-ended-http.yaml  the same, the grant ending with the token: the refresh refused, a new authorization
 // `node --import tsx scripts/record-oauth-cassettes.ts [file ...]`
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OIDC_GATEWAY_ENTRY, runOAuthSession, SDK_OAUTH_ENTRY, startOidcGateway, startSdkOAuthServer } from './oauth-session.ts';
+import { CLIENT_METADATA_URL } from './course-client.ts';
 import { ROOT, startRecorder } from './record-http-cassettes.ts';
 
 const version = (dir: string) => (JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as { name: string; version: string }).version;
@@ -33,6 +35,8 @@ export const OAUTH_CASSETTES: {
   package: string;
   packageDir: string;
   calls?: (typeof STEP_UP_CALL)[];
+  /** The client's metadata document URL, for a server that takes one. */
+  clientMetadataUrl?: string;
   note(): string;
 }[] = [
   {
@@ -74,6 +78,16 @@ export const OAUTH_CASSETTES: {
       `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with TOKEN_USES=2: an access token is good for two JSON-RPC requests, and every token response carries a refresh token), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW.replace(', DELETE', '')}, then tools/call ${REFRESH_CALL.name} answered 401 invalid_token (the token expired), a refresh (grant_type refresh_token), the call again with the new token, DELETE (scripts/record-oauth-cassettes.ts)`,
   },
   {
+    file: 'oidc-client-metadata-http.yaml',
+    start: () => startOidcGateway({ CLIENT_METADATA: '1' }),
+    command: ['env', 'CLIENT_METADATA=1', 'node', '--import', 'tsx', OIDC_GATEWAY_ENTRY],
+    package: '@modelcontextprotocol/server-everything',
+    packageDir: 'node_modules/@modelcontextprotocol/server-everything',
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    note: () =>
+      `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with CLIENT_METADATA=1: it takes Client ID Metadata Documents, and fetches the course client's from ${CLIENT_METADATA_URL}, answered by the gateway), the official SDK client with an OAuth client provider whose clientMetadataUrl is that URL, through theinference record --http: ${FLOW.replace('registration, ', '')}, the URL as client_id (scripts/record-oauth-cassettes.ts)`,
+  },
+  {
     file: 'oidc-grant-ended-http.yaml',
     start: () => startOidcGateway({ TOKEN_USES: '2', GRANT_ENDS: '1' }),
     command: ['env', 'TOKEN_USES=2', 'GRANT_ENDS=1', 'node', '--import', 'tsx', OIDC_GATEWAY_ENTRY],
@@ -94,7 +108,7 @@ async function main(named: string[]): Promise<void> {
     try {
       const recorder = await startRecorder(['--out', out, '--http', server.url, '--force']);
       if (recorder.url === '') throw new Error((await recorder.exited).stderr.trim());
-      await runOAuthSession(recorder.url, {}, recorded.calls);
+      await runOAuthSession(recorder.url, {}, recorded.calls, recorded.clientMetadataUrl);
       const { code, stderr } = await recorder.exited;
       process.stdout.write(`${recorded.file}: ${stderr.trim().split('\n').at(-1)}\n`);
       if (code !== 0) throw new Error(`the recorder exited ${code}`);

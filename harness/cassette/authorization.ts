@@ -65,6 +65,8 @@ export class Roles {
 
   learnField(name: string, value: string): void {
     const role = FIELD_ROLES[name];
+    // a client_id that is an HTTPS URL with a path names a Client ID Metadata Document: the client's, not random
+    if (role === 'client-id' && isMetadataDocumentUrl(value)) return;
     if (role !== undefined) this.learn(role, value);
   }
 
@@ -107,6 +109,12 @@ export class Roles {
     for (const [value, placeholder] of longestFirst) result = result.replaceAll(value, placeholder).replaceAll(encodeURIComponent(value), placeholder);
     return result;
   }
+}
+
+/** A client_id of the Client ID Metadata Document kind (2025-11-25 basic/authorization: it "MUST use
+ *  the https scheme and contain a path component"). */
+export function isMetadataDocumentUrl(clientId: string): boolean {
+  return /^https:\/\/[^/?#]+\/[^?#]/.test(clientId);
 }
 
 /** The PKCE S256 challenge of a verifier (RFC 7636 4.2): BASE64URL(SHA256(ASCII(verifier))). */

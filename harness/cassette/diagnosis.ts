@@ -39,6 +39,7 @@ export type DiagnosisKind =
   | 'oauth-refresh-token' // a refresh with a refresh token the authorization server never gave or refused (or no refresh where the recording has one)
   | 'oauth-resource' // an authorization or token request without the resource parameter, or naming another server
   | 'oauth-redirect-uri' // a redirect_uri the client did not register, or a token request's that differs from its authorization request's
+  | 'oauth-client-metadata' // a registration (RFC 7591) where the authorization server takes the client's metadata document URL as client_id
   | 'oauth-client' // an authorization request under a client_id other than the one registered
   | 'oauth-state' // an authorization request without state (advice)
   | 'oauth-state-unchecked' // a code traded whose redirect came back with a state other than the client's

@@ -197,6 +197,12 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     source: COURSE,
     words: 'an authorization request names the client_id the authorization server registered the client with (OAuth 2.1 4.1.1, where client_id is REQUIRED)',
   },
+  'oauth-client-metadata': {
+    level: 'course',
+    source: COURSE,
+    words:
+      "a client that has a Client ID Metadata Document uses its URL as client_id where the authorization server's metadata says client_id_metadata_document_supported, and registers nothing (the spec's order, which clients supporting all options SHOULD follow: a pre-registered client_id, then a Client ID Metadata Document, then Dynamic Client Registration as a fallback)",
+  },
   'oauth-state': {
     level: 'should',
     source: `${AUTHORIZATION}#open-redirection`,

@@ -178,6 +178,7 @@ const DIAGNOSIS_KINDS = [
   'oauth-resource',
   'oauth-redirect-uri',
   'oauth-client',
+  'oauth-client-metadata',
   'oauth-state',
   'oauth-state-unchecked',
   'oauth-token-in-query',

@@ -278,6 +278,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['refresh', 'your client refreshed its token 0 times, the reference 1'],
     only: 'refresh',
   },
+  'client-metadata-ignored': {
+    stage: 'authorization',
+    says: ['oauth-client-metadata', 'that takes its Client ID Metadata Document', 'register nothing'],
+    only: 'client-metadata-document',
+  },
   'refresh-retried': {
     stage: 'authorization',
     says: ['oauth-refresh-token', 'your client sent again the refresh token the authorization server refused', 'ask for authorization again'],

@@ -8,7 +8,16 @@
 // authorization server refuses it (an OAuth error), with the rule named.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AUTHORIZATION_SERVER, MCP_SERVER, mapStrings, roleOf, s256, UNPRINTABLE_ROLES, type Secret } from '../../cassette/authorization.ts';
+import {
+  AUTHORIZATION_SERVER,
+  isMetadataDocumentUrl,
+  MCP_SERVER,
+  mapStrings,
+  roleOf,
+  s256,
+  UNPRINTABLE_ROLES,
+  type Secret,
+} from '../../cassette/authorization.ts';
 import type { Diagnosis, DiagnosisKind } from '../../cassette/diagnosis.ts';
 import { isObject, type AuthFrame, type Cassette, type Json } from '../../cassette/model.ts';
 import type { Player } from '../../cassette/player.ts';
@@ -54,6 +63,8 @@ export class AuthFace {
   private readonly forged = new Set<string>();
   /** The recorded authorization server's metadata does not advertise PKCE with S256. */
   private readonly withoutS256: boolean;
+  /** The recorded client used its metadata document's URL as client_id, and registered nothing. */
+  private readonly byMetadataDocument: boolean;
   private redirectUri: { recorded: string; live: string } | undefined;
   /** The WWW-Authenticate of the recorded server's 401: where the client finds the authorization. */
   private readonly challenge: string;
@@ -74,6 +85,9 @@ export class AuthFace {
       const methods = metadata.code_challenge_methods_supported;
       return !Array.isArray(methods) || !methods.includes('S256');
     });
+    this.byMetadataDocument =
+      this.frames.some((frame) => isMetadataDocumentUrl(frame.request.query?.client_id ?? '')) &&
+      !this.frames.some((frame) => isRegistration(frame.request.json));
     this.challenge = (refused?.from === 'client' && refused.http?.reply?.headers?.['www-authenticate']) || 'Bearer';
   }
 
@@ -229,14 +243,21 @@ export class AuthFace {
   }
 
   /** A request the client should never have made, whatever was recorded: it went on past an
-   *  authorization server without S256, sent a refresh token that was refused, or traded a code
-   *  whose redirect had another state. */
+   *  authorization server without S256, registered where its metadata document was the client_id,
+   *  sent a refresh token that was refused, or traded a code whose redirect had another state. */
   private outOfBounds(server: AuthFrame['request']['server'], asked: Asked): { kind: DiagnosisKind; error: string; message: string } | undefined {
     if (this.withoutS256 && server === 'authorization' && !asked.path.includes('/.well-known/'))
       return {
         kind: 'oauth-pkce-unsupported',
         error: 'invalid_request',
         message: `your client went on (${asked.method} ${asked.path}) with an authorization server whose metadata does not advertise S256 in code_challenge_methods_supported: it MUST refuse to proceed`,
+      };
+    if (this.byMetadataDocument && server === 'authorization' && isRegistration(asked.json))
+      return {
+        kind: 'oauth-client-metadata',
+        error: 'invalid_client_metadata',
+        message:
+          "your client registered (RFC 7591) with an authorization server that takes its Client ID Metadata Document (client_id_metadata_document_supported in its metadata): a client with a document uses the document's URL as its client_id, and registers nothing",
       };
     if (asked.fields.grant_type === 'refresh_token' && this.refusedRefreshes.has(asked.fields.refresh_token ?? ''))
       return {
@@ -258,8 +279,7 @@ export class AuthFace {
   private check(frame: AuthFrame, asked: Asked): { kind: DiagnosisKind; error: string; message: string; status?: number } | undefined {
     const recorded = { ...frame.request.query, ...frame.request.form };
     const live = asked.fields;
-    if (isObject(asked.json) && Array.isArray(asked.json.redirect_uris))
-      this.registered = asked.json.redirect_uris.filter((uri): uri is string => typeof uri === 'string');
+    if (isRegistration(asked.json)) this.registered = asked.json.redirect_uris.filter((uri): uri is string => typeof uri === 'string');
     if (recorded.response_type !== undefined) {
       if (live.code_challenge === undefined)
         return {
@@ -280,7 +300,7 @@ export class AuthFace {
           kind: 'oauth-client',
           error: 'invalid_client',
           status: 401,
-          message: `your client asked for authorization as client_id ${JSON.stringify(live.client_id)}, not the client_id it was registered with`,
+          message: `your client asked for authorization as client_id ${JSON.stringify(live.client_id)}, not ${isMetadataDocumentUrl(recorded.client_id) ? `its metadata document's URL, ${recorded.client_id}` : 'the client_id it was registered with'}`,
         };
       if (this.registered && !this.registered.includes(live.redirect_uri ?? ''))
         return {
@@ -424,4 +444,9 @@ export function credentialsProblem(
   }
   if (live !== undefined) return undefined;
   return { problem: 'without the Authorization header the server was given: send the configured headers on every request', challenge: 'Bearer' };
+}
+
+/** A client registration request's body (RFC 7591 2: its metadata, redirect_uris among it). */
+function isRegistration(json: Json | undefined): json is { redirect_uris: Json[] } {
+  return isObject(json) && Array.isArray(json.redirect_uris);
 }

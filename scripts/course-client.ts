@@ -1,0 +1,19 @@
+// The course's OAuth client as the recordings' authorization servers know it: where it is sent back,
+// and its Client ID Metadata Document. A real client hosts that document at an HTTPS URL of its own;
+// this one is named under .example (RFC 2606: never a real host), and the gateway that takes it
+// answers its fetch itself, so that a recording needs no network.
+export const REDIRECT_URL = 'http://127.0.0.1:8976/callback';
+
+/** The client_id of a client that has a metadata document: the document's URL (program.ts gives the same). */
+export const CLIENT_METADATA_URL = 'https://client.example/mcp-course-client.json';
+
+/** The document at CLIENT_METADATA_URL (draft-ietf-oauth-client-id-metadata-document: client_id is
+ *  its own URL; a public client, no secret). */
+export const CLIENT_METADATA_DOCUMENT = {
+  client_id: CLIENT_METADATA_URL,
+  client_name: 'MCP course client',
+  redirect_uris: [REDIRECT_URL],
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+  token_endpoint_auth_method: 'none',
+};
