@@ -129,8 +129,10 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
     gone: new Promise(() => {}), // a URL does not go away on its own: a silent server is a timeout
     close: async () => {
       // what the recording's authorization did after its last message (a flow the client gave up) runs too
-      await Promise.all([authorized, ...posts]);
-      if (auth.before(cassette.frames.length)) await auth.run(drift, cassette.frames.length);
+      if (auth.before(cassette.frames.length)) {
+        await Promise.all([authorized, ...posts]);
+        await auth.run(drift, cassette.frames.length);
+      }
       // a server that never answers DELETE must not hold verify: what it said is already heard
       const ended = AbortSignal.timeout(DELETE_WAIT_MS);
       if (session) await fetch(url, { method: 'DELETE', headers: headers('application/json, text/event-stream'), signal: ended }).catch(() => {});
