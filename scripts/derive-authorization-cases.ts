@@ -26,8 +26,14 @@ const isAuth = (frame: Frame): frame is AuthFrame => frame.from === 'auth';
 /** The index of the first authorization exchange that `test` picks, or a failure naming the recording. */
 function exchange(frames: Frame[], what: string, test: (frame: AuthFrame) => boolean): number {
   const at = frames.findIndex((frame) => isAuth(frame) && test(frame));
-  if (at < 0) throw new Error(`${sdk.name}: no ${what} exchange`);
+  if (at < 0) throw new Error(`a recording has no ${what} exchange`);
   return at;
+}
+
+/** A redirect's Location with its iss parameter replaced (by nothing, to take it out). */
+function withIss(location: string, iss: string): string {
+  if (!/[?&]iss=/.test(location)) throw new Error(`${oidc.name}: the authorization redirect has no iss`);
+  return location.replace(/([?&])iss=[^&]*/, (_, sep: string) => (iss === '' ? '' : `${sep}${iss}`)).replace(/\?&/, '?');
 }
 
 const isAuthorizeRedirect = (frame: AuthFrame) => /[?&]code=/.test(frame.reply.headers?.location ?? '');
@@ -99,6 +105,34 @@ const CASES: AuthorizationCase[] = [
       const at = exchange(frames, 'authorization', isAuthorizeRedirect);
       const redirect = frames[at] as AuthFrame;
       redirect.reply.headers!.location = redirect.reply.headers!.location!.replace('state=<state>', 'state=<forged-state>');
+      return frames.slice(0, at + 1);
+    },
+  },
+  {
+    name: 'iss-mixed-up',
+    about:
+      "The redirect back from oidc-provider names another issuer in its iss (https://attacker.example: a mix-up, RFC 9207, as an attacker's authorization server would send): the client compares iss with the issuer whose metadata it read, discards the redirect and trades no code; initialize fails. (2026-07-28: MCP clients MUST apply RFC 9207 2.4's validation; the course requires it of every client.)",
+    edit: "the authorization redirect's iss is https://attacker.example; the recording ends there",
+    source: oidc,
+    frames: (frames) => {
+      const at = exchange(frames, 'authorization', isAuthorizeRedirect);
+      const redirect = frames[at] as AuthFrame;
+      redirect.reply.headers!.location = withIss(redirect.reply.headers!.location!, 'iss=https%3A%2F%2Fattacker.example');
+      delete redirect.reply.text;
+      return frames.slice(0, at + 1);
+    },
+  },
+  {
+    name: 'iss-missing',
+    about:
+      "The redirect back from oidc-provider has no iss, though its metadata says authorization_response_iss_parameter_supported: the client rejects the response (RFC 9207 2.4) and trades no code; initialize fails.",
+    edit: "the authorization redirect without its iss; the recording ends there",
+    source: oidc,
+    frames: (frames) => {
+      const at = exchange(frames, 'authorization', isAuthorizeRedirect);
+      const redirect = frames[at] as AuthFrame;
+      redirect.reply.headers!.location = withIss(redirect.reply.headers!.location!, '');
+      delete redirect.reply.text;
       return frames.slice(0, at + 1);
     },
   },

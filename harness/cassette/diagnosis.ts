@@ -42,6 +42,7 @@ export type DiagnosisKind =
   | 'oauth-client-metadata' // a registration (RFC 7591) where the authorization server takes the client's metadata document URL as client_id
   | 'oauth-client' // an authorization request under a client_id other than the one registered
   | 'oauth-state' // an authorization request without state (advice)
+  | 'oauth-iss-unchecked' // a code traded whose redirect named another issuer (iss), or none where the issuer says it names itself
   | 'oauth-state-unchecked' // a code traded whose redirect came back with a state other than the client's
   | 'oauth-token-in-query' // an access token in a request's URL
   | 'oauth-secret-printed'; // the program printed a token, code, client secret or verifier of its authorization

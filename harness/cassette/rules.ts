@@ -215,6 +215,12 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     words:
       'a redirect whose state is not the one the client sent is discarded, its code never traded (the spec: MCP clients SHOULD use and verify state parameters … and discard any results that do not include or have a mismatch with the original state; the course requires it)',
   },
+  'oauth-iss-unchecked': {
+    level: 'course',
+    source: COURSE,
+    words:
+      "a redirect whose iss is not the issuer the client asked, or that has none where the issuer's metadata says authorization_response_iss_parameter_supported, is discarded, its code never traded (2026-07-28 basic/authorization: MCP clients MUST apply the validation in RFC9207 Section 2.4 before transmitting the authorization code to any token endpoint; the course holds clients of 2025-11-25 to it too)",
+  },
   'oauth-secret-printed': {
     level: 'course',
     source: COURSE,

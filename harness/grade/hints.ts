@@ -210,6 +210,9 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
   'oauth-client-metadata': [
     "where the authorization server's metadata says client_id_metadata_document_supported, the clientMetadataUrl you were given is your client_id: register nothing",
   ],
+  'oauth-iss-unchecked': [
+    "compare the redirect's iss with the issuer whose metadata you read (simple string comparison); without iss, reject it where that metadata says authorization_response_iss_parameter_supported",
+  ],
   'oauth-state-unchecked': ["compare the redirect's state with the one you sent, and discard the redirect (its code too) when they differ"],
   'oauth-secret-printed': ['print what the flow found (the endpoints, the scopes), never a token, a code, a secret or a verifier: not in a log line either'],
   'oauth-token-in-query': ['send the access token as Authorization: Bearer <token>, never in the URL'],

@@ -181,6 +181,7 @@ const DIAGNOSIS_KINDS = [
   'oauth-client-metadata',
   'oauth-state',
   'oauth-state-unchecked',
+  'oauth-iss-unchecked',
   'oauth-token-in-query',
   'oauth-secret-printed',
 ] as const;

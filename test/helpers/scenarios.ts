@@ -283,6 +283,16 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['oauth-client-metadata', 'that takes its Client ID Metadata Document', 'register nothing'],
     only: 'client-metadata-document',
   },
+  'iss-unchecked': {
+    stage: 'authorization',
+    says: ['oauth-iss-unchecked', 'a redirect whose iss is "https://attacker.example", not the issuer it asked', 'mix-up'],
+    only: 'iss-mixed-up',
+  },
+  'iss-absence-accepted': {
+    stage: 'authorization',
+    says: ['oauth-iss-unchecked', 'a redirect without iss from an authorization server whose metadata says authorization_response_iss_parameter_supported'],
+    only: 'iss-missing',
+  },
   'refresh-retried': {
     stage: 'authorization',
     says: ['oauth-refresh-token', 'your client sent again the refresh token the authorization server refused', 'ask for authorization again'],

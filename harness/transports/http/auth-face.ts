@@ -59,8 +59,11 @@ export class AuthFace {
   private registered: string[] | undefined;
   /** Refresh tokens the recorded authorization server refused (invalid_grant): refused for good. */
   private readonly refusedRefreshes = new Set<string>();
-  /** Codes whose redirect came back with a state not the client's (a case that forges one). */
-  private readonly forged = new Set<string>();
+  /** Codes the client must discard, and why: their redirect came back with a state not the client's,
+   *  or an iss not the issuer's (a case that forges one). */
+  private readonly discarded = new Map<string, { kind: DiagnosisKind; message: string }>();
+  /** The recorded authorization server says its redirects name it (RFC 9207 iss). */
+  private readonly namesIssuer: boolean;
   /** The recorded authorization server's metadata does not advertise PKCE with S256. */
   private readonly withoutS256: boolean;
   /** The recorded client used its metadata document's URL as client_id, and registered nothing. */
@@ -85,6 +88,7 @@ export class AuthFace {
       const methods = metadata.code_challenge_methods_supported;
       return !Array.isArray(methods) || !methods.includes('S256');
     });
+    this.namesIssuer = this.frames.some((frame) => isObject(frame.reply.json) && frame.reply.json.authorization_response_iss_parameter_supported === true);
     this.byMetadataDocument =
       this.frames.some((frame) => isMetadataDocumentUrl(frame.request.query?.client_id ?? '')) &&
       !this.frames.some((frame) => isRegistration(frame.request.json));
@@ -244,7 +248,7 @@ export class AuthFace {
 
   /** A request the client should never have made, whatever was recorded: it went on past an
    *  authorization server without S256, registered where its metadata document was the client_id,
-   *  sent a refresh token that was refused, or traded a code whose redirect had another state. */
+   *  sent a refresh token that was refused, or traded a code whose redirect it should have discarded. */
   private outOfBounds(server: AuthFrame['request']['server'], asked: Asked): { kind: DiagnosisKind; error: string; message: string } | undefined {
     if (this.withoutS256 && server === 'authorization' && !asked.path.includes('/.well-known/'))
       return {
@@ -266,12 +270,8 @@ export class AuthFace {
         message:
           'your client sent again the refresh token the authorization server refused (invalid_grant): a refused refresh token stays refused; refresh once, then ask for authorization again',
       };
-    if (asked.fields.code !== undefined && this.forged.has(asked.fields.code))
-      return {
-        kind: 'oauth-state-unchecked',
-        error: 'invalid_grant',
-        message: 'your client traded the code of a redirect whose state was not the one it sent: discard such a redirect, code and all',
-      };
+    const discarded = this.discarded.get(asked.fields.code ?? '');
+    if (discarded) return { ...discarded, error: 'invalid_grant' };
     return undefined;
   }
 
@@ -412,14 +412,40 @@ export class AuthFace {
       this.grants.set(code, this.asking); // the code of the last authorization request
       this.asking = undefined;
     }
-    if (forgery !== undefined && !CLIENT_ROLES.has(forgery) && code !== null) this.forged.add(code);
     for (const [name, value] of [...url.searchParams]) {
       const live = this.fill(value);
       const role = roleOf(live);
       if (role !== undefined && CLIENT_ROLES.has(role)) url.searchParams.delete(name);
       else url.searchParams.set(name, live);
     }
+    if (code !== null) {
+      const discard = this.discardProblem(forgery !== undefined && !CLIENT_ROLES.has(forgery), url.searchParams.get('iss'));
+      if (discard) this.discarded.set(code, discard);
+    }
     return url.href;
+  }
+
+  /** Why the client must discard an authorization response: a state it did not send, an iss
+   *  (RFC 9207) not the issuer it asked, or none where the issuer says it names itself. */
+  private discardProblem(stateForged: boolean, iss: string | null): { kind: DiagnosisKind; message: string } | undefined {
+    if (stateForged)
+      return {
+        kind: 'oauth-state-unchecked',
+        message: 'your client traded the code of a redirect whose state was not the one it sent: discard such a redirect, code and all',
+      };
+    const issuer = `${this.origin}${AUTHORIZATION_PATH}`;
+    if (iss !== null && iss !== issuer)
+      return {
+        kind: 'oauth-iss-unchecked',
+        message: `your client traded the code of a redirect whose iss is ${JSON.stringify(iss)}, not the issuer it asked (${issuer}): compare iss with the issuer, and discard the redirect when they differ (a mix-up, RFC 9207)`,
+      };
+    if (iss === null && this.namesIssuer)
+      return {
+        kind: 'oauth-iss-unchecked',
+        message:
+          'your client traded the code of a redirect without iss from an authorization server whose metadata says authorization_response_iss_parameter_supported: such a response is rejected (RFC 9207 2.4)',
+      };
+    return undefined;
   }
 
   private refuse(asked: Asked, response: ServerResponse, status: number, error: string, kind: DiagnosisKind, message: string): void {
