@@ -125,8 +125,8 @@ const CASES: AuthorizationCase[] = [
   {
     name: 'iss-missing',
     about:
-      "The redirect back from oidc-provider has no iss, though its metadata says authorization_response_iss_parameter_supported: the client rejects the response (RFC 9207 2.4) and trades no code; initialize fails.",
-    edit: "the authorization redirect without its iss; the recording ends there",
+      'The redirect back from oidc-provider has no iss, though its metadata says authorization_response_iss_parameter_supported: the client rejects the response (RFC 9207 2.4) and trades no code; initialize fails.',
+    edit: 'the authorization redirect without its iss; the recording ends there',
     source: oidc,
     frames: (frames) => {
       const at = exchange(frames, 'authorization', isAuthorizeRedirect);
