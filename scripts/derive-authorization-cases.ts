@@ -30,6 +30,18 @@ function exchange(frames: Frame[], what: string, test: (frame: AuthFrame) => boo
   return at;
 }
 
+/** A recording that ends at the authorization redirect, its Location edited (a forged state or iss);
+ *  the body that repeats the old Location goes. */
+const redirectEdited =
+  (edit: (location: string) => string) =>
+  (frames: Frame[]): Frame[] => {
+    const at = exchange(frames, 'authorization', isAuthorizeRedirect);
+    const redirect = frames[at] as AuthFrame;
+    redirect.reply.headers!.location = edit(redirect.reply.headers!.location!);
+    delete redirect.reply.text;
+    return frames.slice(0, at + 1);
+  };
+
 /** A redirect's Location with its iss parameter replaced (by nothing, to take it out). */
 function withIss(location: string, iss: string): string {
   if (!/[?&]iss=/.test(location)) throw new Error(`${oidc.name}: the authorization redirect has no iss`);
@@ -101,12 +113,7 @@ const CASES: AuthorizationCase[] = [
       "The redirect back comes with a state other than the client's (a forged response, as an attacker's would be): the client discards it and trades no code; initialize fails. (The spec: MCP clients SHOULD verify state; the course requires it.)",
     edit: "the authorization redirect's state is <forged-state>, a value the server makes; the recording ends there",
     source: sdk,
-    frames: (frames) => {
-      const at = exchange(frames, 'authorization', isAuthorizeRedirect);
-      const redirect = frames[at] as AuthFrame;
-      redirect.reply.headers!.location = redirect.reply.headers!.location!.replace('state=<state>', 'state=<forged-state>');
-      return frames.slice(0, at + 1);
-    },
+    frames: redirectEdited((location) => location.replace('state=<state>', 'state=<forged-state>')),
   },
   {
     name: 'iss-mixed-up',
@@ -114,13 +121,7 @@ const CASES: AuthorizationCase[] = [
       "The redirect back from oidc-provider names another issuer in its iss (https://attacker.example: a mix-up, RFC 9207, as an attacker's authorization server would send): the client compares iss with the issuer whose metadata it read, discards the redirect and trades no code; initialize fails. (2026-07-28: MCP clients MUST apply RFC 9207 2.4's validation; the course requires it of every client.)",
     edit: "the authorization redirect's iss is https://attacker.example; the recording ends there",
     source: oidc,
-    frames: (frames) => {
-      const at = exchange(frames, 'authorization', isAuthorizeRedirect);
-      const redirect = frames[at] as AuthFrame;
-      redirect.reply.headers!.location = withIss(redirect.reply.headers!.location!, 'iss=https%3A%2F%2Fattacker.example');
-      delete redirect.reply.text;
-      return frames.slice(0, at + 1);
-    },
+    frames: redirectEdited((location) => withIss(location, 'iss=https%3A%2F%2Fattacker.example')),
   },
   {
     name: 'iss-missing',
@@ -128,13 +129,7 @@ const CASES: AuthorizationCase[] = [
       'The redirect back from oidc-provider has no iss, though its metadata says authorization_response_iss_parameter_supported: the client rejects the response (RFC 9207 2.4) and trades no code; initialize fails.',
     edit: 'the authorization redirect without its iss; the recording ends there',
     source: oidc,
-    frames: (frames) => {
-      const at = exchange(frames, 'authorization', isAuthorizeRedirect);
-      const redirect = frames[at] as AuthFrame;
-      redirect.reply.headers!.location = withIss(redirect.reply.headers!.location!, '');
-      delete redirect.reply.text;
-      return frames.slice(0, at + 1);
-    },
+    frames: redirectEdited((location) => withIss(location, '')),
   },
   {
     name: 'pkce-unsupported',
