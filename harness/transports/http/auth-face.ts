@@ -40,6 +40,16 @@ interface Asked {
   text: string;
 }
 
+/** A rule broken, said; and how the authorization server refuses it (an OAuth error, 400 unless said). */
+interface Mistake {
+  kind: DiagnosisKind;
+  message: string;
+}
+interface OAuthRefusal extends Mistake {
+  error: string;
+  status?: number;
+}
+
 /** A code the player gave, and what the authorization request it answers said. */
 interface Grant {
   challenge?: string;
@@ -61,7 +71,7 @@ export class AuthFace {
   private readonly refusedRefreshes = new Set<string>();
   /** Codes the client must discard, and why: their redirect came back with a state not the client's,
    *  or an iss not the issuer's (a case that forges one). */
-  private readonly discarded = new Map<string, { kind: DiagnosisKind; message: string }>();
+  private readonly discarded = new Map<string, Mistake>();
   /** The recorded authorization server says its redirects name it (RFC 9207 iss). */
   private readonly namesIssuer: boolean;
   /** The recorded authorization server's metadata does not advertise PKCE with S256. */
@@ -249,7 +259,7 @@ export class AuthFace {
   /** A request the client should never have made, whatever was recorded: it went on past an
    *  authorization server without S256, registered where its metadata document was the client_id,
    *  sent a refresh token that was refused, or traded a code whose redirect it should have discarded. */
-  private outOfBounds(server: AuthFrame['request']['server'], asked: Asked): { kind: DiagnosisKind; error: string; message: string } | undefined {
+  private outOfBounds(server: AuthFrame['request']['server'], asked: Asked): OAuthRefusal | undefined {
     if (this.withoutS256 && server === 'authorization' && !asked.path.includes('/.well-known/'))
       return {
         kind: 'oauth-pkce-unsupported',
@@ -263,7 +273,7 @@ export class AuthFace {
         message:
           "your client registered (RFC 7591) with an authorization server that takes its Client ID Metadata Document (client_id_metadata_document_supported in its metadata): a client with a document uses the document's URL as its client_id, and registers nothing",
       };
-    if (asked.fields.grant_type === 'refresh_token' && this.refusedRefreshes.has(asked.fields.refresh_token ?? ''))
+    if (asked.fields.grant_type === 'refresh_token' && asked.fields.refresh_token !== undefined && this.refusedRefreshes.has(asked.fields.refresh_token))
       return {
         kind: 'oauth-refresh-token',
         error: 'invalid_grant',
@@ -276,7 +286,7 @@ export class AuthFace {
   }
 
   /** The first rule the request breaks, held to its recorded one. */
-  private check(frame: AuthFrame, asked: Asked): { kind: DiagnosisKind; error: string; message: string; status?: number } | undefined {
+  private check(frame: AuthFrame, asked: Asked): OAuthRefusal | undefined {
     const recorded = { ...frame.request.query, ...frame.request.form };
     const live = asked.fields;
     if (isRegistration(asked.json)) this.registered = asked.json.redirect_uris.filter((uri): uri is string => typeof uri === 'string');
@@ -381,7 +391,8 @@ export class AuthFace {
 
   private reply(frame: AuthFrame, asked: Asked, response: ServerResponse): void {
     const { reply } = frame;
-    if (frame.request.form?.grant_type === 'refresh_token' && reply.status >= 400) this.refusedRefreshes.add(asked.fields.refresh_token ?? '');
+    const refreshToken = asked.fields.refresh_token;
+    if (frame.request.form?.grant_type === 'refresh_token' && reply.status >= 400 && refreshToken !== undefined) this.refusedRefreshes.add(refreshToken);
     // the redirect goes to the client's live redirect_uri, wherever the recording sent it (after a sign-in, say)
     const recordedRedirect = frame.request.query?.redirect_uri;
     if (recordedRedirect && asked.fields.redirect_uri) this.redirectUri = { recorded: recordedRedirect, live: asked.fields.redirect_uri };
@@ -427,7 +438,7 @@ export class AuthFace {
 
   /** Why the client must discard an authorization response: a state it did not send, an iss
    *  (RFC 9207) not the issuer it asked, or none where the issuer says it names itself. */
-  private discardProblem(stateForged: boolean, iss: string | null): { kind: DiagnosisKind; message: string } | undefined {
+  private discardProblem(stateForged: boolean, iss: string | null): Mistake | undefined {
     if (stateForged)
       return {
         kind: 'oauth-state-unchecked',
