@@ -32,8 +32,14 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
   let authorized: Promise<void> = Promise.resolve();
   let bearer: string | undefined;
   const ending = new AbortController();
+  /** Work in flight (a POST's reply, the GET stream), and the POSTs among it. */
   const pending = new Set<Promise<void>>();
   const posts = new Set<Promise<void>>();
+  const inFlight = (set: Set<Promise<void>>, work: Promise<void>) => {
+    set.add(work);
+    void work.finally(() => set.delete(work));
+    return work;
+  };
   const headers = (accept: string) => ({
     accept,
     ...(session && { 'mcp-session-id': session }),
@@ -90,9 +96,7 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
     const tracked = work.catch((error: Error) => {
       if (!ending.signal.aborted) drift.push({ frame: -1, message: `${what} failed: ${error.message}` });
     });
-    pending.add(tracked);
-    void tracked.finally(() => pending.delete(tracked));
-    return tracked;
+    return inFlight(pending, tracked);
   };
   const openGetStream = () =>
     track(
@@ -120,9 +124,7 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
         .then((response) =>
           read(response, what, carrier?.http?.reply?.status, kindOf(message) === 'request' ? message.id : undefined, carrier?.http?.reply?.body === 'text'),
         );
-      const tracked = track(posted, `POST ${what}`);
-      posts.add(tracked);
-      void tracked.finally(() => posts.delete(tracked));
+      inFlight(posts, track(posted, `POST ${what}`));
       // as a client does: the server's own stream once the session is established
       if (message.method === 'notifications/initialized' && cassette.http?.get?.status === 200) void posted.then(openGetStream, () => {});
     },
