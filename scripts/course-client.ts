@@ -17,3 +17,16 @@ export const CLIENT_METADATA_DOCUMENT = {
   response_types: ['code'],
   token_endpoint_auth_method: 'none',
 };
+
+/** The course client's registration from an earlier run (what an RFC 7591 registration answered, as
+ *  the client kept it): a public client, no secret. The recordings' authorization server still holds
+ *  it (scripts/oidc-gateway.ts); a case gives it to the program as what its store kept. */
+export const KEPT_REGISTRATION = {
+  client_id: 'mcp-course-client-registered-earlier',
+  client_name: 'MCP course client',
+  redirect_uris: [REDIRECT_URL],
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+  token_endpoint_auth_method: 'none',
+  application_type: 'native',
+};

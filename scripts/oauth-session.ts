@@ -86,16 +86,22 @@ export interface OAuthSessionResult {
   location?: string;
 }
 
-/** The SDK client through the whole flow against `url`, then tools/list, each of `calls` (one the
- *  server refuses for want of a scope authorized again, as the SDK's transport starts it, and made
- *  again), and DELETE. */
-export async function runOAuthSession(
-  url: string,
-  deviation: Deviation = {},
-  calls: { name: string; arguments?: Record<string, unknown> }[] = [],
-  clientMetadataUrl?: string,
-): Promise<OAuthSessionResult> {
-  const secrets: FlowSecrets = {};
+/** What a session's client does beyond the flow, and what it starts with. */
+export interface SessionPlan {
+  /** Made after tools/list, in turn. */
+  calls?: { name: string; arguments?: Record<string, unknown> }[];
+  /** The client's metadata document URL, its client_id where the authorization server takes one. */
+  clientMetadataUrl?: string;
+  /** A registration the client kept from an earlier run: it registers nothing. */
+  registered?: OAuthClientInformationMixed;
+}
+
+/** The SDK client through the whole flow against `url`, then tools/list, each call of the plan (one
+ *  the server refuses for want of a scope authorized again, as the SDK's transport starts it, and
+ *  made again), and DELETE. */
+export async function runOAuthSession(url: string, deviation: Deviation = {}, plan: SessionPlan = {}): Promise<OAuthSessionResult> {
+  const { calls = [], clientMetadataUrl, registered } = plan;
+  const secrets: FlowSecrets = registered === undefined ? {} : { client: structuredClone(registered) };
   let location: string | undefined;
   const provider: OAuthClientProvider = {
     // its metadata document's URL as client_id, where the authorization server takes one

@@ -14,12 +14,14 @@
 // With CLIENT_METADATA=1, oidc-provider takes Client ID Metadata Documents (it says
 // client_id_metadata_document_supported; registration stays on): the course client's document is
 // answered here, for its URL under .example (scripts/course-client.ts), as its host would.
+// It holds the course client's registration from an earlier run (KEPT_REGISTRATION), as an
+// authorization server keeps the clients registered with it.
 // Ports from MCP_PORT and MCP_AUTH_PORT, on localhost; ready when it prints "listening".
 import { spawn } from 'node:child_process';
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import Provider from 'oidc-provider';
-import { CLIENT_METADATA_DOCUMENT, CLIENT_METADATA_URL } from './course-client.ts';
+import { CLIENT_METADATA_DOCUMENT, CLIENT_METADATA_URL, KEPT_REGISTRATION } from './course-client.ts';
 import { EVERYTHING_ENTRY, freePort, ROOT, waitForOutput } from './record-http-cassettes.ts';
 
 const mcpPort = Number(process.env.MCP_PORT ?? 3000);
@@ -35,7 +37,7 @@ const clientMetadata = process.env.CLIENT_METADATA === '1';
 const uses = new Map<string, number>();
 
 const provider = new Provider(issuer, {
-  clients: [{ ...GATEWAY, redirect_uris: [], response_types: [], grant_types: [] }],
+  clients: [{ ...GATEWAY, redirect_uris: [], response_types: [], grant_types: [] }, KEPT_REGISTRATION],
   scopes: ['openid', 'offline_access', 'mcp:tools', 'mcp:admin'],
   // a registration's scope does not limit what the client may ask for later: a client registered with
   // mcp:tools may step up to mcp:admin (oidc-provider would otherwise refuse it invalid_scope)

@@ -8,12 +8,13 @@
 //   oidc-refresh-http.yaml  the same, an access token good for two requests: a 401 invalid_token, a refresh
 //   oidc-client-metadata-http.yaml  the same, taking Client ID Metadata Documents: no registration
 //   oidc-grant-ended-http.yaml  the same, the grant ending with the token: the refresh refused, a new authorization
+//   oidc-registration-kept-http.yaml  the same, the client starting with its registration of an earlier run: no registration
 // `node --import tsx scripts/record-oauth-cassettes.ts [file ...]`
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { OIDC_GATEWAY_ENTRY, runOAuthSession, SDK_OAUTH_ENTRY, startOidcGateway, startSdkOAuthServer } from './oauth-session.ts';
-import { CLIENT_METADATA_URL } from './course-client.ts';
+import { OIDC_GATEWAY_ENTRY, runOAuthSession, SDK_OAUTH_ENTRY, type SessionPlan, startOidcGateway, startSdkOAuthServer } from './oauth-session.ts';
+import { CLIENT_METADATA_URL, KEPT_REGISTRATION } from './course-client.ts';
 import { ROOT, startRecorder } from './record-http-cassettes.ts';
 
 const version = (dir: string) => (JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as { name: string; version: string }).version;
@@ -28,17 +29,14 @@ export const REFRESH_CALL = { name: 'echo', arguments: { message: 'with a refres
 /** The grant-ended recording's call: the third request, its token expired and its grant ended. */
 export const GRANT_ENDED_CALL = { name: 'echo', arguments: { message: 'after the grant ended' } };
 
-export const OAUTH_CASSETTES: {
+export const OAUTH_CASSETTES: ({
   file: string;
   start(): ReturnType<typeof startOidcGateway>;
   command: string[];
   package: string;
   packageDir: string;
-  calls?: (typeof STEP_UP_CALL)[];
-  /** The client's metadata document URL, for a server that takes one. */
-  clientMetadataUrl?: string;
   note(): string;
-}[] = [
+} & SessionPlan)[] = [
   {
     file: 'sdk-oauth-http.yaml',
     start: startSdkOAuthServer,
@@ -97,6 +95,16 @@ export const OAUTH_CASSETTES: {
     note: () =>
       `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with TOKEN_USES=2 and GRANT_ENDS=1: an access token is good for two JSON-RPC requests, and when it expires its grant ends, as when the user signs out), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW.replace(', DELETE', '')}, then tools/call ${GRANT_ENDED_CALL.name} answered 401 invalid_token, a refresh refused 400 invalid_grant, the authorization again (no second registration), the call again with the new token, DELETE (scripts/record-oauth-cassettes.ts)`,
   },
+  {
+    file: 'oidc-registration-kept-http.yaml',
+    start: startOidcGateway,
+    command: ['node', '--import', 'tsx', OIDC_GATEWAY_ENTRY],
+    package: '@modelcontextprotocol/server-everything',
+    packageDir: 'node_modules/@modelcontextprotocol/server-everything',
+    registered: KEPT_REGISTRATION,
+    note: () =>
+      `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts, which holds the course client's registration of an earlier run, ${KEPT_REGISTRATION.client_id}: a public client), the official SDK client with an OAuth client provider that starts with that registration, through theinference record --http: ${FLOW.replace('registration, ', '')}, the kept client_id in the authorization and token requests (scripts/record-oauth-cassettes.ts)`,
+  },
 ];
 
 async function main(named: string[]): Promise<void> {
@@ -108,7 +116,7 @@ async function main(named: string[]): Promise<void> {
     try {
       const recorder = await startRecorder(['--out', out, '--http', server.url, '--force']);
       if (recorder.url === '') throw new Error((await recorder.exited).stderr.trim());
-      await runOAuthSession(recorder.url, {}, recorded.calls, recorded.clientMetadataUrl);
+      await runOAuthSession(recorder.url, {}, recorded);
       const { code, stderr } = await recorder.exited;
       process.stdout.write(`${recorded.file}: ${stderr.trim().split('\n').at(-1)}\n`);
       if (code !== 0) throw new Error(`the recorder exited ${code}`);

@@ -63,10 +63,12 @@ export class Roles {
   private readonly placeholderOf = new Map<string, string>();
   private readonly counts = new Map<string, number>();
 
-  learnField(name: string, value: string): void {
+  /** A field of a request the client sent (`sent`) or of a reply. A client_id is random only where a
+   *  server minted it (a registration's reply): one the client brings (given beforehand, kept from an
+   *  earlier run, or its metadata document's URL) is the client's own, kept as it is. */
+  learnField(name: string, value: string, sent = false): void {
     const role = FIELD_ROLES[name];
-    // a client_id that is an HTTPS URL with a path names a Client ID Metadata Document: the client's, not random
-    if (role === 'client-id' && isMetadataDocumentUrl(value)) return;
+    if (role === 'client-id' && (sent || isMetadataDocumentUrl(value))) return;
     if (role !== undefined) this.learn(role, value);
   }
 

@@ -29,6 +29,7 @@ import {
   type Deviation,
   type FlowSecrets,
 } from '../../scripts/oauth-session.ts';
+import { KEPT_REGISTRATION } from '../../scripts/course-client.ts';
 import { freePort, ROOT, startRecorder, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
 
 /** Every value of the flow a cassette must not hold. */
@@ -280,6 +281,52 @@ describe.each(SERVERS)('from $name', ({ start, namesIssuer }) => {
           .slice(0, 2),
       ).toEqual(['oauth-code', 'oauth-token-in-query']);
     });
+  });
+});
+
+describe('a client that starts with its registration of an earlier run, recorded and replayed', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'oauth-kept-'));
+  const out = join(dir, 'kept.yaml');
+  let server: Awaited<ReturnType<typeof startOidcGateway>>;
+  let recorder: { code: number | null; stderr: string };
+  let cassette: Cassette;
+
+  beforeAll(async () => {
+    server = await startOidcGateway();
+    const proxy = await startRecorder(['--out', out, '--http', server.url]);
+    await runOAuthSession(proxy.url, {}, { registered: KEPT_REGISTRATION });
+    recorder = await proxy.exited;
+    cassette = loadCassette(out, { diskCache: false });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the client_id the client brought as itself (no server minted it), and no registration', () => {
+    expect(recorder.code, recorder.stderr).toBe(0);
+    const steps = authFrames(cassette).map(stepOf);
+    expect(steps).not.toContain('registration');
+    const authorization = authFrames(cassette).find((frame) => stepOf(frame) === 'authorization')!;
+    const token = authFrames(cassette).find((frame) => stepOf(frame) === 'token')!;
+    expect([authorization.request.query?.client_id, token.request.form?.client_id]).toEqual([KEPT_REGISTRATION.client_id, KEPT_REGISTRATION.client_id]);
+    expect(token.request.form?.code).toBe('<code>');
+  });
+
+  it('replays to a client with that registration, and refuses one that registers again: oauth-registration-kept', async () => {
+    const replay = async (plan: Parameters<typeof runOAuthSession>[2]) => {
+      const served = await serveCassette(cassette);
+      const failure = await runOAuthSession(served.url, {}, plan).then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
+      await served.close();
+      return { failure, kinds: served.finish().diagnoses.map((diagnosis) => diagnosis.kind) };
+    };
+    expect(await replay({ registered: KEPT_REGISTRATION })).toEqual({ failure: undefined, kinds: [] });
+    const again = await replay({});
+    expect(again.failure).toBeDefined();
+    expect(again.kinds[0]).toBe('oauth-registration-kept');
   });
 });
 

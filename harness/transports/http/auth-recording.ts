@@ -169,7 +169,7 @@ export class AuthRecording {
 
   private learnFromRequest(sent: Sent): void {
     const fields = { ...Object.fromEntries(sent.url.searchParams), ...(formOf(sent) ?? {}) };
-    for (const [name, value] of Object.entries(fields)) this.roles.learnField(name, value);
+    for (const [name, value] of Object.entries(fields)) this.roles.learnField(name, value, true);
     this.roles.learnCredential(sent.headers.authorization);
   }
 
