@@ -135,21 +135,39 @@ const commands: Record<string, Command> = {
    *  with 401 until the client has authorized), every tool, the calls in calls.json in turn (one may
    *  take a scope the token lacks: 403, a step-up), close(). The "user" signs in at once: signIn
    *  follows the authorization URL's redirects, as a browser does, to the redirect back.
-   *  `authorization`: what the client found and decided, its URLs as paths on the server's origin. */
+   *  registrations.json: the registrations kept from an earlier run, by issuer (one on the server's
+   *  origin as its path). `authorization`: what the client found and decided, its URLs as paths on
+   *  the server's origin; `registrations`: the issuers the client keeps a registration for after the
+   *  run (a client_id under each), for the next. */
   authorization: async (caseDir) => {
     const calls = optionalJson(join(caseDir, 'calls.json'), []) as { name: string; arguments?: object }[];
+    const kept = optionalJson(join(caseDir, 'registrations.json'), {}) as Record<string, mcp.ClientRegistration>;
     const server = await serverUrl(caseDir);
     try {
-      const oauth = new mcp.OAuthClient({ redirectUri: REDIRECT_URI, clientName: 'MCP course client', clientMetadataUrl: CLIENT_METADATA_URL, signIn: browse });
+      const origin = new URL(server.url).origin;
+      const registrations = new Map(Object.entries(kept).map(([issuer, registration]) => [issuer.startsWith('/') ? `${origin}${issuer}` : issuer, registration]));
+      const oauth = new mcp.OAuthClient({
+        redirectUri: REDIRECT_URI,
+        clientName: 'MCP course client',
+        clientMetadataUrl: CLIENT_METADATA_URL,
+        registrations,
+        signIn: browse,
+      });
       const client = new mcp.McpClient(new mcp.HttpTransport(server.url, { oauth }));
       const initialize = await outcome(client.initialize());
       const tools = isFailure(initialize) ? undefined : await outcome(client.listTools());
       const results: unknown[] = [];
       if (tools !== undefined) for (const call of calls) results.push(await outcome(client.callTool(call.name, call.arguments)));
       await client.close().catch(() => {});
-      const origin = new URL(server.url).origin;
       const found = oauth.found && Object.fromEntries(Object.entries(oauth.found).map(([key, value]) => [key, onOrigin(value, origin)]));
-      return { authorization: canonical(found ?? null), initialize, ...(tools !== undefined && { tools }), ...(results.length > 0 && { calls: results }) };
+      const issuers = [...registrations].flatMap(([issuer, registration]) => (typeof registration?.client_id === 'string' ? [onOrigin(issuer, origin)] : []));
+      return {
+        authorization: canonical(found ?? null),
+        initialize,
+        ...(tools !== undefined && { tools }),
+        ...(results.length > 0 && { calls: results }),
+        registrations: (issuers as string[]).sort(),
+      };
     } finally {
       server.done();
     }

@@ -904,8 +904,8 @@ export interface AuthorizationFound {
   /** The authorization server (its issuer), and where its metadata was read (RFC 8414, or OpenID discovery). */
   issuer: string;
   serverMetadata: string;
-  /** How the client got its client_id. */
-  registration: 'pre-registered' | 'metadata-document' | 'dynamic';
+  /** How the client got its client_id: given, its metadata document's URL, kept from an earlier run, or registered now. */
+  registration: 'pre-registered' | 'metadata-document' | 'stored' | 'dynamic';
   /** The scopes the token was granted (the token response's, else those asked for). */
   scopes: string[];
   /** Authorization requests made, and refreshes. */
@@ -925,6 +925,17 @@ export interface OAuthOptions {
   clientSecret?: string;
   /** The HTTPS URL of the client's metadata document, used as its client_id where the server supports it. */
   clientMetadataUrl?: string;
+  /** The registrations kept between runs, by the issuer of the authorization server that made each:
+   *  the one held for an issuer is used there, and each registration made is kept here. */
+  registrations?: Map<string, ClientRegistration>;
+}
+
+/** A client's registration at one authorization server, as its registration response said (RFC 7591 3.2.1). */
+export interface ClientRegistration {
+  client_id: string;
+  client_secret?: string;
+  token_endpoint_auth_method?: string;
+  [field: string]: unknown;
 }
 
 /** The MCP spec's authorization (2025-11-25) for one client: discovery from the server's 401,
@@ -1038,17 +1049,20 @@ export class OAuthClient {
     return { resource, resourceMetadata: resourceRead.url, issuer, serverMetadata: serverRead.url, resourceScopes: metadata.scopes_supported };
   }
 
-  /** The client's id at `issuer`, in the spec's order: one given, its metadata document's URL where the
-   *  server takes one, else registered (RFC 7591); kept, so that a second flow there registers nothing. */
+  /** The client's id at `issuer`, in the spec's order: one given, the registration kept for that issuer,
+   *  its metadata document's URL where the server takes one, else registered (RFC 7591) and kept;
+   *  held, so that a second flow there registers nothing. */
   private async register(issuer: string, scopes: string[]): Promise<Client> {
     const known = this.clients.get(issuer);
     if (known) return known;
-    const client = await this.newClient(scopes);
+    const client = await this.newClient(issuer, scopes);
     this.clients.set(issuer, client);
     return client;
   }
 
-  private async newClient(scopes: string[]): Promise<Client> {
+  private async newClient(issuer: string, scopes: string[]): Promise<Client> {
+    const kept = this.options.registrations?.get(issuer);
+    if (this.options.clientId === undefined && typeof kept?.client_id === 'string') return clientOf(kept, 'stored');
     if (this.options.clientId !== undefined) {
       const secret = this.options.clientSecret;
       const methods = stringsOf(this.server?.token_endpoint_auth_methods_supported);
@@ -1073,11 +1087,10 @@ export class OAuthClient {
         ...(scopes.length > 0 && { scope: scopes.join(' ') }),
       }),
     });
-    const registered = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    const registered = (await response.json().catch(() => undefined)) as ClientRegistration | undefined;
     if (!response.ok || typeof registered?.client_id !== 'string') throw new Error(`registration failed: HTTP ${response.status}`);
-    const secret = typeof registered.client_secret === 'string' ? registered.client_secret : undefined;
-    const method = typeof registered.token_endpoint_auth_method === 'string' ? registered.token_endpoint_auth_method : secret ? 'client_secret_basic' : 'none';
-    return { id: registered.client_id, secret, method, kind: 'dynamic' };
+    this.options.registrations?.set(issuer, registered);
+    return clientOf(registered, 'dynamic');
   }
 
   /** A token request (RFC 6749 3.2), the client authenticated as it registered. */
@@ -1121,6 +1134,13 @@ interface Client {
   secret?: string;
   method: string;
   kind: AuthorizationFound['registration'];
+}
+
+/** The client a registration made: it authenticates as the registration says (RFC 7591 2: client_secret_basic when it does not say, with a secret). */
+function clientOf(registration: ClientRegistration, kind: Client['kind']): Client {
+  const secret = typeof registration.client_secret === 'string' ? registration.client_secret : undefined;
+  const method = typeof registration.token_endpoint_auth_method === 'string' ? registration.token_endpoint_auth_method : secret ? 'client_secret_basic' : 'none';
+  return { id: registration.client_id, secret, method, kind };
 }
 
 /** A 403 whose challenge says the token lacks a scope (RFC 6750 3.1). */

@@ -41,6 +41,7 @@ export type DiagnosisKind =
   | 'oauth-redirect-uri' // a redirect_uri the client did not register, or a token request's that differs from its authorization request's
   | 'oauth-client-metadata' // a registration (RFC 7591) where the authorization server takes the client's metadata document URL as client_id
   | 'oauth-client' // an authorization request under a client_id other than the one registered
+  | 'oauth-registration-kept' // a registration again where the client holds one for the issuer, or one held for another issuer used
   | 'oauth-state' // an authorization request without state (advice)
   | 'oauth-iss-unchecked' // a code traded whose redirect named another issuer (iss), or none where the issuer says it names itself
   | 'oauth-state-unchecked' // a code traded whose redirect came back with a state other than the client's

@@ -203,6 +203,12 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     words:
       "a client that has a Client ID Metadata Document uses its URL as client_id where the authorization server's metadata says client_id_metadata_document_supported, and registers nothing (the spec's order, which clients supporting all options SHOULD follow: a pre-registered client_id, then a Client ID Metadata Document, then Dynamic Client Registration as a fallback)",
   },
+  'oauth-registration-kept': {
+    level: 'course',
+    source: COURSE,
+    words:
+      "a client keeps each registration it makes under the issuer of the authorization server that made it, uses it there on a later run and registers no more, and never uses it at another authorization server, where it registers anew (2026-07-28 basic/authorization/client-registration: clients that persist client credentials obtained via Dynamic Client Registration MUST associate those credentials with the specific authorization server that issued them, keyed by the authorization server's issuer identifier … MUST NOT reuse client credentials from a different authorization server and MUST re-register; the spec's order, which clients SHOULD follow, puts the client information held first; 2025-11-25 says neither, and the course asks both of every client)",
+  },
   'oauth-state': {
     level: 'should',
     source: `${AUTHORIZATION}#open-redirection`,

@@ -210,6 +210,10 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
   'oauth-client-metadata': [
     "where the authorization server's metadata says client_id_metadata_document_supported, the clientMetadataUrl you were given is your client_id: register nothing",
   ],
+  'oauth-registration-kept': [
+    'keep what a registration answered in the registrations you were given, under the issuer of the authorization server that answered it; on the next run, look there first, by the issuer you discovered',
+    'a registration kept under another issuer is not for this authorization server: register, and keep that one too',
+  ],
   'oauth-iss-unchecked': [
     "compare the redirect's iss with the issuer whose metadata you read (simple string comparison); without iss, reject it where that metadata says authorization_response_iss_parameter_supported",
   ],

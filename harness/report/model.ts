@@ -179,6 +179,7 @@ const DIAGNOSIS_KINDS = [
   'oauth-redirect-uri',
   'oauth-client',
   'oauth-client-metadata',
+  'oauth-registration-kept',
   'oauth-state',
   'oauth-state-unchecked',
   'oauth-iss-unchecked',

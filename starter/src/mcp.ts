@@ -253,8 +253,8 @@ export interface AuthorizationFound {
   /** The authorization server (its issuer), and where its metadata was read (RFC 8414, or OpenID discovery). */
   issuer: string;
   serverMetadata: string;
-  /** How the client got its client_id. */
-  registration: 'pre-registered' | 'metadata-document' | 'dynamic';
+  /** How the client got its client_id: given, its metadata document's URL, kept from an earlier run, or registered now. */
+  registration: 'pre-registered' | 'metadata-document' | 'stored' | 'dynamic';
   /** The scopes the token was granted (the token response's, else those asked for). */
   scopes: string[];
   /** Authorization requests made, and refreshes. */
@@ -274,13 +274,24 @@ export interface OAuthOptions {
   clientSecret?: string;
   /** The HTTPS URL of the client's metadata document, used as its client_id where the server supports it. */
   clientMetadataUrl?: string;
+  /** The registrations kept between runs, by the issuer of the authorization server that made each:
+   *  the one held for an issuer is used there, and each registration made is kept here. */
+  registrations?: Map<string, ClientRegistration>;
+}
+
+/** A client's registration at one authorization server, as its registration response said (RFC 7591 3.2.1). */
+export interface ClientRegistration {
+  client_id: string;
+  client_secret?: string;
+  token_endpoint_auth_method?: string;
+  [field: string]: unknown;
 }
 
 /** The MCP spec's authorization (2025-11-25) for one client, which HttpTransport (its `oauth` option)
  *  calls on a 401: the challenge's resource_metadata (else the well-known URLs, the endpoint's path
  *  first), the authorization server's metadata (RFC 8414; for an issuer with a path, the well-known
  *  name goes before the path), S256 in its code_challenge_methods_supported (else refuse to go on),
- *  registration (RFC 7591; once), the authorization request with PKCE (S256), state and resource,
+ *  registration (the one kept for the issuer, else RFC 7591 once, kept), the authorization request with PKCE (S256), state and resource,
  *  the redirect checked (its state the one sent; its iss, if any, the issuer), the token request
  *  with the verifier and resource; then the token on every request. See docs/course.md. */
 export class OAuthClient {

@@ -76,8 +76,9 @@ export class AuthFace {
   private readonly namesIssuer: boolean;
   /** The recorded authorization server's metadata does not advertise PKCE with S256. */
   private readonly withoutS256: boolean;
-  /** The recorded client used its metadata document's URL as client_id, and registered nothing. */
-  private readonly byMetadataDocument: boolean;
+  /** The client_id the recorded client brought and asked for authorization with, registering nothing:
+   *  its metadata document's URL, or the id of a registration kept from an earlier run. */
+  private readonly brought: string | undefined;
   private redirectUri: { recorded: string; live: string } | undefined;
   /** The WWW-Authenticate of the recorded server's 401: where the client finds the authorization. */
   private readonly challenge: string;
@@ -99,9 +100,8 @@ export class AuthFace {
       return !Array.isArray(methods) || !methods.includes('S256');
     });
     this.namesIssuer = this.frames.some((frame) => isObject(frame.reply.json) && frame.reply.json.authorization_response_iss_parameter_supported === true);
-    this.byMetadataDocument =
-      this.frames.some((frame) => isMetadataDocumentUrl(frame.request.query?.client_id ?? '')) &&
-      !this.frames.some((frame) => isRegistration(frame.request.json));
+    const registers = this.frames.some((frame) => isRegistration(frame.request.json));
+    this.brought = registers ? undefined : this.frames.find((frame) => frame.request.query?.client_id !== undefined)?.request.query?.client_id;
     this.challenge = (refused?.from === 'client' && refused.http?.reply?.headers?.['www-authenticate']) || 'Bearer';
   }
 
@@ -257,8 +257,9 @@ export class AuthFace {
   }
 
   /** A request the client should never have made, whatever was recorded: it went on past an
-   *  authorization server without S256, registered where its metadata document was the client_id,
-   *  sent a refresh token that was refused, or traded a code whose redirect it should have discarded. */
+   *  authorization server without S256, registered where it brought a client_id (its metadata
+   *  document's, or a kept registration's), sent a refresh token that was refused, or traded a code
+   *  whose redirect it should have discarded. */
   private outOfBounds(server: AuthFrame['request']['server'], asked: Asked): OAuthRefusal | undefined {
     if (this.withoutS256 && server === 'authorization' && !asked.path.includes('/.well-known/'))
       return {
@@ -266,13 +267,19 @@ export class AuthFace {
         error: 'invalid_request',
         message: `your client went on (${asked.method} ${asked.path}) with an authorization server whose metadata does not advertise S256 in code_challenge_methods_supported: it MUST refuse to proceed`,
       };
-    if (this.byMetadataDocument && server === 'authorization' && isRegistration(asked.json))
-      return {
-        kind: 'oauth-client-metadata',
-        error: 'invalid_client_metadata',
-        message:
-          "your client registered (RFC 7591) with an authorization server that takes its Client ID Metadata Document (client_id_metadata_document_supported in its metadata): a client with a document uses the document's URL as its client_id, and registers nothing",
-      };
+    if (this.brought !== undefined && server === 'authorization' && isRegistration(asked.json))
+      return isMetadataDocumentUrl(this.brought)
+        ? {
+            kind: 'oauth-client-metadata',
+            error: 'invalid_client_metadata',
+            message:
+              "your client registered (RFC 7591) with an authorization server that takes its Client ID Metadata Document (client_id_metadata_document_supported in its metadata): a client with a document uses the document's URL as its client_id, and registers nothing",
+          }
+        : {
+            kind: 'oauth-registration-kept',
+            error: 'invalid_client_metadata',
+            message: `your client registered (RFC 7591) again with an authorization server it holds a registration for (client_id ${this.brought}, kept from an earlier run under this issuer): use the registration kept, and register only where none is held`,
+          };
     if (asked.fields.grant_type === 'refresh_token' && asked.fields.refresh_token !== undefined && this.refusedRefreshes.has(asked.fields.refresh_token))
       return {
         kind: 'oauth-refresh-token',
@@ -305,6 +312,13 @@ export class AuthFace {
         };
       const resource = this.resourceProblem(recorded.resource, live.resource, 'authorization');
       if (resource) return resource;
+      if (recorded.client_id !== undefined && live.client_id !== this.fill(recorded.client_id) && this.brought === undefined && this.registered === undefined)
+        return {
+          kind: 'oauth-registration-kept',
+          error: 'invalid_client',
+          status: 401,
+          message: `your client asked for authorization as client_id ${JSON.stringify(live.client_id)} without registering with this authorization server: a registration is kept under the issuer that made it and used there only; at an authorization server it holds none for, a client registers (2026-07-28: it MUST NOT reuse client credentials from a different authorization server)`,
+        };
       if (recorded.client_id !== undefined && live.client_id !== this.fill(recorded.client_id))
         return {
           kind: 'oauth-client',

@@ -468,8 +468,8 @@ export interface AuthorizationFound {
   /** The authorization server (its issuer), and where its metadata was read (RFC 8414, or OpenID discovery). */
   issuer: string;
   serverMetadata: string;
-  /** How the client got its client_id. */
-  registration: 'pre-registered' | 'metadata-document' | 'dynamic';
+  /** How the client got its client_id: given, its metadata document's URL, kept from an earlier run, or registered now. */
+  registration: 'pre-registered' | 'metadata-document' | 'stored' | 'dynamic';
   /** The scopes the token was granted (the token response's, else those asked for). */
   scopes: string[];
   /** Authorization requests made, and refreshes. */
@@ -489,6 +489,17 @@ export interface OAuthOptions {
   clientSecret?: string;
   /** The HTTPS URL of the client's metadata document, used as its client_id where the server supports it. */
   clientMetadataUrl?: string;
+  /** The registrations kept between runs, by the issuer of the authorization server that made each:
+   *  the one held for an issuer is used there, and each registration made is kept here. */
+  registrations?: Map<string, ClientRegistration>;
+}
+
+/** A client's registration at one authorization server, as its registration response said (RFC 7591 3.2.1). */
+export interface ClientRegistration {
+  client_id: string;
+  client_secret?: string;
+  token_endpoint_auth_method?: string;
+  [field: string]: unknown;
 }
 
 /** The SDK's OAuthClientProvider for one client: the SDK (its transport, and auth()) discovers,
@@ -537,22 +548,40 @@ class Provider implements OAuthClientProvider {
     return (this.sentState = randomBytes(16).toString('base64url'));
   }
 
+  /** The client held; else the registration kept for the issuer the SDK discovered (it asks after
+   *  discovery), stamped with that issuer as the SDK stamps what it saves. */
   clientInformation(): OAuthClientInformationMixed | undefined {
+    const issuer = this.discovery?.authorizationServerUrl;
+    const kept = issuer === undefined ? undefined : this.options.registrations?.get(String(issuer));
+    if (this.client === undefined && kept !== undefined) {
+      this.client = { ...kept, issuer: String(issuer) } as OAuthClientInformationMixed;
+      this.registration = 'stored';
+    }
     return this.client;
   }
 
-  /** The SDK saves a client it registered, the metadata document's URL it took as client_id, or one
-   *  already held, stamped with its issuer. */
+  /** The SDK saves a client it registered (kept in the registrations, under its issuer, as the
+   *  registration answered), the metadata document's URL it took as client_id, or one already held,
+   *  stamped with its issuer. */
   saveClientInformation(client: OAuthClientInformationMixed): void {
-    if (this.client === undefined) this.registration = client.client_id === this.clientMetadataUrl ? 'metadata-document' : 'dynamic';
+    const { issuer, ...registration } = client as OAuthClientInformationMixed & { issuer?: string };
+    if (client.client_id === this.clientMetadataUrl) this.registration = 'metadata-document';
+    else if (client.client_id !== this.client?.client_id) {
+      this.registration = 'dynamic';
+      if (issuer !== undefined) this.options.registrations?.set(issuer, registration as ClientRegistration);
+    }
     this.client = client;
   }
 
   /** The SDK, refused a refresh token (invalid_grant) or the client (invalid_client), starts over
-   *  once without it; a client_id given is kept. */
+   *  once without it; a client_id given is kept, a kept registration refused is kept no more. */
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
     if (scope === 'all' || scope === 'tokens') this.saved = undefined;
-    if ((scope === 'all' || scope === 'client') && this.options.clientId === undefined) this.client = undefined;
+    if ((scope === 'all' || scope === 'client') && this.options.clientId === undefined) {
+      const issuer = this.discovery?.authorizationServerUrl;
+      if (this.registration === 'stored' && issuer !== undefined) this.options.registrations?.delete(String(issuer));
+      this.client = undefined;
+    }
   }
 
   tokens(): OAuthTokens | undefined {
