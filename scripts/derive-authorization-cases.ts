@@ -5,6 +5,8 @@
 // Run: node --import tsx scripts/derive-authorization-cases.ts, then
 // `npx theinference bless --stage authorization` for the expected output.
 import type { AuthFrame, Frame } from '../harness/cassette/index.ts';
+import { AUTHORIZATION_PATH } from '../harness/transports/http/auth-face.ts';
+import { KEPT_REGISTRATION } from './course-client.ts';
 import { recording, writeHttpCase } from './http-cases.ts';
 
 const FOLDER = 'authorization';
@@ -14,6 +16,9 @@ const stepUp = recording('oidc-step-up-http');
 const refresh = recording('oidc-refresh-http');
 const grantEnded = recording('oidc-grant-ended-http');
 const clientMetadata = recording('oidc-client-metadata-http');
+const registrationKept = recording('oidc-registration-kept-http');
+/** An authorization server the MCP server used before (a name under .example: never a real host). */
+const PREVIOUS_ISSUER = 'https://previous-auth.example';
 
 /** The calls of a recording that the server answered (a call refused for its token is made again). */
 const answeredCalls = (source: typeof sdk) =>
@@ -82,6 +87,20 @@ const CASES: AuthorizationCase[] = [
       "oidc-provider in front of the everything server, taking Client ID Metadata Documents (its metadata says client_id_metadata_document_supported): the client registers nothing and asks for authorization with its metadata document's URL as client_id (the course's, https://client.example/mcp-course-client.json, which the authorization server fetched); the spec's order of registration: a client_id given, then the metadata document, then dynamic registration.",
     source: clientMetadata,
     frames: (frames) => frames,
+  },
+  {
+    name: 'registration-kept',
+    about: `oidc-provider in front of the everything server, with which the course client registered in an earlier run: registrations.json holds what that registration answered, under the issuer (client_id ${KEPT_REGISTRATION.client_id}, a public client). The client uses it, registers nothing, asks for authorization and trades the code as that client_id (registration: "stored"), and keeps it for the next run.`,
+    source: registrationKept,
+    frames: (frames) => frames,
+    inputs: { 'registrations.json': { [AUTHORIZATION_PATH]: KEPT_REGISTRATION } },
+  },
+  {
+    name: 'authorization-server-changed',
+    about: `oidc-provider in front of the everything server; registrations.json holds the course client's registration with the authorization server the MCP server named before, ${PREVIOUS_ISSUER}. That registration is not this authorization server's: the client registers here (2026-07-28: it MUST NOT reuse client credentials from a different authorization server, and MUST re-register), and keeps both registrations, each under its issuer.`,
+    source: oidc,
+    frames: (frames) => frames,
+    inputs: { 'registrations.json': { [PREVIOUS_ISSUER]: { ...KEPT_REGISTRATION, client_id: 'mcp-course-client-of-the-previous-server' } } },
   },
   {
     name: 'step-up',

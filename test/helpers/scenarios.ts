@@ -283,6 +283,24 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['oauth-client-metadata', 'that takes its Client ID Metadata Document', 'register nothing'],
     only: 'client-metadata-document',
   },
+  'registration-not-kept': {
+    stage: 'authorization',
+    says: [
+      'oauth-registration-kept',
+      'your client registered (RFC 7591) again with an authorization server it holds a registration for',
+      'mcp-course-client-registered-earlier',
+    ],
+    only: 'registration-kept',
+  },
+  'registration-unbound': {
+    stage: 'authorization',
+    says: [
+      'oauth-registration-kept',
+      'as client_id "mcp-course-client-of-the-previous-server" without registering with this authorization server',
+      'MUST NOT reuse',
+    ],
+    only: 'authorization-server-changed',
+  },
   'iss-unchecked': {
     stage: 'authorization',
     says: ['oauth-iss-unchecked', 'a redirect whose iss is "https://attacker.example", not the issuer it asked', 'mix-up'],
