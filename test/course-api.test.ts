@@ -89,6 +89,7 @@ describe('the course API', () => {
   it('is declared alike by the SDK-based client, for each part of it the client implements', () => {
     expect([...sdkClient.keys()].sort()).toEqual([
       'AuthorizationFound',
+      'ClientRegistration',
       'HttpTransport',
       'McpClient',
       'McpError',

@@ -3,7 +3,7 @@
 // `<access-token>`, a second one `<access-token-2>`); a replay mints the server's anew and holds the
 // client's to the rules the spec gives them.
 import { createHash } from 'node:crypto';
-import { isObject, type Json } from './model.ts';
+import { isObject, type Cassette, type Json } from './model.ts';
 
 /** The MCP server's origin, in an authorization frame. */
 export const MCP_SERVER = '<mcp-server>';
@@ -130,4 +130,41 @@ export function mapStrings(value: Json, map: (text: string) => string): Json {
   if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, mapStrings(item, map)]));
   return value;
+}
+
+/** What a recorded authorization says of itself, that a replay holds the client to. */
+export interface RecordedAuthorization {
+  /** The authorization server's metadata does not advertise PKCE with S256. */
+  withoutS256: boolean;
+  /** The authorization server says its redirects name it (RFC 9207 iss). */
+  namesIssuer: boolean;
+  /** The client_id the recorded client brought and asked for authorization with, registering nothing:
+   *  its metadata document's URL, or the id of a registration kept from an earlier run. */
+  brought: string | undefined;
+  /** The WWW-Authenticate of the MCP server's 401: where the client finds the authorization. */
+  challenge: string;
+}
+
+export function recordedAuthorization(cassette: Cassette): RecordedAuthorization {
+  const frames = cassette.frames.flatMap((frame) => (frame.from === 'auth' ? [frame] : []));
+  const refused = cassette.frames.find(
+    (frame) => frame.from === 'client' && frame.http?.reply?.status === 401 && frame.http.reply.headers?.['www-authenticate'],
+  );
+  const registers = frames.some((frame) => isRegistration(frame.request.json));
+  return {
+    withoutS256: frames.some((frame) => {
+      const metadata = frame.reply.json;
+      if (frame.request.server !== 'authorization' || !isObject(metadata) || metadata.authorization_endpoint === undefined) return false;
+      const methods = metadata.code_challenge_methods_supported;
+      return !Array.isArray(methods) || !methods.includes('S256');
+    }),
+    namesIssuer: frames.some((frame) => isObject(frame.reply.json) && frame.reply.json.authorization_response_iss_parameter_supported === true),
+    brought: registers ? undefined : frames.find((frame) => frame.request.query?.client_id !== undefined)?.request.query?.client_id,
+    challenge: (refused?.from === 'client' && refused.http?.reply?.headers?.['www-authenticate']) || 'Bearer',
+  };
+}
+
+/** A client registration request's body (RFC 7591 2: its metadata, redirect_uris among it). */
+export function isRegistration(json: Json | undefined): json is { redirect_uris: Json[] } {
+  return isObject(json) && Array.isArray(json.redirect_uris);
 }

@@ -11,15 +11,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   AUTHORIZATION_SERVER,
   isMetadataDocumentUrl,
+  isRegistration,
   MCP_SERVER,
   mapStrings,
+  type RecordedAuthorization,
+  recordedAuthorization,
   roleOf,
   s256,
   UNPRINTABLE_ROLES,
   type Secret,
 } from '../../cassette/authorization.ts';
 import type { Diagnosis, DiagnosisKind } from '../../cassette/diagnosis.ts';
-import { isObject, type AuthFrame, type Cassette, type Json } from '../../cassette/model.ts';
+import type { AuthFrame, Cassette, Json } from '../../cassette/model.ts';
 import type { Player } from '../../cassette/player.ts';
 import { refuseRequest, statusLine } from './refusal.ts';
 
@@ -72,16 +75,9 @@ export class AuthFace {
   /** Codes the client must discard, and why: their redirect came back with a state not the client's,
    *  or an iss not the issuer's (a case that forges one). */
   private readonly discarded = new Map<string, Mistake>();
-  /** The recorded authorization server says its redirects name it (RFC 9207 iss). */
-  private readonly namesIssuer: boolean;
-  /** The recorded authorization server's metadata does not advertise PKCE with S256. */
-  private readonly withoutS256: boolean;
-  /** The client_id the recorded client brought and asked for authorization with, registering nothing:
-   *  its metadata document's URL, or the id of a registration kept from an earlier run. */
-  private readonly brought: string | undefined;
+  /** What the recording says of its authorization, that the client is held to. */
+  private readonly recorded: RecordedAuthorization;
   private redirectUri: { recorded: string; live: string } | undefined;
-  /** The WWW-Authenticate of the recorded server's 401: where the client finds the authorization. */
-  private readonly challenge: string;
   /** The MCP server's origin as the client reaches it (a relay's port, say): its requests' Host. */
   private origin = '';
 
@@ -90,24 +86,12 @@ export class AuthFace {
     private readonly player: Player,
   ) {
     this.frames = cassette.frames.filter((frame): frame is AuthFrame => frame.from === 'auth');
-    const refused = cassette.frames.find(
-      (frame) => frame.from === 'client' && frame.http?.reply?.status === 401 && frame.http.reply.headers?.['www-authenticate'],
-    );
-    this.withoutS256 = this.frames.some((frame) => {
-      const metadata = frame.reply.json;
-      if (frame.request.server !== 'authorization' || !isObject(metadata) || metadata.authorization_endpoint === undefined) return false;
-      const methods = metadata.code_challenge_methods_supported;
-      return !Array.isArray(methods) || !methods.includes('S256');
-    });
-    this.namesIssuer = this.frames.some((frame) => isObject(frame.reply.json) && frame.reply.json.authorization_response_iss_parameter_supported === true);
-    const registers = this.frames.some((frame) => isRegistration(frame.request.json));
-    this.brought = registers ? undefined : this.frames.find((frame) => frame.request.query?.client_id !== undefined)?.request.query?.client_id;
-    this.challenge = (refused?.from === 'client' && refused.http?.reply?.headers?.['www-authenticate']) || 'Bearer';
+    this.recorded = recordedAuthorization(cassette);
   }
 
   /** The 401's WWW-Authenticate, at the live origins. */
   challengeHeader(): string {
-    return this.fill(this.challenge);
+    return this.fill(this.recorded.challenge);
   }
 
   static of(cassette: Cassette, player: Player): AuthFace | undefined {
@@ -261,14 +245,14 @@ export class AuthFace {
    *  document's, or a kept registration's), sent a refresh token that was refused, or traded a code
    *  whose redirect it should have discarded. */
   private outOfBounds(server: AuthFrame['request']['server'], asked: Asked): OAuthRefusal | undefined {
-    if (this.withoutS256 && server === 'authorization' && !asked.path.includes('/.well-known/'))
+    if (this.recorded.withoutS256 && server === 'authorization' && !asked.path.includes('/.well-known/'))
       return {
         kind: 'oauth-pkce-unsupported',
         error: 'invalid_request',
         message: `your client went on (${asked.method} ${asked.path}) with an authorization server whose metadata does not advertise S256 in code_challenge_methods_supported: it MUST refuse to proceed`,
       };
-    if (this.brought !== undefined && server === 'authorization' && isRegistration(asked.json))
-      return isMetadataDocumentUrl(this.brought)
+    if (this.recorded.brought !== undefined && server === 'authorization' && isRegistration(asked.json))
+      return isMetadataDocumentUrl(this.recorded.brought)
         ? {
             kind: 'oauth-client-metadata',
             error: 'invalid_client_metadata',
@@ -278,7 +262,7 @@ export class AuthFace {
         : {
             kind: 'oauth-registration-kept',
             error: 'invalid_client_metadata',
-            message: `your client registered (RFC 7591) again with an authorization server it holds a registration for (client_id ${this.brought}, kept from an earlier run under this issuer): use the registration kept, and register only where none is held`,
+            message: `your client registered (RFC 7591) again with an authorization server it holds a registration for (client_id ${this.recorded.brought}, kept from an earlier run under this issuer): use the registration kept, and register only where none is held`,
           };
     if (asked.fields.grant_type === 'refresh_token' && asked.fields.refresh_token !== undefined && this.refusedRefreshes.has(asked.fields.refresh_token))
       return {
@@ -312,7 +296,12 @@ export class AuthFace {
         };
       const resource = this.resourceProblem(recorded.resource, live.resource, 'authorization');
       if (resource) return resource;
-      if (recorded.client_id !== undefined && live.client_id !== this.fill(recorded.client_id) && this.brought === undefined && this.registered === undefined)
+      if (
+        recorded.client_id !== undefined &&
+        live.client_id !== this.fill(recorded.client_id) &&
+        this.recorded.brought === undefined &&
+        this.registered === undefined
+      )
         return {
           kind: 'oauth-registration-kept',
           error: 'invalid_client',
@@ -464,7 +453,7 @@ export class AuthFace {
         kind: 'oauth-iss-unchecked',
         message: `your client traded the code of a redirect whose iss is ${JSON.stringify(iss)}, not the issuer it asked (${issuer}): compare iss with the issuer, and discard the redirect when they differ (a mix-up, RFC 9207)`,
       };
-    if (iss === null && this.namesIssuer)
+    if (iss === null && this.recorded.namesIssuer)
       return {
         kind: 'oauth-iss-unchecked',
         message:
@@ -495,9 +484,4 @@ export function credentialsProblem(
   }
   if (live !== undefined) return undefined;
   return { problem: 'without the Authorization header the server was given: send the configured headers on every request', challenge: 'Bearer' };
-}
-
-/** A client registration request's body (RFC 7591 2: its metadata, redirect_uris among it). */
-function isRegistration(json: Json | undefined): json is { redirect_uris: Json[] } {
-  return isObject(json) && Array.isArray(json.redirect_uris);
 }
