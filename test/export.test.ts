@@ -33,7 +33,7 @@ function filesOf(dir: string): string[] {
 /** A copy of the course with what export reads (the starter and tsconfig.json too). */
 function courseWithStarter(): string {
   const dir = scratch('course-');
-  for (const part of ['course.yaml', 'program.ts', 'your_program.sh', 'tsconfig.json', 'package.json', 'src', 'starter', 'cases', 'fixtures']) {
+  for (const part of ['course.yaml', 'program.ts', 'your_program.sh', 'tsconfig.json', 'package.json', 'docs', 'src', 'starter', 'cases', 'fixtures']) {
     cpSync(join(REPO, part), join(dir, part), { recursive: true });
   }
   return dir;
@@ -55,6 +55,7 @@ describe('theinference export', () => {
         '.gitignore',
         'README.md',
         'course.yaml',
+        'docs/course.md',
         'package.json',
         'program.ts',
         'src/mcp.ts',
@@ -76,6 +77,9 @@ describe('theinference export', () => {
     // the README names every stage, in order
     const readme = readFileSync(join(target, 'README.md'), 'utf8');
     expect(readme).toMatch(/1\. `config-and-framing`[\s\S]*2\. `handshake`[\s\S]*6\. `stateless`/);
+    // and points to the stages' pages, which the starter's comments name too
+    expect(readme).toContain('`docs/course.md`');
+    expect(readFileSync(join(target, 'docs/course.md'), 'utf8')).toBe(readFileSync(join(REPO, 'docs/course.md'), 'utf8'));
 
     // graded there (the grader's packages beside it, as npm install puts them)
     symlinkSync(join(REPO, 'node_modules'), join(target, 'node_modules'), 'dir');

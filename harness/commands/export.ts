@@ -1,5 +1,5 @@
 // `theinference export <dir>`: the student's repository made from the course: the course's files
-// (course.yaml, program.ts, your_program.sh, tsconfig.json, the public cases/ and fixtures/), the
+// (course.yaml, program.ts, your_program.sh, tsconfig.json, docs/course.md, the public cases/ and fixtures/), the
 // starter as src/, a package.json whose one dependency is this grader, a .gitignore, a README made
 // from course.yaml and a workflow that grades every push. Never the reference solution: the export
 // refuses to write a file that holds its text. Over an earlier export it updates the course's files,
@@ -13,8 +13,9 @@ import { CourseError, UsageError } from '../errors.ts';
 import { PROGRAM } from '../run/launcher.ts';
 import { graderVersion } from '../report/version.ts';
 
-/** The course's own files, copied as they are (your_program.sh executable). */
-const COURSE_FILES = ['course.yaml', 'program.ts', PROGRAM, 'tsconfig.json'];
+/** The course's own files, copied as they are (your_program.sh executable); docs/course.md is what
+ *  each stage asks of src/mcp.ts, which the starter's comments point to. */
+const COURSE_FILES = ['course.yaml', 'program.ts', PROGRAM, 'tsconfig.json', 'docs/course.md'];
 /** The folders the course owns in an export: made again on every export (files gone from the course go). */
 const COURSE_FOLDERS = ['cases', 'fixtures'];
 /** A run of this many lines of the reference, none of them the starter's, is its code. */
@@ -181,6 +182,9 @@ function studentReadme(course: Course): string {
 You build a Model Context Protocol client in TypeScript, in \`src/mcp.ts\`, one stage at a time:
 
 ${stages}
+
+What each stage asks of \`src/mcp.ts\` (its API, its cases, and what each case catches) is in
+\`docs/course.md\`.
 
 ## Grading
 
