@@ -1,7 +1,9 @@
-// Derives the authorization cases from the two recorded authorization sessions (cassettes/sdk-oauth-http.yaml,
-// the SDK's auth router; cassettes/oidc-oauth-http.yaml, oidc-provider), editing them only where no real
-// server produces what a case needs (a redirect with a forged state, metadata without S256, a 401
-// that names no metadata); each edit is said in the case cassette's provenance.
+// Derives the authorization cases from the recorded authorization sessions (cassettes/sdk-oauth-http.yaml,
+// the SDK's auth router; cassettes/oidc-*-http.yaml, oidc-provider: scripts/record-oauth-cassettes.ts),
+// editing them only where no real server produces what a case needs (a redirect with a forged state
+// or iss, metadata without S256, a 401 that names no metadata); each edit is said in the case
+// cassette's provenance. A case may give the program inputs beside case.md (calls.json, and
+// registrations.json: what the client kept from an earlier run).
 // Run: node --import tsx scripts/derive-authorization-cases.ts, then
 // `npx theinference bless --stage authorization` for the expected output.
 import type { AuthFrame, Frame } from '../harness/cassette/index.ts';
