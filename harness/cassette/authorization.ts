@@ -68,7 +68,7 @@ export class Roles {
    *  earlier run, or its metadata document's URL) is the client's own, kept as it is. */
   learnField(name: string, value: string, sent = false): void {
     const role = FIELD_ROLES[name];
-    if (role === 'client-id' && (sent || isMetadataDocumentUrl(value))) return;
+    if (role === 'client-id' && sent) return;
     if (role !== undefined) this.learn(role, value);
   }
 
