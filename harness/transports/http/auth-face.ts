@@ -296,25 +296,21 @@ export class AuthFace {
         };
       const resource = this.resourceProblem(recorded.resource, live.resource, 'authorization');
       if (resource) return resource;
-      if (
-        recorded.client_id !== undefined &&
-        live.client_id !== this.fill(recorded.client_id) &&
-        this.recorded.brought === undefined &&
-        this.registered === undefined
-      )
-        return {
-          kind: 'oauth-registration-kept',
-          error: 'invalid_client',
-          status: 401,
-          message: `your client asked for authorization as client_id ${JSON.stringify(live.client_id)} without registering with this authorization server: a registration is kept under the issuer that made it and used there only; at an authorization server it holds none for, a client registers (2026-07-28: it MUST NOT reuse client credentials from a different authorization server)`,
-        };
       if (recorded.client_id !== undefined && live.client_id !== this.fill(recorded.client_id))
-        return {
-          kind: 'oauth-client',
-          error: 'invalid_client',
-          status: 401,
-          message: `your client asked for authorization as client_id ${JSON.stringify(live.client_id)}, not ${isMetadataDocumentUrl(recorded.client_id) ? `its metadata document's URL, ${recorded.client_id}` : 'the client_id it was registered with'}`,
-        };
+        // where the recording registered and the client did not, it used a registration of elsewhere
+        return this.recorded.brought === undefined && this.registered === undefined
+          ? {
+              kind: 'oauth-registration-kept',
+              error: 'invalid_client',
+              status: 401,
+              message: `your client asked for authorization as client_id ${JSON.stringify(live.client_id)} without registering with this authorization server: a registration is kept under the issuer that made it and used there only; at an authorization server it holds none for, a client registers (2026-07-28: it MUST NOT reuse client credentials from a different authorization server)`,
+            }
+          : {
+              kind: 'oauth-client',
+              error: 'invalid_client',
+              status: 401,
+              message: `your client asked for authorization as client_id ${JSON.stringify(live.client_id)}, not ${isMetadataDocumentUrl(recorded.client_id) ? `its metadata document's URL, ${recorded.client_id}` : 'the client_id it was registered with'}`,
+            };
       if (this.registered && !this.registered.includes(live.redirect_uri ?? ''))
         return {
           kind: 'oauth-redirect-uri',
