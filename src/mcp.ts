@@ -1061,8 +1061,6 @@ export class OAuthClient {
   }
 
   private async newClient(issuer: string, scopes: string[]): Promise<Client> {
-    const kept = this.options.registrations?.get(issuer);
-    if (this.options.clientId === undefined && typeof kept?.client_id === 'string') return clientOf(kept, 'stored');
     if (this.options.clientId !== undefined) {
       const secret = this.options.clientSecret;
       const methods = stringsOf(this.server?.token_endpoint_auth_methods_supported);
@@ -1070,6 +1068,8 @@ export class OAuthClient {
       const method = secret === undefined ? 'none' : methods.includes('client_secret_basic') || methods.length === 0 ? 'client_secret_basic' : 'client_secret_post';
       return { id: this.options.clientId, secret, method, kind: 'pre-registered' };
     }
+    const kept = this.options.registrations?.get(issuer);
+    if (typeof kept?.client_id === 'string') return clientOf(kept, 'stored');
     if (this.options.clientMetadataUrl !== undefined && this.server?.client_id_metadata_document_supported === true)
       return { id: this.options.clientMetadataUrl, method: 'none', kind: 'metadata-document' };
     const endpoint = this.server?.registration_endpoint;
