@@ -7,10 +7,8 @@ export const REDIRECT_URL = 'http://127.0.0.1:8976/callback';
 /** The client_id of a client that has a metadata document: the document's URL (program.ts gives the same). */
 export const CLIENT_METADATA_URL = 'https://client.example/mcp-course-client.json';
 
-/** The document at CLIENT_METADATA_URL (draft-ietf-oauth-client-id-metadata-document: client_id is
- *  its own URL; a public client, no secret). */
-export const CLIENT_METADATA_DOCUMENT = {
-  client_id: CLIENT_METADATA_URL,
+/** The course client's metadata (RFC 7591 2), wherever it is told: a public client, no secret. */
+const COURSE_CLIENT = {
   client_name: 'MCP course client',
   redirect_uris: [REDIRECT_URL],
   grant_types: ['authorization_code', 'refresh_token'],
@@ -18,15 +16,10 @@ export const CLIENT_METADATA_DOCUMENT = {
   token_endpoint_auth_method: 'none',
 };
 
+/** The document at CLIENT_METADATA_URL (draft-ietf-oauth-client-id-metadata-document: client_id is its own URL). */
+export const CLIENT_METADATA_DOCUMENT = { client_id: CLIENT_METADATA_URL, ...COURSE_CLIENT };
+
 /** The course client's registration from an earlier run (what an RFC 7591 registration answered, as
- *  the client kept it): a public client, no secret. The recordings' authorization server still holds
- *  it (scripts/oidc-gateway.ts); a case gives it to the program as what its store kept. */
-export const KEPT_REGISTRATION = {
-  client_id: 'mcp-course-client-registered-earlier',
-  client_name: 'MCP course client',
-  redirect_uris: [REDIRECT_URL],
-  grant_types: ['authorization_code', 'refresh_token'],
-  response_types: ['code'],
-  token_endpoint_auth_method: 'none',
-  application_type: 'native',
-};
+ *  the client kept it). The recordings' authorization server still holds it (scripts/oidc-gateway.ts);
+ *  a case gives it to the program as what its store kept. */
+export const KEPT_REGISTRATION = { client_id: 'mcp-course-client-registered-earlier', ...COURSE_CLIENT, application_type: 'native' };
