@@ -28,6 +28,7 @@ import {
   startSdkOAuthServer,
   type Deviation,
   type FlowSecrets,
+  type SessionPlan,
 } from '../../scripts/oauth-session.ts';
 import { KEPT_REGISTRATION } from '../../scripts/course-client.ts';
 import { freePort, ROOT, startRecorder, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
@@ -45,6 +46,15 @@ function secretValues(secrets: FlowSecrets): string[] {
     secrets.state,
   ];
   return values.filter((value): value is string => typeof value === 'string' && value !== '');
+}
+
+/** One session of the SDK client through `record --http` in front of `url`, into `out`: what the
+ *  client held, how the recorder ended, and the cassette it wrote. */
+async function recordSession(url: string, out: string, plan: SessionPlan = {}) {
+  const proxy = await startRecorder(['--out', out, '--http', url]);
+  const session = await runOAuthSession(proxy.url, {}, plan);
+  const recorder = await proxy.exited;
+  return { session, recorder, cassette: loadCassette(out, { diskCache: false }) };
 }
 
 const authFrames = (of: Cassette) => of.frames.filter((frame): frame is AuthFrame => frame.from === 'auth');
@@ -76,10 +86,7 @@ describe.each(SERVERS)('from $name', ({ start, namesIssuer }) => {
   beforeAll(async () => {
     server = await start();
     live = await runOAuthSession(server.url);
-    const proxy = await startRecorder(['--out', out, '--http', server.url]);
-    recorded = await runOAuthSession(proxy.url);
-    recorder = await proxy.exited;
-    cassette = loadCassette(out, { diskCache: false });
+    ({ session: recorded, recorder, cassette } = await recordSession(server.url, out));
   }, 60_000);
   afterAll(async () => {
     await server?.stop();
@@ -293,10 +300,7 @@ describe('a client that starts with its registration of an earlier run, recorded
 
   beforeAll(async () => {
     server = await startOidcGateway();
-    const proxy = await startRecorder(['--out', out, '--http', server.url]);
-    await runOAuthSession(proxy.url, {}, { registered: KEPT_REGISTRATION });
-    recorder = await proxy.exited;
-    cassette = loadCassette(out, { diskCache: false });
+    ({ recorder, cassette } = await recordSession(server.url, out, { registered: KEPT_REGISTRATION }));
   }, 60_000);
   afterAll(async () => {
     await server?.stop();
