@@ -10,11 +10,12 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DEFAULT_RUNS } from '../harness/defaults.ts';
 import type { Outcome } from '../harness/props/check.ts';
 import { runProperties } from '../harness/props/run.ts';
-import { tsxLoader } from '../harness/props/session.ts';
+import { bundle } from '../harness/run/bundle.ts';
+import { moduleBundlePath } from '../harness/run/launcher.ts';
 import { jailFor, sandboxAvailability } from '../harness/run/sandbox.ts';
 import { DEFAULT_LIMITS, runProcess } from '../harness/run/spawn.ts';
 import { suiteNamed } from '../harness/stages/index.ts';
@@ -105,7 +106,19 @@ process.once('exit', () => {
 async function oldWay(modulePath: string): Promise<OldOutcome[]> {
   const received: Buffer[] = [];
   let closed: Promise<void> = Promise.resolve();
-  const args = ['--import', tsxLoader(), oldChild, '--suite', 'framing', '--module', modulePath, '--seed', String(SEED), '--runs', String(DEFAULT_RUNS)];
+  const args = [
+    '--import',
+    import.meta.resolve('tsx'),
+    oldChild,
+    '--suite',
+    'framing',
+    '--module',
+    modulePath,
+    '--seed',
+    String(SEED),
+    '--runs',
+    String(DEFAULT_RUNS),
+  ];
   const result = await runProcess(process.execPath, args, {
     cwd: root,
     env: process.env,
@@ -130,11 +143,15 @@ async function oldWay(modulePath: string): Promise<OldOutcome[]> {
 const sandboxed = sandboxAvailability().available;
 const jail = jailFor(root, { sandbox: true, network: false });
 
-function newWay(modulePath: string, inSandbox = false) {
+/** The new way, the module bundled as the launcher bundles it (in the bundler's sandbox when the oracle has one). */
+async function newWay(modulePath: string, inSandbox = false) {
+  const options = { runRoot: root, folder: dirname(modulePath), packages: [], sandbox: inSandbox };
+  const [bundled] = await bundle([{ entry: modulePath, outfile: moduleBundlePath(root) }], options);
   return runProperties({
     suite: FRAMING,
     stage: 'config-and-framing',
     modulePath,
+    bundled: bundled!,
     cwd: root,
     env: process.env,
     seed: SEED,

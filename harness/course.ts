@@ -44,6 +44,8 @@ export interface Course {
   root: string;
   commands: string[];
   stages: Stage[];
+  /** The packages a submission may import besides Node's built-ins and its own files (`packages:`). */
+  packages: string[];
 }
 
 export { CourseError };
@@ -76,6 +78,13 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
   if (version !== 1) table.fail(['version'], `version ${version} is not supported (expected 1)`);
 
   const commands = table.map(['commands']);
+  const packages = table.optionalStrings(['packages'], 'package names') ?? [];
+  packages.forEach((name, index) => {
+    if (!/^(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(name))
+      table.fail(['packages', index], `"${name}" is not a package name (as npm names one: "yaml", "@scope/name")`);
+    if (name.startsWith('@modelcontextprotocol/'))
+      table.fail(['packages', index], `"${name}" may not be allowed: the client is written by hand, never with the MCP SDK`);
+  });
   const stages: Stage[] = [];
   table.seq(['stages']).forEach((_, index) => {
     const at = ['stages', index];
@@ -95,7 +104,7 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
         table.fail([...where, 'command'], `unknown command "${command}" (program.ts commands: ${commands.join(', ')})`);
       }
       const folder = table.scalar([...where, 'folder'], 'string');
-      const first = table.optionalStrings([...where, 'first']);
+      const first = table.optionalStrings([...where, 'first'], 'case names');
       const cases = readCases(root, { stage: slug, command, folder, player }, options, (message) => table.fail([...where, 'folder'], message));
       return firstNamedFirst(cases, first, (name) => table.fail([...where, 'first'], `"first" names ${name}, which is not a case folder of cases/${folder}`));
     });
@@ -114,7 +123,7 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
     });
   });
   if (stages.length === 0) table.fail(['stages'], 'the course has no stages');
-  return { root, commands, stages };
+  return { root, commands, stages, packages };
 }
 
 /** The cases `first` names, in its order (the focused ones, whose failures say the most), then the rest
@@ -199,12 +208,12 @@ class StageTable {
     return node.items.map((item) => String((item.key as { value?: unknown })?.value ?? item.key));
   }
 
-  /** A list of strings, or undefined where there is none. */
-  optionalStrings(path: Path): string[] | undefined {
+  /** A list of strings (`what` they are), or undefined where there is none. */
+  optionalStrings(path: Path, what: string): string[] | undefined {
     if (!this.doc.hasIn(path)) return undefined;
     const items = this.doc.getIn(path);
     const list = (items as { toJSON?: () => unknown } | undefined)?.toJSON?.() ?? items;
-    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) this.fail(path, `${this.name(path)} must be a list of case names`);
+    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) this.fail(path, `${this.name(path)} must be a list of ${what}`);
     return list as string[];
   }
 

@@ -132,11 +132,11 @@ async function grade(
   const env = programEnv();
   const generatedHere = mine.filter((unit) => unit.origin === 'generated').map((unit) => unit.testCase!);
   if (generatedHere.length > 0) {
-    const reference = await launcher(settings.course.root, { bundle: settings.bundle, sandbox: settings.sandbox });
+    const reference = await launcher(settings.course.root, { bundle: settings.bundle, sandbox: settings.sandbox, packages: settings.course.packages });
     await expectFromReference(generatedHere, settings.course.root, scratch.root, reference, env);
   }
 
-  const start = await launcher(scratch.root, settings);
+  const start = await launcher(scratch.root, { ...settings, packages: settings.course.packages });
   run.sandbox = start.jail.kind;
   run.network = start.jail.network;
   const terminal = new TerminalReporter(settings.write, settings);

@@ -16,7 +16,7 @@ import { painter } from '../report/paint.ts';
 import { DEFAULT_RUNS } from '../defaults.ts';
 import { runProperties } from '../props/run.ts';
 import { programEnv } from '../run/env.ts';
-import { checkProgram, launcher } from '../run/launcher.ts';
+import { checkProgram, launcher, type Launcher } from '../run/launcher.ts';
 import { CORES, runPooled } from '../run/pool.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import { COURSE_CONTENT } from '../stages/index.ts';
@@ -48,12 +48,12 @@ async function bless({ values }: Parsed<typeof OPTIONS>): Promise<number> {
   const env = programEnv();
   const color = useColor(false);
   // Blessing sets the standard: the reference runs through your_program.sh itself, no shortcut.
-  const start = await launcher(course.root, { bundle: false });
+  const start = await launcher(course.root, { bundle: false, packages: course.packages });
   const blessings: Blessing[] = [];
   const refusals: string[] = [];
 
   for (const stage of stages) {
-    refusals.push(...(await propertyFailures(stage, course.root, env)));
+    refusals.push(...(await propertyFailures(stage, course.root, start, env)));
     const limits = { ...DEFAULT_LIMITS, timeoutMs: stage.timeoutMs };
     await runPooled(
       stage.cases.map((testCase) => () => {
@@ -106,13 +106,14 @@ async function bless({ values }: Parsed<typeof OPTIONS>): Promise<number> {
   return 0;
 }
 
-async function propertyFailures(stage: Stage, courseRoot: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+async function propertyFailures(stage: Stage, courseRoot: string, start: Launcher, env: NodeJS.ProcessEnv): Promise<string[]> {
   const suite = stage.properties === undefined ? undefined : COURSE_CONTENT.suite(stage.properties);
   if (!suite) return [];
   const verdicts = await runProperties({
     suite,
     stage: stage.slug,
     modulePath: `${courseRoot}/src/mcp.ts`,
+    bundled: start.module,
     cwd: courseRoot,
     env,
     seed: Math.floor(Math.random() * 2 ** 31),

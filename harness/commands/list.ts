@@ -16,7 +16,7 @@ async function list(): Promise<number> {
   const course = courseHere();
   checkProgram(course.root);
   const env = programEnv();
-  const start = await launcher(course.root, { bundle: true });
+  const start = await launcher(course.root, { bundle: true, packages: course.packages });
   const cache = new ListCache(course);
   const options = {
     runRoot: course.root,

@@ -7,13 +7,14 @@ import { HostError, UsageError } from '../errors.ts';
 import { prestartStages, type StageResult } from '../grade/stage.ts';
 import { gradeStages } from '../grade/stages.ts';
 import type { Prestarts } from '../run/prestart.ts';
+import type { BundlesAhead } from '../run/bundle.ts';
 import { buildReport, gradedInOrder } from '../report/build.ts';
 import { fileReporter, requestedFiles, type ReportFormat } from '../report/formats.ts';
 import { REPORT_FILE_OPTIONS } from '../report/report-files.ts';
 import { allOf } from '../report/reporter.ts';
 import { TerminalReporter } from '../report/terminal.ts';
 import { programEnv } from '../run/env.ts';
-import { checkProgram, launcher } from '../run/launcher.ts';
+import { checkProgram, launcher, prestartLauncher } from '../run/launcher.ts';
 import { onInterrupt } from '../run/interrupt.ts';
 import { ENABLE_SANDBOX, sandboxAvailability } from '../run/sandbox.ts';
 import { scratchCopy, type SubmissionFacts } from '../run/submission.ts';
@@ -139,9 +140,9 @@ async function test(values: Parsed<typeof TEST_OPTIONS>['values'], write: (text:
     const settings: TestSettings = { ...common, course, runRoot: scratch?.root ?? course.root, facts: scratch?.facts };
     if (values.watch) {
       const { watch } = await import('../run/watch.ts');
-      // Each round starts the next round's programs once its verdict is out; the next save releases them.
-      let ahead: Prestarts | undefined;
-      const keep = values['no-prestart'] ? undefined : (next: Prestarts) => (ahead = next);
+      // Each round starts the next round's bundler and programs once its verdict is out; the next save releases them.
+      let ahead: Started | undefined;
+      const keep = values['no-prestart'] ? undefined : (next: Started) => (ahead = next);
       try {
         const reload = () => courseHere({}, course.root);
         return await watch({ ...settings, reload }, (course, stages, signal) => {
@@ -150,7 +151,9 @@ async function test(values: Parsed<typeof TEST_OPTIONS>['values'], write: (text:
           return gradeAndReport({ ...settings, course, stages }, signal, { taken, keep });
         });
       } finally {
-        ahead?.cancelAll(); // their pipes would keep this process from ending
+        // their pipes would keep this process from ending
+        ahead?.bundles.cancel();
+        ahead?.programs.cancelAll();
       }
     }
     const results = await gradeAndReport(settings, interruption?.signal);
@@ -185,11 +188,17 @@ function sandboxToUse(values: { submission?: string; 'no-sandbox'?: boolean; 're
   return true;
 }
 
-/** Watch mode's programs started ahead: those for this grading, and where to keep those for the next. */
+/** What watch mode starts ahead for a grading: the run of the bundler, and a program per case. */
+export interface Started {
+  bundles: BundlesAhead;
+  programs: Prestarts;
+}
+
+/** Watch mode's processes started ahead: those for this grading, and where to keep those for the next. */
 interface Ahead {
-  taken?: Prestarts;
-  /** Where the next grading's programs go once started; none: they are not started ahead (--no-prestart). */
-  keep?(next: Prestarts): void;
+  taken?: Started;
+  /** Where the next grading's go once started; none: nothing is started ahead (--no-prestart). */
+  keep?(next: Started): void;
 }
 
 /** Grades the stages as a student sees them, printing as it goes; stops at the first that fails.
@@ -198,7 +207,7 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
   const startedAt = new Date();
   const { write } = settings;
   const reporter = allOf([new TerminalReporter(write, settings), ...settings.files.map(({ format, path }) => fileReporter(format, path))]);
-  const start = await launcher(settings.runRoot, settings);
+  const start = await launcher(settings.runRoot, { ...settings, packages: settings.course.packages, ahead: ahead?.taken?.bundles });
   const options = {
     runRoot: settings.runRoot,
     launcher: start,
@@ -211,9 +220,9 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
   };
   let results: StageResult[];
   try {
-    results = await gradeStages(settings.stages, { ...options, signal, prestarted: ahead?.taken }, reporter);
+    results = await gradeStages(settings.stages, { ...options, signal, prestarted: ahead?.taken?.programs }, reporter);
   } finally {
-    ahead?.taken?.cancelAll(); // the ones this grading did not take (a case that changed, a stage not reached)
+    ahead?.taken?.programs.cancelAll(); // the ones this grading did not take (a case that changed, a stage not reached)
   }
   if (signal?.aborted) return results;
   const run = {
@@ -231,7 +240,14 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
   // this thread): the student reads it meanwhile. Not once watch has stopped (Ctrl-C may come first):
   // programs waiting for a go that never comes would keep this process alive.
   const keep = ahead?.keep;
-  if (keep) setImmediate(() => signal?.aborted || keep(prestartStages(settings.stages, options)));
+  if (keep) {
+    setImmediate(() => {
+      if (signal?.aborted) return;
+      // the bundler first: the programs it would load on the go are the ones it will write
+      const bundles = prestartLauncher(settings.runRoot, { ...settings, packages: settings.course.packages });
+      keep({ bundles, programs: prestartStages(settings.stages, options) });
+    });
+  }
   return results;
 }
 

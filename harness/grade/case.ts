@@ -43,6 +43,7 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   const name = caseName(testCase);
   // Its code imports what the grader may not read for it: nothing of it runs, no case passes.
   if (context.launcher.refused) return { name, status: 'fail', message: `not run: ${context.launcher.refused}`, durationMs: 0 };
+  if (context.launcher.broken) return { name, status: 'infra', message: `not run: ${context.launcher.broken}`, durationMs: 0 };
   let cassette: Cassette | undefined;
   try {
     cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });

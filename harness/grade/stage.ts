@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Stage } from '../course.ts';
 import { prestartProperties, runProperties, type PropertyRunOptions } from '../props/run.ts';
 import { CORES, runPooled } from '../run/pool.ts';
-import type { Launcher } from '../run/launcher.ts';
+import { moduleBundlePath, type Launcher } from '../run/launcher.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import { Prestarts } from '../run/prestart.ts';
 import { gradeCase, prestartProgram, type CaseContext } from './case.ts';
@@ -85,7 +85,8 @@ export function prestartStages(stages: readonly Stage[], options: Omit<GradeOpti
       if (started) prestarted.add(testCase.casePath, started);
     }
     const suite = propertyOptions(stage, context);
-    const oracle = suite && suite !== 'unknown' && options.launcher.warmStart && prestartProperties(suite, options.launcher.warmStart);
+    const oracle =
+      suite && suite !== 'unknown' && options.launcher.warmStart && prestartProperties(suite, options.launcher.warmStart, moduleBundlePath(options.runRoot));
     if (oracle) prestarted.add(propertiesKey(stage), oracle);
   }
   return prestarted;
@@ -105,6 +106,7 @@ function propertyOptions(stage: Stage, context: CaseContext) {
   return {
     suite,
     modulePath: join(context.runRoot, 'src', 'mcp.ts'),
+    bundled: context.launcher.module,
     cwd: context.runRoot,
     env: context.env,
     timeoutMs: context.limits.timeoutMs,

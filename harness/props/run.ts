@@ -4,10 +4,9 @@
 // file keeps an oracle going across the suite (a fresh one after one dies, while time remains)
 // and turns each property's outcome, or what stopped it, into one Verdict. A property whose
 // calls ended an oracle gets the crash or timeout verdict; the properties after it go on.
-import { dirname, join } from 'node:path';
 import { DEFAULT_RUNS, STARVED_WALL_FACTOR } from '../defaults.ts';
 import type { Verdict } from '../run/verdict.ts';
-import { bundle, BundleRefusal, type Bundle } from '../run/bundle.ts';
+import { BundleRefusal, BundlerFailure, type Bundled } from '../run/bundle.ts';
 import type { Prestart } from '../run/prestart.ts';
 import { progressNow } from '../run/progress.ts';
 import type { Jail } from '../run/sandbox.ts';
@@ -18,9 +17,6 @@ import { OracleSession, prestartOracle, type Call, type TroubleAt } from './sess
 import { clip } from './show.ts';
 import { describeThrown, type PropertyCheck, type PropertySuite } from './suite.ts';
 
-/** Where the student's module is bundled for the oracle, in the run root (visible in its sandbox). */
-const BUNDLED_MODULE = join('.theinference', `module-${process.pid}.mjs`);
-
 export interface PropertyRunOptions {
   /** The suite course.yaml's `properties:` names (e.g. `framing`), as the stages' modules hold it. */
   suite: PropertySuite;
@@ -28,6 +24,9 @@ export interface PropertyRunOptions {
   stage: string;
   /** Absolute path of the student's module (src/mcp.ts). */
   modulePath: string;
+  /** The module as the launcher's bundler made it (in the run root, visible in the oracle's sandbox), or
+   *  why there is none: refused (the submission's doing), or the bundler failed (the grader's). */
+  bundled: Bundled | BundlerFailure;
   cwd: string;
   env: NodeJS.ProcessEnv;
   seed: number;
@@ -46,13 +45,14 @@ export interface PropertyRunOptions {
 }
 
 /** The first oracle of a suite's next run, started ahead and waiting in `warmStart` (watch mode,
- *  between saves); the run releases it once the module is bundled again. */
+ *  between saves); the run releases it once the module is bundled again, at `bundledPath`. */
 export function prestartProperties(
-  options: Omit<PropertyRunOptions, 'stage' | 'seed' | 'runs' | 'signal' | 'prestarted'>,
+  options: Omit<PropertyRunOptions, 'stage' | 'seed' | 'runs' | 'signal' | 'prestarted' | 'bundled'>,
   warmStart: string,
+  bundledPath: string,
 ): Prestart | undefined {
   const { suite } = options;
-  return prestartOracle({ ...options, bundled: join(options.cwd, BUNDLED_MODULE), exports: suite.requiredExports }, warmStart);
+  return prestartOracle({ ...options, bundled: bundledPath, exports: suite.requiredExports }, warmStart);
 }
 
 /** Less time than this left is not worth starting an oracle for. */
@@ -161,8 +161,6 @@ class OraclePool implements Oracle<Stop> {
   /** The suite's wall-time backstop: the oracles of a module that waits (without CPU) share it. */
   private readonly wallEnd: number;
   private readonly backstop: number;
-  /** Whether the student's module was bundled for the oracle (once per run, for every oracle of it). */
-  private bundled: Promise<Bundle | BundleRefusal | undefined> | undefined;
 
   constructor(
     private readonly options: PropertyRunOptions,
@@ -233,8 +231,8 @@ class OraclePool implements Oracle<Stop> {
 
   /** What the oracles printed, with the bundle's positions told in the student's files. */
   async positions(printed: string): Promise<string> {
-    const bundled = await this.bundled;
-    return bundled && !(bundled instanceof BundleRefusal) ? bundled.positions(printed) : printed;
+    const { bundled } = this.options;
+    return bundled instanceof BundleRefusal || bundled instanceof BundlerFailure ? printed : bundled.positions(printed);
   }
 
   private async ask(calls: Call[], patienceMs?: number, asBefore?: readonly Buffer[]): Promise<undefined | 'abandon' | { stop: Stop; attributed: boolean }> {
@@ -281,12 +279,12 @@ class OraclePool implements Oracle<Stop> {
   }
 
   private async start(): Promise<OracleSession | Stop> {
-    const { modulePath, cwd } = this.options;
-    this.bundled ??= bundle(modulePath, join(cwd, BUNDLED_MODULE), { runRoot: cwd, folder: dirname(modulePath) });
-    const bundled = await this.bundled;
-    // It imports what it may not: no oracle is started for it, and no property is checked.
+    const { bundled } = this.options;
+    // It imports what it may not, or does not compile: no oracle is started for it, and no property is checked.
     if (bundled instanceof BundleRefusal)
       return (this.moduleStop ??= { halt: true, status: 'fail', message: `not checked: ${bundled.message}`, everyProperty: true, sessions: [] });
+    if (bundled instanceof BundlerFailure)
+      return (this.moduleStop ??= { halt: true, status: 'infra', message: bundled.message, everyProperty: true, sessions: [] });
     // Every earlier oracle has ended or is being stopped: what they used is spent.
     const spent = (await Promise.all(this.sessions.map((session) => session.ended))).reduce((sum, result) => sum + result.cpuMs, 0);
     const timeoutMs = this.options.timeoutMs - spent;
@@ -295,10 +293,9 @@ class OraclePool implements Oracle<Stop> {
     if (wallMs < MIN_CHILD_MS) return this.outOfTime('wall');
     // The one started ahead has the whole suite's limits: only ever the first, and only if it loads
     // what this one would (the bundle).
-    const prestarted = this.sessions.length === 0 && bundled ? this.options.prestarted : undefined;
+    const prestarted = this.sessions.length === 0 ? this.options.prestarted : undefined;
     const session = new OracleSession({
-      modulePath: this.options.modulePath,
-      ...(bundled && { bundled: bundled.path }),
+      bundled: bundled.path,
       exports: this.exports,
       cwd: this.options.cwd,
       env: this.options.env,

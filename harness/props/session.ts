@@ -3,24 +3,16 @@
 // treated as hostile (the student's code shares its process): lines are bounded, every message
 // is checked against what is due next, and anything else ends the session with a Trouble that
 // says what came. Never throws, never waits past the process's own limits.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
-import { BUNDLE_OPTIONS } from '../run/bundle.ts';
 import type { Command, Jail } from '../run/sandbox.ts';
 import { prestart, type Prestart } from '../run/prestart.ts';
 import { DEFAULT_LIMITS, runCommand, type RunOptions, type RunResult } from '../run/spawn.ts';
 import { MAX_LINE_BYTES } from './protocol.ts';
 import { decodeAnswer, decodeThrown, DecodeError, type Unexaminable } from './values.ts';
-import { ownModule } from '../own-module.ts';
+import { harnessScript } from '../own-module.ts';
 
 export interface SessionOptions {
-  modulePath: string;
-  /** The module bundled to plain JavaScript: the oracle loads it under bare node, no tsx. */
-  bundled?: string;
+  /** The module bundled to plain JavaScript (the launcher's bundler): the oracle loads it under bare node. */
+  bundled: string;
   /** The functions the module must export. */
   exports: readonly string[];
   cwd: string;
@@ -67,65 +59,20 @@ export interface TroubleAt {
   call?: Call;
 }
 
-const ORACLE_SOURCE = ownModule(import.meta.url, './oracle');
-let oracleBundle: string | undefined;
-
-/** The oracle's script. Compiled (lib/), the harness's own; run from its TypeScript source (the tests,
- *  a harness being edited), that source bundled by esbuild once per process into a private folder, so
- *  that it starts with bare node as compiled, not through tsx (a third of a second per oracle). */
-function oracleScript(): string {
-  if (!ORACLE_SOURCE.endsWith('.ts')) return ORACLE_SOURCE;
-  if (oracleBundle) return oracleBundle;
-  const dir = mkdtempSync(join(tmpdir(), 'theinference-oracle-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const outfile = join(dir, 'oracle.mjs');
-  buildSync({ ...BUNDLE_OPTIONS, entryPoints: [ORACLE_SOURCE], outfile, logLevel: 'silent' });
-  return (oracleBundle = outfile);
-}
 /** How long fd 3 may stay open after the process is gone (its last lines are already in the pipe). */
 const PIPE_GRACE_MS = 500;
 /** How long a closed session may take to exit before it is stopped. */
 const CLOSE_GRACE_MS = 1000;
 
-/** tsx's ESM loader, found from this package so that it works from a course's node_modules. */
-export function tsxLoader(): string {
-  try {
-    return import.meta.resolve('tsx');
-  } catch {
-    // a host without import.meta.resolve (some test runners): the same entry through require
-    return createRequire(import.meta.url).resolve('tsx');
-  }
-}
-
-/** What the oracle reads besides the run root: its own folder, the package.json that makes it ESM, tsx's node_modules. */
-function oracleFiles(script: string): string[] {
-  const loader = tsxLoader();
-  const loaderPath = loader.startsWith('file:') ? fileURLToPath(loader) : loader;
-  const files = [dirname(script)];
-  const modules = loaderPath.lastIndexOf(`${sep}node_modules${sep}`);
-  if (modules !== -1) files.push(loaderPath.slice(0, modules + `${sep}node_modules`.length));
-  for (let dir = dirname(script); dir !== dirname(dir); dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) {
-      files.push(join(dir, 'package.json'));
-      break;
-    }
-  }
-  return files;
-}
-
 type StartOptions = Omit<SessionOptions, 'signal' | 'prestarted'>;
 
 /** The oracle's command and what it runs under; `warmStart`: started ahead, waiting in that script for a go. */
 function oracleStart(options: StartOptions, warmStart?: string): Command & { run: Omit<RunOptions, 'signal' | 'onPipes'> } {
-  // Without tsx the oracle starts in a fifth of the time; tsx still loads a module that did not bundle.
-  const script = oracleScript();
+  const oracle = harnessScript(import.meta.url, './oracle');
   const waiting = warmStart === undefined ? [] : [warmStart];
-  const load =
-    options.bundled !== undefined
-      ? [...waiting, script, '--module', options.bundled] // no source maps: the grader maps the stack traces (source-positions.ts)
-      : ['--import', tsxLoader(), ...waiting, script, '--module', options.modulePath];
-  const args = [...load, '--exports', options.exports.join(',')];
-  const start = options.jail ? options.jail.wrap(process.execPath, args, oracleFiles(script)) : { command: process.execPath, args };
+  // no source maps: the grader maps the stack traces (source-positions.ts)
+  const args = [...waiting, oracle.script, '--module', options.bundled, '--exports', options.exports.join(',')];
+  const start = options.jail ? options.jail.wrap(process.execPath, args, oracle.files) : { command: process.execPath, args };
   return {
     ...start,
     run: {
@@ -144,7 +91,7 @@ function oracleStart(options: StartOptions, warmStart?: string): Command & { run
 
 /** An oracle started ahead (watch mode, between saves), booted in `warmStart` (warm-start.mjs) until an
  *  OracleSession releases it; its limits start then. It loads `bundled`. */
-export function prestartOracle(options: StartOptions & { bundled: string }, warmStart: string): Prestart {
+export function prestartOracle(options: StartOptions, warmStart: string): Prestart {
   const start = oracleStart(options, warmStart);
   return prestart(start, [], start.run);
 }

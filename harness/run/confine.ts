@@ -1,31 +1,37 @@
-// What a bundle may read, made by the grader outside every sandbox: its entry, and the regular files
-// under one folder (the submission's src/) that the entry reaches by relative imports. esbuild is told
-// to read nothing itself: this plugin resolves every import and reads every file, after realpath, with
-// a bound on bytes. Packages (imports by name) stay imports, resolved when the program runs, inside its
-// sandbox. Anything else (an absolute path, a URL, a path out of the folder, a link leading out of it, a
-// device, a FIFO, a socket) is refused, and the refusal names the import and where it is.
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+// The bundler's plugin: what a bundle may take in. It runs in the bundler's own sandbox (bundle.ts),
+// which shows the bundler nothing but the submission's src/, the entries and esbuild: this is the
+// second wall, which holds where there is no sandbox (a student's Mac) and names what it refuses.
+// Every import is resolved here, never by esbuild (which then reads no tsconfig.json or package.json):
+// a relative import must stay under the one folder (src/) after its links are resolved and name a
+// regular file; a Node built-in and a package the course allows stay imports, resolved at run time
+// in the program's sandbox; anything else is refused. Every file is read here too, bounded, and only
+// after its real path is found under the folder: esbuild expands a computed import (a template
+// literal, a string built from parts) by walking folders itself, past onResolve, and the files it
+// finds arrive at onLoad unasked: they are refused, as is a computed import it cannot expand.
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { dirname, extname, isAbsolute, relative, resolve, sep } from 'node:path';
-import type { Loader, Plugin } from 'esbuild';
+import type { Loader, Message, Metafile, Plugin } from 'esbuild';
 
 /** A bundle's files together may not be larger than this (a course's src/ is a few dozen KiB). */
 export const MAX_BUNDLE_INPUT_BYTES = 16 * 1024 * 1024;
 /** Nor may they be more than this many. */
 export const MAX_BUNDLE_FILES = 1000;
 
-/** Why a bundle was refused: one line, `<file>:<line>:<column>: <what>`. */
-export class BundleRefusal {
-  constructor(readonly message: string) {}
-}
-
 export interface Confinement {
-  /** The file the bundle starts from (the course's driver, or the module itself). */
-  entry: string;
+  /** The files a bundle starts from (the course's driver, or the module itself). */
+  entries: readonly string[];
   /** The folder every other file must lie in, links resolved. */
   folder: string;
   /** Paths in refusals are told from here (the run root). */
   base: string;
+  /** The packages course.yaml allows a submission to import (`packages:`), by name. */
+  packages: readonly string[];
 }
+
+/** The course's rule on imports, quoted in a refusal (seed 002, "Writing the client by hand"). */
+export const COURSE_RULE =
+  'a submission imports Node\'s built-ins, its own files under src/ and the packages course.yaml lists; the client is written by hand (the course: "There is an official SDK. Project #2 does not use it for the client half, on purpose.")';
 
 /** The loader of a file, by the import's `with { type }` first, then its extension. */
 const LOADERS: Record<string, Loader> = {
@@ -47,9 +53,23 @@ const TS_FOR_JS: Record<string, string[]> = { '.js': ['.ts', '.tsx'], '.jsx': ['
 /** Every import but `node:...` (esbuild's filters are Go regular expressions: no lookahead). */
 const NOT_NODE_BUILTIN = /^(?:[^n]|n$|n[^o]|no$|no[^d]|nod$|nod[^e]|node$|node[^:])/;
 
+/** esbuild's own messages for a computed import it cannot expand, made errors (bundle options'
+ *  `logOverride`), each told in the course's words. */
+export const COMPUTED_IMPORTS: Record<string, string> = {
+  'unsupported-dynamic-import': 'import() of a computed value',
+  'unsupported-require-call': 'require() of a computed value',
+  'indirect-require': 'require used as a value',
+};
+
 /** A package or a Node builtin: a name, not a path or a URL (`fs`, `yaml`, `@scope/pkg/sub`). */
 function isPackage(specifier: string): boolean {
   return /^(?:@[\w.-]+\/)?[\w#][\w.-]*(?:\/.*)?$/.test(specifier) && !specifier.startsWith('.');
+}
+
+/** A package's name from an import of it or of a file in it (`@scope/pkg/sub/path` -> `@scope/pkg`). */
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
 }
 
 function isRelative(specifier: string): boolean {
@@ -61,77 +81,170 @@ function within(folder: string, path: string): boolean {
   return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
 }
 
-/** The first of the paths an import may mean that exists (any kind of file, a link or not). */
+/** The first of the paths an import may mean that exists (any kind of file, a link or not, a link to
+ *  nothing this process can see among them). */
 function candidate(path: string): string | undefined {
   const ext = extname(path);
   const tries = [path, ...(TS_FOR_JS[ext] ?? []).map((other) => path.slice(0, -ext.length) + other), ...IMPLIED.map((implied) => path + implied)];
   tries.push(...IMPLIED.map((implied) => resolve(path, `index${implied}`)));
   return tries.find((path) => {
-    const stat = statSync(path, { throwIfNoEntry: false });
+    const stat = statSync(path, { throwIfNoEntry: false }) ?? lstatSync(path, { throwIfNoEntry: false });
     return stat !== undefined && !stat.isDirectory();
   });
 }
 
-export function confine({ entry, folder, base }: Confinement): Plugin {
+/** Where a link leads, its target unresolved: in the bundler's sandbox a link out of src/ leads to nothing there. */
+function linkTarget(path: string): string | undefined {
+  try {
+    return resolve(dirname(path), readlinkSync(path));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A path's real path, or undefined when it is gone. */
+function real(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+export function confine({ entries, folder, base, packages }: Confinement): Plugin {
   const realFolder = realpathSync(folder);
+  // An entry under the folder (the module itself) is held to it like any file; the driver is the course's.
+  const realEntries = new Set(
+    entries.flatMap((entry) => {
+      const path = real(entry);
+      return path === undefined || (within(folder, entry) && !within(realFolder, path)) ? [] : [path];
+    }),
+  );
   const outside = `${shown(base, folder)}/`;
+  const allowed = new Set(packages);
+  /** Every file this plugin resolved: what esbuild loads besides is what it found by itself. */
+  const resolved = new Set<string>();
   let bytes = 0;
   let files = 0;
+  const refuse = (text: string) => ({ errors: [{ text, detail: REFUSED }] });
   return {
     name: 'theinference-confine',
     setup(build) {
-      // The plugin, not esbuild, finds every file: esbuild then reads no tsconfig.json or package.json either.
       // Node's builtins by their `node:` names are esbuild's own to leave as imports (no file is read).
       build.onResolve({ filter: NOT_NODE_BUILTIN }, (args) => {
         const specifier = args.path;
-        const refuse = (why: string) => ({ errors: [{ text: `imports "${specifier}", ${why}`, detail: REFUSED }] });
+        const refused = (why: string) => refuse(`imports "${specifier}", ${why}`);
         if (args.kind === 'entry-point') {
-          const real = realpathSync(entry);
-          return within(folder, entry) && !within(realFolder, real) ? refuse(`a link to a file outside ${outside}`) : { path: real };
+          const path = real(specifier);
+          if (path !== undefined && realEntries.has(path)) {
+            resolved.add(path);
+            return { path };
+          }
+          if (lstatSync(specifier, { throwIfNoEntry: false })) return refused(`a link to a file outside ${outside}`);
+          return { errors: [{ text: `cannot find ${shown(base, specifier)}` }] };
         }
-        if (isPackage(specifier)) return { path: specifier, external: true };
+        if (isBuiltin(specifier)) return { path: specifier, external: true };
+        if (isPackage(specifier)) {
+          if (allowed.has(packageName(specifier))) return { path: specifier, external: true };
+          const listed = packages.length === 0 ? 'none' : packages.join(', ');
+          return refused(`a package the course does not allow (course.yaml's packages: ${listed}): ${COURSE_RULE}`);
+        }
         if (!isRelative(specifier)) {
-          return refuse(
+          return refused(
             isAbsolute(specifier) ? 'an absolute path: import your own files by a relative path' : 'which is not a relative path or a package name',
           );
         }
         const wanted = resolve(dirname(args.importer), specifier);
-        if (!within(realFolder, wanted)) return refuse(`which is outside ${outside}: only the files there are bundled`);
+        if (!within(realFolder, wanted)) return refused(`which is outside ${outside}: only the files there are bundled`);
         const found = candidate(wanted);
-        if (found === undefined) return { errors: [{ text: `cannot find "${specifier}"` }] }; // a typo: tsx says it better
-        let real: string;
-        try {
-          real = realpathSync(found);
-        } catch {
-          return { errors: [{ text: `cannot find "${specifier}"` }] }; // gone meanwhile
-        }
-        if (!within(realFolder, real)) return refuse(`a link to a file outside ${outside}`);
-        if (!statSync(real).isFile()) return refuse(NOT_A_FILE);
-        return { path: real };
+        const path = found && (real(found) ?? linkTarget(found));
+        if (path === undefined) return { errors: [{ text: `cannot find "${specifier}"` }] }; // a typo, or gone meanwhile
+        if (!within(realFolder, path)) return refused(`a link to a file outside ${outside}`);
+        if (real(path) === undefined) return { errors: [{ text: `cannot find "${specifier}"` }] }; // a link to nothing under src/
+        if (!statSync(path).isFile()) return refused(NOT_A_FILE);
+        resolved.add(path);
+        return { path };
       });
       build.onLoad({ filter: /.*/ }, (args) => {
-        const contents = readConfined(args.path);
-        if (typeof contents === 'string') return { errors: [{ text: `imports ${shown(base, args.path)}, ${contents}`, detail: REFUSED }] };
+        // A file no import named: esbuild found it expanding a computed import. Refused, wherever it is.
+        if (!resolved.has(args.path)) return refuse(`a computed import (a template literal, or a string built from parts): ${COMPUTED_WORDS}`);
+        const path = real(args.path);
+        if (path === undefined || !(realEntries.has(path) || within(realFolder, path))) return refuse(`imports ${shown(base, args.path)}, outside ${outside}`);
+        const contents = readRegularFile(path, MAX_BUNDLE_INPUT_BYTES);
+        if (typeof contents === 'string') return refuse(`imports ${shown(base, args.path)}, ${contents}`);
         files += 1;
         bytes += contents.length;
-        if (files > MAX_BUNDLE_FILES) return { errors: [{ text: `more than ${MAX_BUNDLE_FILES} files are imported`, detail: REFUSED }] };
-        if (bytes > MAX_BUNDLE_INPUT_BYTES)
-          return { errors: [{ text: `the imported files are larger than ${mib(MAX_BUNDLE_INPUT_BYTES)} together`, detail: REFUSED }] };
+        if (files > MAX_BUNDLE_FILES) return refuse(`more than ${MAX_BUNDLE_FILES} files are imported`);
+        if (bytes > MAX_BUNDLE_INPUT_BYTES) return refuse(`the imported files are larger than ${mib(MAX_BUNDLE_INPUT_BYTES)} together`);
         const type = args.with.type;
-        const loader = type === 'text' ? 'text' : type === 'json' ? 'json' : (LOADERS[extname(args.path)] ?? 'default');
+        const loader = type === 'text' ? 'text' : type === 'json' ? 'json' : (LOADERS[extname(path)] ?? 'default');
+        // esbuild reads the source map a script links to by itself, to carry it into the bundle's.
+        const linked = loader === 'text' || loader === 'json' ? undefined : mapOutside(contents, dirname(path), realFolder);
+        if (linked !== undefined)
+          return refuse(`${shown(base, args.path)} links a source map outside ${outside} (${linked}): only the files there are bundled`);
         return { contents, loader };
       });
     },
   };
 }
 
+const COMPUTED_WORDS = 'import each of your files by a string literal, so that the bundle holds what you name and nothing else';
 const NOT_A_FILE = 'a device, a FIFO or a socket, not a file: only files are bundled';
 
-/** Marks an error as a refusal (not a mistake in the code, which tsx may explain better). */
+/** Marks an error as a refusal (not a mistake in the code). */
 export const REFUSED = 'theinference: refused';
 
-/** A regular file's bytes, read without following a link and without waiting on a FIFO; or why not. */
-function readConfined(path: string): Uint8Array | string {
+/** The first `sourceMappingURL` of a script that names a file outside `folder` (a data: URL names none). */
+function mapOutside(contents: Uint8Array, dir: string, folder: string): string | undefined {
+  const text = Buffer.from(contents.buffer, contents.byteOffset, contents.byteLength).toString('latin1');
+  for (const [, url] of text.matchAll(/[#@][ \t]*sourceMappingURL[ \t]*=[ \t]*([^\s*'"`]+)/g)) {
+    if (url!.startsWith('data:')) continue;
+    let path: string;
+    try {
+      path = url!.startsWith('file:') ? new URL(url!).pathname : resolve(dir, decodeURIComponent(url!));
+    } catch {
+      return url;
+    }
+    const found = real(path) ?? path;
+    if (!within(folder, found)) return url;
+  }
+  return undefined;
+}
+
+/** A computed import in a bundle that was made: one whose files were all loaded already (the file
+ *  itself, or files imported by name too) reaches no onLoad, but esbuild lists it among the file's
+ *  imports as the pattern it expanded (`./**\/*.ts`). */
+export function computedImportIn(metafile: Metafile): string | undefined {
+  for (const [file, input] of Object.entries(metafile.inputs)) {
+    const glob = input.imports.find((record) => record.path.includes('*'));
+    if (glob) return `${file}: a computed import (esbuild reads it as "${glob.path}"): ${COMPUTED_WORDS}`;
+  }
+  return undefined;
+}
+
+/** Refusals and compile errors of a failed build, as one line: `<file>:<line>:<column>: <what>`, the
+ *  file as it stands in the run root; a refusal (the plugin's, or a computed import) before a mistake. */
+export function refusalOf(errors: readonly Message[]): string | undefined {
+  const refusedHere = errors.find((message) => computedWords(message) !== undefined || message.detail === REFUSED);
+  const first = refusedHere ?? errors[0];
+  if (first === undefined) return undefined;
+  const at = first.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';
+  const computed = computedWords(first);
+  return refusedHere ? `${at}${computed ?? first.text}` : `${at}${first.text} (your code does not compile)`;
+}
+
+/** A computed import, told in the course's words: one esbuild cannot expand (its own message, made an
+ *  error), or one whose pattern matched nothing (in the sandbox, outside src/ there is nothing to match). */
+function computedWords(message: Message): string | undefined {
+  const kind = COMPUTED_IMPORTS[message.id];
+  if (kind !== undefined) return `${kind}: ${COMPUTED_WORDS}`;
+  const pattern = /^Could not resolve (?:import|require)\("(.*\*.*)"\)/.exec(message.text)?.[1];
+  return pattern === undefined ? undefined : `a computed import (esbuild reads it as "${pattern}", and finds nothing there): ${COMPUTED_WORDS}`;
+}
+
+/** A regular file's bytes, at most `maxBytes`, read without following a link and without waiting on a
+ *  FIFO; or why not. */
+export function readRegularFile(path: string, maxBytes: number): Uint8Array | string {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -141,7 +254,7 @@ function readConfined(path: string): Uint8Array | string {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return NOT_A_FILE;
-    if (stat.size > MAX_BUNDLE_INPUT_BYTES) return `larger than ${mib(MAX_BUNDLE_INPUT_BYTES)}`;
+    if (stat.size > maxBytes) return `larger than ${mib(maxBytes)}`;
     const buffer = Buffer.alloc(stat.size);
     let read = 0;
     while (read < buffer.length) {

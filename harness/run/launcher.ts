@@ -1,14 +1,16 @@
 // How a case's program is started. The contract is `your_program.sh <command> <case>`; when
 // your_program.sh is the course's own (it only runs `node --import tsx program.ts`), the same
-// code is bundled once per grade with esbuild and started with plain `node`: a third of the cost
-// per case, for the same bytes on stdout. Anything else runs your_program.sh itself. Either way
-// the program starts inside the run root's sandbox (sandbox.ts), where there is one.
+// code is bundled once per grade with esbuild, in the bundler's own sandbox (bundle.ts), and started
+// with plain `node`: a third of the cost per case, for the same bytes on stdout. Anything else runs
+// your_program.sh itself. Either way the program starts inside the run root's sandbox (sandbox.ts),
+// where there is one, which shows it of node_modules only the packages it may load. The same run of
+// the bundler bundles the student's module alone, for the property oracle.
 import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { writeAtomically } from '../files.ts';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CourseError } from '../course.ts';
-import { bundle, BundleRefusal, sweepBundles } from './bundle.ts';
+import { bundle, BundleRefusal, BundlerFailure, prestartBundles, sweepBundles, type BundleEntry, type Bundled, type BundlesAhead } from './bundle.ts';
 import type { PositionMapper } from './source-positions.ts';
 import { jailFor, type Command, type Jail } from './sandbox.ts';
 
@@ -17,6 +19,10 @@ const CANONICAL_PROGRAM = readFileSync(join(import.meta.dirname, '..', '..', PRO
 /** One bundle per grader process: several graders may share a course (CI shards, a test suite),
  *  and none may run a bundle that another is still writing. */
 const BUNDLE = join('.theinference', `program-${process.pid}.mjs`);
+/** The student's module bundled alone, for the property oracle (visible in its sandbox). */
+const MODULE_BUNDLE = join('.theinference', `module-${process.pid}.mjs`);
+/** The student's module, which the property oracle loads. */
+const MODULE = join('src', 'mcp.ts');
 const WARM_START = join('.theinference', 'warm-start.mjs');
 /** What a program loads before it runs: fetch, for one that talks HTTP (preload.mjs says why). */
 const PRELOAD = join('.theinference', 'preload.mjs');
@@ -45,6 +51,10 @@ export interface Launcher extends Command {
   positions?: PositionMapper;
   /** Why no program is started: the submission imports what the grader may not read (confine.ts). */
   refused?: string;
+  /** Why nothing can be started: the bundler itself failed, which is the grader's trouble (infra). */
+  broken?: string;
+  /** The student's module bundled alone for the property oracle, or why there is none. */
+  module: Bundled | BundlerFailure;
 }
 
 export interface LaunchOptions {
@@ -53,12 +63,18 @@ export interface LaunchOptions {
   network?: boolean;
   /** false: no sandbox even where one can be made (`--no-sandbox`). */
   sandbox?: boolean;
+  /** The packages the course allows a submission to import (course.yaml's `packages:`); default none. */
+  packages?: readonly string[];
+  /** This launcher's bundles, started ahead (prestartLauncher): released instead of a fresh run. */
+  ahead?: BundlesAhead;
 }
 
 export async function launcher(runRoot: string, options: LaunchOptions): Promise<Launcher> {
   for (const { file, mode } of CASE_SERVER_FILES) install(join(HARNESS, 'case-server', file), join(runRoot, '.theinference', 'case-server', file), mode);
   const start = await ownLauncher(runRoot, options);
-  const jail = jailFor(runRoot, { sandbox: options.sandbox ?? true, network: options.network });
+  // A bundle needs nothing of node_modules but the packages the course allows; tsx compiles as it starts.
+  const packages = [...(options.packages ?? []), ...(start.command === process.execPath ? [] : ['tsx'])];
+  const jail = jailFor(runRoot, { sandbox: options.sandbox ?? true, network: options.network, packages });
   const warm = start.warm && jail.wrap(start.warm.command, start.warm.args);
   const fetching = start.fetching && jail.wrap(start.fetching.command, start.fetching.args);
   return {
@@ -68,17 +84,49 @@ export async function launcher(runRoot: string, options: LaunchOptions): Promise
     jail,
     ...(start.positions && { positions: start.positions }),
     ...(start.refused && { refused: start.refused }),
+    ...(start.broken && { broken: start.broken }),
+    module: start.module,
   };
+}
+
+/** The bundles the next launcher of this run root will take (watch mode, between saves), started now. */
+export function prestartLauncher(runRoot: string, options: LaunchOptions): BundlesAhead {
+  return prestartBundles(bundleEntries(runRoot, options), bundleOptions(runRoot, options));
+}
+
+/** Where the student's module is bundled for the property oracle of this grader process. */
+export function moduleBundlePath(runRoot: string): string {
+  return join(runRoot, MODULE_BUNDLE);
+}
+
+/** What to bundle: the module alone always (the property oracle loads it), the driver with it where
+ *  it is started bundled. */
+function bundleEntries(runRoot: string, options: LaunchOptions): BundleEntry[] {
+  const module = { entry: join(runRoot, MODULE), outfile: moduleBundlePath(runRoot) };
+  return programBundled(runRoot, options) ? [module, { entry: join(runRoot, 'program.ts'), outfile: join(runRoot, BUNDLE) }] : [module];
+}
+
+function programBundled(runRoot: string, options: LaunchOptions): boolean {
+  return options.bundle && readFileSync(join(runRoot, PROGRAM), 'utf8') === CANONICAL_PROGRAM;
+}
+
+function bundleOptions(runRoot: string, options: LaunchOptions) {
+  return { runRoot, folder: join(runRoot, 'src'), packages: options.packages ?? [], sandbox: options.sandbox ?? true };
 }
 
 async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omit<Launcher, 'jail'>> {
   const script = { command: join(runRoot, PROGRAM), args: [] };
-  if (!options.bundle || readFileSync(join(runRoot, PROGRAM), 'utf8') !== CANONICAL_PROGRAM) return script;
   sweepBundles(join(runRoot, dirname(BUNDLE)));
-  const bundled = await bundle(join(runRoot, 'program.ts'), join(runRoot, BUNDLE), { runRoot, folder: join(runRoot, 'src') });
-  if (bundled instanceof BundleRefusal) return { ...script, refused: bundled.message };
-  // The bundler itself failed: your_program.sh compiles through tsx, which will say what it meets.
-  if (bundled === undefined) return script;
+  let bundled: Bundled[];
+  try {
+    bundled = options.ahead ? await options.ahead.release() : await bundle(bundleEntries(runRoot, options), bundleOptions(runRoot, options));
+  } catch (error) {
+    if (!(error instanceof BundlerFailure)) throw error;
+    return { ...script, broken: error.message, module: error };
+  }
+  const [module, program] = bundled as [Bundled, Bundled | undefined];
+  if (program === undefined) return { ...script, module };
+  if (program instanceof BundleRefusal) return { ...script, refused: program.message, module };
   // The waiting script and what it loads go beside the bundle, which the sandbox shows.
   const warmStart = join(runRoot, WARM_START);
   const preload = join(runRoot, PRELOAD);
@@ -86,11 +134,12 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
   install(join(HARNESS, 'run', 'preload.mjs'), preload, 0o644);
   return {
     command: process.execPath,
-    args: [bundled.path],
-    warm: { command: process.execPath, args: [warmStart, bundled.path] },
-    fetching: { command: process.execPath, args: ['--import', pathToFileURL(preload).href, bundled.path] },
+    args: [program.path],
+    warm: { command: process.execPath, args: [warmStart, program.path] },
+    fetching: { command: process.execPath, args: ['--import', pathToFileURL(preload).href, program.path] },
     warmStart,
-    positions: bundled.positions,
+    positions: program.positions,
+    module,
   };
 }
 

@@ -2,19 +2,23 @@
 // namespace tool Flatpak is built on. Each program gets
 // - a PID namespace: it sees only its own processes, and when it ends everything it started ends;
 // - a mount namespace over an empty root: the system's programs and libraries, the parts of the
-//   run root a program needs (program.ts, your_program.sh, src/, node_modules), all read-only,
-//   and a private /tmp; never fixtures/, hidden expected files, the grader's caches, reports or
-//   /proc. Of cases/, only its own case's inputs, at the same place for every case (showCase);
+//   run root a program needs (program.ts, your_program.sh, src/, and of node_modules only the
+//   packages it may load), all read-only, and a private /tmp; never fixtures/, hidden expected
+//   files, the grader's caches, reports or /proc. Of cases/, only its own case's inputs, at the same
+//   place for every case (showCase);
 // - a user namespace with every capability dropped, so that no read-only mount can be undone;
 // - a network namespace of its own, with a loopback and nothing else: an HTTP case reaches its own
 //   player through its gate (player-gate.ts), and nothing else on the machine (`--network` lifts it).
+// The bundler, which reads the submission's files before anything runs, gets a sandbox of its own
+// (bundlerJail): the submission's src/, what esbuild needs, and one folder to write its output in.
 // Where bwrap is missing or cannot make namespaces, programs run as before (process-group kill,
 // scrubbed env) and the report says `sandbox: none`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { caseCopy } from './case-copies.ts';
 import { withoutNetwork, type Command } from './network.ts';
+import { packageFolders } from './packages.ts';
 import { ARGS_FD } from './spawn.ts';
 
 export type { Command };
@@ -39,13 +43,12 @@ export interface Jail {
  *  which case it is, or whether it is a public, a generated or a hidden one. */
 export const CASE_IN_SANDBOX = 'case';
 
-/** What of a run root a program may see: the driver, the student's code, the case inputs, the dependencies. */
-export const VISIBLE_PARTS = ['program.ts', 'your_program.sh', 'package.json', 'tsconfig.json', 'src', 'node_modules', '.theinference'];
+/** What of a run root a program may see: the driver, the student's code, the grader's scripts beside the
+ *  bundle. Of node_modules, only the packages it may load (JailOptions.packages). */
+export const VISIBLE_PARTS = ['program.ts', 'your_program.sh', 'package.json', 'tsconfig.json', 'src', '.theinference'];
 
 /** Size of a program's private /tmp: it is memory, which the RSS limit does not see. */
 const TMP_BYTES = 64 * 1024 * 1024;
-/** Size of the empty folder shown over node_modules/.cache. */
-const CACHE_BYTES = 1024 * 1024;
 
 /** The system folders a program's interpreter and shell need. */
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -67,6 +70,9 @@ export interface JailOptions {
   /** true: the machine's network; false: none, even without a sandbox (through unshare); unset: none in
    *  a sandbox, the machine's without one (a student's laptop without bubblewrap still grades). */
   network?: boolean;
+  /** The packages of the run root's node_modules a program may load, their dependencies with them: the
+   *  course's allowed ones, and tsx where programs compile their TypeScript as they start. */
+  packages?: readonly string[];
 }
 
 /** Whether bwrap can make a sandbox here, and why not when it cannot. Probed once per process. */
@@ -102,24 +108,10 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
     ...systemArgs(),
     ...nodeArgs(),
     ...VISIBLE_PARTS.flatMap((part) => visible(join(runRoot, part))),
+    ...packageFolders(join(runRoot, 'node_modules'), options.packages ?? []).flatMap(visible),
   ];
   const environment = sandboxEnvironment();
-  const namespaces = [
-    '--unshare-user',
-    '--unshare-pid',
-    '--unshare-ipc',
-    '--unshare-uts',
-    '--unshare-cgroup-try',
-    ...(network ? [] : ['--unshare-net']),
-    '--die-with-parent', // the grader's kill of bwrap ends the namespace, and so everything in it
-    '--new-session', // no controlling terminal to push keystrokes into
-    '--proc',
-    '/proc',
-    '--dev',
-    '/dev',
-    '--chdir',
-    runRoot,
-  ];
+  const namespaces = namespaceArgs(network, runRoot);
   return {
     kind: 'bwrap',
     network,
@@ -144,6 +136,54 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
   };
 }
 
+/** Where the bundler runs: it sees `readOnly` (the submission's src/, the entries, esbuild, its own
+ *  script), writes only `output` (an empty folder of its own), and reaches no network, ever. */
+export interface BundlerJail {
+  readonly kind: SandboxKind;
+  wrap(command: string, args: string[]): Command;
+}
+
+export function bundlerJail(parts: { readOnly: readonly string[]; output: string; chdir: string }, options: { sandbox: boolean }): BundlerJail {
+  if (!options.sandbox || !sandboxAvailability().available) return { kind: 'none', wrap: (command, args) => ({ command, args }) };
+  const sandbox = [
+    ...tmpArgs(),
+    ...systemArgs(),
+    ...nodeArgs(),
+    ...parts.readOnly.flatMap(visible),
+    ...['--bind', parts.output, parts.output],
+    ...namespaceArgs(false, parts.chdir),
+  ];
+  return {
+    kind: 'bwrap',
+    wrap: (command, args) => ({
+      command: 'bwrap',
+      args: ['--args', String(ARGS_FD), '--', command, ...args],
+      argsFd: `${sandbox.join('\0')}\0`,
+      env: sandboxEnvironment(),
+    }),
+  };
+}
+
+/** The namespaces of every sandbox: all but the network's unless it is given, and its working folder. */
+function namespaceArgs(network: boolean, chdir: string): string[] {
+  return [
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    ...(network ? [] : ['--unshare-net']),
+    '--die-with-parent', // the grader's kill of bwrap ends the namespace, and so everything in it
+    '--new-session', // no controlling terminal to push keystrokes into
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--chdir',
+    chdir,
+  ];
+}
+
 /** No sandbox: programs run as they are (network off through unshare when asked). */
 function plainJail(network: boolean): Jail {
   const offline = network ? undefined : withoutNetwork();
@@ -157,12 +197,7 @@ function plainJail(network: boolean): Jail {
 
 /** A path shown read-only at the same place, when it exists (a symbolic link: what it points to). */
 function visible(path: string): string[] {
-  if (!existsSync(path)) return [];
-  const args = ['--ro-bind', realpathSync(path), path];
-  // Tools keep caches in node_modules/.cache (theinference: parsed cassettes): an empty folder there.
-  const cache = join(path, '.cache');
-  if (basename(path) === 'node_modules' && existsSync(cache)) args.push('--size', String(CACHE_BYTES), '--tmpfs', cache);
-  return args;
+  return existsSync(path) ? ['--ro-bind', realpathSync(path), path] : [];
 }
 
 /** What of a program's environment names the host, told as the sandbox sees it: HOME is its private /tmp,

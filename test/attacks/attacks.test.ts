@@ -171,7 +171,8 @@ describe('attacks on the verdict', () => {
       // it looked, and found its own input...
       expect(seen, check.name).toContain('sees: {"caseDir":"case","caseFiles":["case/messages.json"]');
       // ...and nothing that names its kind, nor any other case's folder
-      expect(seen, check.name).not.toMatch(/hidden|random|secret|numbers/);
+      // (a generated case is random-<command>/<n>; /dev/random and /dev/urandom are the sandbox's own devices)
+      expect(seen, check.name).not.toMatch(/hidden|random-|secret|numbers/);
     }
   });
 });
@@ -186,7 +187,76 @@ function expectRefused(run: { code: number | null; report?: ResultsReport }, wor
   }
 }
 
-describe('attacks through the bundler (it runs in the grader, outside every sandbox)', () => {
+/** The reference's exports by name: what a submission that brings none of its own re-exports. */
+const REFERENCE_EXPORTS = [...readFileSync(join(REPO, 'src/mcp.ts'), 'utf8').matchAll(/^export (?:async )?(?:function\*? ?|class |const )(\w+)/gm)].map(
+  (match) => match[1]!,
+);
+/** Enough `../` to reach / from any scratch copy's src/. */
+const UP = '../'.repeat(24);
+/** A student's template literal, written as text: `${n}` in it is theirs, not this file's. */
+const N = '$' + '{n}';
+
+describe('attacks through the bundler (it runs in a sandbox of its own, which shows it only src/)', () => {
+  // A submission with no client code: src/mcp.ts asks the bundler for the course's reference by a path it
+  // computes, which esbuild would expand itself by walking folders (issue 45: it passed every stage).
+  for (const [what, line] of [
+    ['through /proc/self/cwd, by a template literal', `await import(\`${UP}proc/self/cwd/src/${N}.ts\`)`],
+    ["by the course folder's own path, through ..", `await import(\`${UP}${REPO.slice(1)}/src/${N}.ts\`)`],
+    ['by a string built from parts, through require', `require('${UP}${REPO.slice(1)}/src/' + n + '.ts')`],
+  ] as const) {
+    it(`globs-the-reference: ${what}, is refused, and passes nothing`, async () => {
+      const dir = folder({
+        'src/mcp.ts': `const n = String.fromCharCode(109, 99, 112);\nconst ref: any = ${line};\nexport const { ${REFERENCE_EXPORTS.join(', ')} } = ref;\n`,
+      });
+      expectRefused(await runCi([...STAGE_1, '--submission', dir]), 'a computed import');
+    });
+  }
+
+  it("globs-the-hidden-answers: a template literal over the hidden cases' folder is refused, and none of their bytes reach a report", async () => {
+    const hidden = hiddenFrameCase();
+    const answer = readFileSync(join(hidden, 'fixtures/config-and-framing/mcp-frame/secret/expected.json'), 'utf8');
+    const dir = folder({
+      'src/mcp.ts': `const n = 'secret';\nconst answers: any = await import(\`${UP}${hidden.slice(1)}/fixtures/config-and-framing/mcp-frame/${N}/expected.json\`, { with: { type: 'text' } });\nconsole.error(answers.default);\n${STARTER}`,
+    });
+    const run = await runCi([...STAGE_1, '--submission', dir, '--cases', hidden, '--verbose']);
+    expectRefused(run, 'a computed import');
+    const firstLine = answer.split('\n').find((line) => line.length > 20)!;
+    expect(run.stdout + run.stderr).not.toContain(firstLine);
+    expect(readFileSync(join(run.tmp, '..', 'results.json'), 'utf8')).not.toContain(firstLine);
+  });
+
+  it("globs-proc-self: a template literal over the bundler's /proc/self (its binary, its environment) is refused", async () => {
+    const token = 'tok-bundler-glob-91c2';
+    const dir = folder({
+      'src/mcp.ts': `const n = 'exe';\nconst self: any = await import(\`${UP}proc/self/${N}\`, { with: { type: 'text' } });\nconsole.error(self.default.length);\n${STARTER}`,
+    });
+    const run = await runCi([...STAGE_1, '--submission', dir, '--verbose'], { env: { GRADER_TOKEN: token } });
+    expectRefused(run, 'a computed import');
+    expect(readFileSync(join(run.tmp, '..', 'results.json'), 'utf8')).not.toContain(token);
+  });
+
+  it("imports-the-sdk: the official SDK is refused at the bundle with the course's rule, and is not there to load at run time", async () => {
+    const named = folder({ 'src/mcp.ts': `import { Client } from '@modelcontextprotocol/sdk/client/index.js';\nconsole.error(typeof Client);\n${STARTER}` });
+    expectRefused(
+      await runCi([...STAGE_1, '--submission', named]),
+      'src/mcp.ts:1:24: imports "@modelcontextprotocol/sdk/client/index.js", a package the course does not allow',
+    );
+    // a computed import the bundler cannot see (code made at run time): the program's sandbox has no SDK
+    const hiddenFromTheBundler = submission(`const load = new Function('s', 'return import(s)');
+try {
+  await load('@modelcontextprotocol/sdk/client/index.js');
+  console.error('the SDK loaded');
+} catch (error) {
+  console.error('no SDK: ' + (error as NodeJS.ErrnoException).code);
+}`);
+    const run = await runCi([...STAGE_1, '--submission', hiddenFromTheBundler, '--verbose']);
+    const said = checks(run.report)
+      .map((check) => check.stderr?.text ?? '')
+      .join('\n');
+    expect(said).toContain('no SDK: ERR_MODULE_NOT_FOUND');
+    expect(said).not.toContain('the SDK loaded');
+  });
+
   // Each is the whole of src/mcp.ts: a re-export of what the grader would read for it, were its imports followed.
   for (const [what, line, words] of [
     [

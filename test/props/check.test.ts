@@ -13,6 +13,7 @@ import { jsonRpcMessage } from '../../harness/props/arbitraries.ts';
 import { Answers } from '../../harness/props/answers.ts';
 import { checkProperty, valuesTried, type Halt, type Oracle, type Outcome } from '../../harness/props/check.ts';
 import type { Call } from '../../harness/props/session.ts';
+import { bundleModule } from '../helpers/bundle.ts';
 import { runProperties } from '../../harness/props/run.ts';
 import { show, clip } from '../../harness/props/show.ts';
 import { Broken, describeThrown, property, type StudentModule } from '../../harness/props/suite.ts';
@@ -157,6 +158,7 @@ async function throughTheOracle(modulePath: string, exotic: string, seed: number
     suite: FRAMING,
     stage: 'config-and-framing',
     modulePath,
+    bundled: await bundleModule(modulePath, REPO),
     cwd: REPO,
     env: { ...process.env, EXOTIC: exotic },
     seed,

@@ -11,6 +11,7 @@ import { jsonRpcMessage } from '../../harness/props/arbitraries.ts';
 import { valuesTried } from '../../harness/props/check.ts';
 import { runProperties, type PropertyRunOptions } from '../../harness/props/run.ts';
 import { suiteNamed } from '../../harness/stages/index.ts';
+import { bundleModule } from '../helpers/bundle.ts';
 import { jailFor, sandboxAvailability } from '../../harness/run/sandbox.ts';
 
 const FRAMING = suiteNamed('framing')!;
@@ -41,7 +42,7 @@ function grade(source: string, overrides: Partial<PropertyRunOptions> = {}, sand
 }
 
 /** The suite's runs on the module studentModule made (which a test may rewrite between runs). */
-function gradeModule(
+async function gradeModule(
   { root, modulePath }: { root: string; modulePath: string },
   overrides: Partial<PropertyRunOptions> = {},
   sandboxed = false,
@@ -51,6 +52,7 @@ function gradeModule(
     suite: FRAMING,
     stage: 'config-and-framing',
     modulePath,
+    bundled: await bundleModule(modulePath, root),
     cwd: root,
     env: process.env,
     seed: 1234,

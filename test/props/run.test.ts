@@ -11,7 +11,8 @@ import { prestartProperties, runProperties } from '../../harness/props/run.ts';
 import { COURSE_CONTENT, suiteNamed } from '../../harness/stages/index.ts';
 import { loadCourse } from '../../harness/course.ts';
 import { gradeStage } from '../../harness/grade/stage.ts';
-import { launcher } from '../../harness/run/launcher.ts';
+import { launcher, moduleBundlePath } from '../../harness/run/launcher.ts';
+import { bundleModule } from '../helpers/bundle.ts';
 
 const FRAMING = suiteNamed('framing')!;
 
@@ -35,11 +36,12 @@ function studentModule(source: string): string {
  *  values, and the reference is checked with the real 1,000 below. */
 const RUNS = 200;
 
-function grade(modulePath: string, overrides: { seed?: number; runs?: number; timeoutMs?: number } = {}): Promise<Verdict[]> {
+async function grade(modulePath: string, overrides: { seed?: number; runs?: number; timeoutMs?: number } = {}): Promise<Verdict[]> {
   return runProperties({
     suite: FRAMING,
     stage: 'config-and-framing',
     modulePath,
+    bundled: await bundleModule(modulePath, REPO),
     cwd: REPO,
     env: process.env,
     seed: overrides.seed ?? 1234,
@@ -174,9 +176,10 @@ describe('runProperties on the framing suite', () => {
       export function frame(msg: object): string { return JSON.stringify(msg, null, 2) + '\\n'; }\n${REFERENCE_PARSE}`,
     );
     const suite = { suite: FRAMING, modulePath: pretty, cwd: REPO, env: process.env, timeoutMs: 60_000 };
-    const prestarted = prestartProperties(suite, join(REPO, 'harness', 'run', 'warm-start.mjs'))!;
+    const prestarted = prestartProperties(suite, join(REPO, 'harness', 'run', 'warm-start.mjs'), moduleBundlePath(REPO))!;
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    const verdicts = await runProperties({ ...suite, stage: 'config-and-framing', seed: 1234, runs: DEFAULT_RUNS, prestarted });
+    const bundled = await bundleModule(pretty, REPO);
+    const verdicts = await runProperties({ ...suite, bundled, stage: 'config-and-framing', seed: 1234, runs: DEFAULT_RUNS, prestarted });
     expect(statuses(verdicts)).toEqual({ oneLine: 'fail', compact: 'fail', lineEndings: 'pass', roundTrip: 'pass' });
     const loadedAfter = Number(/loaded after (\d+) ms/.exec(byProperty(verdicts).oneLine.stderr ?? '')?.[1]);
     expect(loadedAfter).toBeGreaterThanOrEqual(2000);
@@ -200,6 +203,7 @@ describe('runProperties on the framing suite', () => {
         suite: FRAMING,
         stage: 'config-and-framing',
         modulePath,
+        bundled: await bundleModule(modulePath, REPO),
         cwd: REPO,
         env: process.env,
         seed: 1,

@@ -3,13 +3,12 @@
 // once cancelled.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { gradeAndReport } from '../../harness/commands/test.ts';
+import { gradeAndReport, type Started } from '../../harness/commands/test.ts';
 import { loadCourse } from '../../harness/course.ts';
 import { DEFAULT_MEMORY_BYTES } from '../../harness/defaults.ts';
 import { gradeStage, prestartStages } from '../../harness/grade/stage.ts';
 import { programEnv } from '../../harness/run/env.ts';
 import { launcher } from '../../harness/run/launcher.ts';
-import type { Prestarts } from '../../harness/run/prestart.ts';
 import { stillRunning } from '../ci/helpers.ts';
 import { REPO } from '../helpers/cli.ts';
 import { COURSE_CONTENT } from '../../harness/stages/index.ts';
@@ -99,12 +98,13 @@ describe('programs started ahead', () => {
     const turn = () => new Promise((resolve) => setTimeout(resolve, 100));
     for (const stopped of [false, true]) {
       const controller = new AbortController();
-      let kept: Prestarts | undefined;
+      let kept: Started | undefined;
       await gradeAndReport(settings, controller.signal, { keep: (next) => (kept = next) });
       if (stopped) controller.abort(); // as Ctrl-C does, before the loop turns
       await turn();
       expect(kept === undefined, stopped ? 'stopped' : 'going on').toBe(stopped);
-      kept?.cancelAll();
+      kept?.programs.cancelAll();
+      kept?.bundles.cancel();
     }
   });
 });

@@ -1,10 +1,10 @@
 // The sandbox every graded program runs in (bubblewrap), tried from the inside with real
 // processes: what a program can see, write and signal, and that its end is the end of all it started.
-import { chmodSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jailFor, sandboxAvailability } from '../../harness/run/sandbox.ts';
+import { bundlerJail, jailFor, sandboxAvailability } from '../../harness/run/sandbox.ts';
 import { DEFAULT_LIMITS, runCommand, runProcess } from '../../harness/run/spawn.ts';
 import { cleanUp, folder, QUICK, runCi } from '../ci/helpers.ts';
 import { REPO, runCli } from '../helpers/cli.ts';
@@ -20,14 +20,22 @@ function runRoot(): string {
     'fixtures/a/expected.json': '"secret"\n',
     'results.json': '{"status":"fail"}\n',
   });
-  mkdirSync(join(root, 'node_modules/some-package'), { recursive: true });
-  writeFileSync(join(root, 'node_modules/some-package/index.js'), '// dependency\n');
+  // one package the course lets programs load, which depends on another; and one it does not (the SDK)
+  for (const [name, dependencies] of [
+    ['some-package', { 'its-dependency': '1' }],
+    ['its-dependency', {}],
+    ['@modelcontextprotocol/sdk', {}],
+  ] as const) {
+    mkdirSync(join(root, 'node_modules', name), { recursive: true });
+    writeFileSync(join(root, 'node_modules', name, 'package.json'), JSON.stringify({ name, dependencies }));
+    writeFileSync(join(root, 'node_modules', name, 'index.js'), `// ${name}\n`);
+  }
   return root;
 }
 
 /** `script` run by node in the sandbox of `root`; with `caseDir`, that case's inputs shown to it. */
 async function inSandbox(root: string, script: string, network = true, timeoutMs = 5000, caseDir?: string) {
-  const jail = jailFor(root, { sandbox: true, network });
+  const jail = jailFor(root, { sandbox: true, network, packages: ['some-package'] });
   expect(jail.kind).toBe('bwrap');
   const wrapped = jail.wrap(process.execPath, ['-e', script]);
   const { start, caseArg } = caseDir === undefined ? { start: wrapped, caseArg: undefined } : jail.showCase(wrapped, join(root, caseDir), caseDir);
@@ -53,7 +61,8 @@ describe('the sandbox', () => {
       console.log(JSON.stringify({
         listed: fs.readdirSync(${JSON.stringify(root)}).sort(),
         fixtures: fs.existsSync(${JSON.stringify(join(root, 'fixtures'))}),
-        dependency: fs.readFileSync(${JSON.stringify(join(root, 'node_modules/some-package/index.js'))}, 'utf8'),
+        packages: fs.readdirSync(${JSON.stringify(join(root, 'node_modules'))}).sort(),
+        dependency: fs.readFileSync(${JSON.stringify(join(root, 'node_modules/its-dependency/index.js'))}, 'utf8'),
         writeSrc: tryWrite(${JSON.stringify(join(root, 'src/mcp.ts'))}),
         writeModules: tryWrite(${JSON.stringify(join(root, 'node_modules/new.js'))}),
         writeTmp: tryWrite('/tmp/scratch'),
@@ -64,12 +73,14 @@ describe('the sandbox', () => {
     expect(JSON.parse(out)).toEqual({
       listed: ['node_modules', 'program.ts', 'src'], // of the run root: not fixtures/, not results.json, not cases/
       fixtures: false,
-      dependency: '// dependency\n',
+      packages: ['its-dependency', 'some-package'], // the ones it may load, not the SDK
+      dependency: '// its-dependency\n',
       writeSrc: 'EROFS',
-      writeModules: 'EROFS',
+      writeModules: 'written', // in the sandbox's own empty folder, made to hold the packages shown: not the run root's
       writeTmp: 'written',
     });
     expect(readFileSync(join(root, 'src/mcp.ts'), 'utf8')).toBe('// solution\n');
+    expect(existsSync(join(root, 'node_modules/new.js'))).toBe(false);
   });
 
   it("shows its own case's inputs, read-only, at the place every case has, and no other case's", async () => {
@@ -287,5 +298,51 @@ describe('where no sandbox can be made', () => {
     const run = await runCli(['test', '--stage', 'config-and-framing', '--runs', '20'], { env: withoutNamespaces() });
     expect(run.code, run.stdout).toBe(0);
     expect(run.stdout).toMatch(/^note: grading without a sandbox \(bwrap cannot make namespaces here/);
+  });
+});
+
+describe("the bundler's sandbox", () => {
+  it('shows the bundler src/ and its entries read-only, lets it write one folder, and shows nothing else of the run root or the machine', async () => {
+    const root = runRoot();
+    const output = folder({});
+    const secretElsewhere = folder({ 'other-grading/src/mcp.ts': '// another student\n' });
+    const jail = bundlerJail({ readOnly: [join(root, 'src'), join(root, 'program.ts')], output, chdir: root }, { sandbox: true });
+    expect(jail.kind).toBe('bwrap');
+    const script = `
+      const fs = require('node:fs');
+      const tryWrite = (path) => { try { fs.writeFileSync(path, 'x'); return 'written'; } catch (error) { return error.code; } };
+      const seen = (path) => fs.existsSync(path);
+      const net = require('node:net');
+      const socket = net.connect(9, '1.1.1.1');
+      socket.on('error', (error) => {
+        console.log(JSON.stringify({
+          listed: fs.readdirSync(${JSON.stringify(root)}).sort(),
+          course: [${JSON.stringify(join(REPO, 'src/mcp.ts'))}, ${JSON.stringify(join(REPO, '.git/config'))}, ${JSON.stringify(join(REPO, 'fixtures'))}, ${JSON.stringify(join(REPO, 'node_modules/@modelcontextprotocol/sdk'))}].map(seen),
+          elsewhere: seen(${JSON.stringify(secretElsewhere)}),
+          self: fs.readlinkSync('/proc/self/exe'),
+          processes: fs.readdirSync('/proc').filter((name) => /^\\d+$/.test(name)).length,
+          writeSrc: tryWrite(${JSON.stringify(join(root, 'src/mcp.ts'))}),
+          writeOutput: tryWrite(${JSON.stringify(join(output, '0.mjs'))}),
+          network: error.code,
+        }));
+      });`;
+    const result = await runCommand(jail.wrap(process.execPath, ['-e', script]), [], {
+      cwd: root,
+      env: { PATH: process.env.PATH },
+      limits: { ...DEFAULT_LIMITS, timeoutMs: 5000 },
+      contained: true,
+    });
+    expect(result.stderr.toString()).toBe('');
+    expect(JSON.parse(result.stdout.toString())).toEqual({
+      listed: ['program.ts', 'src'],
+      course: [false, false, false, false],
+      elsewhere: false,
+      self: realpathSync(process.execPath),
+      processes: 2, // bwrap's init and node: none of the grader's
+      writeSrc: 'EROFS',
+      writeOutput: 'written',
+      network: 'ENETUNREACH',
+    });
+    expect(readFileSync(join(output, '0.mjs'), 'utf8')).toBe('x');
   });
 });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bundle } from '../../harness/run/bundle.ts';
+import { bundleOne } from '../helpers/bundle.ts';
 
 // a space in the folder: Node names the module by a URL, where it is %20
 const folder = mkdtempSync(join(tmpdir(), 'source positions-'));
@@ -37,8 +37,8 @@ export function parse(text: string): unknown {
 /** What the program prints on stderr for `args`: as Node tells it from the same bundle with its map
  *  inline, and as the grader tells it from the bundle it runs without one. */
 async function printed(args: string[]): Promise<{ node: string; grader: string }> {
-  const built = await bundle(join(folder, 'program.ts'), join(folder, '.theinference', 'program-1.mjs'), { runRoot: folder, folder: join(folder, 'src') });
-  if (!built || !('path' in built)) throw new Error('the test program did not bundle');
+  const built = await bundleOne(join(folder, 'program.ts'), join(folder, '.theinference', 'program-1.mjs'), folder);
+  if (!('path' in built)) throw new Error('the test program did not bundle');
   const mapped = join(folder, '.theinference', 'mapped.mjs');
   await build({
     entryPoints: [join(folder, 'program.ts')],
@@ -79,8 +79,8 @@ describe('source positions', () => {
   });
 
   it('leaves text without the bundle in it as it was', async () => {
-    const built = await bundle(join(folder, 'program.ts'), join(folder, '.theinference', 'program-2.mjs'), { runRoot: folder, folder: join(folder, 'src') });
-    if (!built || !('path' in built)) throw new Error('the test program did not bundle');
+    const built = await bundleOne(join(folder, 'program.ts'), join(folder, '.theinference', 'program-2.mjs'), folder);
+    if (!('path' in built)) throw new Error('the test program did not bundle');
     const text = 'Error: no\n    at other (file:///elsewhere/program-2.mjs:1:1)\n    at node:internal/main:1:1\n';
     expect(built.positions(text)).toBe(text);
   });
