@@ -218,7 +218,7 @@ function announce(settings: CiSettings, facts: SubmissionFacts, sandbox: Sandbox
   const lines: string[] = [];
   if (sandbox === 'none')
     lines.push(
-      `no sandbox: ${settings.sandbox ? sandboxAvailability().reason : '--no-sandbox'}; the submission's programs run as the grader's user (docs/ci.md)`,
+      `no sandbox: ${settings.sandbox ? sandboxAvailability().reason : '--no-sandbox'}; the submission is bundled and its programs run as the grader's user (docs/ci.md)`,
     );
   if (!facts.hasEntryPoint) lines.push(`the submission has no src/mcp.ts: every check will fail`);
   if (facts.changedOutsideSrc.length > 0) {

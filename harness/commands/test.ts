@@ -136,7 +136,8 @@ async function test(values: Parsed<typeof TEST_OPTIONS>['values'], write: (text:
   const scratch = values.submission === undefined ? undefined : scratchCopy(course.root, values.submission);
   try {
     if (scratch && !scratch.facts.hasEntryPoint) write(`note: ${values.submission} has no src/mcp.ts: every check will fail\n\n`);
-    if (common.sandbox && !sandboxAvailability().available) write(`note: grading without a sandbox (${sandboxAvailability().reason}): ${ENABLE_SANDBOX}\n\n`);
+    if (common.sandbox && !sandboxAvailability().available)
+      write(`note: grading without a sandbox (${sandboxAvailability().reason}): your code is bundled and run outside one; ${ENABLE_SANDBOX}\n\n`);
     const settings: TestSettings = { ...common, course, runRoot: scratch?.root ?? course.root, facts: scratch?.facts };
     if (values.watch) {
       const { watch } = await import('../run/watch.ts');
