@@ -16,6 +16,10 @@ rmSync(join(dir, 'src'), { recursive: true });
 cpSync(join(REPO, 'test/sdk-client/src'), join(dir, 'src'), { recursive: true });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** What the SDK client imports: the packages this test lets it bring, which no course may allow a
+ *  submission (course.yaml refuses them), since here the client under test is the SDK's own. */
+const SDK_PACKAGES = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/client', 'eventsource-parser'];
+
 /** Cases where the SDK (its v2 client, 2.4; for authorization, its v1 client, 1.32) does otherwise than
  *  the course, each with why the course's way is the spec's: they fail (a wrong output) or err (a protocol
  *  the player refuses), and only they; a new SDK that changes its way is noticed here. */
@@ -41,7 +45,7 @@ describe('the official SDK client, behind the course API', () => {
       const result = await gradeStage(stage, {
         runRoot: dir,
         content: COURSE_CONTENT,
-        launcher: await launcher(dir, { bundle: true }),
+        launcher: await launcher(dir, { bundle: true, packages: SDK_PACKAGES }),
         env: programEnv(),
         seed: 1,
         propertyRuns: 1,

@@ -9,6 +9,7 @@ import { RULES } from '../cassette/rules.ts';
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import type { Command } from '../run/network.ts';
+import { BundlerFailure } from '../run/bundle.ts';
 import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
 import { afterProgress } from '../run/progress.ts';
 import { runCommand, STUCK_MS, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
@@ -43,7 +44,8 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   const name = caseName(testCase);
   // Its code imports what the grader may not read for it: nothing of it runs, no case passes.
   if (context.launcher.refused) return { name, status: 'fail', message: `not run: ${context.launcher.refused}`, durationMs: 0 };
-  if (context.launcher.broken) return { name, status: 'infra', message: `not run: ${context.launcher.broken}`, durationMs: 0 };
+  if (context.launcher.module instanceof BundlerFailure)
+    return { name, status: 'infra', message: `not run: ${context.launcher.module.message}`, durationMs: 0 };
   let cassette: Cassette | undefined;
   try {
     cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });

@@ -51,9 +51,8 @@ export interface Launcher extends Command {
   positions?: PositionMapper;
   /** Why no program is started: the submission imports what the grader may not read (confine.ts). */
   refused?: string;
-  /** Why nothing can be started: the bundler itself failed, which is the grader's trouble (infra). */
-  broken?: string;
-  /** The student's module bundled alone for the property oracle, or why there is none. */
+  /** The student's module bundled alone for the property oracle, or why there is none; a BundlerFailure
+   *  (the bundler itself failed, the grader's trouble) means nothing can be started. */
   module: Bundled | BundlerFailure;
 }
 
@@ -84,7 +83,6 @@ export async function launcher(runRoot: string, options: LaunchOptions): Promise
     jail,
     ...(start.positions && { positions: start.positions }),
     ...(start.refused && { refused: start.refused }),
-    ...(start.broken && { broken: start.broken }),
     module: start.module,
   };
 }
@@ -122,7 +120,7 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
     bundled = options.ahead ? await options.ahead.release() : await bundle(bundleEntries(runRoot, options), bundleOptions(runRoot, options));
   } catch (error) {
     if (!(error instanceof BundlerFailure)) throw error;
-    return { ...script, broken: error.message, module: error };
+    return { ...script, module: error };
   }
   const [module, program] = bundled as [Bundled, Bundled | undefined];
   if (program === undefined) return { ...script, module };
