@@ -9,6 +9,8 @@
 // reference, extracted with git archive): today's way, in the same run. A clone without that commit
 // leaves it out and says so. A fifth runs it as issue 30 found it (ISSUE_30_FOUND: before the bundler was
 // confined to src/ and each case got a network of its own), whose save to verdict today's keeps within 1.1x.
+// A sixth and a seventh run it as issue 45 found it (ISSUE_45_FOUND: before the bundler ran in a sandbox of
+// its own), with saves that keep the answers and saves that change them, which today's keeps within 1.1x.
 // A student runs one watcher: before each save the bench waits, past the read, until no watcher is
 // computing, so that a save is never timed against another watcher still starting its programs ahead.
 // A grading of the reference that does not pass (four graders at once load the machine; the grader as
@@ -32,6 +34,8 @@ const QUIET_MS = 10;
 const ISSUE_10_FOUND = 'ea3c845';
 /** The last commit before the work of issue 30 (a submission is only its own source) began. */
 const ISSUE_30_FOUND = '1ac9c8b';
+/** The last commit before the work of issue 45 (the bundle is made inside the sandbox) began. */
+const ISSUE_45_FOUND = 'e2c81a9';
 
 interface Watcher {
   child: ChildProcess;
@@ -92,12 +96,16 @@ function oldTree(commit: string): string | undefined {
 
 const old = oldTree(ISSUE_10_FOUND);
 const before30 = oldTree(ISSUE_30_FOUND);
+const before45 = oldTree(ISSUE_45_FOUND);
+const AS_45 = `as issue 45 found it (${ISSUE_45_FOUND})`;
+const AS_45_CHANGED = `as issue 45 found it, answers changed`;
 const ways: Record<string, Watcher> = {
   'started ahead': startWatch([]),
   'started on save (--no-prestart)': startWatch(['--no-prestart']),
   'started ahead, answers changed': startWatch([], { mustPass: false }),
   ...(old && { [`as issue 10 found it (${ISSUE_10_FOUND})`]: startWatch([], { grader: old }) }),
   ...(before30 && { [`as issue 30 found it (${ISSUE_30_FOUND})`]: startWatch([], { grader: before30 }) }),
+  ...(before45 && { [AS_45]: startWatch([], { grader: before45 }), [AS_45_CHANGED]: startWatch([], { grader: before45, mustPass: false }) }),
 };
 const sources = new Map(Object.keys(ways).map((name) => [name, readFileSync(join(ways[name]!.course, 'src/mcp.ts'), 'utf8')]));
 await Promise.all(Object.values(ways).map((way) => way.next())); // the first grade, at start
@@ -112,7 +120,7 @@ for (let save = 0; save < saves; save += 1) {
     await quiet();
     const started = performance.now();
     const graded = way.next();
-    const changed = name === 'started ahead, answers changed' && save % 2 === 0;
+    const changed = (name === 'started ahead, answers changed' || name === AS_45_CHANGED) && save % 2 === 0;
     writeFileSync(join(way.course, 'src/mcp.ts'), `${changed ? broken : sources.get(name)}// save ${save}\n`);
     const first = await graded;
     (times[name] ??= { whole: [], first: [] }).whole.push(performance.now() - started);
@@ -124,7 +132,7 @@ for (const way of Object.values(ways)) {
   await new Promise((resolve) => way.child.once('exit', resolve));
   rmSync(way.course, { recursive: true, force: true });
 }
-for (const tree of [old, before30]) if (tree) rmSync(tree, { recursive: true, force: true });
+for (const tree of [old, before30, before45]) if (tree) rmSync(tree, { recursive: true, force: true });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 console.log(`watch, ${saves} saves of src/mcp.ts each way (a ${READ_MS / 1000} s read between), stage config-and-framing on the reference:`);
 for (const [name, { whole, first }] of Object.entries(times)) {
@@ -161,3 +169,7 @@ if (old)
   );
 if (before30)
   console.log(`  started ahead / as issue 30 found it: ${(ahead / whole(`as issue 30 found it (${ISSUE_30_FOUND})`)).toFixed(2)} (target: <= 1.1x)`);
+if (before45) {
+  console.log(`  started ahead / as issue 45 found it: ${(ahead / whole(AS_45)).toFixed(2)} (target: <= 1.1x)`);
+  console.log(`  answers changed / as issue 45 found it: ${(whole('started ahead, answers changed') / whole(AS_45_CHANGED)).toFixed(2)} (target: <= 1.1x)`);
+}
