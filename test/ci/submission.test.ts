@@ -159,8 +159,8 @@ describe('hidden cases', () => {
     expect(bad.code).toBe(1);
     // the job summary: the stages and the first failure with its hints, and no case's expected bytes
     const page = readFileSync(summary, 'utf8');
-    expect(page).toContain('| config-and-framing | .mcp.json + framing | ❌ fail |');
-    expect(page).toMatch(/### first failure: .+\n\nfail: output differs from expected.json\n\nhints:\n\n- /);
+    expect(page).toContain('| config\\-and\\-framing | \\.mcp\\.json \\+ framing | ❌ fail |');
+    expect(page).toMatch(/### first failure: .+\n\nfail: ` output differs from expected.json `\n\nhints:\n\n- /);
     expect(page).not.toContain('/hidden/only-here/x');
     expect(page).not.toContain('expected.json:');
     const hidden = checks(bad.report).find((check) => check.name === 'hidden-mcp-frame/secret')!;
