@@ -306,23 +306,6 @@ describe('attacks on the grader', () => {
     expect(run.stdout + run.stderr).not.toContain('\x1b');
   });
 
-  it('marks-up-the-summary: what a submission prints into a verdict reaches the job summary as text, not as Markdown or HTML', async () => {
-    const hostile = '| forged | ✅ pass | [click](https://evil.example) <img src=x onerror=alert(1)> **pass**';
-    const dir = submission('', [
-      ['export function frame(msg: object): string {', `export function frame(msg: object): string {\n  throw new Error(${JSON.stringify(hostile)});`],
-    ]);
-    const summary = join(folder({}), 'summary.md');
-    const run = await runCi([...STAGE_1, '--submission', dir, '--summary', summary]);
-    expect(run.code).toBe(1);
-    const page = readFileSync(summary, 'utf8');
-    const verdict = page.split('\n').find((line) => line.includes('forged'))!;
-    expect(verdict).toContain('\\| forged \\| ✅ pass \\| \\[click\\](https://evil.example) \\<img src=x onerror=alert(1)\\> \\*\\*pass\\*\\*');
-    expect(page).not.toMatch(/(?<!\\)<img/); // every < escaped
-    expect(page).not.toMatch(/(?<!\\)\[click/);
-    // the one table is the grader's: its rows start at the line's start, the forged one does not
-    expect(page.split('\n').filter((line) => line.startsWith('|'))).toHaveLength(3);
-  });
-
   for (const [signal, code] of [
     ['SIGINT', 130],
     ['SIGTERM', 143],
