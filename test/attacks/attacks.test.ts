@@ -167,6 +167,10 @@ describe('attacks on the verdict', () => {
     const frameCases = checks(run.report).filter((check) => check.name.includes('mcp-frame/'));
     expect(new Set(frameCases.map((check) => check.origin))).toEqual(new Set(['public', 'generated', 'hidden']));
     for (const check of frameCases) {
+      // it saw nothing telling, or it would have ended with nothing printed (a fail), not in the starter's crash
+      expect(check.status, check.name).toBe('crash');
+      // a hidden case's report shows no stderr: its verdict is all it says
+      if (check.origin === 'hidden') continue;
       const seen = check.stderr?.text ?? '';
       // it looked, and found its own input...
       expect(seen, check.name).toContain('sees: {"caseDir":"case","caseFiles":["case/messages.json"]');
