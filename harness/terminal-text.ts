@@ -1,45 +1,61 @@
-// Text on its way to a terminal, kept safe and short. Another program's words (a server's stderr,
-// a client's line, a student's stderr) are escaped whole: control characters and escape sequences
-// appear as `\x1b`, `\r`, ... so that they can neither move the cursor, recolour or retitle the
-// screen, nor split one line of ours into two. Text the grader composed keeps its own colours
-// (escapeGraderText). A line is cut at a length rather than printed whole.
+// Text on its way to a terminal or a report, kept safe and short. Another program's words (a server's
+// stderr, a client's line, a student's stderr) are escaped whole: control characters and escape
+// sequences appear as `\x1b`, `\r`, ... so that they can neither move the cursor, recolour or retitle
+// the screen, nor split one line of ours into two. Text the grader composed keeps its own colours
+// (escapeGraderText). A line is cut at a length rather than printed whole. A verdict's message is one
+// line in every report (oneLine).
 
-/** C0 controls but tab, DEL, C1 controls, the Unicode line breaks and the bidi overrides. */
-const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r' };
+/** Control characters but newline and tab: C0, DEL, C1 (NEL among them), the Unicode line and
+ *  paragraph separators, and the bidi controls (marks, embeddings, overrides, isolates), which
+ *  reorder what a line shows. */
+const CONTROLS = '\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+/** A program's words: tab kept. */
+const IN_PROGRAM_TEXT = new RegExp(`[\\n${CONTROLS}]`, 'g');
+/** The grader's own lines (escapeGraderText): newline and tab kept. */
+const IN_GRADER_TEXT = new RegExp(`[${CONTROLS}]`, 'g');
+/** One line (oneLine): nothing kept. */
+const IN_ONE_LINE = new RegExp(`[\\n\\t${CONTROLS}]`, 'g');
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-export function escapeControls(text: string): string {
-  return text.replace(CONTROL, (char) => {
-    const code = char.charCodeAt(0);
-    return NAMED[char] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
-  });
+function escaped(char: string): string {
+  const code = char.charCodeAt(0);
+  return NAMED[char] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
 }
 
-/** C0 controls but tab and newline, and DEL (see escapeGraderText). */
-const C0_AND_DEL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+export function escapeControls(text: string): string {
+  return text.replace(IN_PROGRAM_TEXT, escaped);
+}
+
+/**
+ * One line, whatever a program put in it: a verdict's message (a crash quotes the program's error
+ * line, a property the error its function threw), as results.json documents it. Every control
+ * character is escaped as escapeControls does, the tab too; the whole is cut at `max` characters.
+ */
+export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
+  return clip(text.replace(IN_ONE_LINE, escaped), max);
+}
+
 /** A colour or style (SGR) sequence, as the grader's own painters write them. */
 const SGR = /\x1b\[[\d;]*m/y;
 
-const hex = (char: string) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`;
-
 /**
  * Text the grader composed, which may quote a program's words (a crash's error line, a property's
- * counterexample). C0 controls, DEL and escape sequences are shown as `\xNN`, except, when
- * `keepColour`, the grader's own colour sequences. C1 controls are left as they are: the property
- * explainer quotes generated characters such as U+0080 as themselves.
+ * counterexample). Control characters (as escapeControls has them, newline and tab aside) and escape
+ * sequences are shown escaped, except, when `keepColour`, the grader's own colour sequences. C1
+ * controls too: U+009B is CSI to a terminal that takes C1 controls in UTF-8.
  */
 export function escapeGraderText(text: string, keepColour: boolean): string {
-  if (!keepColour || !text.includes('\x1b')) return text.replace(C0_AND_DEL, hex);
+  if (!keepColour || !text.includes('\x1b')) return text.replace(IN_GRADER_TEXT, escaped);
   let out = '';
   let start = 0;
   for (let at = text.indexOf('\x1b'); at !== -1; at = text.indexOf('\x1b', at + 1)) {
     SGR.lastIndex = at;
     if (!SGR.test(text)) continue;
-    out += text.slice(start, at).replace(C0_AND_DEL, hex) + text.slice(at, SGR.lastIndex);
+    out += text.slice(start, at).replace(IN_GRADER_TEXT, escaped) + text.slice(at, SGR.lastIndex);
     start = SGR.lastIndex;
     at = start - 1;
   }
-  return out + text.slice(start).replace(C0_AND_DEL, hex);
+  return out + text.slice(start).replace(IN_GRADER_TEXT, escaped);
 }
 
 /** At most `max` characters of `text` (never half a surrogate pair), and `…` when it was cut. */

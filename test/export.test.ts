@@ -291,7 +291,7 @@ describe('the packed grader, installed in an export', () => {
       expect({ name: hidden.name, status: hidden.status }).toEqual({ name: 'hidden-mcp-frame/secret', status: 'fail' });
       expect(results.sandbox).toBe('bwrap');
       const page = readFileSync(summary, 'utf8');
-      expect(page).toContain('| config-and-framing | .mcp.json + framing | ❌ fail |');
+      expect(page).toContain('| config\\-and\\-framing | \\.mcp\\.json \\+ framing | ❌ fail |');
       expect(page).toMatch(/### first failure: /);
       // none of the hidden case's expected bytes: neither its path nor a line of its expected.json
       expect(page).not.toContain('/hidden/only-here/x');

@@ -17,6 +17,7 @@ import { TRANSPORTS } from '../transports/index.ts';
 import type { Played, Transport, Wiring } from '../transports/transport.ts';
 import type { CourseContent } from './content.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
+import { toldOfHidden } from './hidden-verdict.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';
 import type { Advice, Hint, Verdict } from '../run/verdict.ts';
 
@@ -41,6 +42,12 @@ export interface CaseContext extends RunContext {
 }
 
 export async function gradeCase(testCase: Case, context: CaseContext): Promise<Verdict> {
+  const verdict = await judgeCase(testCase, context);
+  // A hidden case tells its verdict and hints, nothing of itself (hidden-verdict.ts).
+  return testCase.hidden ? toldOfHidden(verdict) : verdict;
+}
+
+async function judgeCase(testCase: Case, context: CaseContext): Promise<Verdict> {
   const name = caseName(testCase);
   // Its code imports what the grader may not read for it: nothing of it runs, no case passes.
   if (context.launcher.refused) return { name, status: 'fail', message: `not run: ${context.launcher.refused}`, durationMs: 0 };
@@ -62,7 +69,7 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   const result = withSecretsHidden(played.result, played.secrets);
   const expected = readFileSync(testCase.expectedPath);
   const judged = withTransportHints(
-    judgeOutput(result, expected, context, { hidden: testCase.hidden, hintRules: context.content.hintRules(testCase.stage) }),
+    judgeOutput(result, expected, context, { hintRules: context.content.hintRules(testCase.stage) }),
     transport,
     cassette,
     report,

@@ -19,8 +19,6 @@ const CONTEXT_LINES = 2;
 type Side = 'expected' | 'actual';
 
 export interface ExplainOptions {
-  /** A hidden case: say where the output goes wrong and hint why, but show none of the expected bytes. */
-  hidden?: boolean;
   /** The stages' rules that explain the output (CourseContent.hintRules of its stage). */
   hintRules?: readonly HintRule[];
 }
@@ -41,10 +39,6 @@ export function explainDifference(expected: Buffer, actual: Buffer, options: Exp
   const hints = hintsFor(comparison, options.hintRules);
   const lines: StyledLine[] = [plain(`first difference at byte offset ${offset} (line ${lineNumber}, column ${column})`)];
   const difference = { offset, line: lineNumber, column, lines };
-  if (options.hidden) {
-    lines.push(...hiddenExplanation(actual, offset, lineStart, lineNumber, comparison));
-    return { difference, hints };
-  }
   const jsonNote = describeJsonDifference(comparison);
   if (jsonNote) lines.push(plain(visible(jsonNote)));
   if (actual.length === 0) {
@@ -64,43 +58,6 @@ export function explainDifference(expected: Buffer, actual: Buffer, options: Exp
   const marks = MARK_MEANINGS.filter(([used]) => used(shown)).map(([, meaning]) => meaning);
   if (marks.length > 0) lines.push([{ text: `marks: ${marks.join(', ')}`, style: 'dim' }]);
   return { difference, hints };
-}
-
-/** For a hidden case: the JSON path of the difference (not what was expected there) and your own
- *  line with a caret at the spot; the hints, which name a mistake rather than quote bytes, go with it. */
-function hiddenExplanation(actual: Buffer, offset: number, lineStart: number, lineNumber: number, comparison: Comparison): StyledLine[] {
-  const lines: StyledLine[] = [plain('this is a hidden case: its expected output is not shown')];
-  const { expectedJson, actualRawJson } = comparison;
-  if (expectedJson.ok && actualRawJson.ok) {
-    const difference = firstJsonDifference(expectedJson.value, actualRawJson.value);
-    if (difference) lines.push(plain(`in the JSON: first difference at ${difference.path === '' ? 'the top level' : difference.path} (${difference.kind})`));
-  } else if (!actualRawJson.ok && actual.length > 0) {
-    lines.push(plain(`your stdout is not valid JSON (${actualRawJson.error})`));
-  }
-  if (actual.length === 0) lines.push(plain('your output is empty'));
-  else if (offset >= actual.length) lines.push(plain(`your output stops after ${actual.length} bytes`));
-  else if (lineStart < actual.length) {
-    // Your own line, from its start (the bytes before `offset` are the same on both sides), cut to the window.
-    const newline = actual.indexOf(0x0a, lineStart);
-    const lineEnd = Math.min(newline < 0 ? actual.length : newline + 1, lineStart + LINE_WIDTH * MAX_BYTES_PER_COLUMN);
-    const cells = toCells(actual, lineStart, lineEnd);
-    let width = 0;
-    let caretColumn = 0;
-    let shown = 0;
-    for (; shown < cells.length && width + cells[shown]!.width <= LINE_WIDTH; shown++) {
-      if (cells[shown]!.end <= offset) caretColumn += cells[shown]!.width;
-      width += cells[shown]!.width;
-    }
-    if (caretColumn < LINE_WIDTH) {
-      const gutter = ' '.repeat(String(lineNumber).length);
-      lines.push(
-        heading('your stdout:'),
-        [{ text: `${lineNumber} │ ` }, ...cellSpans(cells.slice(0, shown), undefined)],
-        [{ text: `${gutter} │ ${' '.repeat(caretColumn)}` }, { text: '^', style: 'caret-actual' }],
-      );
-    }
-  }
-  return lines;
 }
 
 /** The first byte offset where the two differ, or -1 when they are equal. */

@@ -21,7 +21,13 @@ export type HintRule = (comparison: Comparison) => Hint[];
  */
 export function hintsFor(comparison: Comparison, rules: readonly HintRule[] = []): Hint[] {
   if (comparison.actualText.length === 0) {
-    return [{ kind: 'empty', lines: ['your program printed nothing on stdout', 'if it crashed, its error is on stderr above'] }];
+    return [
+      {
+        kind: 'empty',
+        lines: ['your program printed nothing on stdout', 'if it crashed, its error is on stderr above'],
+        general: ['your program printed nothing on stdout'],
+      },
+    ];
   }
   const hints: Hint[] = [];
   for (const rule of [...OUTPUT_RULES, ...rules]) {
@@ -48,6 +54,7 @@ const OUTPUT_RULES: HintRule[] = [
       {
         kind: 'log-line',
         lines: [`a log line on stdout: ${quote(logLines[0]!)}${more}`, 'use console.error: stdout is the protocol channel'],
+        general: ['a log line on stdout', 'use console.error: stdout is the protocol channel'],
       },
     ];
   },
@@ -59,7 +66,13 @@ const OUTPUT_RULES: HintRule[] = [
     }
     if (/\n\r?\n$/.test(actualText) && !/\n\n$/.test(expectedText)) {
       const extra = actualText.length - body.length;
-      return [{ kind: 'final-newline', lines: [`your output ends with ${extra} line breaks; end it with exactly one \\n`] }];
+      return [
+        {
+          kind: 'final-newline',
+          lines: [`your output ends with ${extra} line breaks; end it with exactly one \\n`],
+          general: ['your output ends with more than one line break; end it with exactly one \\n'],
+        },
+      ];
     }
     if (strayLines.length > 0 && !strayLines.some(isNotBlank)) {
       return [{ kind: 'blank-line', lines: ['your output has an extra blank line: something printed an empty line on stdout'] }];
@@ -78,6 +91,10 @@ const OUTPUT_RULES: HintRule[] = [
         kind: 'key-order',
         lines: [
           `${describePath(difference.path)}: the same keys in another order${sorted ? ' (yours are sorted)' : ''}`,
+          'the bytes are compared, so keep keys in the order expected.json has them; do not sort them',
+        ],
+        general: [
+          'an object of your output has the same keys in another order',
           'the bytes are compared, so keep keys in the order expected.json has them; do not sort them',
         ],
       },

@@ -6,6 +6,7 @@ import { prestartProperties, runProperties, type PropertyRunOptions } from '../p
 import { CORES, runPooled } from '../run/pool.ts';
 import { moduleBundlePath, type Launcher } from '../run/launcher.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
+import { oneLine } from '../terminal-text.ts';
 import { Prestarts } from '../run/prestart.ts';
 import { gradeCase, prestartProgram, type CaseContext } from './case.ts';
 import type { CourseContent } from './content.ts';
@@ -62,15 +63,21 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
           })
         : Promise.resolve([]);
   const cases = await runPooled(
-    stage.cases.map((testCase) => () => gradeCase(testCase, context)),
+    stage.cases.map((testCase) => async () => asReported(await gradeCase(testCase, context))),
     CORES,
     report,
   );
-  const propertyVerdicts = await properties;
+  const propertyVerdicts = (await properties).map(asReported);
   propertyVerdicts.forEach(report);
 
   const verdicts = [...cases, ...propertyVerdicts];
   return { stage, verdicts, passed: verdicts.every((verdict) => verdict.status === 'pass'), durationMs: performance.now() - started };
+}
+
+/** A verdict as every reporter takes it (all of them pass here, a case's or a property's): its message
+ *  one line, whatever of a program's it quotes (a crash's error line, the error a function threw). */
+function asReported(verdict: Verdict): Verdict {
+  return { ...verdict, message: oneLine(verdict.message) };
 }
 
 /** One program per case of `stages`, and one property oracle per stage with properties, started ahead

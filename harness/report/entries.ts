@@ -34,7 +34,8 @@ export interface GradedStage {
 
 export function checkReport(stage: string, check: GradedCheck, courseRoot: string): CheckReport {
   const { verdict } = check;
-  const cassette = (check.testCase as { cassettePath?: unknown } | undefined)?.cassettePath;
+  // A hidden case's cassette is in the hidden cases' folder, whose path is not the student's to read.
+  const cassette = check.origin === 'hidden' ? undefined : (check.testCase as { cassettePath?: unknown } | undefined)?.cassettePath;
   return {
     id: `${stage}/${verdict.name}`,
     name: verdict.name,

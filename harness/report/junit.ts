@@ -1,6 +1,7 @@
 // JUnit XML for CI dashboards, made from a results report (a single run's or a merge's): a
 // <testsuite> per stage, a <testcase> per check; fail is a <failure>, timeout, crash and error
 // are an <error>, a skipped stage's checks are not listed.
+import { escapeGraderText } from '../terminal-text.ts';
 import type { CheckReport, ResultsReport } from './model.ts';
 
 export function toJUnit(report: ResultsReport): string {
@@ -36,21 +37,22 @@ function seconds(ms: number): string {
   return (ms / 1000).toFixed(3);
 }
 
-/** XML 1.0 cannot carry most control characters or a lone surrogate, even escaped: show them as \uXXXX. */
-function clean(value: string): string {
-  return value.replace(
-    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|\p{Surrogate}/gu,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
-
+/**
+ * Text as XML 1.0 carries it: control characters shown escaped (`\x1b`, `\r`), as the terminal shows a
+ * program's words, newlines and tabs kept. Most C0 controls cannot be in an XML 1.0 document even as
+ * a character reference; a CR would be read back as a newline; C1 and bidi controls would act in a
+ * viewer. U+FFFE, U+FFFF and a lone surrogate, which XML cannot carry either, as `\uXXXX`. Then the
+ * markup characters as entities (there is no CDATA section here, so no `]]>` to split).
+ */
 function text(value: string): string {
-  return clean(value.replace(/\x1b\[[\d;]*m/g, ''))
+  return escapeGraderText(value, false)
+    .replace(/[\ufffe\uffff]|\p{Surrogate}/gu, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')
     .replaceAll('>', '&gt;');
 }
 
+/** In an attribute, a newline or tab would be read back as a space: written as character references. */
 function attr(value: string): string {
-  return text(value).replaceAll('"', '&quot;').replaceAll('\n', '&#10;').replaceAll('\r', '&#13;').replaceAll('\t', '&#9;');
+  return text(value).replaceAll('"', '&quot;').replaceAll('\n', '&#10;').replaceAll('\t', '&#9;');
 }

@@ -71,8 +71,8 @@ export interface CheckReport {
   stderr: KeptText | null;
   durationMs: number;
   seed: number | null;
-  /** The cassette the case's server side was played from, relative to the course (absolute for a
-   *  hidden case, `generated (--seed N)` for a generated one); null when none. */
+  /** The cassette the case's server side was played from, relative to the course (`generated (--seed N)`
+   *  for a generated one); null when none, and for a hidden case. */
   cassette: string | null;
   /** The unit's place in the whole run (all shards), so that merged reports keep course order. */
   position: number;

@@ -1,7 +1,15 @@
 // A Markdown summary of a results report, for a CI job's summary page (GitHub's $GITHUB_STEP_SUMMARY):
 // a table of the stages, then the first failure with its hints. Only what a student may read of any
-// case: the check's one-line verdict and its hints, never its details (a diff quotes expected bytes,
-// which a hidden case must keep to itself) nor what the program printed.
+// case: the check's one-line verdict and its hints, never its details (a diff quotes expected bytes)
+// nor what the program printed; a hidden case's verdict and hints quote nothing of it (grade/hidden.ts).
+//
+// The report's texts (a check's name, its message, which may quote a program's error line, its hints)
+// are shown literally, never as Markdown: each made one line, then put in a code span (`literal`), where
+// GFM sees no markup at all: no heading, list, table or setext underline (the line is one, and starts
+// with our words), no link, image, autolink (a bare URL, www.), HTML, entity or emphasis. The table's
+// cells (a stage's slug and title) have every ASCII punctuation character escaped instead, which
+// CommonMark allows, since a pipe splits a cell even inside a code span.
+import { oneLine } from '../terminal-text.ts';
 import type { CheckReport, ResultsReport } from './model.ts';
 
 const MARK: Record<string, string> = { pass: '✅ pass', fail: '❌ fail', error: '❌ error', timeout: '⏱ timeout', crash: '💥 crash', skipped: '— not graded' };
@@ -11,10 +19,10 @@ export function toSummary(report: ResultsReport): string {
     const passed = stage.checks.filter((check) => check.status === 'pass').length;
     const advice = stage.advisories > 0 ? ` (${stage.advisories} advice)` : '';
     const total = stage.status === 'skipped' ? stage.planned : stage.checks.length;
-    return `| ${cell(stage.slug)} | ${cell(stage.title)} | ${MARK[stage.status] ?? stage.status} | ${passed}/${total}${advice} |`;
+    return `| ${cell(stage.slug)} | ${cell(stage.title)} | ${MARK[stage.status] ?? cell(stage.status)} | ${passed}/${total}${advice} |`;
   });
   const lines = [
-    `## theinference: ${report.status === 'pass' ? 'every graded stage passes' : `${report.status}`}`,
+    `## theinference: ${report.status === 'pass' ? 'every graded stage passes' : cell(report.status)}`,
     '',
     '| stage | title | verdict | checks passed |',
     '|---|---|---|---|',
@@ -27,16 +35,26 @@ export function toSummary(report: ResultsReport): string {
 }
 
 function firstFailure(check: CheckReport): string[] {
-  const name = check.origin === 'hidden' ? `${check.name} (a hidden case)` : check.name;
-  const hints = check.hints.flatMap((hint) => hint.lines.map((line, i) => `${i === 0 ? '- ' : '  '}${text(line)}`));
-  return [`### first failure: ${text(name)}`, '', `${check.status}: ${text(check.message)}`, ...(hints.length > 0 ? ['', 'hints:', '', ...hints] : [])];
+  const hidden = check.origin === 'hidden' ? ' (a hidden case)' : '';
+  const hints = check.hints.flatMap((hint) => hint.lines.map((line, i) => `${i === 0 ? '- ' : '  '}${literal(line)}`));
+  return [
+    `### first failure: ${literal(check.name)}${hidden}`,
+    '',
+    `${cell(check.status)}: ${literal(check.message)}`,
+    ...(hints.length > 0 ? ['', 'hints:', '', ...hints] : []),
+  ];
 }
 
-/** Text as Markdown shows it as it is: its markup characters escaped. */
-function text(value: string): string {
-  return value.replace(/[\\`*_{}[\]<>#|!~]/g, (char) => `\\${char}`);
+/** Text as it is, in a code span: one line, fenced with more backticks than any run of them in it, and
+ *  a space inside each fence (the one CommonMark takes off), so that a backtick at either end stays text. */
+export function literal(value: string): string {
+  const text = oneLine(value);
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence} ${text} ${fence}`;
 }
 
-function cell(value: string): string {
-  return text(value).replace(/\n/g, ' ');
+/** Text in a table cell: one line, every ASCII punctuation character backslash-escaped (pipes too). */
+export function cell(value: string): string {
+  return oneLine(value).replace(/[!-/:-@[-`{-~]/g, (char) => `\\${char}`);
 }

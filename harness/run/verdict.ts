@@ -19,7 +19,8 @@ export interface Verdict {
   /** The case folder's name, or `property: <name>`. */
   name: string;
   status: Status;
-  /** One line: what happened. */
+  /** One line: what happened, in the grader's words (a crash quotes the program's error line). Made one
+   *  line (oneLine) where every verdict leaves grading: gradeStage. */
   message: string;
   /** Plain lines from the grader that come first: a property's counterexample, what a stopped program had done. */
   details?: string;

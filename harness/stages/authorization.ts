@@ -46,7 +46,13 @@ function fewerThanReference(what: string, kind: string, did: string, meaning: st
     const count = (value: unknown) => field(field(value, 'authorization'), what);
     const [expected, actual] = both === undefined ? [] : [count(both.expected), count(both.actual)];
     if (typeof expected !== 'number' || typeof actual !== 'number' || actual >= expected) return [];
-    return [{ kind, lines: [`your client ${did} ${times(actual)}, the reference ${expected}: ${meaning}`, todo] }];
+    return [
+      {
+        kind,
+        lines: [`your client ${did} ${times(actual)}, the reference ${expected}: ${meaning}`, todo],
+        general: [`your client ${did} fewer times than the reference: ${meaning}`, todo],
+      },
+    ];
   };
 }
 

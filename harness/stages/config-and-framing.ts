@@ -55,16 +55,34 @@ function framesRule(comparison: Comparison): Hint[] {
 /** Everything wrong with one frame, compared with the reference `JSON.stringify(msg) + '\n'`. */
 function frameMistakes(expected: string, actual: unknown, at: string): Hint[] {
   if (typeof actual !== 'string') {
-    return [{ kind: 'frame-not-string', lines: [`${at}: frame() returned ${describeValue(actual)}, not a string`, "return JSON.stringify(msg) + '\\n'"] }];
+    return [
+      {
+        kind: 'frame-not-string',
+        lines: [`${at}: frame() returned ${describeValue(actual)}, not a string`, "return JSON.stringify(msg) + '\\n'"],
+        general: ['frame() returned something other than a string', "return JSON.stringify(msg) + '\\n'"],
+      },
+    ];
   }
   const hints: Hint[] = [];
   const ending = /(\r?\n)*$/.exec(actual)![0];
   if (ending.includes('\r')) {
-    hints.push({ kind: 'frame-crlf', lines: [`${at} ends with \\r\\n: a frame ends with \\n alone, never \\r\\n`] });
+    hints.push({
+      kind: 'frame-crlf',
+      lines: [`${at} ends with \\r\\n: a frame ends with \\n alone, never \\r\\n`],
+      general: ['a frame of yours ends with \\r\\n: a frame ends with \\n alone, never \\r\\n'],
+    });
   } else if (ending === '') {
-    hints.push({ kind: 'frame-no-newline', lines: [`${at} has no final newline: frame() must append exactly one '\\n'`] });
+    hints.push({
+      kind: 'frame-no-newline',
+      lines: [`${at} has no final newline: frame() must append exactly one '\\n'`],
+      general: ["a frame of yours has no final newline: frame() must append exactly one '\\n'"],
+    });
   } else if (ending.length > 1) {
-    hints.push({ kind: 'frame-two-newlines', lines: [`${at} ends with ${ending.length} newlines: frame() must append exactly one '\\n'`] });
+    hints.push({
+      kind: 'frame-two-newlines',
+      lines: [`${at} ends with ${ending.length} newlines: frame() must append exactly one '\\n'`],
+      general: ["a frame of yours ends with more than one newline: frame() must append exactly one '\\n'"],
+    });
   }
   const expectedBody = expected.replace(/\n$/, '');
   const actualBody = actual.slice(0, actual.length - ending.length);
@@ -72,7 +90,11 @@ function frameMistakes(expected: string, actual: unknown, at: string): Hint[] {
 
   const parsedActual = parseJson(actualBody);
   if (!parsedActual.ok) {
-    hints.push({ kind: 'frame-not-json', lines: [`${at} is not valid JSON (${parsedActual.error})`, "build it with JSON.stringify(msg) + '\\n'"] });
+    hints.push({
+      kind: 'frame-not-json',
+      lines: [`${at} is not valid JSON (${parsedActual.error})`, "build it with JSON.stringify(msg) + '\\n'"],
+      general: ['a frame of yours is not valid JSON', "build it with JSON.stringify(msg) + '\\n'"],
+    });
     return hints;
   }
   const expectedParsed = parseJson(expectedBody);
@@ -85,8 +107,16 @@ function frameMistakes(expected: string, actual: unknown, at: string): Hint[] {
         ? {
             kind: 'frame-pretty',
             lines: [`${at} is pretty-printed: never use JSON.stringify's indent argument`, "a frame is one compact line: JSON.stringify(msg) + '\\n'"],
+            general: [
+              "a frame of yours is pretty-printed: never use JSON.stringify's indent argument",
+              "a frame is one compact line: JSON.stringify(msg) + '\\n'",
+            ],
           }
-        : { kind: 'frame-spaces', lines: [`${at} has spaces between tokens: a frame is compact JSON, JSON.stringify(msg) with no other arguments`] },
+        : {
+            kind: 'frame-spaces',
+            lines: [`${at} has spaces between tokens: a frame is compact JSON, JSON.stringify(msg) with no other arguments`],
+            general: ['a frame of yours has spaces between tokens: a frame is compact JSON, JSON.stringify(msg) with no other arguments'],
+          },
     );
   }
   let normalised = compact;
@@ -96,12 +126,17 @@ function frameMistakes(expected: string, actual: unknown, at: string): Hint[] {
     hints.push({
       kind: 'frame-unicode-escaped',
       lines: [`${at} writes non-ASCII characters as \\uXXXX (${example}); JSON.stringify writes them as they are`, 'do not escape them: the bytes must match'],
+      general: ['a frame of yours writes non-ASCII characters as \\uXXXX; JSON.stringify writes them as they are', 'do not escape them: the bytes must match'],
     });
     normalised = unescapedUnicode;
   }
   const unescapedSlash = normalised.replace(/(?<!\\)((?:\\\\)*)\\\//g, '$1/');
   if (unescapedSlash !== normalised) {
-    hints.push({ kind: 'frame-slash-escaped', lines: [`${at} escapes '/' as '\\/'; JSON.stringify does not, and the bytes must match`] });
+    hints.push({
+      kind: 'frame-slash-escaped',
+      lines: [`${at} escapes '/' as '\\/'; JSON.stringify does not, and the bytes must match`],
+      general: ["a frame of yours escapes '/' as '\\/'; JSON.stringify does not, and the bytes must match"],
+    });
     normalised = unescapedSlash;
   }
   if (normalised === expectedBody) return hints;
@@ -116,6 +151,10 @@ function frameMistakes(expected: string, actual: unknown, at: string): Hint[] {
         `${at}: the message's keys are in another order${sorted ? ' (yours are sorted)' : ''} at ${describePath(difference.path)}`,
         "frame() must keep the message's key order: JSON.stringify(msg), without sorting or rebuilding it",
       ],
+      general: [
+        "a frame of yours has the message's keys in another order",
+        "frame() must keep the message's key order: JSON.stringify(msg), without sorting or rebuilding it",
+      ],
     });
   } else if (difference !== undefined && isDeepStrictEqual(stripStringWhitespace(expectedMessage), stripStringWhitespace(normalisedMessage))) {
     const whitespace = (value: unknown) => JSON.stringify(value).replace(/\S/g, '').length;
@@ -126,11 +165,16 @@ function frameMistakes(expected: string, actual: unknown, at: string): Hint[] {
         `${at}: whitespace inside strings was ${what} (at ${describePath(difference.path)})`,
         "JSON.stringify(msg) is already compact: leave the strings alone (no .replace(/\\s/g, ''))",
       ],
+      general: [
+        "a frame of yours changed the whitespace inside the message's strings",
+        "JSON.stringify(msg) is already compact: leave the strings alone (no .replace(/\\s/g, ''))",
+      ],
     });
   } else if (difference !== undefined && hints.length === 0) {
     hints.push({
       kind: 'frame-other',
       lines: [`${at} is not JSON.stringify(msg) + '\\n': the message differs at ${describePath(difference.path)} (${difference.note})`],
+      general: ["a frame of yours is not JSON.stringify(msg) + '\\n': the message differs"],
     });
   }
   return hints;
@@ -152,15 +196,28 @@ function parsedRule(comparison: Comparison): Hint[] {
     const got = parsedA![index];
     const fix = 'parseFrame(line) is JSON.parse(line.trim())';
     if (typeof got === 'string') {
-      return [{ kind: 'parse-frame', lines: [`parsed[${index}] is a string: parseFrame must JSON.parse the line, not return it`, fix] }];
+      return [
+        {
+          kind: 'parse-frame',
+          lines: [`parsed[${index}] is a string: parseFrame must JSON.parse the line, not return it`, fix],
+          general: ['a parsed value is a string: parseFrame must JSON.parse the line, not return it', fix],
+        },
+      ];
     }
     if (got === null && parsedE![index] !== null) {
-      return [{ kind: 'parse-frame', lines: [`parsed[${index}] is null: parseFrame returned nothing (undefined prints as null)`, fix] }];
+      return [
+        {
+          kind: 'parse-frame',
+          lines: [`parsed[${index}] is null: parseFrame returned nothing (undefined prints as null)`, fix],
+          general: ['a parsed value is null: parseFrame returned nothing (undefined prints as null)', fix],
+        },
+      ];
     }
     return [
       {
         kind: 'parse-frame',
         lines: [`frames[${index}] is right but parsed[${index}] differs at ${describePath(difference.path)} (${difference.note}): parseFrame's fault`, fix],
+        general: ["a frame is right but its parsed value differs: parseFrame's fault", fix],
       },
     ];
   }
@@ -175,7 +232,13 @@ function configRule(comparison: Comparison): Hint[] {
   if (field(both.expected, 'rejected') === true && Array.isArray(actualServers)) {
     const { rule, where } = whyInvalid(actualServers);
     // Each rule of the contract is a mistake of its own: a missed env check is not a missed headers check.
-    return [{ kind: `config-accepted: ${rule}`, lines: [`an invalid config was accepted: parseConfig must throw on ${rule}${where}`] }];
+    return [
+      {
+        kind: `config-accepted: ${rule}`,
+        lines: [`an invalid config was accepted: parseConfig must throw on ${rule}${where}`],
+        general: [`an invalid config was accepted: parseConfig must throw on ${rule}`],
+      },
+    ];
   }
   if (Array.isArray(expectedServers) && field(both.actual, 'rejected') === true) {
     return [
@@ -185,6 +248,7 @@ function configRule(comparison: Comparison): Hint[] {
           'parseConfig threw on a valid config; its message is in the [your_program] lines below',
           'a valid entry may leave out type, args, env and headers',
         ],
+        general: ['parseConfig threw on a valid config', 'a valid entry may leave out type, args, env and headers'],
       },
     ];
   }
@@ -226,6 +290,7 @@ function serverMistakes(expected: unknown[], actual: unknown[]): Hint[] {
         hints.push({
           kind: 'config-missing',
           lines: [`parseConfig left out ${missing.map((name) => JSON.stringify(name)).join(', ')}: return every server in mcpServers`],
+          general: ['parseConfig left out a server: return every server in mcpServers'],
         });
       }
     }
@@ -243,6 +308,7 @@ function serverMistakes(expected: unknown[], actual: unknown[]): Hint[] {
       hints.push({
         kind: 'config-type',
         lines: [`${at} ${what}, expected ${JSON.stringify(expectedType)}: infer the type when it is left out`, '"command" means stdio, "url" means http'],
+        general: ['a server has another type, or none: infer the type when it is left out', '"command" means stdio, "url" means http'],
       });
     }
     const withoutDefault = DEFAULTED_FIELDS.filter((key) => {
@@ -255,6 +321,7 @@ function serverMistakes(expected: unknown[], actual: unknown[]): Hint[] {
       hints.push({
         kind: 'config-foreign-fields',
         lines: [`${at} is ${expectedType} but has ${foreign.join(', ')}: a stdio server has command, args, env; an http one url, headers`],
+        general: ['a server has fields of the other type: a stdio server has command, args, env; an http one url, headers'],
       });
     }
   });
@@ -263,6 +330,7 @@ function serverMistakes(expected: unknown[], actual: unknown[]): Hint[] {
     hints.push({
       kind: 'config-defaults',
       lines: [`defaults are missing: ${missingDefaults.slice(0, 2).join('; ')}${more}`, 'args defaults to [], env and headers to {}'],
+      general: ['defaults are missing: a server has no args, env or headers', 'args defaults to [], env and headers to {}'],
     });
   }
   return hints;
@@ -286,7 +354,9 @@ function whyInvalid(servers: unknown[]): { rule: string; where: string } {
   if (servers.length === 0) return { rule: 'invalid JSON or a missing "mcpServers" object (yours returned no servers)', where: '' };
   for (const [index, server] of servers.entries()) {
     const rule = whyServerInvalid(asRecord(server));
-    if (rule !== undefined) return { rule, where: ` (servers[${index}], ${JSON.stringify(names[index])})` };
+    // the rule names the mistake (and the hint's kind): the value that broke it is said beside it
+    const here = rule === OTHER_TYPE ? `, here ${JSON.stringify(field(server, 'type'))}` : '';
+    if (rule !== undefined) return { rule, where: ` (servers[${index}], ${JSON.stringify(names[index])}${here})` };
   }
   return { rule: 'invalid JSON, a missing "mcpServers" object, or an entry that is neither a valid stdio nor a valid http server', where: '' };
 }
@@ -309,8 +379,10 @@ function whyServerInvalid(server: Record<string, unknown>): string | undefined {
     if (headers !== undefined && !isStringRecord(headers)) return '"headers" values that are not strings';
     return undefined;
   }
-  return `a type other than "stdio" or "http" (here ${JSON.stringify(type)})`;
+  return OTHER_TYPE;
 }
+
+const OTHER_TYPE = 'a type other than "stdio" or "http"';
 
 function isStringRecord(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((item) => typeof item === 'string');

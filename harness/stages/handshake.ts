@@ -31,6 +31,10 @@ function initializeRule(comparison: Comparison): Hint[] {
               ]
             : []),
         ],
+        general: [
+          'the server offered a protocol version your client does not support',
+          'initialize must refuse it (throw, and send no notifications/initialized): look the version up in SUPPORTED_PROTOCOL_VERSIONS',
+        ],
       },
     ];
   }
@@ -44,6 +48,7 @@ function initializeRule(comparison: Comparison): Hint[] {
             `initialize refused the protocol version the server offered in return, ${JSON.stringify(version)}`,
             'a version your client supports is fine: go on with it',
           ],
+          general: ['initialize refused the protocol version the server offered in return', 'a version your client supports is fine: go on with it'],
         },
       ];
     }
@@ -54,11 +59,15 @@ function initializeRule(comparison: Comparison): Hint[] {
           'initialize threw, though the server answered with a result; its message is in the [your_program] lines below',
           "the response is the message with your request's id: notifications (no id) and other lines may come first",
         ],
+        general: [
+          'initialize threw, though the server answered with a result',
+          "the response is the message with your request's id: notifications (no id) and other lines may come first",
+        ],
       },
     ];
   }
-  const lines = outcomeMistake(expected, actual, 'initialize');
-  return lines ? [{ kind: 'initialize-outcome', lines }] : [];
+  const mistake = outcomeMistake(expected, actual, 'initialize', 'initialize');
+  return mistake ? [{ kind: 'initialize-outcome', ...mistake }] : [];
 }
 
 /** The driver adds `closed: false` when close() returned with the wire still open (program.ts). */

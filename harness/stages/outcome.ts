@@ -2,6 +2,7 @@
 // prints the outcome of a request, and what it means when the student's differs.
 import { MISMATCH_ERROR_CODE } from '../protocol.ts';
 import { asRecord, field } from '../grade/comparison.ts';
+import type { Hint } from '../run/verdict.ts';
 
 /** How program.ts prints an outcome: a result, `{ error: { code } }` for an McpError, or `{ refused: true }`. */
 export function outcomeOf(value: unknown): 'result' | 'error' | 'refused' | 'missing' {
@@ -12,27 +13,34 @@ export function outcomeOf(value: unknown): 'result' | 'error' | 'refused' | 'mis
   return 'result';
 }
 
-/** The same outcome read the wrong way round, in words a student can act on. */
-export function outcomeMistake(expected: unknown, actual: unknown, what: string): string[] | undefined {
+/** The same outcome read the wrong way round, in words a student can act on: `what` names the
+ *  request (`initialize`, `calls[1]`), `generally` names it in the general wording (grade/hidden.ts),
+ *  which also leaves out the error code expected and what it points to that a hidden case does not show. */
+export function outcomeMistake(expected: unknown, actual: unknown, what: string, generally: string): Pick<Hint, 'lines' | 'general'> | undefined {
+  const lines = outcomeWords(expected, actual, what, true);
+  return lines && { lines, general: outcomeWords(expected, actual, generally, false)! };
+}
+
+function outcomeWords(expected: unknown, actual: unknown, what: string, quoting: boolean): string[] | undefined {
   const [want, got] = [outcomeOf(expected), outcomeOf(actual)];
   if (want === got) return undefined;
   if (want === 'error') {
     return [
-      `the server answered ${what} with a JSON-RPC error (code ${field(field(expected, 'error'), 'code')})`,
+      `the server answered ${what} with a JSON-RPC error${quoting ? ` (code ${field(field(expected, 'error'), 'code')})` : ''}`,
       'an error response must reject the request with McpError (its code, message and data)',
     ];
   }
   if (want === 'result' && got === 'refused') {
     if (field(expected, 'isError') === true)
       return [`${what} is a result with isError: true: a tool that failed is still a result`, 'callTool must return it, not throw'];
-    return [`${what} threw where the server gave a result; its message is in the [your_program] lines below`];
+    return [`${what} threw where the server gave a result${quoting ? '; its message is in the [your_program] lines below' : ''}`];
   }
   if (want === 'result' && got === 'error') {
     // The player answers a request that strays from the recording with this code, not the server.
     if (field(field(actual, 'error'), 'code') === MISMATCH_ERROR_CODE) {
       return [
         `${what} got error ${MISMATCH_ERROR_CODE}: the cassette player's answer to a request that differs from the recording`,
-        'what differs is in what the player says below',
+        ...(quoting ? ['what differs is in what the player says below'] : []),
       ];
     }
     return [`${what} rejected with McpError where the server gave a result`];

@@ -73,6 +73,10 @@ function emptyCursorRule(comparison: Comparison): Hint[] {
         `your client listed ${actual.length} of the ${expected.length} tools: it stopped at a page whose nextCursor is the empty string`,
         '"" is a cursor like any other (cursors are opaque): follow nextCursor until the result has none, and test for undefined, not for a falsy value',
       ],
+      general: [
+        'your client listed fewer tools than the server has: it stopped at a page whose nextCursor is the empty string',
+        '"" is a cursor like any other (cursors are opaque): follow nextCursor until the result has none, and test for undefined, not for a falsy value',
+      ],
     },
   ];
 }
@@ -92,6 +96,10 @@ function invalidAnnotationRule(comparison: Comparison): Hint[] {
       kind: 'invalid-header-annotation',
       lines: [
         `your client listed ${kept.map((tool) => String(field(tool, 'name'))).join(', ')}, whose x-mcp-header annotations break the rules: a client leaves such a tool out of tools/list`,
+        'an annotation is a header name (an HTTP token), unique without regard to case, on a string, integer or boolean (never a number), reached from the root through properties alone',
+      ],
+      general: [
+        'your client listed tools whose x-mcp-header annotations break the rules: a client leaves such a tool out of tools/list',
         'an annotation is a header name (an HTTP token), unique without regard to case, on a string, integer or boolean (never a number), reached from the root through properties alone',
       ],
     },
@@ -118,6 +126,12 @@ function inputRule(comparison: Comparison): Hint[] {
             : 'the server asked for input (resultType input_required), and your client never called onInputRequest',
           'answer input_required: call onInputRequest for each of its inputRequests, then send the same request again with a new id, inputResponses (each answer under its key) and the requestState it gave',
         ],
+        general: [
+          pending >= 0
+            ? "a call's result is the server's input_required result: the server asked for input, and your client took its question for the answer"
+            : 'the server asked for input (resultType input_required), and your client never called onInputRequest',
+          'answer input_required: call onInputRequest for each of its inputRequests, then send the same request again with a new id, inputResponses (each answer under its key) and the requestState it gave',
+        ],
       },
     ];
   }
@@ -126,6 +140,10 @@ function inputRule(comparison: Comparison): Hint[] {
       kind: 'input-asked-again',
       lines: [
         `the server asked for the same input ${actual.length} times, where once was enough: your retry lacked what it needs to go on`,
+        'send the retry with inputResponses (each answer under its request key) and the requestState of the input_required result, unchanged',
+      ],
+      general: [
+        'the server asked for the same input more than once, where once was enough: your retry lacked what it needs to go on',
         'send the retry with inputResponses (each answer under its request key) and the requestState of the input_required result, unchanged',
       ],
     },

@@ -19,6 +19,10 @@ function unreadReplyRule(comparison: Comparison): Hint[] {
         `your client got no ${parts.join(' and no ')} result: its reply was not read`,
         'a reply is JSON (Content-Type: application/json) or an event stream (text/event-stream): read the data of each event, skip one without data (the priming event) and the comment lines (": ...")',
       ],
+      general: [
+        'your client got no result for a request: its reply was not read',
+        'a reply is JSON (Content-Type: application/json) or an event stream (text/event-stream): read the data of each event, skip one without data (the priming event) and the comment lines (": ...")',
+      ],
     },
   ];
 }
@@ -39,6 +43,10 @@ function lostNotificationsRule(comparison: Comparison): Hint[] {
       kind: 'notifications-lost',
       lines: [
         `your transport handed on ${actual} of the ${expected} notifications the server sent (a long call's progress, on its stream before the result)`,
+        "every event of a reply's stream is a message to hand on, in order: notifications and the server's requests come before the response",
+      ],
+      general: [
+        "your transport handed on fewer notifications than the server sent (a long call's progress, on its stream before the result)",
         "every event of a reply's stream is a message to hand on, in order: notifications and the server's requests come before the response",
       ],
     },

@@ -24,6 +24,10 @@ function toolListRule(comparison: Comparison): Hint[] {
         `your client listed ${actual.length} of the ${expected.length} tools: the rest are on further pages`,
         'follow nextCursor (tools/list with { cursor }) until the server gives none',
       ],
+      general: [
+        'your client listed fewer tools than the server has: the rest are on further pages',
+        'follow nextCursor (tools/list with { cursor }) until the server gives none',
+      ],
     },
   ];
 }
@@ -41,12 +45,13 @@ function callsRule(comparison: Comparison): Hint[] {
       hints.push({
         kind: 'responses-swapped',
         lines: [`calls[${index}] got the answer to calls[${elsewhere}]: responses can come back in any order`, 'match each response to its request by id'],
+        general: ['a call got the answer to another call: responses can come back in any order', 'match each response to its request by id'],
       });
       continue;
     }
-    const lines = outcomeMistake(expected[index], actual[index], `calls[${index}]`);
-    if (lines) {
-      hints.push({ kind: `call-${outcomeOf(expected[index])}`, lines });
+    const mistake = outcomeMistake(expected[index], actual[index], `calls[${index}]`, 'a call');
+    if (mistake) {
+      hints.push({ kind: `call-${outcomeOf(expected[index])}`, ...mistake });
       continue;
     }
     // A result the server has not completed (input_required, of the 2026 revision) lost nothing: it is a question, which stage 6 hints at.
@@ -58,6 +63,7 @@ function callsRule(comparison: Comparison): Hint[] {
       hints.push({
         kind: 'content-dropped',
         lines: [`calls[${index}] lost its ${missing.join(', ')} content`, 'keep every content item of a result, whatever its type'],
+        general: ['a call lost some of its content', 'keep every content item of a result, whatever its type'],
       });
   }
   return hints;

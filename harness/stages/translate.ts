@@ -21,6 +21,10 @@ const CHECKS: Check[] = [
         `your translation of ${tool} has inputSchema: the Claude API calls the field input_schema (and refuses a tool without it)`,
         'rename the key: { name, description, input_schema }',
       ],
+      general: [
+        'your translation of a tool has inputSchema: the Claude API calls the field input_schema (and refuses a tool without it)',
+        'rename the key: { name, description, input_schema }',
+      ],
     };
   },
 
@@ -35,6 +39,10 @@ const CHECKS: Check[] = [
         `${tool} has no inputSchema (or an empty one), and your translation gives it ${actual.input_schema === undefined ? 'no input_schema' : `input_schema ${JSON.stringify(actual.input_schema)}`}`,
         'a tool without a schema gets { "type": "object", "properties": {} }: the Claude API refuses a tool without one',
       ],
+      general: [
+        'a tool has no inputSchema (or an empty one), and your translation gives it another input_schema',
+        'a tool without a schema gets { "type": "object", "properties": {} }: the Claude API refuses a tool without one',
+      ],
     };
   },
 
@@ -45,6 +53,10 @@ const CHECKS: Check[] = [
       kind: 'schema-kept',
       lines: [
         `your translation of ${tool} kept the top-level $schema of its input schema`,
+        'leave it out of input_schema: the Claude API does not need it, and it costs tokens on every request',
+      ],
+      general: [
+        'your translation of a tool kept the top-level $schema of its input schema',
         'leave it out of input_schema: the Claude API does not need it, and it costs tokens on every request',
       ],
     };
@@ -66,6 +78,15 @@ const CHECKS: Check[] = [
             `your translation of ${tool} changed its schema at ${where} (${difference?.note ?? 'it differs'})`,
             "input_schema is the tool's inputSchema as it is, only its top-level $schema left out: keep $defs, $ref and every keyword",
           ],
+      general: lostSchema
+        ? [
+            'your translation of a tool lost a $schema below the top of its schema',
+            'only the top-level $schema goes; what is below it (an argument named $schema, an embedded schema of its own) stays as it is',
+          ]
+        : [
+            'your translation of a tool changed its schema',
+            "input_schema is the tool's inputSchema as it is, only its top-level $schema left out: keep $defs, $ref and every keyword",
+          ],
     };
   },
 
@@ -74,6 +95,7 @@ const CHECKS: Check[] = [
     return {
       kind: 'description-dropped',
       lines: [`your translation of ${tool} has no description`, "keep the tool's description: it is what the model reads to choose a tool"],
+      general: ['your translation of a tool has no description', "keep the tool's description: it is what the model reads to choose a tool"],
     };
   },
 
@@ -85,6 +107,7 @@ const CHECKS: Check[] = [
         `${tool} has no description, and your translation gives it ${JSON.stringify(actual.description)}`,
         'leave the description key out when the tool has none',
       ],
+      general: ['a tool has no description, and your translation gives it one', 'leave the description key out when the tool has none'],
     };
   },
 
@@ -95,6 +118,10 @@ const CHECKS: Check[] = [
       kind: 'extra-fields',
       lines: [
         `your translation of ${tool} has fields the Claude API does not take: ${extra.join(', ')}`,
+        'a tool for the Claude API is { name, description, input_schema }, nothing else of the MCP tool',
+      ],
+      general: [
+        'your translation of a tool has fields the Claude API does not take',
         'a tool for the Claude API is { name, description, input_schema }, nothing else of the MCP tool',
       ],
     };

@@ -167,6 +167,10 @@ describe('attacks on the verdict', () => {
     const frameCases = checks(run.report).filter((check) => check.name.includes('mcp-frame/'));
     expect(new Set(frameCases.map((check) => check.origin))).toEqual(new Set(['public', 'generated', 'hidden']));
     for (const check of frameCases) {
+      // it saw nothing telling, or it would have ended with nothing printed (a fail), not in the starter's crash
+      expect(check.status, check.name).toBe('crash');
+      // a hidden case's report shows no stderr: its verdict is all it says
+      if (check.origin === 'hidden') continue;
       const seen = check.stderr?.text ?? '';
       // it looked, and found its own input...
       expect(seen, check.name).toContain('sees: {"caseDir":"case","caseFiles":["case/messages.json"]');
@@ -374,23 +378,6 @@ describe('attacks on the grader', () => {
     expect(run.stdout).toContain('pipe\\x1b[1m (not a regular file)');
     expect(run.stdout).toContain('imports "/\\x1b]0;owned\\x07"');
     expect(run.stdout + run.stderr).not.toContain('\x1b');
-  });
-
-  it('marks-up-the-summary: what a submission prints into a verdict reaches the job summary as text, not as Markdown or HTML', async () => {
-    const hostile = '| forged | ✅ pass | [click](https://evil.example) <img src=x onerror=alert(1)> **pass**';
-    const dir = submission('', [
-      ['export function frame(msg: object): string {', `export function frame(msg: object): string {\n  throw new Error(${JSON.stringify(hostile)});`],
-    ]);
-    const summary = join(folder({}), 'summary.md');
-    const run = await runCi([...STAGE_1, '--submission', dir, '--summary', summary]);
-    expect(run.code).toBe(1);
-    const page = readFileSync(summary, 'utf8');
-    const verdict = page.split('\n').find((line) => line.includes('forged'))!;
-    expect(verdict).toContain('\\| forged \\| ✅ pass \\| \\[click\\](https://evil.example) \\<img src=x onerror=alert(1)\\> \\*\\*pass\\*\\*');
-    expect(page).not.toMatch(/(?<!\\)<img/); // every < escaped
-    expect(page).not.toMatch(/(?<!\\)\[click/);
-    // the one table is the grader's: its rows start at the line's start, the forged one does not
-    expect(page.split('\n').filter((line) => line.startsWith('|'))).toHaveLength(3);
   });
 
   for (const [signal, code] of [

@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { inShard, parseShard } from '../../harness/ci/shard.ts';
 import { checkResultsReport, type CheckReport, type ResultsReport } from '../../harness/report/model.ts';
 import { toJUnit } from '../../harness/report/junit.ts';
+import { xmlProblem } from '../helpers/xml.ts';
 import { mergeReports, MergeError } from '../../harness/report/merge.ts';
 import { courseCopy, REPO, runCli, trimCourse } from '../helpers/cli.ts';
 import { checks, cleanUp, folder, runCi, submission } from './helpers.ts';
@@ -224,7 +225,7 @@ describe('merge-reports refuses, in one line, exit 2', () => {
 });
 
 describe('JUnit', () => {
-  it('escapes what XML cannot hold and maps statuses to failure and error', () => {
+  it('escapes what XML cannot hold, shows control characters escaped, and maps statuses to failure and error', () => {
     const base = { origin: 'public', infra: false, output: null, stderr: null, durationMs: 5, seed: null, cassette: null, position: 0 } as const;
     const xml = toJUnit({
       durationMs: 10,
@@ -244,7 +245,7 @@ describe('JUnit', () => {
               name: 'b "q" & <x>',
               status: 'fail',
               message: 'differs\u0000 😀 \ud800 \uffff',
-              details: { text: 'line\u001b[31m red\u001b[39m\u0007\u001b]0;t', size: 1, truncated: false },
+              details: { text: 'line\u001b[31m red\u001b[39m\u0007\u001b]0;t\r\n\u0085\u202e ]]> "\t', size: 1, truncated: false },
             },
             { ...base, id: 'c', name: 'c', status: 'timeout', message: 'timed out', details: null },
           ],
@@ -253,9 +254,28 @@ describe('JUnit', () => {
     } as unknown as ResultsReport);
     expect(xml).toContain('<testsuite name="s&lt;1&gt;" tests="3" failures="1" errors="1" time="0.010">');
     expect(xml).toContain('<testcase classname="s&lt;1&gt;" name="b &quot;q&quot; &amp; &lt;x&gt;" time="0.005">');
-    expect(xml).toContain('<failure type="fail" message="differs\\u0000 😀 \\ud800 \\uffff">line red\\u0007\\u001b]0;t</failure>');
+    expect(xml).toContain(
+      '<failure type="fail" message="differs\\x00 😀 \\ud800 \\uffff">line\\x1b[31m red\\x1b[39m\\x07\\x1b]0;t\\r\n\\x85\\u202e ]]&gt; "\t</failure>',
+    );
     expect(xml).toContain('<error type="timeout" message="timed out"></error>');
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|\p{Surrogate}/u);
+    expect(xmlProblem(xml)).toBeUndefined();
+  });
+
+  it('is checked by a strict reading that refuses what is not well-formed XML', () => {
+    for (const [xml, problem] of [
+      ['<a>\u0001</a>', 'a character XML 1.0 does not allow, U+0001'],
+      ['<a>&#1;</a>', 'a reference to a character XML 1.0 does not allow, &#1;'],
+      ['<a>&nbsp;</a>', 'a reference XML does not define, &nbsp;'],
+      ['<a b="<"/>', 'a malformed attribute'],
+      ['<a b="1" b="2"/>', 'b given twice'],
+      ['<a><b></a></b>', '</a> closes no open element'],
+      ['<a>]]></a>', ']]> in text'],
+      ['<a/><b/>', 'a second root element'],
+      ['<a>', '<a> is never closed'],
+    ] as const) {
+      expect(xmlProblem(xml), xml).toContain(problem);
+    }
   });
 });
 

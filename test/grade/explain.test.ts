@@ -398,7 +398,7 @@ describe('hints on configs', () => {
     const cases: Array<[object, string]> = [
       [{ mcpServers: { a: { command: 'node', args: [1, 2] } } }, '"args" that is not a list of strings (servers[0], "a")'],
       [{ mcpServers: { a: { type: 'stdio' } } }, 'a stdio entry without a "command" string'],
-      [{ mcpServers: { a: { type: 'sse', url: 'https://x.example' } } }, 'a type other than "stdio" or "http" (here "sse")'],
+      [{ mcpServers: { a: { type: 'sse', url: 'https://x.example' } } }, 'a type other than "stdio" or "http" (servers[0], "a", here "sse")'],
       [{ mcpServers: [{ command: 'node' }] }, 'an "mcpServers" that is a list'],
       [{ mcpServers: { a: { command: 'node', env: { PORT: 8080 } } } }, '"env" values that are not strings'],
     ];

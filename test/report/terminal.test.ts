@@ -6,7 +6,7 @@ import { explainDifference } from '../../harness/grade/explain.ts';
 import { detailLines } from '../../harness/report/details.ts';
 import { painter } from '../../harness/report/paint.ts';
 import type { Verdict } from '../../harness/run/verdict.ts';
-import { clip, escapeControls, escapeGraderText, headLines } from '../../harness/terminal-text.ts';
+import { clip, escapeControls, escapeGraderText, headLines, oneLine } from '../../harness/terminal-text.ts';
 import { DETAIL_LINES, LINE_CHARS, TerminalReporter } from '../../harness/report/terminal.ts';
 import { COURSE_CONTENT } from '../../harness/stages/index.ts';
 
@@ -23,10 +23,19 @@ describe('escaping', () => {
     expect(escapeControls(escapeControls('\x1b]0;title\x07'))).toBe('\\x1b]0;title\\x07'); // twice is once
   });
 
-  it('in grader text, keeps colour sequences only when asked, and C1 (the property explainer quotes U+0080)', () => {
-    const text = '\x1b[31mred\x1b[0m \x1b[2J\x1b]8;;x\x07 \u0080';
-    expect(escapeGraderText(text, true)).toBe('\x1b[31mred\x1b[0m \\x1b[2J\\x1b]8;;x\\x07 \u0080');
-    expect(escapeGraderText(text, false)).toBe('\\x1b[31mred\\x1b[0m \\x1b[2J\\x1b]8;;x\\x07 \u0080');
+  it('in grader text, keeps colour sequences only when asked, newlines and tabs; C1 controls (U+009B is CSI) and bidi controls escaped', () => {
+    const text = '\x1b[31mred\x1b[0m \x1b[2J\x1b]8;;x\x07 \u0080\u009b\r\u2028\u202e\t\n';
+    expect(escapeGraderText(text, true)).toBe('\x1b[31mred\x1b[0m \\x1b[2J\\x1b]8;;x\\x07 \\x80\\x9b\\r\\u2028\\u202e\t\n');
+    expect(escapeGraderText(text, false)).toBe('\\x1b[31mred\\x1b[0m \\x1b[2J\\x1b]8;;x\\x07 \\x80\\x9b\\r\\u2028\\u202e\t\n');
+  });
+
+  it('makes one line of any text: every line break (CR, LF, NEL, LS, PS), control, tab and bidi control escaped, then cut', () => {
+    expect(oneLine('a\rb\nc\u0085d\u2028e\u2029f\tg\x0bh\x0ci\x1b[2Jj\u202ek\u2066l\u200fm')).toBe(
+      'a\\rb\\nc\\x85d\\u2028e\\u2029f\\tg\\x0bh\\x0ci\\x1b[2Jj\\u202ek\\u2066l\\u200fm',
+    );
+    expect(oneLine(oneLine('\r\n'))).toBe('\\r\\n'); // twice is once
+    expect(oneLine('all stages pass é ✓')).toBe('all stages pass é ✓');
+    expect(oneLine('abcdef', 3)).toBe('abc…');
   });
 
   it('clips without splitting a surrogate pair, and counts the lines it leaves out', () => {

@@ -29,6 +29,10 @@ export function failingOverHttp(cassette: Cassette, report: PlayReport | undefin
         `this case's event streams end their lines in ${named}: a reader that splits on "\\n" alone (or on "\\r\\n" and "\\n") misses the blank line that ends an event`,
         'a line ends at "\\r\\n", "\\n" or a lone "\\r" (the SSE format allows all three); a "\\r" that ends a read may be half of a "\\r\\n"',
       ],
+      general: [
+        'an event stream may end its lines in CRLF or a lone CR: a reader that splits on "\\n" alone (or on "\\r\\n" and "\\n") misses the blank line that ends an event',
+        'a line ends at "\\r\\n", "\\n" or a lone "\\r" (the SSE format allows all three); a "\\r" that ends a read may be half of a "\\r\\n"',
+      ],
     });
   }
   return { hints, moot: resumption ? ['waited-for-nothing'] : [] };

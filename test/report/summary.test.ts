@@ -1,0 +1,80 @@
+// The Markdown summary, rendered as GitHub renders it (micromark with GFM): whatever the report's texts
+// hold (a program's crash message, a hint quoting its output, a stage's title), the page has the
+// markup the grader wrote and no other, and shows those texts as they are, each on one line.
+import { describe, expect, it } from 'vitest';
+import type { CheckReport, ResultsReport } from '../../harness/report/model.ts';
+import { toSummary } from '../../harness/report/summary.ts';
+import { oneLine } from '../../harness/terminal-text.ts';
+import { elements, HOSTILE_TEXTS, renderGfm, textOf } from '../helpers/markdown.ts';
+
+function check(text: string): CheckReport {
+  return {
+    id: `stage/${text}`,
+    name: text,
+    origin: 'public',
+    status: 'crash',
+    infra: false,
+    message: text,
+    details: null,
+    hints: [{ kind: 'k', lines: [text, text] }],
+    difference: null,
+    protocol: null,
+    advice: [],
+    exchange: null,
+    output: null,
+    stderr: null,
+    durationMs: 1,
+    seed: null,
+    cassette: null,
+    position: 0,
+  };
+}
+
+/** A failed run of one stage, whose one check has `text` for its name, its message and its hints' lines. */
+function report(text: string, title = 'a stage'): ResultsReport {
+  return {
+    version: 1,
+    status: 'fail',
+    exitCode: 1,
+    seed: 7,
+    shard: null,
+    mergedShards: null,
+    startedAt: '2026-11-30T00:44:09.647Z',
+    durationMs: 0,
+    grader: { name: 'theinference', version: '0' },
+    course: { digest: 'a'.repeat(64) },
+    submission: { path: '/sub', changedOutsideSrc: [], changesCut: false, linksIgnored: [], filesIgnored: [], missing: [] },
+    limits: { timeoutMs: null, memoryBytes: 1, outputCapBytes: 1, network: 'off' },
+    sandbox: 'bwrap',
+    hiddenCases: 0,
+    generatedCases: 0,
+    counts: { pass: 0, fail: 0, error: 0, timeout: 0, crash: 1, total: 1 },
+    problems: [],
+    stages: [{ slug: 'stage', title, status: 'fail', durationMs: 1, planned: 1, advisories: 0, checks: [check(text)] }],
+  };
+}
+
+describe('the summary, rendered', () => {
+  const plain = elements(renderGfm(toSummary(report('plain words'))));
+
+  it('has a table, two headings and the hints list of its own, and no link, image or other element', () => {
+    expect(plain.filter((tag) => /^<h\d/.test(tag))).toEqual(['<h2>', '<h3>']);
+    expect(plain).toContain('<table>');
+    expect(plain.filter((tag) => /^<(a|img|script|h1)\b/.test(tag))).toEqual([]);
+  });
+
+  for (const text of [...HOSTILE_TEXTS, HOSTILE_TEXTS.join(' ')]) {
+    it(`shows ${JSON.stringify(text).slice(0, 60)} as text, in the grader's markup`, () => {
+      const page = renderGfm(toSummary(report(text, text)));
+      expect(elements(page)).toEqual(plain);
+      const shown = textOf(page);
+      // the message and each hint line, whole and on one line; the title too, though escaped differently
+      expect(shown.split(oneLine(text)).length - 1).toBeGreaterThanOrEqual(4);
+    });
+  }
+
+  it('a code span longer than any run of backticks in the text, so none of them closes it', () => {
+    const page = renderGfm(toSummary(report('a ```` b `` c `')));
+    expect(textOf(page)).toContain('crash: a ```` b `` c `\n');
+  });
+});
