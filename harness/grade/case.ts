@@ -42,6 +42,12 @@ export interface CaseContext extends RunContext {
 }
 
 export async function gradeCase(testCase: Case, context: CaseContext): Promise<Verdict> {
+  const name = caseName(testCase);
+  // Its code imports what the grader may not read for it, or the bundler failed: nothing of it runs. Said
+  // alike of every case, a hidden one too: the words are of the submission, nothing of the case is in them.
+  if (context.launcher.refused) return { name, status: 'fail', message: `not run: ${context.launcher.refused}`, durationMs: 0 };
+  if (context.launcher.module instanceof BundlerFailure)
+    return { name, status: 'infra', message: `not run: ${context.launcher.module.message}`, durationMs: 0 };
   const verdict = await judgeCase(testCase, context);
   // A hidden case tells its verdict and hints, nothing of itself (hidden-verdict.ts).
   return testCase.hidden ? toldOfHidden(verdict) : verdict;
@@ -49,10 +55,6 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
 
 async function judgeCase(testCase: Case, context: CaseContext): Promise<Verdict> {
   const name = caseName(testCase);
-  // Its code imports what the grader may not read for it: nothing of it runs, no case passes.
-  if (context.launcher.refused) return { name, status: 'fail', message: `not run: ${context.launcher.refused}`, durationMs: 0 };
-  if (context.launcher.module instanceof BundlerFailure)
-    return { name, status: 'infra', message: `not run: ${context.launcher.module.message}`, durationMs: 0 };
   let cassette: Cassette | undefined;
   try {
     cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });

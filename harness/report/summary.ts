@@ -1,7 +1,7 @@
 // A Markdown summary of a results report, for a CI job's summary page (GitHub's $GITHUB_STEP_SUMMARY):
 // a table of the stages, then the first failure with its hints. Only what a student may read of any
 // case: the check's one-line verdict and its hints, never its details (a diff quotes expected bytes)
-// nor what the program printed; a hidden case's verdict and hints quote nothing of it (grade/hidden.ts).
+// nor what the program printed; a hidden case's verdict and hints quote nothing of it (grade/hidden-verdict.ts).
 //
 // The report's texts (a check's name, its message, which may quote a program's error line, its hints)
 // are shown literally, never as Markdown: each made one line, then put in a code span (`literal`), where
