@@ -130,13 +130,16 @@ async function grade(
   const mine = plan.filter((unit) => inShard(unit.position, settings.shard));
 
   const env = programEnv();
+  // The submission's bundler starts now, beside the reference's work on the generated cases.
+  const starting = launcher(scratch.root, { ...settings, packages: settings.course.packages });
+  starting.catch(() => {}); // awaited below; a reference that fails first ends the run before that
   const generatedHere = mine.filter((unit) => unit.origin === 'generated').map((unit) => unit.testCase!);
   if (generatedHere.length > 0) {
     const reference = await launcher(settings.course.root, { bundle: settings.bundle, sandbox: settings.sandbox, packages: settings.course.packages });
     await expectFromReference(generatedHere, settings.course.root, scratch.root, reference, env);
   }
 
-  const start = await launcher(scratch.root, { ...settings, packages: settings.course.packages });
+  const start = await starting;
   run.sandbox = start.jail.kind;
   run.network = start.jail.network;
   const terminal = new TerminalReporter(settings.write, settings);
