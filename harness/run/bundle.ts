@@ -121,29 +121,43 @@ function bundlerRun(entries: readonly BundleEntry[], options: BundleOptions): Bu
     options: { cwd: options.runRoot, env, limits: BUNDLER_LIMITS, contained: jail.kind === 'bwrap', stdin: '', extraPipes: 1 },
     finish: async (run) => {
       const outcome = new OutcomeLine();
-      const ended = run(([pipe]) => pipe && outcome.hear(pipe));
-      void ended.finally(discard);
-      const first = await Promise.race([outcome.said, ended]);
-      const outcomes = typeof first === 'string' ? outcomesSaid(first, entries.length) : outcomesOf(first, entries.length);
-      return entries.map((entry, index) => collectOne(entry, outcomes[index]!, index, output));
+      const ended = run(([pipe]) => outcome.hear(pipe));
+      try {
+        // what it says, read as soon as it is said; only a bundler that ends without saying is waited for
+        const said = await Promise.race([outcome.said, ended.then(() => outcome.afterEnd())]);
+        const outcomes = said === undefined ? outcomesOf(await ended, entries.length) : outcomesSaid(said, entries.length);
+        return entries.map((entry, index) => collectOne(entry, outcomes[index]!, index, output));
+      } finally {
+        void ended.finally(discard);
+      }
     },
     discard,
   };
 }
 
-/** The line the bundler writes on fd 3 (BundleOutcome per entry, as JSON), bounded. */
+/** The line the bundler writes on fd 3 (BundleOutcome per entry, as JSON), bounded: `said` resolves
+ *  with it, or with nothing once the pipe is closed without it (the bundler ended, or never had one). */
 class OutcomeLine {
-  readonly said: Promise<string>;
-  private resolve!: (line: string) => void;
+  readonly said: Promise<string | undefined>;
+  private resolve!: (line: string | undefined) => void;
   private chunks: Buffer[] = [];
   private size = 0;
+  private heard = false;
 
   constructor() {
     this.said = new Promise((resolve) => (this.resolve = resolve));
   }
 
-  hear(pipe: NodeJS.ReadWriteStream): void {
-    pipe.on('error', () => {});
+  /** Once the bundler has ended: what its pipe said, which closes with it; nothing, where it never had one. */
+  afterEnd(): Promise<string | undefined> {
+    return this.heard ? this.said : Promise.resolve(undefined);
+  }
+
+  hear(pipe: NodeJS.ReadWriteStream | undefined): void {
+    if (pipe === undefined) return this.resolve(undefined);
+    this.heard = true;
+    pipe.on('error', () => this.resolve(undefined));
+    pipe.on('close', () => this.resolve(undefined));
     pipe.on('data', (chunk: Buffer) => {
       if (this.size > BUNDLER_LIMITS.outputCap) return;
       this.chunks.push(chunk);
