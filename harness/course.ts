@@ -32,6 +32,8 @@ export interface Stage {
   slug: string;
   title: string;
   timeoutMs: number;
+  /** What passing it is worth in a grade (`points:`, default 1): all of them, or none. */
+  points: number;
   /** The property suite graded with this stage, if any. */
   properties?: string;
   /** Each case's server side is played from its fixture's cassette.yaml over this transport: `stdio`
@@ -97,6 +99,8 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
     }
     const timeout = table.optional([...at, 'timeout'], 'number') ?? DEFAULT_TIMEOUT_SECONDS;
     if (!(timeout > 0)) table.fail([...at, 'timeout'], `timeout must be a positive number of seconds`);
+    const points = table.optional([...at, 'points'], 'number') ?? 1;
+    if (!Number.isInteger(points) || points < 0) table.fail([...at, 'points'], `points must be a whole number, 0 or more, not ${points}`);
     const cases = table.seq([...at, 'cases']).flatMap((_, caseIndex) => {
       const where = [...at, 'cases', caseIndex];
       const command = table.scalar([...where, 'command'], 'string');
@@ -117,6 +121,7 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
       slug,
       title: table.scalar([...at, 'title'], 'string'),
       timeoutMs: timeout * 1000,
+      points,
       properties,
       player,
       cases,

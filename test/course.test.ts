@@ -106,6 +106,21 @@ describe('the stage table', () => {
     expect(loadError(dir)).toContain('case config-and-framing/mcp-frame/numbers has no fixtures/config-and-framing/mcp-frame/numbers/expected.json');
   });
 
+  it("reads each stage's points (1 where none are given), and refuses points that are not a whole number, 0 or more", () => {
+    expect(loadCourse(REPO).stages.map((stage) => stage.points)).toEqual([10, 15, 15, 15, 10, 15, 20]);
+    let dir = copy();
+    editTable(dir, '    points: 10\n', '');
+    expect(loadCourse(dir).stages[0]!.points).toBe(1);
+    for (const bad of ['2.5', '-1', 'many']) {
+      dir = copy();
+      editTable(dir, 'points: 10', `points: ${bad}`);
+      expect(loadError(dir), bad).toMatch(new RegExp(`^course\\.yaml:${lineOf(dir, `points: ${bad}`)}: "?(stages\\[0\\]\\.points"? must be|points must be)`));
+    }
+    dir = copy();
+    editTable(dir, 'packages: []', "packages: ['@modelcontextprotocol/sdk']");
+    expect(loadError(dir)).toContain('"@modelcontextprotocol/sdk" may not be allowed: the client is written by hand, never with the MCP SDK');
+  });
+
   it('refuses a stage without cases, a missing title, a bad timeout, a duplicate slug, a newer version', () => {
     let dir = copy();
     editTable(dir, '    cases:\n', '    cases: []\n    unused:\n');

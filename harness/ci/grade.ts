@@ -190,7 +190,7 @@ async function grade(
   const files = settings.files.map(({ format, path }) => `${format.what} in ${path}`).join(', ');
   settings.write(
     `${interrupted === undefined ? '' : '\n'}graded with --seed ${settings.seed}${settings.shard.count > 1 ? ` as shard ${settings.shard.index}/${settings.shard.count}` : ''}: ${written.status}` +
-      `${files ? `; ${files}` : ''}\n`,
+      `, ${written.points.earned} of ${written.points.possible} points${files ? `; ${files}` : ''}\n`,
   );
   return written.exitCode;
 }

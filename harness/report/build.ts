@@ -7,7 +7,7 @@ import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import type { SandboxKind } from '../run/sandbox.ts';
 import type { SubmissionFacts } from '../run/submission.ts';
 import { courseDigest } from './course-digest.ts';
-import { countChecks, exitCodeOf, runStatus, stageReport, type GradedCheck, type GradedStage } from './entries.ts';
+import { countChecks, exitCodeOf, runStatus, stageReport, totalPoints, type GradedCheck, type GradedStage } from './entries.ts';
 import { REPORT_VERSION, type ExitCode, type ResultsReport } from './model.ts';
 import { graderVersion } from './version.ts';
 
@@ -65,6 +65,7 @@ export function buildReport(run: RunFacts, graded: GradedStage[]): ResultsReport
     generatedCases: run.generatedCases ?? 0,
     counts: countChecks(stages),
     problems,
+    points: totalPoints(stages),
     stages,
   };
 }

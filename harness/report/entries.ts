@@ -11,6 +11,7 @@ import {
   type GradedStatus,
   type KeptText,
   type Origin,
+  type Points,
   type ResultsReport,
   type RunStatus,
   type StageReport,
@@ -60,15 +61,30 @@ export function checkReport(stage: string, check: GradedCheck, courseRoot: strin
 
 export function stageReport(graded: GradedStage, courseRoot: string): StageReport {
   const checks = graded.checks.map((check) => checkReport(graded.stage.slug, check, courseRoot));
+  const status = graded.graded ? rollUp(checks) : 'skipped';
   return {
     slug: graded.stage.slug,
     title: graded.stage.title,
-    status: graded.graded ? rollUp(checks) : 'skipped',
+    status,
+    points: stagePoints(status, graded.stage.points),
     durationMs: Math.round(graded.durationMs),
     planned: graded.planned,
     advisories: checks.reduce((sum, check) => sum + check.advice.length, 0),
     checks,
   };
+}
+
+/** A stage's points: all of them when it passes, none otherwise. */
+export function stagePoints(status: StageReport['status'], possible: number): Points {
+  return { earned: status === 'pass' ? possible : 0, possible };
+}
+
+/** The stages' points together. */
+export function totalPoints(stages: readonly StageReport[]): Points {
+  return stages.reduce((sum, stage) => ({ earned: sum.earned + stage.points.earned, possible: sum.possible + stage.points.possible }), {
+    earned: 0,
+    possible: 0,
+  });
 }
 
 /** error when the grader failed anywhere, fail when any check did not pass, else pass. */

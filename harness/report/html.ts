@@ -56,6 +56,7 @@ function reportHeader(report: ResultsReport, title: string, firstFailure: CheckR
     .map((status) => html`<span class="count status-${status}">${counts[status]} ${status}</span> `);
   const facts = [
     `${report.grader.name} ${report.grader.version}`,
+    `${report.points.earned} of ${report.points.possible} points`,
     `seed ${report.seed}`,
     report.shard && `shard ${report.shard.index} of ${report.shard.count}`,
     report.mergedShards && `merged shards ${report.mergedShards.join(', ')}`,
@@ -85,7 +86,9 @@ ${notes.length > 0 && html`<ul class="notes">${notes.map((note) => html`<li>${no
 
 function stageSection(stage: StageReport, firstFailure: CheckReport | undefined, hinted: Map<string, Shown>): Html {
   const passed = stage.checks.filter((check) => check.status === 'pass').length;
-  const summary = stage.status === 'skipped' ? 'not graded' : `${passed} of ${stage.checks.length} checks pass · ${seconds(stage.durationMs)}`;
+  const points = `${stage.points.earned} of ${stage.points.possible} points`;
+  const summary =
+    stage.status === 'skipped' ? `not graded · ${points}` : `${passed} of ${stage.checks.length} checks pass · ${points} · ${seconds(stage.durationMs)}`;
   return html`<section class="stage status-${stage.status}"><h2><span class="badge status-${stage.status}">${stage.status}</span> ${stage.slug} <span class="dim">· ${stage.title} · ${summary}</span></h2>
 ${stage.checks.map((check) => checkBlock(check, check === firstFailure, hinted))}</section>`;
 }

@@ -11,7 +11,9 @@ export function toJUnit(report: ResultsReport): string {
     const time = seconds(stage.durationMs);
     const cases = stage.checks.map((check) => testCase(stage.slug, check)).join('');
     const skipped = stage.status === 'skipped' ? ` skipped="${stage.planned}"` : '';
-    return `  <testsuite name="${attr(stage.slug)}" tests="${stage.checks.length}" failures="${failures}" errors="${errors}"${skipped} time="${time}">\n${cases}  </testsuite>\n`;
+    // what the stage earned of its points (course.yaml's points:), as JUnit's properties
+    const points = `    <properties>\n      <property name="points" value="${stage.points.earned}"/>\n      <property name="points possible" value="${stage.points.possible}"/>\n    </properties>\n`;
+    return `  <testsuite name="${attr(stage.slug)}" tests="${stage.checks.length}" failures="${failures}" errors="${errors}"${skipped} time="${time}">\n${points}${cases}  </testsuite>\n`;
   });
   const { counts } = report;
   const failures = counts.fail;

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { ReportError } from '../errors.ts';
 import { SchemaError } from './check.ts';
 import { checkResultsReport, REPORT_VERSION, type ResultsReport, type RunStatus, type StageReport } from './model.ts';
-import { countChecks, exitCodeOf, rollUp, runStatus } from './entries.ts';
+import { countChecks, exitCodeOf, rollUp, runStatus, stagePoints, totalPoints } from './entries.ts';
 
 /** A report that cannot be merged: the CLI prints it on one line and exits 2. */
 /** A shard's report that cannot be merged: one of the report problems. */
@@ -102,6 +102,7 @@ export function mergeReports(reports: { path: string; report: ResultsReport }[])
     generatedCases: largest(reports.map(({ report }) => report.generatedCases)),
     counts: countChecks(stages),
     problems,
+    points: totalPoints(stages),
     stages,
   };
 }
@@ -140,10 +141,12 @@ function mergeStages(perReport: StageReport[][]): StageReport[] {
       ids.add(check.id);
     }
     const [first] = parts;
+    const status = graded.length === 0 ? 'skipped' : rollUp(checks);
     return {
       slug: first!.slug,
       title: first!.title,
-      status: graded.length === 0 ? 'skipped' : rollUp(checks),
+      status,
+      points: stagePoints(status, first!.points.possible),
       durationMs: largest(parts.map((part) => part.durationMs)),
       planned: largest(parts.map((part) => part.planned)),
       advisories: checks.reduce((sum, check) => sum + check.advice.length, 0),

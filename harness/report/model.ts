@@ -78,11 +78,18 @@ export interface CheckReport {
   position: number;
 }
 
+/** Points of a grade: a stage's all when it passes, none when it does not (course.yaml's `points:`). */
+export interface Points {
+  earned: number;
+  possible: number;
+}
+
 export interface StageReport {
   slug: string;
   title: string;
   /** `skipped`: not graded, because an earlier stage failed and --all was not given, or the run was interrupted. */
   status: GradedStatus | 'skipped';
+  points: Points;
   durationMs: number;
   /** Units of this stage in the whole run, all shards together: each case, and the property suite as one
    *  (its properties are several checks that share one `position`). */
@@ -126,6 +133,8 @@ export interface ResultsReport {
   counts: Record<CheckStatus, number> & { total: number };
   /** Why the run is `error` (or `interrupted`) beyond its checks (e.g. a shard missing from a merge). */
   problems: string[];
+  /** The stages' points together. */
+  points: Points;
   stages: StageReport[];
 }
 
@@ -242,10 +251,15 @@ const checkReportSchema = refine(
     check.infra && check.status !== 'error' ? { path: 'status', problem: `a check the grader failed (infra) is an error, not ${check.status}` } : undefined,
 );
 
+const pointsSchema = refine(object({ earned: integer(0), possible: integer(0) }), (points) =>
+  points.earned > points.possible ? { path: 'earned', problem: `${points.earned} points earned of ${points.possible} possible` } : undefined,
+);
+
 const stageReportSchema = object({
   slug: string(),
   title: string(),
   status: oneOf('pass', 'fail', 'error', 'skipped'),
+  points: pointsSchema,
   durationMs: integer(),
   planned: integer(),
   advisories: integer(),
@@ -286,6 +300,7 @@ const resultsReportSchema = refine(
     generatedCases: integer(),
     counts: object({ pass: integer(), fail: integer(), error: integer(), timeout: integer(), crash: integer(), total: integer() }),
     problems: array(string()),
+    points: pointsSchema,
     stages: array(stageReportSchema, { min: 1 }),
   }),
   (report) => {

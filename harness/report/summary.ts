@@ -19,14 +19,17 @@ export function toSummary(report: ResultsReport): string {
     const passed = stage.checks.filter((check) => check.status === 'pass').length;
     const advice = stage.advisories > 0 ? ` (${stage.advisories} advice)` : '';
     const total = stage.status === 'skipped' ? stage.planned : stage.checks.length;
-    return `| ${cell(stage.slug)} | ${cell(stage.title)} | ${MARK[stage.status] ?? cell(stage.status)} | ${passed}/${total}${advice} |`;
+    const points = `${stage.points.earned}/${stage.points.possible}`;
+    return `| ${cell(stage.slug)} | ${cell(stage.title)} | ${MARK[stage.status] ?? cell(stage.status)} | ${passed}/${total}${advice} | ${points} |`;
   });
   const lines = [
     `## theinference: ${report.status === 'pass' ? 'every graded stage passes' : cell(report.status)}`,
     '',
-    '| stage | title | verdict | checks passed |',
-    '|---|---|---|---|',
+    '| stage | title | verdict | checks passed | points |',
+    '|---|---|---|---|---|',
     ...rows,
+    '',
+    `points: ${report.points.earned} of ${report.points.possible}`,
   ];
   const first = report.stages.flatMap((stage) => stage.checks).find((check) => check.status !== 'pass');
   if (first) lines.push('', ...firstFailure(first));

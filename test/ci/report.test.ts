@@ -109,7 +109,10 @@ describe('merge-reports refuses, in one line, exit 2', () => {
     generatedCases: 0,
     counts: { pass: 1, fail: 0, error: 0, timeout: 0, crash: 0, total: 1 },
     problems: [],
-    stages: [{ slug: 's', title: 'S', status: 'pass', durationMs: 1, planned: 2, advisories: 0, checks: [check(index - 1)] }],
+    points: { earned: 1, possible: 1 },
+    stages: [
+      { slug: 's', title: 'S', status: 'pass', points: { earned: 1, possible: 1 }, durationMs: 1, planned: 2, advisories: 0, checks: [check(index - 1)] },
+    ],
   });
   /** `report(1, 1)` with the field at `path` (`stages.0.checks.0.status`) set to `value`, or removed when it is undefined. */
   const broken = (path: string, value: unknown): unknown => {
@@ -235,6 +238,7 @@ describe('JUnit', () => {
           slug: 's<1>',
           title: '',
           status: 'fail',
+          points: { earned: 0, possible: 2 },
           durationMs: 10,
           planned: 3,
           checks: [
@@ -252,7 +256,9 @@ describe('JUnit', () => {
         },
       ],
     } as unknown as ResultsReport);
-    expect(xml).toContain('<testsuite name="s&lt;1&gt;" tests="3" failures="1" errors="1" time="0.010">');
+    expect(xml).toContain(
+      '<testsuite name="s&lt;1&gt;" tests="3" failures="1" errors="1" time="0.010">\n    <properties>\n      <property name="points" value="0"/>\n      <property name="points possible" value="2"/>\n    </properties>\n',
+    );
     expect(xml).toContain('<testcase classname="s&lt;1&gt;" name="b &quot;q&quot; &amp; &lt;x&gt;" time="0.005">');
     expect(xml).toContain(
       '<failure type="fail" message="differs\\x00 😀 \\ud800 \\uffff">line\\x1b[31m red\\x1b[39m\\x07\\x1b]0;t\\r\n\\x85\\u202e ]]&gt; "\t</failure>',

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadCourse } from '../../harness/course.ts';
 import { HIDDEN_DETAILS } from '../../harness/grade/hidden-verdict.ts';
 import { courseCopy, REPO, runInProcess, trimCourse } from '../helpers/cli.ts';
 import { checks, cleanUp, folder, leftBehind, leftInTmp, QUICK, REFERENCE, runCi, submission } from './helpers.ts';
@@ -36,7 +37,9 @@ describe('grading only src/', () => {
     expect(generated.map((check) => check.name)).toEqual(expect.arrayContaining(['random-mcp-frame/1', 'random-mcp-config/3', 'random-tools/2']));
     expect(generated.find((check) => check.name === 'random-tools/1')?.cassette).toBe('generated (--seed 11)');
     expect(generated.every((check) => check.seed === 11)).toBe(true);
-    expect(run.stdout).toContain('graded with --seed 11: pass');
+    expect(run.stdout).toContain('graded with --seed 11: pass, 100 of 100 points');
+    expect(report.points).toEqual({ earned: 100, possible: 100 });
+    expect(report.stages.map((stage) => stage.points.earned)).toEqual(loadCourse(REPO).stages.map((stage) => stage.points));
     expect(leftInTmp(run.tmp)).toEqual([]);
   });
 

@@ -50,7 +50,8 @@ function report(text: string, title = 'a stage'): ResultsReport {
     generatedCases: 0,
     counts: { pass: 0, fail: 0, error: 0, timeout: 0, crash: 1, total: 1 },
     problems: [],
-    stages: [{ slug: 'stage', title, status: 'fail', durationMs: 1, planned: 1, advisories: 0, checks: [check(text)] }],
+    points: { earned: 0, possible: 1 },
+    stages: [{ slug: 'stage', title, status: 'fail', points: { earned: 0, possible: 1 }, durationMs: 1, planned: 1, advisories: 0, checks: [check(text)] }],
   };
 }
 
