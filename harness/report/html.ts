@@ -1,21 +1,17 @@
 // The HTML report: one self-contained page made from a results report (every stage and check, the
 // styled difference, hints, the player's diagnoses, stderr, and a sequence diagram of each played
 // session), and a page for one session alone (`replay --html`). Inline CSS and one line of inline
-// JS, nothing fetched. Every string from a report is escaped by the `html` template below (the
-// only way text gets into the page), and the page's Content-Security-Policy admits its own style
-// and script and nothing else: a submission's output that holds markup shows as text, and could
-// not run or fetch anything even if an escape were missed.
-import { createHash } from 'node:crypto';
+// JS, nothing fetched. Every string from a report is escaped by page.ts's `html` template (the only
+// way text gets into the page), under a Content-Security-Policy that admits nothing but the page.
 import { moreDiagnosesLine, type Diagnosis, type PlayReport } from '../cassette/diagnosis.ts';
 import { exchangeStep, responseOutcome, type Exchange, type ExchangeStep } from '../cassette/exchange.ts';
 import { isObject, type Json } from '../cassette/model.ts';
 import type { Advice, Hint, ProtocolReport, StyledLine } from '../run/verdict.ts';
-import { clip, escapeControls } from '../terminal-text.ts';
+import { clip } from '../terminal-text.ts';
 import type { CheckReport, KeptText, ResultsReport, StageReport } from './model.ts';
+import { FIRST_FAILURE_ID, html, join, page, type Html } from './page.ts';
 
-/** The first failing check of a run's report (its header links to it), or the first divergence of a
- *  session alone (the page scrolls to it when it opens; a run's report opens on its summary). */
-export const FIRST_FAILURE_ID = 'first-failure';
+export { FIRST_FAILURE_ID };
 /** Characters of a message quoted in an arrow's label. */
 const LABEL_CHARS = 80;
 
@@ -212,103 +208,6 @@ function pretty(message: Json): string {
   return typeof message === 'string' ? message : JSON.stringify(message, null, 2);
 }
 
-// ---------------------------------------------------------------------------- the page and its escaping
-
-/** Markup made here; anything else put into the page is text, and escaped. */
-class Html {
-  constructor(readonly markup: string) {}
-}
-
-type Part = Html | string | number | false | null | undefined | readonly Part[];
-
-/** Template for markup: each interpolated string is escaped, Html is kept, false/null/undefined are nothing, arrays joined. */
-function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
-  return new Html(strings.reduce((markup, text, index) => markup + text + (index < parts.length ? render(parts[index]!) : ''), ''));
-}
-
-function render(part: Part): string {
-  if (part instanceof Html) return part.markup;
-  if (Array.isArray(part)) return part.map(render).join('');
-  if (part === false || part === null || part === undefined) return '';
-  return escapeText(String(part));
-}
-
-function join(parts: readonly (Html | string)[], separator: string): Html {
-  return new Html(parts.map(render).join(escapeText(separator)));
-}
-
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Control characters shown as `\x1b` and the like (newlines and tabs kept), markup characters as entities. */
-function escapeText(text: string): string {
-  return text
-    .split('\n')
-    .map(escapeControls)
-    .join('\n')
-    .replace(/[&<>"']/g, (char) => ENTITIES[char]!);
-}
-
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(2)} s`;
-}
-
-const SCRIPT = `if (!location.hash) document.getElementById(${JSON.stringify(FIRST_FAILURE_ID)})?.scrollIntoView({ block: 'start' });`;
-
-const STYLE = `
-:root { --pass: #1a7f37; --fail: #cf222e; --error: #bc4c00; --dim: #6e7781; --line: #8c959f; --client: #0969da; --server: #8250df; --soft: #f6f8fa; }
-body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 72rem; padding: 1rem 1.5rem 4rem; color: #1f2328; }
-h1 { font-size: 1.4rem; margin: 0.5rem 0; } h2 { font-size: 1.15rem; margin: 2rem 0 0.5rem; } h3, h4, figcaption { font-size: 0.95rem; margin: 0.75rem 0 0.25rem; }
-code, pre { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
-pre { background: var(--soft); padding: 0.5rem 0.75rem; overflow-x: auto; white-space: pre-wrap; word-break: break-all; margin: 0.25rem 0; }
-.dim, .facts { color: var(--dim); } .facts { margin: 0.25rem 0; }
-.badge { display: inline-block; border-radius: 0.3rem; padding: 0 0.4rem; color: #fff; font-weight: 600; font-size: 0.85em; background: var(--dim); }
-.badge.status-pass { background: var(--pass); } .badge.status-fail { background: var(--fail); } .badge.status-error, .badge.status-timeout, .badge.status-crash, .badge.status-interrupted { background: var(--error); }
-.count { margin-right: 0.75rem; font-weight: 600; } .count.status-pass { color: var(--pass); } .count.status-fail { color: var(--fail); } .count.status-error, .count.status-timeout, .count.status-crash { color: var(--error); }
-.notes li { color: var(--error); }
-details.check { border-left: 3px solid var(--line); margin: 0.4rem 0; padding: 0.2rem 0 0.2rem 0.75rem; }
-details.check.status-pass { border-color: var(--pass); } details.check:not(.status-pass) { border-color: var(--fail); }
-details.check > summary { cursor: pointer; } .check .name { font-weight: 600; } .check .message { display: block; margin-left: 1.2rem; }
-.difference .heading { font-weight: 700; } .difference .dim, .difference .mark { color: var(--dim); }
-.difference .expected, .difference .expected-mark, .difference .caret-expected { color: var(--pass); }
-.difference .actual, .difference .actual-mark, .difference .caret-actual { color: var(--fail); }
-.difference .expected-mark, .difference .actual-mark { opacity: 0.7; } .difference .caret-expected, .difference .caret-actual { font-weight: 700; }
-.hints { list-style: none; padding: 0; } .hints b { color: #9a6700; }
-.protocol ol { margin: 0.25rem 0; padding-left: 1.5rem; } .diagnosis b { color: var(--fail); }
-.kept > summary { cursor: pointer; color: var(--dim); }
-.exchange { margin: 0.75rem 0; } .lanes { display: flex; justify-content: space-between; font-weight: 600; font-size: 0.85rem; }
-.lanes span:first-child { color: var(--client); } .lanes span:last-child { color: var(--server); }
-.sequence { list-style: none; margin: 0; padding: 0.25rem 0;
-  background: linear-gradient(var(--client), var(--client)) 1rem 0 / 2px 100% no-repeat, linear-gradient(var(--server), var(--server)) calc(100% - 1rem) 0 / 2px 100% no-repeat; }
-.sequence > li { margin: 0 1rem; padding: 0.15rem 0; }
-.step > details > summary { list-style: none; cursor: pointer; } .step > details > summary::-webkit-details-marker { display: none; }
-.arrow { position: relative; display: block; padding: 0 1rem 0.1rem; border-bottom: 2px solid var(--client); font: 13px/1.4 ui-monospace, monospace; overflow-wrap: anywhere; }
-.from-server .arrow { border-color: var(--server); text-align: right; }
-.kind-response .arrow { border-bottom-style: dashed; } .kind-notification .arrow { border-bottom-style: dotted; } .kind-line .arrow { color: var(--dim); } .kind-http.from-server .arrow { color: var(--fail); }
-.arrow::after { content: ''; position: absolute; bottom: -6px; border: 5px solid transparent; }
-.from-client .arrow::after { right: -1px; border-left: 9px solid var(--client); border-right: 0; }
-.from-server .arrow::after { left: -1px; border-right: 9px solid var(--server); border-left: 0; }
-.diverged .arrow { border-bottom-color: var(--fail); color: var(--fail); } .from-client.diverged .arrow::after { border-left-color: var(--fail); }
-.recorded { display: block; color: var(--pass); } .recorded::before { content: '≠ '; }
-.flag { display: inline-block; margin-left: 0.5rem; padding: 0 0.35rem; border-radius: 0.25rem; background: var(--fail); color: #fff; font: 600 12px system-ui, sans-serif; }
-.step .diagnosis { margin: 0.1rem 1rem 0.3rem; font-size: 0.9rem; }
-.messages { display: flex; gap: 0.75rem; margin: 0.25rem 1rem; } .messages > div { flex: 1; min-width: 0; } .messages pre { max-height: 24rem; overflow: auto; }
-.sequence .more, .sequence .end { text-align: center; color: var(--dim); font-size: 0.9rem; } .sequence .end.diverged { color: var(--fail); }
-`;
-
-const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
-const POLICY = `default-src 'none'; style-src ${hash(STYLE)}; script-src ${hash(SCRIPT)}; base-uri 'none'; form-action 'none'`;
-
-/** `scroll`: the page scrolls to FIRST_FAILURE_ID when it opens (a session alone). */
-function page(title: string, body: Html, { scroll = true }: { scroll?: boolean } = {}): string {
-  return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${POLICY}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<style>${new Html(STYLE)}</style></head>
-<body>
-${body}
-${scroll && html`<script>${new Html(SCRIPT)}</script>`}
-</body></html>
-`.markup;
 }
