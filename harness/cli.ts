@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   test: () => commandOf(import('./commands/test.ts')),
   export: () => commandOf(import('./commands/export.ts')),
   'merge-reports': () => commandOf(import('./commands/merge-reports.ts')),
+  classroom: () => commandOf(import('./commands/classroom.ts')),
   list: () => commandOf(import('./commands/list.ts')),
   bless: () => commandOf(import('./commands/bless.ts')),
   record: () => commandOf(import('./commands/record.ts')),

@@ -53,7 +53,7 @@ h1 { font-size: 1.4rem; margin: 0.5rem 0; } h2 { font-size: 1.15rem; margin: 2re
 code, pre { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
 pre { background: var(--soft); padding: 0.5rem 0.75rem; overflow-x: auto; white-space: pre-wrap; word-break: break-all; margin: 0.25rem 0; }
 .dim, .facts { color: var(--dim); } .facts { margin: 0.25rem 0; }
-.badge { display: inline-block; border-radius: 0.3rem; padding: 0 0.4rem; color: #fff; font-weight: 600; font-size: 0.85em; background: var(--dim); }
+.badge { display: inline-block; white-space: nowrap; border-radius: 0.3rem; padding: 0 0.4rem; color: #fff; font-weight: 600; font-size: 0.85em; background: var(--dim); }
 .badge.status-pass { background: var(--pass); } .badge.status-fail { background: var(--fail); } .badge.status-error, .badge.status-timeout, .badge.status-crash, .badge.status-interrupted { background: var(--error); }
 .count { margin-right: 0.75rem; font-weight: 600; } .count.status-pass { color: var(--pass); } .count.status-fail { color: var(--fail); } .count.status-error, .count.status-timeout, .count.status-crash { color: var(--error); }
 .notes li { color: var(--error); }
@@ -83,6 +83,8 @@ details.check > summary { cursor: pointer; } .check .name { font-weight: 600; } 
 .recorded { display: block; color: var(--pass); } .recorded::before { content: '≠ '; }
 .flag { display: inline-block; margin-left: 0.5rem; padding: 0 0.35rem; border-radius: 0.25rem; background: var(--fail); color: #fff; font: 600 12px system-ui, sans-serif; }
 .step .diagnosis { margin: 0.1rem 1rem 0.3rem; font-size: 0.9rem; }
+table.gradebook { border-collapse: collapse; } .gradebook th, .gradebook td { padding: 0.2rem 0.6rem; border-bottom: 1px solid var(--soft); text-align: left; }
+.gradebook td.status-pass { color: var(--pass); } .gradebook td.status-fail, .gradebook td.status-error { color: var(--fail); }
 .messages { display: flex; gap: 0.75rem; margin: 0.25rem 1rem; } .messages > div { flex: 1; min-width: 0; } .messages pre { max-height: 24rem; overflow: auto; }
 .sequence .more, .sequence .end { text-align: center; color: var(--dim); font-size: 0.9rem; } .sequence .end.diverged { color: var(--fail); }
 `;

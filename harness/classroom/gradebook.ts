@@ -1,0 +1,191 @@
+// A class's grades: one row per student of the roster (the commit graded, each stage's points, the
+// total, or why the student was not graded), kept as gradebook.json (what merge-reports joins), and
+// shown as gradebook.csv, which a learning platform imports, and gradebook.html, an overview with the
+// pass rate of each stage and each student's status linked to their own report.
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { html, page, type Html } from '../report/page.ts';
+import type { Points, ResultsReport } from '../report/model.ts';
+import { InputError } from '../errors.ts';
+
+export const GRADEBOOK_VERSION = 1;
+
+/** pass, fail, error (the grader could not grade it: see `reason`), or not graded (nothing to grade). */
+export type RowStatus = 'pass' | 'fail' | 'error' | 'not graded';
+
+export interface GradebookRow {
+  student: string;
+  repository: string;
+  /** Its place in the roster (0-based). */
+  position: number;
+  commit: string | null;
+  committedAt: string | null;
+  status: RowStatus;
+  /** Each stage's verdict and the points it earned, in course order; null where the student was not graded. */
+  stages: (StageGrade | null)[];
+  points: Points | null;
+  /** Why the row is what it is, beyond its points (not graded, the grader's trouble, files left out). */
+  reason: string;
+  /** The student's folder in the gradebook (`students/<folder>/`: results.json, summary.md, report.html). */
+  folder: string;
+}
+
+export interface StageGrade {
+  status: 'pass' | 'fail' | 'error' | 'skipped';
+  earned: number;
+}
+
+export interface Gradebook {
+  version: typeof GRADEBOOK_VERSION;
+  course: { digest: string };
+  roster: { digest: string; students: number };
+  seed: number;
+  shard: { index: number; count: number } | null;
+  mergedShards: number[] | null;
+  startedAt: string;
+  grader: { name: string; version: string };
+  stages: { slug: string; title: string; points: number }[];
+  rows: GradebookRow[];
+  /** Why the gradebook is incomplete (a shard missing from a merge). */
+  problems: string[];
+}
+
+/** A roster's digest: shards of one class grade the same roster. */
+export function rosterDigest(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+/** A student's row from their report (and what fetching their repository said). */
+export function gradedRow(
+  base: Pick<GradebookRow, 'student' | 'repository' | 'position' | 'commit' | 'committedAt' | 'folder'>,
+  report: ResultsReport,
+  notes: string[],
+  stages: readonly { slug: string }[],
+): GradebookRow {
+  const status: RowStatus = report.status === 'pass' || report.status === 'fail' ? report.status : 'error';
+  const reasons = [
+    ...report.submission.missing.map((path) => `no ${path}`),
+    ...report.problems,
+    ...(report.status === 'interrupted' ? ['its grading was interrupted'] : []),
+    ...notes,
+  ];
+  return {
+    ...base,
+    status,
+    stages: stages.map(({ slug }) => {
+      const graded = status === 'error' ? undefined : report.stages.find((stage) => stage.slug === slug);
+      return graded ? { status: graded.status, earned: graded.points.earned } : null;
+    }),
+    points: status === 'error' ? null : report.points,
+    reason: reasons.join('; '),
+  };
+}
+
+/** A student who was not graded: nothing to grade, or the grader could not. */
+export function ungradedRow(
+  base: Pick<GradebookRow, 'student' | 'repository' | 'position' | 'commit' | 'committedAt' | 'folder'>,
+  status: 'error' | 'not graded',
+  reason: string,
+  stages: number,
+): GradebookRow {
+  return { ...base, status, stages: Array<null>(stages).fill(null), points: null, reason };
+}
+
+/** The three files of a gradebook, written whole. */
+export function writeGradebook(out: string, book: Gradebook): void {
+  writeFileSync(join(out, 'gradebook.json'), `${JSON.stringify(book, null, 2)}\n`);
+  writeFileSync(join(out, 'gradebook.csv'), toCsv(book));
+  writeFileSync(join(out, 'gradebook.html'), toGradebookHtml(book));
+}
+
+// ---------------------------------------------------------------------------- CSV
+
+/** The gradebook as CSV (RFC 4180): a header, then one row per student in roster order. */
+export function toCsv(book: Gradebook): string {
+  const header = [
+    'student',
+    'repository',
+    'commit',
+    'committed_at',
+    'status',
+    ...book.stages.map((stage) => `${stage.slug} (${stage.points})`),
+    'points',
+    'points_possible',
+    'reason',
+    'report',
+  ];
+  const rows = book.rows.map((row) => [
+    row.student,
+    row.repository,
+    row.commit ?? '',
+    row.committedAt ?? '',
+    row.status,
+    ...row.stages.map((stage) => (stage === null ? '' : String(stage.earned))),
+    row.points === null ? '' : String(row.points.earned),
+    String(book.stages.reduce((sum, stage) => sum + stage.points, 0)),
+    row.reason,
+    row.status === 'not graded' ? '' : `students/${row.folder}/results.json`,
+  ]);
+  return `${[header, ...rows].map((cells) => cells.map(csvCell).join(',')).join('\r\n')}\r\n`;
+}
+
+/** One cell: quoted where it must be; a text a spreadsheet would take for a formula (=, +, -, @, a tab
+ *  or a line break first) gets a leading apostrophe, so that opening the file runs nothing. */
+function csvCell(value: string): string {
+  const text = /^[=+\-@\t\r\n]/.test(value) && !/^-?\d+(\.\d+)?$/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+// ---------------------------------------------------------------------------- HTML
+
+export function toGradebookHtml(book: Gradebook): string {
+  const possible = book.stages.reduce((sum, stage) => sum + stage.points, 0);
+  const graded = book.rows.filter((row) => row.status === 'pass' || row.status === 'fail');
+  const rate = (index: number) => `${graded.filter((row) => row.stages[index]?.status === 'pass').length} of ${graded.length}`;
+  const title = `gradebook: ${book.rows.length} students, ${graded.filter((row) => row.status === 'pass').length} pass every stage`;
+  const facts = [
+    `${book.grader.name} ${book.grader.version}`,
+    `seed ${book.seed}`,
+    book.shard && book.shard.count > 1 && `shard ${book.shard.index} of ${book.shard.count}`,
+    book.mergedShards && `merged shards ${book.mergedShards.join(', ')}`,
+    `started ${book.startedAt}`,
+    `course ${book.course.digest.slice(0, 12)}`,
+  ].filter((fact): fact is string => typeof fact === 'string');
+  const cell = (row: GradebookRow, index: number): Html => {
+    const stage = row.stages[index];
+    return stage ? html`<td class="status-${stage.status}" title="${stage.status}">${stage.earned}</td>` : html`<td class="dim">·</td>`;
+  };
+  const rows = book.rows.map(
+    (row) => html`<tr><th scope="row">${row.student}</th>
+<td>${row.status === 'not graded' ? html`<span class="badge">not graded</span>` : html`<a href="${`students/${encodeURIComponent(row.folder)}/report.html`}"><span class="badge status-${row.status}">${row.status}</span></a>`}</td>
+<td><code>${row.commit?.slice(0, 12) ?? ''}</code></td>${book.stages.map((_, index) => cell(row, index))}<td><b>${row.points?.earned ?? ''}</b></td><td class="dim">${row.reason}</td></tr>`,
+  );
+  return page(
+    title,
+    html`<header><h1>${title}</h1><p class="facts">${facts.join(' · ')}</p>
+${book.problems.length > 0 && html`<ul class="notes">${book.problems.map((problem) => html`<li>${problem}</li>`)}</ul>`}</header>
+<main><table class="gradebook"><thead><tr><th>student</th><th>status</th><th>commit</th>${book.stages.map((stage) => html`<th title="${stage.title}">${stage.slug} <span class="dim">(${stage.points})</span></th>`)}<th>points <span class="dim">(${possible})</span></th><th>reason</th></tr>
+<tr class="dim"><td>passed by</td><td></td><td></td>${book.stages.map((_, index) => html`<td>${rate(index)}</td>`)}<td></td><td></td></tr></thead>
+<tbody>${rows}</tbody></table></main>`,
+  );
+}
+
+// ---------------------------------------------------------------------------- read back
+
+/** A gradebook.json, or an InputError naming the file and what is wrong. */
+export function readGradebook(path: string): Gradebook {
+  let book: Partial<Gradebook>;
+  try {
+    book = JSON.parse(readFileSync(path, 'utf8')) as Partial<Gradebook>;
+  } catch (error) {
+    throw new InputError(
+      `${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : 'not JSON'} (expected a gradebook.json that classroom wrote)`,
+    );
+  }
+  if (book.version !== GRADEBOOK_VERSION) throw new InputError(`${path}: not a version ${GRADEBOOK_VERSION} gradebook`);
+  for (const field of ['course', 'roster', 'seed', 'stages', 'rows', 'problems'] as const) {
+    if (book[field] === undefined) throw new InputError(`${path}: ${field}: missing`);
+  }
+  return book as Gradebook;
+}

@@ -1,0 +1,82 @@
+// The class to grade: a roster in CSV, as GitHub Classroom exports an assignment's grades (one row per
+// student: `roster_identifier`, `github_username`, `student_repository_url`, ...) or any CSV with a
+// column naming the student and one naming the repository; a `commit` or a `deadline` column pins what
+// is graded. Read with a CSV library (quoted fields, commas and line breaks inside them); every problem
+// names the file, the line and what was expected.
+import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import { InputError } from '../errors.ts';
+
+export interface Student {
+  /** Who, as the roster names them (unique). */
+  id: string;
+  /** Where their repository is (a URL git fetches: https, ssh or file); empty when the roster has none
+   *  (a student who never accepted the assignment). */
+  repository: string;
+  /** The commit to grade, when the roster pins one. */
+  commit?: string;
+  /** The last moment a graded commit may have been made at, when there is one (the row's, else the run's). */
+  deadline?: Date;
+  /** The roster's line of this row (1-based, its header is line 1). */
+  line: number;
+  /** Its place in the roster (0-based): the order of the gradebook, and what shards split. */
+  position: number;
+}
+
+/** A roster that cannot be read: one line, naming the file and the line. */
+export class RosterError extends InputError {}
+
+/** Columns that name the student, in the order they are looked for. */
+const ID_COLUMNS = ['roster_identifier', 'identifier', 'github_username', 'student', 'login'];
+/** Columns that give the repository. */
+const REPOSITORY_COLUMNS = ['student_repository_url', 'repository_url', 'repository', 'repo', 'url'];
+const COMMIT_COLUMNS = ['commit', 'sha'];
+const DEADLINE_COLUMNS = ['deadline'];
+/** A git object name, in full or abbreviated (at least 7 hex digits). */
+const COMMIT = /^[0-9a-f]{7,64}$/i;
+
+export function readRoster(path: string, deadline?: Date): Student[] {
+  let rows: string[][];
+  try {
+    rows = parse(readFileSync(path), { bom: true, skip_empty_lines: true, relax_column_count: true, trim: true }) as string[][];
+  } catch (error) {
+    const { code, lines } = error as { code?: string; lines?: number };
+    if (code === 'ENOENT') throw new RosterError(`${path}: no such file (the roster: a CSV with a column naming each student and one giving their repository)`);
+    throw new RosterError(`${path}${lines === undefined ? '' : `:${lines}`}: not CSV (${(error as Error).message.split('\n')[0]})`);
+  }
+  const [header, ...body] = rows;
+  if (header === undefined) throw new RosterError(`${path}: empty (expected a header line, then a row per student)`);
+  const columns = header.map((name) => name.toLowerCase());
+  const find = (names: string[]) => names.map((name) => columns.indexOf(name)).find((index) => index >= 0);
+  const idColumn = find(ID_COLUMNS);
+  const repositoryColumn = find(REPOSITORY_COLUMNS);
+  if (idColumn === undefined) throw new RosterError(`${path}:1: no column names the student (expected one of ${ID_COLUMNS.join(', ')})`);
+  if (repositoryColumn === undefined) throw new RosterError(`${path}:1: no column gives the repository (expected one of ${REPOSITORY_COLUMNS.join(', ')})`);
+  const commitColumn = find(COMMIT_COLUMNS);
+  const deadlineColumn = find(DEADLINE_COLUMNS);
+  const seen = new Map<string, number>();
+  return body.map((row, index) => {
+    const line = index + 2;
+    const at = (column: number | undefined) => (column === undefined ? '' : (row[column] ?? ''));
+    const id = at(idColumn);
+    if (id === '') throw new RosterError(`${path}:${line}: no student named in column "${header[idColumn]}"`);
+    const earlier = seen.get(id);
+    if (earlier !== undefined) throw new RosterError(`${path}:${line}: student "${id}" is on line ${earlier} already`);
+    seen.set(id, line);
+    const commit = at(commitColumn);
+    if (commit !== '' && !COMMIT.test(commit)) throw new RosterError(`${path}:${line}: "${commit}" is not a commit (expected 7 to 64 hex digits)`);
+    const own = at(deadlineColumn);
+    const rowDeadline = own === '' ? undefined : new Date(own);
+    if (rowDeadline !== undefined && Number.isNaN(rowDeadline.getTime()))
+      throw new RosterError(`${path}:${line}: "${own}" is not a date and time (expected ISO 8601, e.g. 2026-12-01T23:59:00Z)`);
+    const when = rowDeadline ?? deadline;
+    return {
+      id,
+      repository: at(repositoryColumn),
+      ...(commit !== '' && { commit }),
+      ...(when && { deadline: when }),
+      line,
+      position: index,
+    };
+  });
+}

@@ -1,0 +1,83 @@
+// `theinference classroom`: a whole class graded from the teacher's repository into a gradebook (the
+// grade of record; a student's own workflow is feedback). See docs/ci.md, "Grading a class".
+import { resolve } from 'node:path';
+import { loadHiddenCases } from '../ci/hidden.ts';
+import { parseShard, WHOLE } from '../ci/shard.ts';
+import { HostError, UsageError } from '../errors.ts';
+import { CORES } from '../run/pool.ts';
+import { ENABLE_SANDBOX, sandboxAvailability } from '../run/sandbox.ts';
+import { onInterrupt } from '../run/interrupt.ts';
+import { count, randomSeed, seed } from './args.ts';
+import { defineCommand, type Options, type Parsed } from './command.ts';
+import { courseHere } from './course.ts';
+
+const OPTIONS = {
+  roster: { type: 'string', value: '<csv>', help: "the students: a column naming each and one giving their repository (GitHub Classroom's export)" },
+  out: { type: 'string', value: '<dir>', help: "the gradebook's folder (new or empty): gradebook.csv, .html, .json, and each student's reports" },
+  cases: { type: 'string', value: '<dir>', help: 'hidden cases, given to every student (cases/ and fixtures/ as in the course)' },
+  deadline: { type: 'string', value: '<time>', help: 'grade the last commit made before it (ISO 8601), where the roster pins none' },
+  jobs: { type: 'string', value: '<n>', help: `students graded at once (default 1, at most the cores: ${CORES})` },
+  shard: { type: 'string', value: '<i>/<n>', help: 'grade part i of n of the roster; join the gradebooks with merge-reports --gradebook' },
+  seed: { type: 'string', value: '<n>', help: 'the generated cases and property tests of every student (default: random, printed)' },
+  stage: { type: 'string', value: '<slug>', help: 'grade that stage and the stages before it (default: every stage)' },
+  runs: { type: 'string', value: '<n>', help: 'property tests: runs of each' },
+  random: { type: 'string', value: '<n>', help: 'generated cases per command (0 for none)' },
+  timeout: { type: 'string', value: '<seconds>', help: "CPU time per case, instead of the stage table's" },
+  memory: { type: 'string', value: '<MiB>', help: 'memory (RSS) limit per case' },
+  'no-network': { type: 'boolean', help: 'no network even without a sandbox' },
+  'no-sandbox': { type: 'boolean', help: 'grade without the sandbox (not for a grade of record: see docs/ci.md)' },
+} as const satisfies Options;
+
+/** The options handed on, as they are, to each student's `theinference test`. */
+const HANDED_ON = ['stage', 'runs', 'random', 'timeout', 'memory', 'no-network', 'no-sandbox'] as const;
+
+export const command = defineCommand({
+  name: 'classroom',
+  synopsis: '--roster <csv> --out <dir>',
+  summary: "grade a class: each student's src/, fetched from their repository, into a gradebook",
+  options: OPTIONS,
+  run: ({ values }, output) => classroom(values, (text) => output.out(text)),
+});
+
+async function classroom(values: Parsed<typeof OPTIONS>['values'], write: (text: string) => void): Promise<number> {
+  if (values.roster === undefined || values.out === undefined) throw new UsageError('classroom needs --roster <csv> and --out <dir>');
+  const course = courseHere();
+  const shard = values.shard === undefined ? WHOLE : parseShard(values.shard);
+  if (shard === undefined) throw new UsageError(`--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "${values.shard}"`);
+  const deadline = values.deadline === undefined ? undefined : new Date(values.deadline);
+  if (deadline !== undefined && Number.isNaN(deadline.getTime())) throw new UsageError(`--deadline takes a date and time (ISO 8601), not "${values.deadline}"`);
+  const last = values.stage === undefined ? course.stages.length - 1 : course.stages.findIndex((stage) => stage.slug === values.stage);
+  if (last < 0) throw new UsageError(`unknown stage "${values.stage}" (known: ${course.stages.map((stage) => stage.slug).join(', ')})`);
+  const jobs = values.jobs === undefined ? 1 : Math.min(count('--jobs', values.jobs, 1000), CORES);
+  if (jobs < 1) throw new UsageError('--jobs takes 1 or more');
+  // checked once here rather than failing every student alike
+  if (values.cases !== undefined) loadHiddenCases(resolve(values.cases), course);
+  if (!values['no-sandbox'] && !sandboxAvailability().available)
+    throw new HostError(`no sandbox can be made here (${sandboxAvailability().reason}): ${ENABLE_SANDBOX}`);
+  const testArgs = HANDED_ON.flatMap((name) => {
+    const value = values[name];
+    return value === undefined || value === false ? [] : value === true ? [`--${name}`] : [`--${name}`, value];
+  });
+  const { gradeClass } = await import('../classroom/grade.ts');
+  const interruption = onInterrupt();
+  try {
+    const code = await gradeClass({
+      course,
+      stages: course.stages.slice(0, last + 1),
+      roster: resolve(values.roster),
+      out: resolve(values.out),
+      seed: values.seed === undefined ? randomSeed() : seed('--seed', values.seed),
+      shard,
+      jobs,
+      ...(deadline && { deadline }),
+      ...(values.cases !== undefined && { hiddenDir: resolve(values.cases) }),
+      testArgs,
+      ...(process.env.CLASSROOM_TOKEN && { token: process.env.CLASSROOM_TOKEN }),
+      write,
+      signal: interruption.signal,
+    });
+    return interruption.exitCode ?? code;
+  } finally {
+    interruption.dispose();
+  }
+}
