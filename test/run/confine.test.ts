@@ -125,6 +125,11 @@ describe('the bundler, confined to src/', () => {
     expect(await refusal(fifo, sandbox)).toBe('src/mcp.ts:1:19: imports "./pipe", a device, a FIFO or a socket, not a file: only files are bundled');
   });
 
+  it.each(WALLS)('refuses, as not compiling, a submission without src/ at all (nothing to find there), $name', async ({ sandbox }) => {
+    const root = runRoot({});
+    expect(await refusal(root, sandbox)).toBe('program.ts:1:22: cannot find "./src/mcp.ts" (your code does not compile)');
+  });
+
   it('refuses more bytes than a bundle may read', async () => {
     const root = runRoot({ 'src/mcp.ts': "import big from './big.txt' with { type: 'text' };\nexport const answer = () => big.length;", 'src/big.txt': '' });
     truncateSync(join(root, 'src', 'big.txt'), MAX_BUNDLE_INPUT_BYTES + 1); // sparse: no disk used
