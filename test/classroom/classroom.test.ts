@@ -1,0 +1,258 @@
+// A class graded from the teacher's repository: local git repositories (file URLs) for the reference,
+// the starter, broken solutions and hostile ones, on a roster as GitHub Classroom exports it. Each student
+// gets the row they deserve; nothing of theirs but src/ is read or run; the gradebook's CSV parses with a
+// CSV library; shards merge into the gradebook of the whole class.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Gradebook } from '../../harness/classroom/gradebook.ts';
+import type { ResultsReport } from '../../harness/report/model.ts';
+import { cleanUp, folder, REFERENCE } from '../ci/helpers.ts';
+import { REPO, runCli, scenarioSubmission } from '../helpers/cli.ts';
+
+afterAll(cleanUp);
+
+const STARTER = readFileSync(join(REPO, 'starter/src/mcp.ts'), 'utf8');
+/** Stage 1, few property runs, no generated cases: what a class is graded on here (every stage: the same, slower). */
+const QUICK = ['--stage', 'config-and-framing', '--runs', '20', '--random', '0', '--seed', '9'];
+/** Where a hostile repository's scripts would leave a mark, had anything of theirs run. */
+const marks = folder({});
+
+/** A git repository at `dir` whose commits hold `commits` in turn (each a set of files), dated when given. */
+function repository(commits: { files: Record<string, string>; date?: string; links?: Record<string, string> }[]): string {
+  const dir = folder({});
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe', env: { ...process.env, ...dateEnv } });
+  let dateEnv: Record<string, string> = {};
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 'student@example.com');
+  git('config', 'user.name', 'student');
+  for (const { files, date, links } of commits) {
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(join(dir, path, '..'), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    for (const [path, target] of Object.entries(links ?? {})) {
+      mkdirSync(join(dir, path, '..'), { recursive: true });
+      symlinkSync(target, join(dir, path));
+    }
+    dateEnv = date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {};
+    git('add', '-A');
+    git('commit', '-q', '--allow-empty', '-m', 'work');
+  }
+  return dir;
+}
+
+const head = (dir: string) => execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim();
+const url = (dir: string) => `file://${dir}`;
+
+/** A roster as GitHub Classroom exports an assignment's grades (a quoted field with a comma among them). */
+function roster(rows: { id: string; repo: string; commit?: string; deadline?: string }[]): string {
+  const header =
+    'assignment_name,assignment_url,starter_code_url,github_username,roster_identifier,student_repository_name,student_repository_url,submission_timestamp,points_awarded,points_available,commit,deadline';
+  const quoted = (text: string) => (/[",]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+  const lines = rows.map(({ id, repo, commit, deadline }) =>
+    ['MCP client, part 1', 'https://classroom.github.com/a/x', '', id, id, `mcp-${id}`, repo, '', '', '', commit ?? '', deadline ?? ''].map(quoted).join(','),
+  );
+  return folder({ 'roster.csv': `${[header, ...lines].join('\n')}\n` });
+}
+
+const reference = repository([{ files: { 'src/mcp.ts': REFERENCE } }]);
+const starter = repository([{ files: { 'src/mcp.ts': STARTER } }]);
+const crlf = repository([{ files: { 'src/mcp.ts': readFileSync(join(scenarioSubmission('crlf'), 'src/mcp.ts'), 'utf8') } }]);
+const noDefaults = repository([{ files: { 'src/mcp.ts': readFileSync(join(scenarioSubmission('config-no-defaults'), 'src/mcp.ts'), 'utf8') } }]);
+// the starter, with every file around src/ made to pass: the driver prints each case's expected output,
+// the stage table drops the stages, the package's scripts and a file: dependency leave a mark if run
+const edited = repository([
+  {
+    files: {
+      'src/mcp.ts': STARTER,
+      'program.ts': `import { readFileSync } from 'node:fs';\nprocess.stdout.write(readFileSync(process.argv[3] + '/../../../../fixtures/' + process.argv[3].split('cases/')[1] + '/expected.json'));\n`,
+      'course.yaml': 'version: 1\ncommands: {}\nstages: []\n',
+      'package.json': JSON.stringify({
+        name: 'evil',
+        scripts: { preinstall: `touch ${marks}/preinstall`, postinstall: `touch ${marks}/postinstall`, prepare: `touch ${marks}/prepare` },
+        devDependencies: { theinference: 'file:./evil' },
+      }),
+      'evil/package.json': JSON.stringify({ name: 'theinference', bin: { theinference: 'bin.js' }, scripts: { postinstall: `touch ${marks}/dependency` } }),
+      'evil/bin.js': `require('node:fs').writeFileSync('${marks}/bin', 'ran');\n`,
+      '.gitattributes': 'src/mcp.ts filter=evil\n',
+    },
+  },
+]);
+// src/mcp.ts a link to the course's reference, and a folder of src/ one to the machine's /etc
+const linked = repository([{ files: { 'src/other.ts': 'export {};\n' }, links: { 'src/mcp.ts': join(REPO, 'src/mcp.ts'), 'src/etc': '/etc' } }]);
+const noSrc = repository([{ files: { 'README.md': 'nothing here\n' } }]);
+// the reference first, then the starter: the roster pins the first commit
+const pinned = repository([{ files: { 'src/mcp.ts': REFERENCE } }, { files: { 'src/mcp.ts': STARTER } }]);
+const pinnedCommit = execFileSync('git', ['rev-list', '--max-parents=0', 'HEAD'], { cwd: pinned, encoding: 'utf8' }).trim();
+// the reference before the deadline, the starter after it
+const late = repository([
+  { files: { 'src/mcp.ts': REFERENCE }, date: '2026-11-30T12:00:00Z' },
+  { files: { 'src/mcp.ts': STARTER }, date: '2026-12-02T12:00:00Z' },
+]);
+
+const CLASS = [
+  { id: 'ada', repo: url(reference) },
+  { id: 'bea', repo: url(starter) },
+  { id: 'cyd', repo: url(crlf) },
+  { id: 'dov', repo: url(noDefaults) },
+  { id: 'eli', repo: url(edited) },
+  { id: 'fay', repo: url(linked) },
+  { id: 'gus', repo: url(noSrc) },
+  { id: 'hal', repo: url(join(marks, 'no-such-repository')) },
+  { id: 'ivy', repo: '' },
+  { id: 'jon', repo: url(pinned), commit: pinnedCommit },
+  { id: 'kit', repo: url(late), deadline: '2026-12-01T00:00:00Z' },
+  { id: '=HYPERLINK("http://evil.example")', repo: url(starter) },
+];
+
+/** The teacher's hidden cases: a public mcp-frame case under another name. */
+const hidden = folder({
+  'cases/config-and-framing/mcp-frame/secret/messages.json': readFileSync(join(REPO, 'cases/config-and-framing/mcp-frame/numbers/messages.json'), 'utf8'),
+  'fixtures/config-and-framing/mcp-frame/secret/expected.json': readFileSync(join(REPO, 'fixtures/config-and-framing/mcp-frame/numbers/expected.json'), 'utf8'),
+});
+
+type Row = Record<string, string>;
+
+function csvRows(out: string): Row[] {
+  return parse(readFileSync(join(out, 'gradebook.csv')), { columns: true }) as Row[];
+}
+
+describe('theinference classroom', () => {
+  const out = join(folder({}), 'gradebook');
+  let run: Awaited<ReturnType<typeof runCli>>;
+  let rows: Row[];
+
+  it('grades every student of the roster, two at once, into a gradebook', async () => {
+    run = await runCli(['classroom', '--roster', join(roster(CLASS), 'roster.csv'), '--out', out, '--jobs', '2', '--cases', hidden, ...QUICK], {
+      cwd: REPO,
+    });
+    expect(run.stderr).toBe('');
+    rows = csvRows(out);
+    expect(run.code, run.stdout).toBe(0);
+    expect(rows.map((row) => row.student)).toEqual(CLASS.map(({ id }) => (id.startsWith('=') ? `'${id}` : id)));
+    expect(Object.keys(rows[0]!)).toEqual([
+      'student',
+      'repository',
+      'commit',
+      'committed_at',
+      'status',
+      'config-and-framing (10)',
+      'points',
+      'points_possible',
+      'reason',
+      'report',
+    ]);
+  });
+
+  it('gives each student the row they deserve', () => {
+    const row = (id: string) => rows.find((each) => each.student === id)!;
+    const graded = (id: string) => [row(id).status, row(id)['config-and-framing (10)'], row(id).points];
+    expect(graded('ada')).toEqual(['pass', '10', '10']);
+    expect(row('ada').commit).toBe(head(reference));
+    expect(graded('bea')).toEqual(['fail', '0', '0']);
+    expect(graded('cyd')).toEqual(['fail', '0', '0']);
+    expect(graded('dov')).toEqual(['fail', '0', '0']);
+    // the files around src/ are the course's: the edited driver and stage table change nothing
+    expect(graded('eli')).toEqual(['fail', '0', '0']);
+    // the links are left out, and said so: without its src/mcp.ts, every check fails
+    expect(graded('fay')).toEqual(['fail', '0', '0']);
+    expect(row('fay').reason).toBe('no src/mcp.ts; left out of src/: src/etc (a symbolic link), src/mcp.ts (a symbolic link)');
+    expect(graded('gus')).toEqual(['fail', '0', '0']);
+    expect(row('gus').reason).toBe('no src/mcp.ts');
+    expect(graded('hal')).toEqual(['not graded', '', '']);
+    expect(row('hal').reason).toMatch(/^git fetch: .*no-such-repository' does not appear to be a git repository$/);
+    expect(graded('ivy')).toEqual(['not graded', '', '']);
+    expect(row('ivy').reason).toBe('the roster gives no repository');
+    // the commit the roster pins, and the last before the deadline: the reference both times
+    expect(graded('jon')).toEqual(['pass', '10', '10']);
+    expect(row('jon').commit).toBe(pinnedCommit);
+    expect(graded('kit')).toEqual(['pass', '10', '10']);
+    expect(row('kit').committed_at).toBe('2026-11-30T12:00:00+00:00');
+    for (const each of rows) expect(each.points_possible).toBe('10');
+  });
+
+  it("runs nothing of a student's but src/, in the sandbox", () => {
+    expect(existsSync(marks) ? readdirSync(marks).filter((name) => name !== 'no-such-repository') : []).toEqual([]);
+    const report = JSON.parse(readFileSync(join(out, 'students/eli/results.json'), 'utf8')) as ResultsReport;
+    // only src/ was fetched: the submission holds nothing else to compare with the course
+    expect(report.submission.changedOutsideSrc).toEqual([]);
+    expect(report.sandbox).toBe('bwrap');
+    // graded with the teacher's hidden cases too
+    expect(report.hiddenCases).toBe(1);
+    expect(report.stages[0]!.checks.some((check) => check.origin === 'hidden')).toBe(true);
+  });
+
+  it("keeps each graded student's results.json, feedback summary and report, and nothing for the others", () => {
+    expect(readdirSync(join(out, 'students')).sort()).toEqual(
+      ['ada', 'bea', 'cyd', 'dov', 'eli', 'fay', 'gus', 'jon', 'kit', 'HYPERLINK-http-evil.example-'].sort(),
+    );
+    for (const file of ['results.json', 'summary.md', 'report.html', 'grading.txt']) expect(existsSync(join(out, 'students/bea', file)), file).toBe(true);
+    expect(readFileSync(join(out, 'students/bea/summary.md'), 'utf8')).toContain('points: 0 of 10');
+    expect(rows.find((row) => row.student === 'bea')!.report).toBe('students/bea/results.json');
+  });
+
+  it('shows the class on one page: each stage passed by how many, each student linked to their report, nothing of the roster as markup', () => {
+    const page = readFileSync(join(out, 'gradebook.html'), 'utf8');
+    expect(page).toContain('<td>3 of 10</td>'); // ada, jon and kit pass stage 1, of the 10 graded
+    expect(page).toContain('<a href="students/ada/report.html">');
+    expect(page).toContain('=HYPERLINK(&quot;http://evil.example&quot;)');
+    expect(page).not.toContain('"http://evil.example"');
+  });
+
+  it('grades in shards that merge-reports joins into the same gradebook', async () => {
+    const small = join(roster(CLASS.slice(0, 3)), 'roster.csv');
+    const parts = [1, 2].map((index) => join(folder({}), `shard-${index}`));
+    for (const [index, part] of parts.entries()) {
+      const shard = await runCli(['classroom', '--roster', small, '--out', part, '--shard', `${index + 1}/2`, ...QUICK], { cwd: REPO });
+      expect(shard.code, shard.stderr).toBe(0);
+    }
+    const merged = join(folder({}), 'merged');
+    const joined = await runCli(['merge-reports', '--gradebook', merged, ...parts], { cwd: REPO });
+    expect(joined.stdout).toBe('merged 2 gradebooks: 3 students\n');
+    expect(joined.code).toBe(0);
+    expect(csvRows(merged).map((row) => [row.student, row.status, row.points])).toEqual([
+      ['ada', 'pass', '10'],
+      ['bea', 'fail', '0'],
+      ['cyd', 'fail', '0'],
+    ]);
+    expect(readdirSync(join(merged, 'students')).sort()).toEqual(['ada', 'bea', 'cyd']);
+    const book = JSON.parse(readFileSync(join(merged, 'gradebook.json'), 'utf8')) as Gradebook;
+    expect(book).toMatchObject({ shard: { index: 0, count: 2 }, mergedShards: [1, 2], problems: [] });
+    // a shard missing is named, and the merge exits 2
+    const half = await runCli(['merge-reports', '--gradebook', join(folder({}), 'half'), parts[0]!], { cwd: REPO });
+    expect(half.code).toBe(2);
+    expect(half.stdout).toContain('shard 2/2 is missing from the merge');
+  });
+
+  it('refuses, before grading anyone, a roster it cannot read, naming the file and the line', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [
+        { 'roster.csv': 'name,email\nada,a@example.com\n' },
+        'roster.csv:1: no column names the student (expected one of roster_identifier, identifier, github_username, student, login)',
+      ],
+      [{ 'roster.csv': 'student,repo\nada,x\nada,y\n' }, 'roster.csv:3: student "ada" is on line 2 already'],
+      [{ 'roster.csv': 'student,repo,commit\nada,x,main\n' }, 'roster.csv:2: "main" is not a commit (expected 7 to 64 hex digits)'],
+      [{ 'roster.csv': 'student,repo\n"ada,x\n' }, 'roster.csv:2: not CSV'],
+    ];
+    for (const [files, words] of cases) {
+      const dir = folder(files);
+      const refused = await runCli(['classroom', '--roster', join(dir, 'roster.csv'), '--out', join(dir, 'out'), ...QUICK], { cwd: REPO });
+      expect(refused.code, words).toBe(2);
+      expect(refused.stderr, words).toContain(`${join(dir, words.split(':')[0]!)}:${words.split(':').slice(1).join(':')}`);
+      expect(existsSync(join(dir, 'out')), words).toBe(false);
+    }
+  });
+});
+
+// the folder a run's hidden cases come from is checked before anyone is graded
+it('classroom --cases: hidden cases that are not laid out as the course says stop the run at once', async () => {
+  const dir = folder({ 'roster.csv': `student,repo\nada,${url(reference)}\n` });
+  const hidden = folder({ 'nothing.txt': '' });
+  const run = await runCli(['classroom', '--roster', join(dir, 'roster.csv'), '--out', join(dir, 'out'), '--cases', hidden, ...QUICK], { cwd: REPO });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain('cases/');
+  expect(existsSync(join(dir, 'out'))).toBe(false);
+});
