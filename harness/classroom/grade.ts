@@ -48,8 +48,8 @@ export interface ClassSettings {
 
 /** The grader's own command line, run for each student. */
 const BIN = fileURLToPath(new URL('../../bin/theinference.js', import.meta.url));
-/** The environment variables of the teacher's a student's grading never gets (the grader's programEnv
- *  keeps them from a program anyway; a grader process has no need of them either). */
+/** The teacher's credentials, which a student's grading process is never given (programEnv keeps them
+ *  from every program anyway; the grader itself has no need of them). */
 const KEPT_FROM_GRADING = ['CLASSROOM_TOKEN', 'GITHUB_TOKEN', 'GH_TOKEN'];
 
 export async function gradeClass(settings: ClassSettings): Promise<number> {
@@ -68,7 +68,7 @@ export async function gradeClass(settings: ClassSettings): Promise<number> {
     settings.jobs,
     (row) =>
       settings.write(
-        `  ${MARK[row.status]} ${row.student}  ${row.status}${row.points ? `  ${row.points.earned}/${row.points.possible}` : ''}${row.reason ? `  (${row.reason})` : ''}\n`,
+        `  ${MARK[row.status]} ${oneLine(row.student)}  ${row.status}${row.points ? `  ${row.points.earned}/${row.points.possible}` : ''}${row.reason ? `  (${oneLine(row.reason)})` : ''}\n`,
       ),
   );
   const book: Gradebook = {
