@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { referenceIn } from '../harness/commands/export.ts';
 import type { ResultsReport } from '../harness/report/model.ts';
 import { REPO, runCli } from './helpers/cli.ts';
 
@@ -40,6 +41,7 @@ function courseWithStarter(): string {
 }
 
 const REFERENCE = readFileSync(join(REPO, 'src/mcp.ts'), 'utf8');
+const STARTER = readFileSync(join(REPO, 'starter/src/mcp.ts'), 'utf8');
 
 describe('theinference export', () => {
   it("writes the course's files, the starter and a package on this grader, nothing of the reference, and grades the starter there", async () => {
@@ -142,24 +144,56 @@ describe('theinference export', () => {
 // no install script run, and run there from node_modules/.bin as the workflow's npx runs it.
 describe('the packed grader, installed in an export', () => {
   let dir: string;
+  let tarball: string;
   let target: string;
   let bin: string;
   beforeAll(() => {
     dir = scratch('pack-');
-    // packed from a copy: npm pack builds lib/ (prepare), which the other tests' graders may be loading here
+    // packed from a copy: npm pack builds lib/ (prepare), which the other tests' graders may be loading
+    // here. The copy has the reference in src/, as the course's repository has: it must stay out.
     const source = join(dir, 'grader');
-    for (const part of ['bin', 'harness', 'docs', 'README.md', 'package.json', 'your_program.sh', 'tsconfig.json', 'tsconfig.build.json']) {
+    for (const part of [
+      'bin',
+      'harness',
+      'docs',
+      'README.md',
+      'package.json',
+      'your_program.sh',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'course.yaml',
+      'program.ts',
+      'cases',
+      'fixtures',
+      'starter',
+      'src',
+    ]) {
       cpSync(join(REPO, part), join(source, part), { recursive: true });
     }
     symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
     const pack = spawnSync('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: source, encoding: 'utf8' });
     expect(pack.status, pack.stderr).toBe(0);
-    const tarball = join(dir, pack.stdout.trim().split('\n').at(-1)!);
+    tarball = join(dir, pack.stdout.trim().split('\n').at(-1)!);
     target = join(dir, 'student');
     expect(spawnSync(process.execPath, [join(REPO, 'bin/theinference.js'), 'export', target, '--grader', `file:${tarball}`], { cwd: REPO }).status).toBe(0);
     const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: target, encoding: 'utf8' });
     expect(install.status, install.stderr).toBe(0);
     bin = join(target, 'node_modules/.bin/theinference');
+  });
+
+  it("holds the course as published (course.yaml, program.ts, cases/, fixtures/, starter/), and no file with the reference's code", () => {
+    const unpacked = join(dir, 'unpacked');
+    mkdirSync(unpacked);
+    execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
+    const files = filesOf(join(unpacked, 'package'));
+    const courseParts = (folder: string) => filesOf(join(REPO, folder)).map((path) => join(folder, path));
+    for (const file of ['course.yaml', 'program.ts', 'your_program.sh', 'tsconfig.json', 'docs/course.md', 'starter/src/mcp.ts']) expect(files).toContain(file);
+    for (const folder of ['cases', 'fixtures']) expect(files.filter((file) => file.startsWith(`${folder}/`))).toEqual(courseParts(folder));
+    expect(files.filter((file) => file.startsWith('src/'))).toEqual([]);
+    // the check finds the reference where it is, and finds it in no file of the package
+    expect(referenceIn(REFERENCE, REFERENCE, STARTER)).toBeDefined();
+    const holding = files.filter((file) => referenceIn(readFileSync(join(unpacked, 'package', file), 'utf8'), REFERENCE, STARTER) !== undefined);
+    expect(holding).toEqual([]);
   });
 
   it('starts compiled, with no install script run, and fails the starter with the message a student first sees', () => {

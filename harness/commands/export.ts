@@ -137,20 +137,28 @@ function refuseReference(course: Course, files: Map<string, StudentFile>): void 
   const referencePath = join(course.root, 'src', 'mcp.ts');
   if (!existsSync(referencePath)) return;
   const reference = readFileSync(referencePath, 'utf8');
-  const starter = new Set((files.get('src/mcp.ts')?.content ?? '').split('\n').map((line) => line.trim()));
-  // the reference's own lines: not blank, not a brace, not one the starter has too
-  const own = reference.split('\n').map((line) => line.trim());
-  const isOwn = own.map((line) => line.length > 3 && !starter.has(line));
+  const starter = files.get('src/mcp.ts')?.content ?? '';
   for (const [name, file] of files) {
     if (file.content === reference) throw new CourseError(`export: ${name} would be the reference solution (src/mcp.ts): nothing was written`);
-    const lines = new Set(file.content.split('\n').map((line) => line.trim()));
-    let run = 0;
-    for (let i = 0; i < own.length; i++) {
-      run = isOwn[i] && lines.has(own[i]!) ? run + 1 : isOwn[i] ? 0 : run;
-      if (run >= REFERENCE_RUN)
-        throw new CourseError(`export: ${name} holds the reference solution's code (src/mcp.ts near line ${i + 1}): nothing was written`);
-    }
+    const line = referenceIn(file.content, reference, starter);
+    if (line !== undefined) throw new CourseError(`export: ${name} holds the reference solution's code (src/mcp.ts near line ${line}): nothing was written`);
   }
+}
+
+/** Where `text` holds the reference's code: a run of REFERENCE_RUN of the reference's own lines (not
+ *  blank, not a brace, not one the starter has too), as the line of the reference it reaches; undefined
+ *  where it holds none. */
+export function referenceIn(text: string, reference: string, starter: string): number | undefined {
+  const starterLines = new Set(starter.split('\n').map((line) => line.trim()));
+  const own = reference.split('\n').map((line) => line.trim());
+  const isOwn = own.map((line) => line.length > 3 && !starterLines.has(line));
+  const lines = new Set(text.split('\n').map((line) => line.trim()));
+  let run = 0;
+  for (let i = 0; i < own.length; i++) {
+    run = isOwn[i] && lines.has(own[i]!) ? run + 1 : isOwn[i] ? 0 : run;
+    if (run >= REFERENCE_RUN) return i + 1;
+  }
+  return undefined;
 }
 
 function packageJson(name: string, grader: string): string {
