@@ -5,7 +5,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { referenceIn } from '../harness/commands/export.ts';
@@ -112,6 +112,44 @@ describe('theinference export', () => {
     expect((await runCli(['export', target, '--grader', '2.0.0'], { cwd: course })).stdout).toContain('is up to date');
   });
 
+  it('--grader <tarball> copies it in and depends on the copy; a path that is not there, or a tarball with the reference, writes nothing', async () => {
+    // a tarball as npm pack makes one: the package under package/
+    const dir = scratch('grader-');
+    const tarballOf = (name: string, files: Record<string, string>) => {
+      const package_ = join(dir, `${name}-files`, 'package');
+      for (const [path, content] of Object.entries(files)) {
+        mkdirSync(join(package_, dirname(path)), { recursive: true });
+        writeFileSync(join(package_, path), content);
+      }
+      execFileSync('tar', ['-czf', join(dir, name), '-C', dirname(package_), 'package']);
+    };
+    tarballOf('theinference-9.9.9.tgz', { 'package.json': '{"name":"theinference","version":"9.9.9"}\n' });
+    // named as a course author would, from the course: a path relative to it
+    const target = join(dir, 'student');
+    const run = await runCli(['export', target, '--grader', relative(REPO, join(dir, 'theinference-9.9.9.tgz'))]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(readFileSync(join(target, 'theinference-9.9.9.tgz')).equals(readFileSync(join(dir, 'theinference-9.9.9.tgz')))).toBe(true);
+    expect(JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')).devDependencies).toEqual({ theinference: 'file:theinference-9.9.9.tgz' });
+
+    const nowhere = join(dir, 'nowhere');
+    const missing = await runCli(['export', nowhere, '--grader', 'file:../theinference-0.0.1.tgz']);
+    expect({ code: missing.code, stderr: missing.stderr }).toEqual({
+      code: 2,
+      stderr:
+        'theinference export: export: --grader file:../theinference-0.0.1.tgz: no such file: give a tarball from npm pack (it is copied into the export) or an npm spec (^1.2.0, a git URL)\n',
+    });
+    expect(existsSync(nowhere)).toBe(false);
+
+    tarballOf('with-reference.tgz', { 'package.json': '{}\n', 'src/mcp.ts': REFERENCE });
+    const refused = await runCli(['export', nowhere, '--grader', join(dir, 'with-reference.tgz')]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /^theinference export: export: with-reference\.tgz holds the reference solution's code \(src\/mcp\.ts near line \d+\): nothing was written\n$/,
+    );
+    expect(existsSync(nowhere)).toBe(false);
+  });
+
   it("refuses, writing nothing, where the reference's text would land or a file is not the course's own", async () => {
     const sameAsReference = courseWithStarter();
     writeFileSync(join(sameAsReference, 'starter/src/mcp.ts'), REFERENCE);
@@ -174,8 +212,14 @@ describe('the packed grader, installed in an export', () => {
     const pack = spawnSync('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: source, encoding: 'utf8' });
     expect(pack.status, pack.stderr).toBe(0);
     tarball = join(dir, pack.stdout.trim().split('\n').at(-1)!);
+    // exported as a course author does, from the course, naming the tarball by a path relative to it: it is copied into the export
     target = join(dir, 'student');
-    expect(spawnSync(process.execPath, [join(REPO, 'bin/theinference.js'), 'export', target, '--grader', `file:${tarball}`], { cwd: REPO }).status).toBe(0);
+    const exported = spawnSync(process.execPath, [join(REPO, 'bin/theinference.js'), 'export', target, '--grader', relative(REPO, tarball)], {
+      cwd: REPO,
+      encoding: 'utf8',
+    });
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')).devDependencies).toEqual({ theinference: `file:${basename(tarball)}` });
     const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: target, encoding: 'utf8' });
     expect(install.status, install.stderr).toBe(0);
     bin = join(target, 'node_modules/.bin/theinference');

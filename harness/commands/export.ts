@@ -3,13 +3,14 @@
 // starter as src/, a package.json whose one dependency is this grader, a .gitignore, a README made
 // from course.yaml and a workflow that grades every push. Never the reference solution: the export
 // refuses to write a file that holds its text. Over an earlier export it updates the course's files,
-// leaves src/ alone, and says what changed.
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// leaves src/ alone, and says what changed. A grader given as a tarball is copied in.
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import type { Course } from '../course.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
 import { courseHere } from './course.ts';
-import { CourseError, UsageError } from '../errors.ts';
+import { CourseError, InputError, UsageError } from '../errors.ts';
 import { PROGRAM } from '../run/launcher.ts';
 import { graderVersion } from '../report/version.ts';
 
@@ -22,7 +23,11 @@ const COURSE_FOLDERS = ['cases', 'fixtures'];
 const REFERENCE_RUN = 6;
 
 const OPTIONS = {
-  grader: { type: 'string', value: '<spec>', help: 'the npm spec package.json depends on the grader by (default: ^ this version)' },
+  grader: {
+    type: 'string',
+    value: '<spec>',
+    help: 'the npm spec package.json depends on the grader by (default: ^ this version); a tarball\n(npm pack) is copied into the export and depended on there',
+  },
 } as const satisfies Options;
 
 export const command = defineCommand({
@@ -39,7 +44,7 @@ async function exportCourse(values: Parsed<typeof OPTIONS>['values'], positional
     throw new UsageError('export takes the folder to write the student repository to: theinference export <dir> [--grader <npm spec>]');
   const course = courseHere();
   const target = resolve(positionals[0]!);
-  const files = studentFiles(course, values.grader ?? `^${graderVersion()}`);
+  const files = studentFiles(course, graderDependency(values.grader));
   refuseReference(course, files);
 
   const earlier = existsSync(join(target, 'course.yaml'));
@@ -62,17 +67,17 @@ async function exportCourse(values: Parsed<typeof OPTIONS>['values'], positional
   for (const [name, file] of files) {
     // src/ is the student's once it exists; package.json keeps what they added
     if (earlier && name.startsWith('src/') && existsSync(join(target, name))) continue;
-    const content = name === 'package.json' && earlier ? mergedPackage(join(target, name), file.content) : file.content;
+    const content = name === 'package.json' && earlier ? mergedPackage(join(target, name), String(file.content)) : file.content;
     const path = join(target, name);
-    const before = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
-    if (before === content) continue;
+    const before = existsSync(path) ? readFileSync(path) : undefined;
+    if (before?.equals(Buffer.from(content))) continue;
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, content, { mode: file.mode ?? 0o644 });
     if (earlier) changes.push(`${before === undefined ? 'added' : 'changed'} ${name}`);
   }
   if (!earlier)
     out(
-      `export: wrote ${files.size} files to ${target}: the starter in src/, the grader ${JSON.parse(files.get('package.json')!.content).devDependencies.theinference}\n`,
+      `export: wrote ${files.size} files to ${target}: the starter in src/, the grader ${JSON.parse(String(files.get('package.json')!.content)).devDependencies.theinference}\n`,
     );
   else if (changes.length === 0) out(`export: ${target} is up to date (src/ left as it is)\n`);
   else out(`export: updated ${target} (src/ left as it is):\n${changes.map((line) => `  ${line}\n`).join('')}`);
@@ -80,12 +85,35 @@ async function exportCourse(values: Parsed<typeof OPTIONS>['values'], positional
 }
 
 interface StudentFile {
-  content: string;
+  /** Text, or the bytes of the grader's tarball. */
+  content: string | Buffer;
   mode?: number;
 }
 
+/** How package.json depends on the grader, and the grader's tarball where it is one to copy in. */
+interface GraderDependency {
+  spec: string;
+  tarball?: { name: string; content: Buffer };
+}
+
+/** `--grader`: a path to a tarball (`file:`, `./`, `../`, `/`, or a name ending in .tgz) is copied to the
+ *  export's root and depended on there (`file:<its name>`), so that it resolves wherever the repository is
+ *  cloned; any other npm spec (a version range, a git URL) is written as it is; none, ^ this version. */
+function graderDependency(spec: string | undefined): GraderDependency {
+  if (spec === undefined) return { spec: `^${graderVersion()}` };
+  const isPath = spec.startsWith('file:') || (!spec.includes('://') && /^(\.{1,2}\/|\/)|\.t(ar\.)?gz$/.test(spec));
+  if (!isPath) return { spec };
+  const path = spec.replace(/^file:/, '');
+  const stat = statSync(path, { throwIfNoEntry: false });
+  const wrong = !stat ? 'no such file' : !stat.isFile() ? 'not a file' : /\.t(ar\.)?gz$/.test(path) ? undefined : 'not a tarball (.tgz)';
+  if (wrong)
+    throw new InputError(`export: --grader ${spec}: ${wrong}: give a tarball from npm pack (it is copied into the export) or an npm spec (^1.2.0, a git URL)`);
+  const name = basename(path);
+  return { spec: `file:${name}`, tarball: { name, content: readFileSync(path) } };
+}
+
 /** Every file of the export, by its path in the student's repository. */
-function studentFiles(course: Course, grader: string): Map<string, StudentFile> {
+function studentFiles(course: Course, grader: GraderDependency): Map<string, StudentFile> {
   const files = new Map<string, StudentFile>();
   for (const name of COURSE_FILES) files.set(name, { content: readCourseFile(course.root, name), ...(name === PROGRAM && { mode: 0o755 }) });
   for (const folder of COURSE_FOLDERS)
@@ -93,7 +121,8 @@ function studentFiles(course: Course, grader: string): Map<string, StudentFile> 
       files.set(join(folder, path), { content: readCourseFile(course.root, join(folder, path)) });
   for (const path of listFiles(join(course.root, 'starter', 'src'), course.root))
     files.set(join('src', path), { content: readCourseFile(course.root, join('starter', 'src', path)) });
-  files.set('package.json', { content: packageJson(basename(course.root), grader) });
+  files.set('package.json', { content: packageJson(basename(course.root), grader.spec) });
+  if (grader.tarball) files.set(grader.tarball.name, { content: grader.tarball.content });
   files.set('.gitignore', { content: 'node_modules/\n.theinference/\nresults.json\nreport.html\n' });
   files.set('README.md', { content: studentReadme(course) });
   files.set('.github/workflows/grade.yml', { content: WORKFLOW });
@@ -137,11 +166,21 @@ function refuseReference(course: Course, files: Map<string, StudentFile>): void 
   const referencePath = join(course.root, 'src', 'mcp.ts');
   if (!existsSync(referencePath)) return;
   const reference = readFileSync(referencePath, 'utf8');
-  const starter = files.get('src/mcp.ts')?.content ?? '';
+  const starter = String(files.get('src/mcp.ts')?.content ?? '');
   for (const [name, file] of files) {
     if (file.content === reference) throw new CourseError(`export: ${name} would be the reference solution (src/mcp.ts): nothing was written`);
-    const line = referenceIn(file.content, reference, starter);
+    const line = referenceIn(textOf(name, file), reference, starter);
     if (line !== undefined) throw new CourseError(`export: ${name} holds the reference solution's code (src/mcp.ts near line ${line}): nothing was written`);
+  }
+}
+
+/** A file's text as the reference check reads it: a tarball's, what it unpacks to (each file's bytes after its header). */
+function textOf(name: string, file: StudentFile): string {
+  if (typeof file.content === 'string') return file.content;
+  try {
+    return gunzipSync(file.content).toString('utf8');
+  } catch {
+    throw new InputError(`export: --grader: ${name} is not a gzipped tarball (npm pack makes one): nothing was written`);
   }
 }
 
