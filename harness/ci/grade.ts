@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Case, Course, Stage } from '../course.ts';
-import { ReportError } from '../errors.ts';
+import { ReportError, stopReason } from '../errors.ts';
 import { gradeStages } from '../grade/stages.ts';
 import type { Verdict } from '../run/verdict.ts';
 import { buildReport, type RunFacts } from '../report/build.ts';
-import { fileReporter, type ReportFormat } from '../report/formats.ts';
+import { fileReporter, writeStopped, type ReportFormat } from '../report/formats.ts';
 import type { GradedCheck, GradedStage } from '../report/entries.ts';
 import type { Origin, ResultsReport } from '../report/model.ts';
 import { allOf } from '../report/reporter.ts';
@@ -60,11 +60,12 @@ interface Unit {
   testCase?: Case;
 }
 
-/** Grades; writes the reports; returns the exit code (0 pass, 1 fail, 2 error). Throws an InputError on bad input. */
+/** Grades; writes the reports; returns the exit code (0 pass, 1 fail, 2 error). Throws an InputError on bad
+ *  input, having written the reports (if any were asked for) with its reason under `problems`. */
 export async function gradeSubmission(settings: CiSettings): Promise<number> {
   const started = new Date();
-  const hidden = settings.hiddenDir === undefined ? undefined : loadHiddenCases(settings.hiddenDir, settings.course);
-  const scratch = scratchCopy(settings.course.root, settings.submission);
+  let hidden: HiddenCases | undefined;
+  let scratch: Scratch | undefined;
   const fixturesRoot = mkdtempSync(join(tmpdir(), 'theinference-expected-'));
   // Until the programs' sandbox is made (a report of a run that failed before), none ran, with network or without.
   const run: Progress = { graded: [], generated: 0, sandbox: 'none', network: false };
@@ -75,7 +76,7 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
         seed: settings.seed,
         shard: settings.shard,
         startedAt: started,
-        submission: { path: resolve(settings.submission), facts: scratch.facts },
+        submission: { path: resolve(settings.submission), facts: scratch?.facts },
         limits: settings,
         sandbox: run.sandbox,
         network: run.network,
@@ -86,22 +87,16 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
       run.graded,
     );
   try {
+    if (settings.hiddenDir !== undefined) hidden = loadHiddenCases(settings.hiddenDir, settings.course);
+    scratch = scratchCopy(settings.course.root, settings.submission);
     return await grade(settings, scratch, fixturesRoot, hidden, run, report);
   } catch (error) {
-    // The grader failed, not the solution: the reports (if any) say so, and the CLI prints one line, exit 2.
-    if (!(error instanceof ReportError)) {
-      const failed = report({ problems: [`the grader failed: ${error instanceof Error ? error.message : String(error)}`] });
-      for (const { format, path } of settings.files) {
-        try {
-          fileReporter(format, path).finish!(failed);
-        } catch {
-          // the one-line error below says what matters
-        }
-      }
-    }
+    // Bad input, or the grader failed, not the solution: the reports (if any) say why (unless writing one
+    // is what failed), and the CLI prints the same in one line, exit 2.
+    if (!(error instanceof ReportError)) writeStopped(settings.files, report({ problems: [stopReason(error)] }));
     throw error;
   } finally {
-    scratch.remove();
+    scratch?.remove();
     rmSync(fixturesRoot, { recursive: true, force: true });
   }
 }

@@ -3,13 +3,13 @@
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
 import type { Course, Stage } from '../course.ts';
 import { courseHere } from './course.ts';
-import { HostError, UsageError } from '../errors.ts';
+import { HostError, stopReason, UsageError } from '../errors.ts';
 import { prestartStages, type StageResult } from '../grade/stage.ts';
 import { gradeStages } from '../grade/stages.ts';
 import type { Prestarts } from '../run/prestart.ts';
 import type { BundlesAhead } from '../run/bundle.ts';
 import { buildReport, gradedInOrder } from '../report/build.ts';
-import { fileReporter, requestedFiles, type ReportFormat } from '../report/formats.ts';
+import { fileReporter, requestedFiles, writeStopped, type ReportFormat } from '../report/formats.ts';
 import { REPORT_FILE_OPTIONS } from '../report/report-files.ts';
 import { allOf } from '../report/reporter.ts';
 import { TerminalReporter } from '../report/terminal.ts';
@@ -22,6 +22,7 @@ import { resolve } from 'node:path';
 import { checkWritable, count, positive, randomSeed, runs, seconds, seed, useColor } from './args.ts';
 import { defineCommand, headed, type Options, type Parsed } from './command.ts';
 import { COURSE_CONTENT } from '../stages/index.ts';
+import type { CiSettings } from '../ci/grade.ts';
 
 const TEST_OPTIONS = {
   stage: { type: 'string', value: '<slug>', help: 'that stage and every stage before it (default: every stage)' },
@@ -86,49 +87,15 @@ export interface TestSettings {
   write(text: string): void;
 }
 
+type TestValues = Parsed<typeof TEST_OPTIONS>['values'];
+
 /** `write`: where what a student reads goes (main passes stdout, or a caller's own sink). */
-async function test(values: Parsed<typeof TEST_OPTIONS>['values'], write: (text: string) => void): Promise<number> {
+async function test(values: TestValues, write: (text: string) => void): Promise<number> {
+  if (CI_OPTIONS.some((option) => values[option] !== undefined)) return ciTest(values, write);
   // The stage table and the expected outputs always come from the course, never from a submission.
   const course = courseHere();
   checkProgram(course.root);
-  const common = {
-    stages: stagesToGrade(course, values.stage),
-    seed: values.seed === undefined ? randomSeed() : seed('--seed', values.seed),
-    runs: values.runs === undefined ? DEFAULT_RUNS : runs('--runs', values.runs),
-    timeoutMs: values.timeout === undefined ? undefined : seconds('--timeout', values.timeout) * 1000,
-    memoryBytes: values.memory === undefined ? DEFAULT_MEMORY_BYTES : positive('--memory', values.memory, 'MiB') * 1024 * 1024,
-    network: networkChoice(values),
-    sandbox: sandboxToUse(values),
-    color: useColor(values['no-color']),
-    verbose: values.verbose ?? false,
-    bundle: !values['no-bundle'],
-    files: requestedFiles(values),
-    submission: resolve(values.submission ?? course.root),
-    write,
-  };
-  for (const { format, path } of common.files) checkWritable(`--${format.option}`, path);
-  if (CI_OPTIONS.some((option) => values[option] !== undefined)) {
-    if (values.watch) throw new UsageError(`--watch grades as you save; it does not go with ${CI_OPTIONS.map((option) => `--${option}`).join(', ')}`);
-    const { gradeSubmission } = await import('../ci/grade.ts');
-    const { parseShard, WHOLE } = await import('../ci/shard.ts');
-    const shard = values.shard === undefined ? WHOLE : parseShard(values.shard);
-    if (shard === undefined) throw new UsageError(`--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "${values.shard}"`);
-    const interruption = onInterrupt();
-    try {
-      return await gradeSubmission({
-        ...common,
-        course,
-        submission: values.submission ?? course.root,
-        all: values.all ?? false,
-        hiddenDir: values.cases,
-        generatedPerCommand: values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random, 1000),
-        shard,
-        interruption,
-      });
-    } finally {
-      interruption.dispose();
-    }
-  }
+  const common = { ...commonSettings(values, course, write), sandbox: sandboxToUse(values) };
   if (values.watch && values.submission !== undefined) {
     throw new UsageError("--watch grades this course's src/ as you save it; it does not go with --submission");
   }
@@ -166,6 +133,79 @@ async function test(values: Parsed<typeof TEST_OPTIONS>['values'], write: (text:
   } finally {
     scratch?.remove();
     interruption?.dispose();
+  }
+}
+
+/** What every grading reads off the command line, checked (a mistake is a UsageError), but the sandbox. */
+function commonSettings(values: TestValues, course: Course, write: (text: string) => void) {
+  const settings = {
+    stages: stagesToGrade(course, values.stage),
+    seed: values.seed === undefined ? randomSeed() : seed('--seed', values.seed),
+    runs: values.runs === undefined ? DEFAULT_RUNS : runs('--runs', values.runs),
+    timeoutMs: values.timeout === undefined ? undefined : seconds('--timeout', values.timeout) * 1000,
+    memoryBytes: values.memory === undefined ? DEFAULT_MEMORY_BYTES : positive('--memory', values.memory, 'MiB') * 1024 * 1024,
+    network: networkChoice(values),
+    color: useColor(values['no-color']),
+    verbose: values.verbose ?? false,
+    bundle: !values['no-bundle'],
+    files: requestedFiles(values),
+    submission: resolve(values.submission ?? course.root),
+    write,
+  };
+  for (const { format, path } of settings.files) checkWritable(`--${format.option}`, path);
+  return settings;
+}
+
+/** CI grading (docs/ci.md). A run that stops before grading (a bad option, a course that cannot be read,
+ *  no sandbox) still writes the report files asked for, saying why, as one that stops later does. */
+async function ciTest(values: TestValues, write: (text: string) => void): Promise<number> {
+  const started = new Date();
+  const files = requestedFiles(values);
+  let course: Course | undefined;
+  let common: ReturnType<typeof commonSettings> | undefined;
+  let settings: CiSettings;
+  try {
+    course = courseHere();
+    checkProgram(course.root);
+    if (values.watch) throw new UsageError(`--watch grades as you save; it does not go with ${CI_OPTIONS.map((option) => `--${option}`).join(', ')}`);
+    common = commonSettings(values, course, write);
+    const { parseShard, WHOLE } = await import('../ci/shard.ts');
+    const shard = values.shard === undefined ? WHOLE : parseShard(values.shard);
+    if (shard === undefined) throw new UsageError(`--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "${values.shard}"`);
+    settings = {
+      ...common,
+      sandbox: sandboxToUse(values),
+      course,
+      submission: values.submission ?? course.root,
+      all: values.all ?? false,
+      hiddenDir: values.cases,
+      generatedPerCommand: values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random, 1000),
+      shard,
+    };
+  } catch (error) {
+    if (course === undefined) writeStopped(files, stopReason(error));
+    else {
+      // nothing graded: every stage not graded, with the settings as far as they were read
+      const run = {
+        course,
+        seed: common?.seed ?? 0,
+        startedAt: started,
+        submission: { path: resolve(values.submission ?? course.root) },
+        limits: common ?? { memoryBytes: DEFAULT_MEMORY_BYTES },
+        sandbox: 'none' as const,
+        network: false,
+        problems: [stopReason(error)],
+      };
+      writeStopped(files, buildReport(run, gradedInOrder(common?.stages ?? course.stages, [])));
+    }
+    throw error;
+  }
+  const { gradeSubmission } = await import('../ci/grade.ts');
+  const interruption = onInterrupt();
+  try {
+    return await gradeSubmission({ ...settings, interruption });
+  } finally {
+    interruption.dispose();
   }
 }
 

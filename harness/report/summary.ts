@@ -1,5 +1,6 @@
 // A Markdown summary of a results report, for a CI job's summary page (GitHub's $GITHUB_STEP_SUMMARY):
-// a table of the stages, then the first failure with its hints. Only what a student may read of any
+// why the run was not graded to the end, where it was not (its `problems`, the one-line reason of an exit
+// 2), a table of the stages, then the first failure with its hints. Only what a student may read of any
 // case: the check's one-line verdict and its hints, never its details (a diff quotes expected bytes)
 // nor what the program printed; a hidden case's verdict and hints quote nothing of it (grade/hidden-verdict.ts).
 //
@@ -23,6 +24,7 @@ export function toSummary(report: ResultsReport): string {
   });
   const lines = [
     `## theinference: ${report.status === 'pass' ? 'every graded stage passes' : cell(report.status)}`,
+    ...aboutTheRun(report),
     '',
     '| stage | title | verdict | checks passed |',
     '|---|---|---|---|',
@@ -32,6 +34,19 @@ export function toSummary(report: ResultsReport): string {
   if (first) lines.push('', ...firstFailure(first));
   lines.push('', `seed ${report.seed}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The summary of a run that stopped before a report of it could be made (no course to read, shards
+ *  that cannot be merged): its one-line reason. */
+export function toStoppedSummary(reason: string): string {
+  return `## theinference: error\n\nnot graded to the end:\n\n- ${literal(reason)}\n`;
+}
+
+/** What the reader should know before the table, each part after a blank line: why it was not graded to the end. */
+function aboutTheRun(report: ResultsReport): string[] {
+  const lines: string[] = [];
+  if (report.problems.length > 0) lines.push('', 'not graded to the end:', '', ...report.problems.map((problem) => `- ${literal(problem)}`));
+  return lines;
 }
 
 function firstFailure(check: CheckReport): string[] {

@@ -61,10 +61,27 @@ describe('shards', () => {
     const junit = readFileSync(join(out, 'merged.xml'), 'utf8');
     expect(junit).toContain(`<testsuites name="theinference" tests="${merged.counts.total}" failures="${merged.counts.fail}"`);
 
-    // a shard missing is an error, not a pass on half the work
-    const half = await runCli(['merge-reports', '--report', join(out, 'half.json'), files[0]!]);
+    // a shard missing is an error, not a pass on half the work, and the summary says so
+    const half = await runCli(['merge-reports', '--report', join(out, 'half.json'), '--summary', join(out, 'half.md'), files[0]!]);
     expect(half.code).toBe(2);
     expect(half.stdout).toContain('shard 2/2 is missing from the merge');
+    expect(readFileSync(join(out, 'half.md'), 'utf8')).toContain('not graded to the end:\n\n- ` shard 2/2 is missing from the merge `\n');
+
+    // reports that cannot be merged: one line, exit 2, and the summary says the same
+    writeFileSync(join(out, 'broken.json'), '{"version": 1');
+    const refused = await runCli([
+      'merge-reports',
+      '--report',
+      join(out, 'refused.json'),
+      '--summary',
+      join(out, 'refused.md'),
+      files[0]!,
+      join(out, 'broken.json'),
+    ]);
+    expect(refused.code).toBe(2);
+    const reason = refused.stderr.match(/^theinference merge-reports: (.*)\n$/)?.[1];
+    expect(reason).toContain('broken.json: not JSON');
+    expect(readFileSync(join(out, 'refused.md'), 'utf8')).toContain(`- \` ${reason} \``);
   });
 });
 
