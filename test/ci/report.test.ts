@@ -189,6 +189,8 @@ describe('merge-reports refuses, in one line, exit 2', () => {
       ['stages.0.checks', {}, 'stages[0].checks: expected an array, got an object'],
       ['startedAt', 'yesterday', 'startedAt: expected a date and time, got "yesterday"'],
       ['verdict', 'pass', 'verdict: a field a version 1 report does not have'],
+      ['feedback', true, undefined], // a student's own workflow's report; left out of every other
+      ['feedback', 'yes', 'feedback: expected true or false, got "yes"'],
     ];
     for (const [path, value, problem] of cases) {
       const run = merge(['r.json', broken(path, value)], ['b', report(1, 2)]);
