@@ -111,8 +111,9 @@ export interface ResultsReport {
   feedback?: boolean;
   submission: {
     path: string;
-    /** Files outside src/ that differ from the course's; none of them was used. */
-    changedOutsideSrc: { path: string; change: 'modified' | 'added' }[];
+    /** Files outside src/ that differ from the course's; none of them was used. `missing`: a course file a
+     *  student's repository does not have (a feedback report's, which compares the course's files only). */
+    changedOutsideSrc: { path: string; change: 'modified' | 'added' | 'missing' }[];
     changesCut: boolean;
     /** Symbolic links under src/ that were not copied. */
     linksIgnored: string[];
@@ -278,7 +279,7 @@ const resultsReportSchema = refine(
     feedback: optional(boolean),
     submission: object({
       path: string(),
-      changedOutsideSrc: array(object({ path: string(), change: oneOf('modified', 'added') })),
+      changedOutsideSrc: array(object({ path: string(), change: oneOf('modified', 'added', 'missing') })),
       changesCut: boolean,
       linksIgnored: array(string()),
       filesIgnored: array(object({ path: string(), why: string() })),

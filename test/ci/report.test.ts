@@ -191,6 +191,12 @@ describe('merge-reports refuses, in one line, exit 2', () => {
       ['verdict', 'pass', 'verdict: a field a version 1 report does not have'],
       ['feedback', true, undefined], // a student's own workflow's report; left out of every other
       ['feedback', 'yes', 'feedback: expected true or false, got "yes"'],
+      ['submission.changedOutsideSrc', [{ path: 'program.ts', change: 'missing' }], undefined], // a feedback report's
+      [
+        'submission.changedOutsideSrc',
+        [{ path: 'program.ts', change: 'gone' }],
+        'submission.changedOutsideSrc[0].change: expected one of modified, added, missing, got "gone"',
+      ],
     ];
     for (const [path, value, problem] of cases) {
       const run = merge(['r.json', broken(path, value)], ['b', report(1, 2)]);
