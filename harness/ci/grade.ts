@@ -10,6 +10,7 @@ import { ReportError, stopReason } from '../errors.ts';
 import { gradeStages } from '../grade/stages.ts';
 import type { Verdict } from '../run/verdict.ts';
 import { buildReport, type RunFacts } from '../report/build.ts';
+import { graderVersion } from '../report/version.ts';
 import { fileReporter, writeStopped, type ReportFormat } from '../report/formats.ts';
 import type { GradedCheck, GradedStage } from '../report/entries.ts';
 import type { Origin, ResultsReport } from '../report/model.ts';
@@ -50,6 +51,9 @@ export interface CiSettings {
   write: (text: string) => void;
   /** SIGINT/SIGTERM: stops the cases; the report says `interrupted`. */
   interruption?: Interruption;
+  /** A student's own workflow (`test --feedback`): `course` is the one the grader's package publishes, the
+   *  submission the student's repository, whose copy of the course is compared with it (not used). */
+  feedback?: boolean;
 }
 
 /** One unit of work in the plan: a case, or a stage's property suite. */
@@ -82,13 +86,14 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
         network: run.network,
         hiddenCases: hidden?.sources.size ?? 0,
         generatedCases: run.generated,
+        feedback: settings.feedback,
         ...more,
       },
       run.graded,
     );
   try {
     if (settings.hiddenDir !== undefined) hidden = loadHiddenCases(settings.hiddenDir, settings.course);
-    scratch = scratchCopy(settings.course.root, settings.submission);
+    scratch = scratchCopy(settings.course.root, settings.submission, settings.feedback ? 'published' : 'outside-src');
     return await grade(settings, scratch, fixturesRoot, hidden, run, report);
   } catch (error) {
     // Bad input, or the grader failed, not the solution: the reports (if any) say why (unless writing one
@@ -214,6 +219,11 @@ function generatedCount(byStage: Map<string, Case[]>): number {
 /** What a person reading the CI log should know before the first case. */
 function announce(settings: CiSettings, facts: SubmissionFacts, sandbox: SandboxKind, planned: number, here: number): void {
   const lines: string[] = [];
+  if (settings.feedback)
+    lines.push(
+      `feedback: graded with the course as published in theinference ${graderVersion()}, not this repository's copy of it; the grade of record is your teacher's`,
+      "no generated cases: their expected outputs come from the course's reference solution, which is not published",
+    );
   if (sandbox === 'none')
     lines.push(
       `no sandbox: ${settings.sandbox ? sandboxAvailability().reason : '--no-sandbox'}; the submission is bundled and its programs run as the grader's user (docs/ci.md)`,
@@ -225,7 +235,10 @@ function announce(settings: CiSettings, facts: SubmissionFacts, sandbox: Sandbox
       .map((change) => `${escapeControls(change.path)} (${change.change})`)
       .join(', ');
     const more = facts.changedOutsideSrc.length > 10 ? ` and ${facts.changedOutsideSrc.length - 10} more` : '';
-    lines.push(`files outside src/ that the submission changed, not used in grading: ${shown}${more}`);
+    const which = settings.feedback
+      ? "course files of this repository that differ from the published course's, not used in grading"
+      : 'files outside src/ that the submission changed, not used in grading';
+    lines.push(`${which}: ${shown}${more}`);
   }
   if (facts.linksIgnored.length > 0) lines.push(`symbolic links under src/ not copied: ${facts.linksIgnored.map(escapeControls).join(', ')}`);
   if (facts.filesIgnored.length > 0)

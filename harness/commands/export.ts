@@ -12,13 +12,13 @@ import { defineCommand, type Options, type Parsed } from './command.ts';
 import { courseHere } from './course.ts';
 import { CourseError, InputError, UsageError } from '../errors.ts';
 import { PROGRAM } from '../run/launcher.ts';
+import { PUBLISHED } from '../run/submission.ts';
 import { graderVersion } from '../report/version.ts';
 
 /** The course's own files, copied as they are (your_program.sh executable); docs/course.md is what
- *  each stage asks of src/mcp.ts, which the starter's comments point to. */
-const COURSE_FILES = ['course.yaml', 'program.ts', PROGRAM, 'tsconfig.json', 'docs/course.md'];
-/** The folders the course owns in an export: made again on every export (files gone from the course go). */
-const COURSE_FOLDERS = ['cases', 'fixtures'];
+ *  each stage asks of src/mcp.ts, which the starter's comments point to. The course's folders are made
+ *  again on every export (files gone from the course go). `test --feedback` compares the same files. */
+const { files: COURSE_FILES, folders: COURSE_FOLDERS } = PUBLISHED;
 /** A run of this many lines of the reference, none of them the starter's, is its code. */
 const REFERENCE_RUN = 6;
 

@@ -2,7 +2,7 @@
 // when a CI option is given. Exit codes: 0 all pass, 1 the solution failed, 2 usage or infrastructure.
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
 import type { Course, Stage } from '../course.ts';
-import { courseHere } from './course.ts';
+import { courseHere, publishedCourse } from './course.ts';
 import { HostError, stopReason, UsageError } from '../errors.ts';
 import { prestartStages, type StageResult } from '../grade/stage.ts';
 import { gradeStages } from '../grade/stages.ts';
@@ -45,6 +45,10 @@ const TEST_OPTIONS = {
   cases: { type: 'string', value: '<dir>', help: 'add hidden cases (cases/ and fixtures/ as in the course)' },
   shard: { type: 'string', value: '<i>/<n>', help: 'grade part i of n; merge the reports with merge-reports' },
   random: { type: 'string', value: '<n>', help: `generated cases per command (default ${GENERATED_PER_COMMAND}; 0 for none)` },
+  feedback: {
+    type: 'boolean',
+    help: "a student's own CI: grade this folder's src/ with the course the installed grader publishes\n(no hidden or generated cases); feedback, the grade of record is the teacher's",
+  },
 } as const satisfies Options;
 
 export const command = defineCommand({
@@ -57,7 +61,7 @@ export const command = defineCommand({
 
 /** The options that make `test` a CI run: every stage's results kept, results.json and JUnit written.
  *  (`--html` is a student's too: a page to open beside the terminal.) */
-const CI_OPTIONS = ['all', 'report', 'junit', 'cases', 'shard', 'random'] as const;
+const CI_OPTIONS = ['all', 'report', 'junit', 'cases', 'shard', 'random', 'feedback'] as const;
 
 export interface TestSettings {
   course: Course;
@@ -165,9 +169,11 @@ async function ciTest(values: TestValues, write: (text: string) => void): Promis
   let common: ReturnType<typeof commonSettings> | undefined;
   let settings: CiSettings;
   try {
-    course = courseHere();
+    // --feedback: the course as published, in the grader's package; the repository's own copy of it is the student's
+    course = values.feedback ? publishedCourse() : courseHere();
     checkProgram(course.root);
     if (values.watch) throw new UsageError(`--watch grades as you save; it does not go with ${CI_OPTIONS.map((option) => `--${option}`).join(', ')}`);
+    if (values.feedback) refuseBesideFeedback(values);
     common = commonSettings(values, course, write);
     const { parseShard, WHOLE } = await import('../ci/shard.ts');
     const shard = values.shard === undefined ? WHOLE : parseShard(values.shard);
@@ -176,11 +182,13 @@ async function ciTest(values: TestValues, write: (text: string) => void): Promis
       ...common,
       sandbox: sandboxToUse(values),
       course,
-      submission: values.submission ?? course.root,
+      submission: submissionOf(values, course),
       all: values.all ?? false,
       hiddenDir: values.cases,
-      generatedPerCommand: values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random, 1000),
+      // none for feedback: their expected outputs come from the reference solution, which is not published
+      generatedPerCommand: values.feedback ? 0 : values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random, 1000),
       shard,
+      feedback: values.feedback ?? false,
     };
   } catch (error) {
     if (course === undefined) writeStopped(files, stopReason(error));
@@ -190,11 +198,12 @@ async function ciTest(values: TestValues, write: (text: string) => void): Promis
         course,
         seed: common?.seed ?? 0,
         startedAt: started,
-        submission: { path: resolve(values.submission ?? course.root) },
+        submission: { path: resolve(submissionOf(values, course)) },
         limits: common ?? { memoryBytes: DEFAULT_MEMORY_BYTES },
         sandbox: 'none' as const,
         network: false,
         problems: [stopReason(error)],
+        feedback: values.feedback ?? false,
       };
       writeStopped(files, buildReport(run, gradedInOrder(common?.stages ?? course.stages, [])));
     }
@@ -209,6 +218,22 @@ async function ciTest(values: TestValues, write: (text: string) => void): Promis
   }
 }
 
+/** The folder whose src/ is graded: --submission's, the working folder for --feedback, or the course's own. */
+function submissionOf(values: TestValues, course: Course): string {
+  return values.feedback ? process.cwd() : (values.submission ?? course.root);
+}
+
+/** What --feedback, a student's own CI, does not go with, each in one line. */
+function refuseBesideFeedback(values: TestValues): void {
+  if (values.cases !== undefined)
+    throw new UsageError("--feedback takes no hidden cases (--cases): a student's workflow is theirs to edit, so it holds no secret and no hidden case");
+  if (values.submission !== undefined) throw new UsageError("--feedback grades this folder's src/; it does not go with --submission");
+  if (values.random !== undefined)
+    throw new UsageError(
+      "--feedback makes no generated cases (--random): their expected outputs come from the course's reference solution, which is not published",
+    );
+}
+
 function networkChoice(values: { network?: boolean; 'no-network'?: boolean }): boolean | undefined {
   if (values.network && values['no-network']) throw new UsageError('--network and --no-network contradict each other');
   return values.network ? true : values['no-network'] ? false : undefined;
@@ -216,12 +241,12 @@ function networkChoice(values: { network?: boolean; 'no-network'?: boolean }): b
 
 /** Whether to grade in a sandbox; refuses (exit 2) when one is required and none can be made here.
  *  Required by default when grading a submission: a verdict a submission could forge is worth nothing. */
-function sandboxToUse(values: { submission?: string; 'no-sandbox'?: boolean; 'require-sandbox'?: boolean }): boolean {
+function sandboxToUse(values: { submission?: string; feedback?: boolean; 'no-sandbox'?: boolean; 'require-sandbox'?: boolean }): boolean {
   if (values['no-sandbox']) {
     if (values['require-sandbox']) throw new UsageError('--no-sandbox and --require-sandbox contradict each other');
     return false;
   }
-  const required = values['require-sandbox'] ?? values.submission !== undefined;
+  const required = values['require-sandbox'] ?? (values.submission !== undefined || values.feedback === true);
   const availability = sandboxAvailability();
   if (required && !availability.available) {
     throw new HostError(`no sandbox can be made here (${availability.reason}): ${ENABLE_SANDBOX}`);

@@ -118,3 +118,42 @@ describe('a run not graded to the end (exit 2)', () => {
     }
   });
 });
+
+describe("a student's own workflow's report (feedback), and files outside src/ not used", () => {
+  const withChanges = (paths: string[], feedback?: boolean): ResultsReport => {
+    const base = report('plain words');
+    return {
+      ...base,
+      ...(feedback && { feedback }),
+      submission: { ...base.submission, changedOutsideSrc: paths.map((path) => ({ path, change: 'modified' as const })) },
+    };
+  };
+  const words = (page: string) => textOf(page).replace(/\s+/g, ' ').trim();
+
+  it('says it is feedback, and which course files differ from the published ones, before the table', () => {
+    const shown = words(renderGfm(toSummary(withChanges(['course.yaml', 'program.ts'], true))));
+    expect(shown).toMatch(
+      /^theinference: fail feedback: graded with the course as published in theinference 0, without hidden or generated cases; the grade of record is your teacher's\. course files of this repository that differ from the published course's, not used in grading: course\.yaml \(modified\) program\.ts \(modified\) stage title/,
+    );
+    expect(words(renderGfm(toSummary(withChanges(['notes.txt']))))).toContain(
+      'files outside src/ that the submission changed, not used in grading: notes.txt (modified) stage',
+    );
+    expect(words(renderGfm(toSummary(withChanges([]))))).not.toContain('not used in grading');
+  });
+
+  it('names ten files at most, and counts the rest', () => {
+    const paths = Array.from({ length: 12 }, (_, index) => `cases/x/${index}.json`);
+    const shown = words(renderGfm(toSummary(withChanges(paths, true))));
+    expect(shown).toContain('cases/x/9.json (modified) and 2 more');
+    expect(shown).not.toContain('cases/x/10.json');
+  });
+
+  it("shows a file's name that holds markup as text, in the same markup", () => {
+    const plainPage = elements(renderGfm(toSummary(withChanges(['plain.txt'], true))));
+    for (const text of HOSTILE_TEXTS) {
+      const page = renderGfm(toSummary(withChanges([text], true)));
+      expect(elements(page)).toEqual(plainPage);
+      expect(textOf(page)).toContain(oneLine(text));
+    }
+  });
+});
