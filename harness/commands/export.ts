@@ -1,9 +1,10 @@
 // `theinference export <dir>`: the student's repository made from the course: the course's files
 // (course.yaml, program.ts, your_program.sh, tsconfig.json, docs/course.md, the public cases/ and fixtures/), the
 // starter as src/, a package.json whose one dependency is this grader, a .gitignore, a README made
-// from course.yaml and a workflow that grades every push. Never the reference solution: the export
-// refuses to write a file that holds its text. Over an earlier export it updates the course's files,
-// leaves src/ alone, and says what changed. A grader given as a tarball is copied in.
+// from course.yaml and a workflow that grades every push as feedback (the grade of record is the
+// teacher's). Never the reference solution: the export refuses to write a file that holds its text.
+// Over an earlier export it updates the course's files, leaves src/ alone, and says what changed. A
+// grader given as a tarball is copied in.
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -33,7 +34,8 @@ const OPTIONS = {
 export const command = defineCommand({
   name: 'export',
   synopsis: '<dir>',
-  summary: "the student's repository: the course's files, the starter as src/, a package.json that depends on\nthis grader, a workflow that grades each push",
+  summary:
+    "the student's repository: the course's files, the starter as src/, a package.json that depends on\nthis grader, a workflow that grades each push as feedback",
   options: OPTIONS,
   positionals: true,
   run: ({ values, positionals }, output) => exportCourse(values, positionals, (text) => output.out(text)),
@@ -249,17 +251,22 @@ not follow: shown, and the check still passes. \`npx theinference list\` shows w
 One case by hand: \`./your_program.sh <command> cases/<stage>/<case>\` (the line \`run it yourself:\`
 under a failure names it); it prints what is compared with that case's \`expected.json\`.
 
-Every push is graded again by \`.github/workflows/grade.yml\`, with cases you have not seen: the job's
-summary shows the verdict, and its \`results\` artifact every check.
+Every push is graded again by \`.github/workflows/grade.yml\`, as feedback: your \`src/\` with the course as
+published in the grader's package (your copies of \`course.yaml\`, \`program.ts\`, \`cases/\` and \`fixtures/\`
+are not used, and any you changed are named), each case in a sandbox. The job's summary shows the verdict,
+and its \`results\` artifact every check. It is not your grade: every file of this repository, the workflow
+too, is yours to change, so nothing here is trusted. The grade of record comes from your teacher's
+repository, which takes only your \`src/\`, with cases you have not seen.
 `;
 }
 
-const WORKFLOW = `# Grades every push: the stages in CI mode, with the course owner's hidden cases when the
-# repository has them (secrets HIDDEN_CASES_REPO, owner/name of a private repository with cases/ and
-# fixtures/ as in the course, and HIDDEN_CASES_TOKEN, a token that may read it; a student who edits
-# this file can read what they give: see the grader's docs/ci.md). The verdict goes to the job's
-# summary; results.json is kept as an artifact.
-name: grade
+const WORKFLOW = `# Feedback on every push: grades src/ with the course as published in the grader's package (this
+# repository's copies of course.yaml, program.ts, cases/ and fixtures/ are not used; those that differ
+# are named), each case in a sandbox, with no hidden or generated case. Every file of this repository,
+# this one too, is the student's to change, so it holds no secret and nothing here is trusted: the
+# grade of record comes from the teacher's repository, which takes only src/ (the grader's docs/ci.md,
+# "Grading a class"). The verdict goes to the job's summary; results.json is kept as an artifact.
+name: feedback
 
 on:
   push:
@@ -269,35 +276,24 @@ permissions:
   contents: read
 
 jobs:
-  grade:
+  feedback:
     runs-on: ubuntu-24.04
     timeout-minutes: 20
     steps:
       - uses: actions/checkout@v4
+        with:
+          persist-credentials: false
       - uses: actions/setup-node@v4
         with:
           node-version: 20
-      - name: install
-        run: npm install --no-audit --no-fund
+      - name: install the grader (no install script runs, this repository's or a package's)
+        run: npm install --ignore-scripts --no-audit --no-fund
       - name: the sandbox (bubblewrap; Ubuntu 24.04 allows user namespaces only to programs with an AppArmor profile)
         run: |
           sudo apt-get install -y bubblewrap
           sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0
-      - name: the hidden cases (never in this repository)
-        env:
-          HIDDEN_CASES_REPO: \${{ secrets.HIDDEN_CASES_REPO }}
-          HIDDEN_CASES_TOKEN: \${{ secrets.HIDDEN_CASES_TOKEN }}
-        run: |
-          if [ -n "$HIDDEN_CASES_REPO" ]; then
-            git clone --depth 1 "https://x-access-token:\${HIDDEN_CASES_TOKEN}@github.com/\${HIDDEN_CASES_REPO}.git" "$RUNNER_TEMP/hidden"
-            rm -rf "$RUNNER_TEMP/hidden/.git"
-          fi
-      - name: grade
-        run: |
-          hidden=()
-          if [ -d "$RUNNER_TEMP/hidden" ]; then hidden=(--cases "$RUNNER_TEMP/hidden"); fi
-          npx theinference test --all --submission . "\${hidden[@]}" --no-network \\
-            --report results.json --summary "$GITHUB_STEP_SUMMARY"
+      - name: grade, as feedback (the grade of record is your teacher's)
+        run: npx theinference test --feedback --all --no-network --report results.json --summary "$GITHUB_STEP_SUMMARY"
       - name: keep the report
         if: \${{ !cancelled() }}
         uses: actions/upload-artifact@v4
