@@ -19,3 +19,10 @@ export class HostError extends InputError {}
 
 /** A report cannot be read, merged or written. */
 export class ReportError extends InputError {}
+
+/** Why a run stopped, as its report's `problems` says it: an InputError in its own words (the line the
+ *  CLI prints); anything else is the grader's own failure. */
+export function stopReason(error: unknown): string {
+  if (error instanceof InputError) return error.message;
+  return `the grader failed: ${error instanceof Error ? error.message : String(error)}`;
+}

@@ -2,12 +2,15 @@
 // the starter, a package.json on this grader, the workflow) and what is not (the reference, the
 // scripts, the tests, the recordings); graded there, the starter fails stage 1 as a student first sees
 // it and the reference dropped in passes every stage; an export over an older one leaves src/ alone.
+// Its workflow, run step by step as CI runs it, installs the packed grader running no script of the
+// student's, and grades a push with the course as published in the grader's package, as feedback.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
+import { referenceIn } from '../harness/commands/export.ts';
 import type { ResultsReport } from '../harness/report/model.ts';
 import { REPO, runCli } from './helpers/cli.ts';
 
@@ -40,6 +43,7 @@ function courseWithStarter(): string {
 }
 
 const REFERENCE = readFileSync(join(REPO, 'src/mcp.ts'), 'utf8');
+const STARTER = readFileSync(join(REPO, 'starter/src/mcp.ts'), 'utf8');
 
 describe('theinference export', () => {
   it("writes the course's files, the starter and a package on this grader, nothing of the reference, and grades the starter there", async () => {
@@ -110,6 +114,44 @@ describe('theinference export', () => {
     expect((await runCli(['export', target, '--grader', '2.0.0'], { cwd: course })).stdout).toContain('is up to date');
   });
 
+  it('--grader <tarball> copies it in and depends on the copy; a path that is not there, or a tarball with the reference, writes nothing', async () => {
+    // a tarball as npm pack makes one: the package under package/
+    const dir = scratch('grader-');
+    const tarballOf = (name: string, files: Record<string, string>) => {
+      const package_ = join(dir, `${name}-files`, 'package');
+      for (const [path, content] of Object.entries(files)) {
+        mkdirSync(join(package_, dirname(path)), { recursive: true });
+        writeFileSync(join(package_, path), content);
+      }
+      execFileSync('tar', ['-czf', join(dir, name), '-C', dirname(package_), 'package']);
+    };
+    tarballOf('theinference-9.9.9.tgz', { 'package.json': '{"name":"theinference","version":"9.9.9"}\n' });
+    // named as a course author would, from the course: a path relative to it
+    const target = join(dir, 'student');
+    const run = await runCli(['export', target, '--grader', relative(REPO, join(dir, 'theinference-9.9.9.tgz'))]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(readFileSync(join(target, 'theinference-9.9.9.tgz')).equals(readFileSync(join(dir, 'theinference-9.9.9.tgz')))).toBe(true);
+    expect(JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')).devDependencies).toEqual({ theinference: 'file:theinference-9.9.9.tgz' });
+
+    const nowhere = join(dir, 'nowhere');
+    const missing = await runCli(['export', nowhere, '--grader', 'file:../theinference-0.0.1.tgz']);
+    expect({ code: missing.code, stderr: missing.stderr }).toEqual({
+      code: 2,
+      stderr:
+        'theinference export: export: --grader file:../theinference-0.0.1.tgz: no such file: give a tarball from npm pack (it is copied into the export) or an npm spec (^1.2.0, a git URL)\n',
+    });
+    expect(existsSync(nowhere)).toBe(false);
+
+    tarballOf('with-reference.tgz', { 'package.json': '{}\n', 'src/mcp.ts': REFERENCE });
+    const refused = await runCli(['export', nowhere, '--grader', join(dir, 'with-reference.tgz')]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /^theinference export: export: with-reference\.tgz holds the reference solution's code \(src\/mcp\.ts near line \d+\): nothing was written\n$/,
+    );
+    expect(existsSync(nowhere)).toBe(false);
+  });
+
   it("refuses, writing nothing, where the reference's text would land or a file is not the course's own", async () => {
     const sameAsReference = courseWithStarter();
     writeFileSync(join(sameAsReference, 'starter/src/mcp.ts'), REFERENCE);
@@ -142,24 +184,84 @@ describe('theinference export', () => {
 // no install script run, and run there from node_modules/.bin as the workflow's npx runs it.
 describe('the packed grader, installed in an export', () => {
   let dir: string;
+  let tarball: string;
   let target: string;
   let bin: string;
   beforeAll(() => {
     dir = scratch('pack-');
-    // packed from a copy: npm pack builds lib/ (prepare), which the other tests' graders may be loading here
+    // packed from a copy: npm pack builds lib/ (prepare), which the other tests' graders may be loading
+    // here. The copy has the reference in src/, as the course's repository has: it must stay out.
     const source = join(dir, 'grader');
-    for (const part of ['bin', 'harness', 'docs', 'README.md', 'package.json', 'your_program.sh', 'tsconfig.json', 'tsconfig.build.json']) {
+    for (const part of [
+      'bin',
+      'harness',
+      'docs',
+      'README.md',
+      'package.json',
+      'your_program.sh',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'course.yaml',
+      'program.ts',
+      'cases',
+      'fixtures',
+      'starter',
+      'src',
+    ]) {
       cpSync(join(REPO, part), join(source, part), { recursive: true });
     }
     symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
     const pack = spawnSync('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: source, encoding: 'utf8' });
     expect(pack.status, pack.stderr).toBe(0);
-    const tarball = join(dir, pack.stdout.trim().split('\n').at(-1)!);
+    tarball = join(dir, pack.stdout.trim().split('\n').at(-1)!);
+    // exported as a course author does, from the course, naming the tarball by a path relative to it: it is copied into the export
     target = join(dir, 'student');
-    expect(spawnSync(process.execPath, [join(REPO, 'bin/theinference.js'), 'export', target, '--grader', `file:${tarball}`], { cwd: REPO }).status).toBe(0);
-    const install = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: target, encoding: 'utf8' });
+    const exported = spawnSync(process.execPath, [join(REPO, 'bin/theinference.js'), 'export', target, '--grader', relative(REPO, tarball)], {
+      cwd: REPO,
+      encoding: 'utf8',
+    });
+    expect(exported.status, exported.stderr).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8'));
+    expect(pkg.devDependencies).toEqual({ theinference: `file:${basename(tarball)}` });
+    // The student's own install scripts, which would run before the grader (and see what the job gives it).
+    const mark = (name: string) => `node -e "require('node:fs').writeFileSync('${name}-ran', '')"`;
+    const scripts = { preinstall: mark('preinstall'), install: mark('install'), postinstall: mark('postinstall'), prepare: mark('prepare') };
+    writeFileSync(join(target, 'package.json'), JSON.stringify({ ...pkg, scripts: { ...pkg.scripts, ...scripts } }, null, 2));
+    // installed as the workflow installs it: its own step, run as GitHub runs it (bash -e)
+    const install = spawnSync('bash', ['-e', '-c', workflowStep('install').run!], { cwd: target, encoding: 'utf8' });
     expect(install.status, install.stderr).toBe(0);
     bin = join(target, 'node_modules/.bin/theinference');
+  });
+
+  /** The step of the export's workflow whose name starts with `name`. */
+  function workflowStep(name: string): { name?: string; run?: string } {
+    const workflow = parse(readFileSync(join(target, '.github/workflows/grade.yml'), 'utf8')) as {
+      jobs: Record<string, { steps: { name?: string; run?: string }[] }>;
+    };
+    const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+    const found = steps.find((each) => each.name?.startsWith(name));
+    if (!found) throw new Error(`the workflow has no step "${name}..." (it has ${steps.map((each) => each.name).join(', ')})`);
+    return found;
+  }
+
+  it("installs with the workflow's own step, which runs no install script of the student's", () => {
+    expect(existsSync(join(target, 'node_modules/theinference/package.json'))).toBe(true);
+    expect(readdirSync(target).filter((name) => name.endsWith('-ran'))).toEqual([]);
+  });
+
+  it("holds the course as published (course.yaml, program.ts, cases/, fixtures/, starter/), and no file with the reference's code", () => {
+    const unpacked = join(dir, 'unpacked');
+    mkdirSync(unpacked);
+    execFileSync('tar', ['-xzf', tarball, '-C', unpacked]);
+    const files = filesOf(join(unpacked, 'package'));
+    const courseParts = (folder: string) => filesOf(join(REPO, folder)).map((path) => join(folder, path));
+    for (const file of ['course.yaml', 'program.ts', 'your_program.sh', 'tsconfig.json', 'docs/course.md', 'starter/src/mcp.ts']) expect(files).toContain(file);
+    for (const folder of ['cases', 'fixtures']) expect(files.filter((file) => file.startsWith(`${folder}/`))).toEqual(courseParts(folder));
+    expect(files.filter((file) => file.startsWith('src/'))).toEqual([]);
+    // the check finds the reference where it is, and finds it in no file of the package
+    expect(referenceIn(REFERENCE, REFERENCE, STARTER)).toBeDefined();
+    const holding = files.filter((file) => referenceIn(readFileSync(join(unpacked, 'package', file), 'utf8'), REFERENCE, STARTER) !== undefined);
+    expect(holding).toEqual([]);
   });
 
   it('starts compiled, with no install script run, and fails the starter with the message a student first sees', () => {
@@ -228,77 +330,113 @@ describe('the packed grader, installed in an export', () => {
     }
   });
 
-  it("runs the workflow's own steps as CI would: the hidden cases cloned from the owner's repository, the push graded, a summary with none of their expected bytes", () => {
-    const workflow = parse(readFileSync(join(target, '.github/workflows/grade.yml'), 'utf8')) as {
-      jobs: { grade: { steps: { name?: string; run?: string; env?: Record<string, string> }[] } };
-    };
-    const step = (name: string) => workflow.jobs.grade.steps.find((each) => each.name?.startsWith(name))!;
-    const [clone, grade] = [step('the hidden cases'), step('grade')];
-    // what it is given comes from the repository's secrets, set below as GitHub sets them
-    expect(clone.env).toEqual({
-      HIDDEN_CASES_REPO: expect.stringMatching(/^\$\{\{ secrets\.HIDDEN_CASES_REPO \}\}$/),
-      HIDDEN_CASES_TOKEN: expect.stringMatching(/^\$\{\{ secrets\.HIDDEN_CASES_TOKEN \}\}$/),
-    });
-
-    // The owner's private repository of hidden cases: one mcp-frame case with a string nothing else has.
-    const owner = join(dir, 'hidden-cases');
-    const messages = `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"path":"/hidden/only-here/x"}}]\n`;
-    const caseDir = join(owner, 'cases/config-and-framing/mcp-frame/secret');
-    mkdirSync(caseDir, { recursive: true });
-    writeFileSync(join(caseDir, 'messages.json'), messages);
-    const expected = execFileSync(join(REPO, 'your_program.sh'), ['mcp-frame', caseDir], { cwd: REPO, encoding: 'utf8' });
-    mkdirSync(join(owner, 'fixtures/config-and-framing/mcp-frame/secret'), { recursive: true });
-    writeFileSync(join(owner, 'fixtures/config-and-framing/mcp-frame/secret/expected.json'), expected);
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=course owner', '-c', 'user.email=owner@example.invalid', ...args], { cwd: owner });
-    git('init', '-q');
-    git('add', '.');
-    git('commit', '-qm', 'hidden cases');
-
-    // The step as GitHub runs it (bash -e), its secrets set; the clone's github.com URL is sent to
-    // that repository instead (git's url.<base>.insteadOf), as no network is here.
-    const runner = join(dir, 'runner');
-    mkdirSync(runner);
+  /** The workflow's grading step run as GitHub runs it (bash -e, the summary's file in GITHUB_STEP_SUMMARY), on `source` as src/mcp.ts. */
+  function gradePush(source: string, env: NodeJS.ProcessEnv = {}) {
     const summary = join(dir, 'summary.md');
-    const env = {
-      ...process.env,
-      NO_COLOR: '1',
-      RUNNER_TEMP: runner,
-      GITHUB_STEP_SUMMARY: summary,
-      HIDDEN_CASES_REPO: 'course-owner/hidden-cases',
-      HIDDEN_CASES_TOKEN: 'a-token',
-      GIT_TERMINAL_PROMPT: '0',
-      GIT_CONFIG_COUNT: '1',
-      GIT_CONFIG_KEY_0: `url.file://${owner}/.insteadOf`,
-      GIT_CONFIG_VALUE_0: 'https://x-access-token:a-token@github.com/course-owner/hidden-cases.git',
-    };
-    const cloned = spawnSync('bash', ['-e', '-c', clone.run!], { cwd: target, env, encoding: 'utf8' });
-    expect(cloned.status, cloned.stderr).toBe(0);
-    expect(readFileSync(join(runner, 'hidden/cases/config-and-framing/mcp-frame/secret/messages.json'), 'utf8')).toBe(messages);
-    expect(existsSync(join(runner, 'hidden/.git'))).toBe(false);
-
-    // A push that escapes slashes: it fails the hidden case (and public ones) with a diff.
-    const source = join(target, 'src/mcp.ts');
-    const starter = readFileSync(source, 'utf8');
-    const frame = "return JSON.stringify(msg) + '\\n';";
-    expect(REFERENCE).toContain(frame);
-    writeFileSync(source, REFERENCE.replace(frame, "return JSON.stringify(msg).replaceAll('/', '\\\\/') + '\\n';"));
+    rmSync(summary, { force: true });
+    rmSync(join(target, 'results.json'), { force: true });
+    const path = join(target, 'src/mcp.ts');
+    const before = readFileSync(path, 'utf8');
+    writeFileSync(path, source);
     try {
-      const graded = spawnSync('bash', ['-e', '-c', grade.run!], { cwd: target, env, encoding: 'utf8' });
-      expect(graded.status, graded.stderr).toBe(1);
-      const results = JSON.parse(readFileSync(join(target, 'results.json'), 'utf8')) as ResultsReport;
-      expect(results.hiddenCases).toBe(1);
-      const hidden = results.stages.flatMap((stage) => stage.checks).find((check) => check.origin === 'hidden')!;
-      expect({ name: hidden.name, status: hidden.status }).toEqual({ name: 'hidden-mcp-frame/secret', status: 'fail' });
-      expect(results.sandbox).toBe('bwrap');
-      const page = readFileSync(summary, 'utf8');
-      expect(page).toContain('| config\\-and\\-framing | \\.mcp\\.json \\+ framing | ❌ fail |');
-      expect(page).toMatch(/### first failure: /);
-      // none of the hidden case's expected bytes: neither its path nor a line of its expected.json
-      expect(page).not.toContain('/hidden/only-here/x');
-      for (const line of expected.split('\n').filter((each) => each.trim().length > 8)) expect(page).not.toContain(line.trim());
+      const run = spawnSync('bash', ['-e', '-c', workflowStep('grade').run!], {
+        cwd: target,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', GITHUB_STEP_SUMMARY: summary, ...env },
+      });
+      const results = existsSync(join(target, 'results.json')) ? (JSON.parse(readFileSync(join(target, 'results.json'), 'utf8')) as ResultsReport) : undefined;
+      return { ...run, summary: existsSync(summary) ? readFileSync(summary, 'utf8') : undefined, results };
     } finally {
-      writeFileSync(source, starter);
+      writeFileSync(path, before);
     }
+  }
+
+  const FEEDBACK =
+    /feedback: graded with the course as published in theinference \S+, without hidden or generated cases; the grade of record is your teacher's\./;
+
+  it('grades a push as its workflow does, with no secret and no hidden case: green for the reference, red for the starter, its summary saying why and that it is feedback', () => {
+    const workflow = readFileSync(join(target, '.github/workflows/grade.yml'), 'utf8');
+    expect(workflow).not.toMatch(/secrets|HIDDEN_CASES|--cases|--submission/);
+
+    const green = gradePush(REFERENCE);
+    expect(green.status, green.stderr).toBe(0);
+    expect(green.stdout).toContain("feedback: graded with the course as published in theinference 0.1.0, not this repository's copy of it");
+    expect(green.stdout).toContain("no generated cases: their expected outputs come from the course's reference solution, which is not published");
+    expect(green.results).toMatchObject({ status: 'pass', feedback: true, hiddenCases: 0, generatedCases: 0, sandbox: 'bwrap' });
+    expect(green.results!.stages.map((stage) => stage.status)).toEqual(Array(7).fill('pass'));
+    // the export's own files (its README, package.json, workflow, the grader's tarball) are not the course's
+    expect(green.results!.submission.changedOutsideSrc).toEqual([]);
+    expect(green.summary).toMatch(/^## theinference: every graded stage passes\n/);
+    expect(green.summary).toMatch(FEEDBACK);
+
+    const red = gradePush(STARTER);
+    expect(red.status, red.stderr).toBe(1);
+    expect(red.results).toMatchObject({ status: 'fail', feedback: true });
+    expect(red.summary).toMatch(FEEDBACK);
+    expect(red.summary).toContain('| config\\-and\\-framing | \\.mcp\\.json \\+ framing | ❌ fail |');
+    expect(red.summary).toMatch(
+      /### first failure: ` mcp-frame\/\S+ `\n\ncrash: ` exited with code 1: Error: not implemented yet: frame \(stage config-and-framing\) `\n/,
+    );
+  });
+
+  it('a push that edits program.ts and course.yaml is still graded with the course as published, and the files it edited are named', () => {
+    // program.ts prints each public case's expected output, looked up by the case's input; course.yaml keeps only stage 1, without its properties
+    const table: Record<string, string> = {};
+    for (const folder of ['config-and-framing/mcp-frame', 'config-and-framing/mcp-config']) {
+      for (const name of readdirSync(join(REPO, 'cases', folder))) {
+        const caseDir = join(REPO, 'cases', folder, name);
+        const input = readdirSync(caseDir)
+          .sort()
+          .map((file) => readFileSync(join(caseDir, file), 'utf8'))
+          .join('\0');
+        table[input] = readFileSync(join(REPO, 'fixtures', folder, name, 'expected.json'), 'utf8');
+      }
+    }
+    const cheat = `import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+const table: Record<string, string> = ${JSON.stringify(table)};
+const dir = process.argv[3]!;
+process.stdout.write(table[readdirSync(dir).sort().map((file) => readFileSync(join(dir, file), 'utf8')).join('\\0')] ?? '');
+`;
+    const course = parse(readFileSync(join(target, 'course.yaml'), 'utf8')) as { stages: { properties?: string }[] };
+    const [first] = course.stages;
+    delete first!.properties;
+    const edited = { 'program.ts': cheat, 'course.yaml': stringify({ ...course, stages: [first] }) };
+    const kept = Object.fromEntries(Object.keys(edited).map((name) => [name, readFileSync(join(target, name), 'utf8')]));
+    for (const [name, content] of Object.entries(edited)) writeFileSync(join(target, name), content);
+    try {
+      const red = gradePush(STARTER);
+      expect(red.status, red.stderr).toBe(1);
+      expect(red.results!.stages.map((stage) => stage.slug)).toEqual(
+        parse(readFileSync(join(REPO, 'course.yaml'), 'utf8')).stages.map((stage: { slug: string }) => stage.slug),
+      );
+      expect(red.results!.stages[0]).toMatchObject({ slug: 'config-and-framing', status: 'fail' });
+      expect(red.results!.submission.changedOutsideSrc).toEqual([
+        { path: 'course.yaml', change: 'modified' },
+        { path: 'program.ts', change: 'modified' },
+      ]);
+      expect(red.stdout).toContain(
+        "course files of this repository that differ from the published course's, not used in grading: course.yaml (modified), program.ts (modified)",
+      );
+      expect(red.summary).toContain(
+        "course files of this repository that differ from the published course's, not used in grading:\n\n- ` course.yaml ` (modified)\n- ` program.ts ` (modified)\n",
+      );
+    } finally {
+      for (const [name, content] of Object.entries(kept)) writeFileSync(join(target, name), content);
+    }
+  });
+
+  it('a push that cannot be graded (no sandbox here) ends in exit 2 with the reason in its summary', () => {
+    const bin = join(dir, 'no-namespaces');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n', { mode: 0o755 });
+    const stopped = gradePush(STARTER, { PATH: `${bin}:${process.env.PATH}` });
+    expect(stopped.status).toBe(2);
+    const reason = stopped.stderr.match(/^theinference test: (no sandbox can be made here .*)\n/)?.[1];
+    expect(reason).toBeDefined();
+    expect(stopped.summary).toMatch(FEEDBACK);
+    expect(stopped.summary).toContain(`not graded to the end:\n\n- \` ${reason} \`\n`);
+    expect(stopped.results).toMatchObject({ status: 'error', exitCode: 2, feedback: true, problems: [reason] });
   });
 });
 

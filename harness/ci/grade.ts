@@ -6,11 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Case, Course, Stage } from '../course.ts';
-import { ReportError } from '../errors.ts';
+import { ReportError, stopReason } from '../errors.ts';
 import { gradeStages } from '../grade/stages.ts';
 import type { Verdict } from '../run/verdict.ts';
 import { buildReport, type RunFacts } from '../report/build.ts';
-import { fileReporter, type ReportFormat } from '../report/formats.ts';
+import { graderVersion } from '../report/version.ts';
+import { fileReporter, writeStopped, type ReportFormat } from '../report/formats.ts';
 import type { GradedCheck, GradedStage } from '../report/entries.ts';
 import type { Origin, ResultsReport } from '../report/model.ts';
 import { allOf } from '../report/reporter.ts';
@@ -50,6 +51,9 @@ export interface CiSettings {
   write: (text: string) => void;
   /** SIGINT/SIGTERM: stops the cases; the report says `interrupted`. */
   interruption?: Interruption;
+  /** A student's own workflow (`test --feedback`): `course` is the one the grader's package publishes, the
+   *  submission the student's repository, whose copy of the course is compared with it (not used). */
+  feedback?: boolean;
 }
 
 /** One unit of work in the plan: a case, or a stage's property suite. */
@@ -60,11 +64,12 @@ interface Unit {
   testCase?: Case;
 }
 
-/** Grades; writes the reports; returns the exit code (0 pass, 1 fail, 2 error). Throws an InputError on bad input. */
+/** Grades; writes the reports; returns the exit code (0 pass, 1 fail, 2 error). Throws an InputError on bad
+ *  input, having written the reports (if any were asked for) with its reason under `problems`. */
 export async function gradeSubmission(settings: CiSettings): Promise<number> {
   const started = new Date();
-  const hidden = settings.hiddenDir === undefined ? undefined : loadHiddenCases(settings.hiddenDir, settings.course);
-  const scratch = scratchCopy(settings.course.root, settings.submission);
+  let hidden: HiddenCases | undefined;
+  let scratch: Scratch | undefined;
   const fixturesRoot = mkdtempSync(join(tmpdir(), 'theinference-expected-'));
   // Until the programs' sandbox is made (a report of a run that failed before), none ran, with network or without.
   const run: Progress = { graded: [], generated: 0, sandbox: 'none', network: false };
@@ -75,33 +80,28 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
         seed: settings.seed,
         shard: settings.shard,
         startedAt: started,
-        submission: { path: resolve(settings.submission), facts: scratch.facts },
+        submission: { path: resolve(settings.submission), facts: scratch?.facts },
         limits: settings,
         sandbox: run.sandbox,
         network: run.network,
         hiddenCases: hidden?.sources.size ?? 0,
         generatedCases: run.generated,
+        feedback: settings.feedback,
         ...more,
       },
       run.graded,
     );
   try {
+    if (settings.hiddenDir !== undefined) hidden = loadHiddenCases(settings.hiddenDir, settings.course);
+    scratch = scratchCopy(settings.course.root, settings.submission, settings.feedback ? 'published' : 'outside-src');
     return await grade(settings, scratch, fixturesRoot, hidden, run, report);
   } catch (error) {
-    // The grader failed, not the solution: the reports (if any) say so, and the CLI prints one line, exit 2.
-    if (!(error instanceof ReportError)) {
-      const failed = report({ problems: [`the grader failed: ${error instanceof Error ? error.message : String(error)}`] });
-      for (const { format, path } of settings.files) {
-        try {
-          fileReporter(format, path).finish!(failed);
-        } catch {
-          // the one-line error below says what matters
-        }
-      }
-    }
+    // Bad input, or the grader failed, not the solution: the reports (if any) say why (unless writing one
+    // is what failed), and the CLI prints the same in one line, exit 2.
+    if (!(error instanceof ReportError)) writeStopped(settings.files, report({ problems: [stopReason(error)] }));
     throw error;
   } finally {
-    scratch.remove();
+    scratch?.remove();
     rmSync(fixturesRoot, { recursive: true, force: true });
   }
 }
@@ -219,6 +219,11 @@ function generatedCount(byStage: Map<string, Case[]>): number {
 /** What a person reading the CI log should know before the first case. */
 function announce(settings: CiSettings, facts: SubmissionFacts, sandbox: SandboxKind, planned: number, here: number): void {
   const lines: string[] = [];
+  if (settings.feedback)
+    lines.push(
+      `feedback: graded with the course as published in theinference ${graderVersion()}, not this repository's copy of it; the grade of record is your teacher's`,
+      "no generated cases: their expected outputs come from the course's reference solution, which is not published",
+    );
   if (sandbox === 'none')
     lines.push(
       `no sandbox: ${settings.sandbox ? sandboxAvailability().reason : '--no-sandbox'}; the submission is bundled and its programs run as the grader's user (docs/ci.md)`,
@@ -230,7 +235,10 @@ function announce(settings: CiSettings, facts: SubmissionFacts, sandbox: Sandbox
       .map((change) => `${escapeControls(change.path)} (${change.change})`)
       .join(', ');
     const more = facts.changedOutsideSrc.length > 10 ? ` and ${facts.changedOutsideSrc.length - 10} more` : '';
-    lines.push(`files outside src/ that the submission changed, not used in grading: ${shown}${more}`);
+    const which = settings.feedback
+      ? "course files of this repository that differ from the published course's, not used in grading"
+      : 'files outside src/ that the submission changed, not used in grading';
+    lines.push(`${which}: ${shown}${more}`);
   }
   if (facts.linksIgnored.length > 0) lines.push(`symbolic links under src/ not copied: ${facts.linksIgnored.map(escapeControls).join(', ')}`);
   if (facts.filesIgnored.length > 0)

@@ -1,34 +1,41 @@
 // `theinference export <dir>`: the student's repository made from the course: the course's files
 // (course.yaml, program.ts, your_program.sh, tsconfig.json, docs/course.md, the public cases/ and fixtures/), the
 // starter as src/, a package.json whose one dependency is this grader, a .gitignore, a README made
-// from course.yaml and a workflow that grades every push. Never the reference solution: the export
-// refuses to write a file that holds its text. Over an earlier export it updates the course's files,
-// leaves src/ alone, and says what changed.
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// from course.yaml and a workflow that grades every push as feedback (the grade of record is the
+// teacher's). Never the reference solution: the export refuses to write a file that holds its text.
+// Over an earlier export it updates the course's files, leaves src/ alone, and says what changed. A
+// grader given as a tarball is copied in.
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import type { Course } from '../course.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
 import { courseHere } from './course.ts';
-import { CourseError, UsageError } from '../errors.ts';
+import { CourseError, InputError, UsageError } from '../errors.ts';
 import { PROGRAM } from '../run/launcher.ts';
+import { PUBLISHED } from '../run/submission.ts';
 import { graderVersion } from '../report/version.ts';
 
 /** The course's own files, copied as they are (your_program.sh executable); docs/course.md is what
- *  each stage asks of src/mcp.ts, which the starter's comments point to. */
-const COURSE_FILES = ['course.yaml', 'program.ts', PROGRAM, 'tsconfig.json', 'docs/course.md'];
-/** The folders the course owns in an export: made again on every export (files gone from the course go). */
-const COURSE_FOLDERS = ['cases', 'fixtures'];
+ *  each stage asks of src/mcp.ts, which the starter's comments point to. The course's folders are made
+ *  again on every export (files gone from the course go). `test --feedback` compares the same files. */
+const { files: COURSE_FILES, folders: COURSE_FOLDERS } = PUBLISHED;
 /** A run of this many lines of the reference, none of them the starter's, is its code. */
 const REFERENCE_RUN = 6;
 
 const OPTIONS = {
-  grader: { type: 'string', value: '<spec>', help: 'the npm spec package.json depends on the grader by (default: ^ this version)' },
+  grader: {
+    type: 'string',
+    value: '<spec>',
+    help: 'the npm spec package.json depends on the grader by (default: ^ this version); a tarball\n(npm pack) is copied into the export and depended on there',
+  },
 } as const satisfies Options;
 
 export const command = defineCommand({
   name: 'export',
   synopsis: '<dir>',
-  summary: "the student's repository: the course's files, the starter as src/, a package.json that depends on\nthis grader, a workflow that grades each push",
+  summary:
+    "the student's repository: the course's files, the starter as src/, a package.json that depends on\nthis grader, a workflow that grades each push as feedback",
   options: OPTIONS,
   positionals: true,
   run: ({ values, positionals }, output) => exportCourse(values, positionals, (text) => output.out(text)),
@@ -39,7 +46,7 @@ async function exportCourse(values: Parsed<typeof OPTIONS>['values'], positional
     throw new UsageError('export takes the folder to write the student repository to: theinference export <dir> [--grader <npm spec>]');
   const course = courseHere();
   const target = resolve(positionals[0]!);
-  const files = studentFiles(course, values.grader ?? `^${graderVersion()}`);
+  const files = studentFiles(course, graderDependency(values.grader));
   refuseReference(course, files);
 
   const earlier = existsSync(join(target, 'course.yaml'));
@@ -62,17 +69,17 @@ async function exportCourse(values: Parsed<typeof OPTIONS>['values'], positional
   for (const [name, file] of files) {
     // src/ is the student's once it exists; package.json keeps what they added
     if (earlier && name.startsWith('src/') && existsSync(join(target, name))) continue;
-    const content = name === 'package.json' && earlier ? mergedPackage(join(target, name), file.content) : file.content;
+    const content = name === 'package.json' && earlier ? mergedPackage(join(target, name), String(file.content)) : file.content;
     const path = join(target, name);
-    const before = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
-    if (before === content) continue;
+    const before = existsSync(path) ? readFileSync(path) : undefined;
+    if (before?.equals(Buffer.from(content))) continue;
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, content, { mode: file.mode ?? 0o644 });
     if (earlier) changes.push(`${before === undefined ? 'added' : 'changed'} ${name}`);
   }
   if (!earlier)
     out(
-      `export: wrote ${files.size} files to ${target}: the starter in src/, the grader ${JSON.parse(files.get('package.json')!.content).devDependencies.theinference}\n`,
+      `export: wrote ${files.size} files to ${target}: the starter in src/, the grader ${JSON.parse(String(files.get('package.json')!.content)).devDependencies.theinference}\n`,
     );
   else if (changes.length === 0) out(`export: ${target} is up to date (src/ left as it is)\n`);
   else out(`export: updated ${target} (src/ left as it is):\n${changes.map((line) => `  ${line}\n`).join('')}`);
@@ -80,12 +87,35 @@ async function exportCourse(values: Parsed<typeof OPTIONS>['values'], positional
 }
 
 interface StudentFile {
-  content: string;
+  /** Text, or the bytes of the grader's tarball. */
+  content: string | Buffer;
   mode?: number;
 }
 
+/** How package.json depends on the grader, and the grader's tarball where it is one to copy in. */
+interface GraderDependency {
+  spec: string;
+  tarball?: { name: string; content: Buffer };
+}
+
+/** `--grader`: a path to a tarball (`file:`, `./`, `../`, `/`, or a name ending in .tgz) is copied to the
+ *  export's root and depended on there (`file:<its name>`), so that it resolves wherever the repository is
+ *  cloned; any other npm spec (a version range, a git URL) is written as it is; none, ^ this version. */
+function graderDependency(spec: string | undefined): GraderDependency {
+  if (spec === undefined) return { spec: `^${graderVersion()}` };
+  const isPath = spec.startsWith('file:') || (!spec.includes('://') && /^(\.{1,2}\/|\/)|\.t(ar\.)?gz$/.test(spec));
+  if (!isPath) return { spec };
+  const path = spec.replace(/^file:/, '');
+  const stat = statSync(path, { throwIfNoEntry: false });
+  const wrong = !stat ? 'no such file' : !stat.isFile() ? 'not a file' : /\.t(ar\.)?gz$/.test(path) ? undefined : 'not a tarball (.tgz)';
+  if (wrong)
+    throw new InputError(`export: --grader ${spec}: ${wrong}: give a tarball from npm pack (it is copied into the export) or an npm spec (^1.2.0, a git URL)`);
+  const name = basename(path);
+  return { spec: `file:${name}`, tarball: { name, content: readFileSync(path) } };
+}
+
 /** Every file of the export, by its path in the student's repository. */
-function studentFiles(course: Course, grader: string): Map<string, StudentFile> {
+function studentFiles(course: Course, grader: GraderDependency): Map<string, StudentFile> {
   const files = new Map<string, StudentFile>();
   for (const name of COURSE_FILES) files.set(name, { content: readCourseFile(course.root, name), ...(name === PROGRAM && { mode: 0o755 }) });
   for (const folder of COURSE_FOLDERS)
@@ -93,7 +123,8 @@ function studentFiles(course: Course, grader: string): Map<string, StudentFile> 
       files.set(join(folder, path), { content: readCourseFile(course.root, join(folder, path)) });
   for (const path of listFiles(join(course.root, 'starter', 'src'), course.root))
     files.set(join('src', path), { content: readCourseFile(course.root, join('starter', 'src', path)) });
-  files.set('package.json', { content: packageJson(basename(course.root), grader) });
+  files.set('package.json', { content: packageJson(basename(course.root), grader.spec) });
+  if (grader.tarball) files.set(grader.tarball.name, { content: grader.tarball.content });
   files.set('.gitignore', { content: 'node_modules/\n.theinference/\nresults.json\nreport.html\n' });
   files.set('README.md', { content: studentReadme(course) });
   files.set('.github/workflows/grade.yml', { content: WORKFLOW });
@@ -137,20 +168,38 @@ function refuseReference(course: Course, files: Map<string, StudentFile>): void 
   const referencePath = join(course.root, 'src', 'mcp.ts');
   if (!existsSync(referencePath)) return;
   const reference = readFileSync(referencePath, 'utf8');
-  const starter = new Set((files.get('src/mcp.ts')?.content ?? '').split('\n').map((line) => line.trim()));
-  // the reference's own lines: not blank, not a brace, not one the starter has too
-  const own = reference.split('\n').map((line) => line.trim());
-  const isOwn = own.map((line) => line.length > 3 && !starter.has(line));
+  const starter = String(files.get('src/mcp.ts')?.content ?? '');
   for (const [name, file] of files) {
     if (file.content === reference) throw new CourseError(`export: ${name} would be the reference solution (src/mcp.ts): nothing was written`);
-    const lines = new Set(file.content.split('\n').map((line) => line.trim()));
-    let run = 0;
-    for (let i = 0; i < own.length; i++) {
-      run = isOwn[i] && lines.has(own[i]!) ? run + 1 : isOwn[i] ? 0 : run;
-      if (run >= REFERENCE_RUN)
-        throw new CourseError(`export: ${name} holds the reference solution's code (src/mcp.ts near line ${i + 1}): nothing was written`);
-    }
+    const line = referenceIn(textOf(name, file), reference, starter);
+    if (line !== undefined) throw new CourseError(`export: ${name} holds the reference solution's code (src/mcp.ts near line ${line}): nothing was written`);
   }
+}
+
+/** A file's text as the reference check reads it: a tarball's, what it unpacks to (each file's bytes after its header). */
+function textOf(name: string, file: StudentFile): string {
+  if (typeof file.content === 'string') return file.content;
+  try {
+    return gunzipSync(file.content).toString('utf8');
+  } catch {
+    throw new InputError(`export: --grader: ${name} is not a gzipped tarball (npm pack makes one): nothing was written`);
+  }
+}
+
+/** Where `text` holds the reference's code: a run of REFERENCE_RUN of the reference's own lines (not
+ *  blank, not a brace, not one the starter has too), as the line of the reference it reaches; undefined
+ *  where it holds none. */
+export function referenceIn(text: string, reference: string, starter: string): number | undefined {
+  const starterLines = new Set(starter.split('\n').map((line) => line.trim()));
+  const own = reference.split('\n').map((line) => line.trim());
+  const isOwn = own.map((line) => line.length > 3 && !starterLines.has(line));
+  const lines = new Set(text.split('\n').map((line) => line.trim()));
+  let run = 0;
+  for (let i = 0; i < own.length; i++) {
+    run = isOwn[i] && lines.has(own[i]!) ? run + 1 : isOwn[i] ? 0 : run;
+    if (run >= REFERENCE_RUN) return i + 1;
+  }
+  return undefined;
 }
 
 function packageJson(name: string, grader: string): string {
@@ -202,17 +251,22 @@ not follow: shown, and the check still passes. \`npx theinference list\` shows w
 One case by hand: \`./your_program.sh <command> cases/<stage>/<case>\` (the line \`run it yourself:\`
 under a failure names it); it prints what is compared with that case's \`expected.json\`.
 
-Every push is graded again by \`.github/workflows/grade.yml\`, with cases you have not seen: the job's
-summary shows the verdict, and its \`results\` artifact every check.
+Every push is graded again by \`.github/workflows/grade.yml\`, as feedback: your \`src/\` with the course as
+published in the grader's package (your copies of \`course.yaml\`, \`program.ts\`, \`cases/\` and \`fixtures/\`
+are not used, and any you changed are named), each case in a sandbox. The job's summary shows the verdict,
+and its \`results\` artifact every check. It is not your grade: every file of this repository, the workflow
+too, is yours to change, so nothing here is trusted. The grade of record comes from your teacher's
+repository, which takes only your \`src/\`, with cases you have not seen.
 `;
 }
 
-const WORKFLOW = `# Grades every push: the stages in CI mode, with the course owner's hidden cases when the
-# repository has them (secrets HIDDEN_CASES_REPO, owner/name of a private repository with cases/ and
-# fixtures/ as in the course, and HIDDEN_CASES_TOKEN, a token that may read it; a student who edits
-# this file can read what they give: see the grader's docs/ci.md). The verdict goes to the job's
-# summary; results.json is kept as an artifact.
-name: grade
+const WORKFLOW = `# Feedback on every push: grades src/ with the course as published in the grader's package (this
+# repository's copies of course.yaml, program.ts, cases/ and fixtures/ are not used; those that differ
+# are named), each case in a sandbox, with no hidden or generated case. Every file of this repository,
+# this one too, is the student's to change, so it holds no secret and nothing here is trusted: the
+# grade of record comes from the teacher's repository, which takes only src/ (the grader's docs/ci.md,
+# "Grading a class"). The verdict goes to the job's summary; results.json is kept as an artifact.
+name: feedback
 
 on:
   push:
@@ -222,35 +276,24 @@ permissions:
   contents: read
 
 jobs:
-  grade:
+  feedback:
     runs-on: ubuntu-24.04
     timeout-minutes: 20
     steps:
       - uses: actions/checkout@v4
+        with:
+          persist-credentials: false
       - uses: actions/setup-node@v4
         with:
           node-version: 20
-      - name: install
-        run: npm install --no-audit --no-fund
+      - name: install the grader (no install script runs, this repository's or a package's)
+        run: npm install --ignore-scripts --no-audit --no-fund
       - name: the sandbox (bubblewrap; Ubuntu 24.04 allows user namespaces only to programs with an AppArmor profile)
         run: |
           sudo apt-get install -y bubblewrap
           sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0
-      - name: the hidden cases (never in this repository)
-        env:
-          HIDDEN_CASES_REPO: \${{ secrets.HIDDEN_CASES_REPO }}
-          HIDDEN_CASES_TOKEN: \${{ secrets.HIDDEN_CASES_TOKEN }}
-        run: |
-          if [ -n "$HIDDEN_CASES_REPO" ]; then
-            git clone --depth 1 "https://x-access-token:\${HIDDEN_CASES_TOKEN}@github.com/\${HIDDEN_CASES_REPO}.git" "$RUNNER_TEMP/hidden"
-            rm -rf "$RUNNER_TEMP/hidden/.git"
-          fi
-      - name: grade
-        run: |
-          hidden=()
-          if [ -d "$RUNNER_TEMP/hidden" ]; then hidden=(--cases "$RUNNER_TEMP/hidden"); fi
-          npx theinference test --all --submission . "\${hidden[@]}" --no-network \\
-            --report results.json --summary "$GITHUB_STEP_SUMMARY"
+      - name: grade, as feedback (the grade of record is your teacher's)
+        run: npx theinference test --feedback --all --no-network --report results.json --summary "$GITHUB_STEP_SUMMARY"
       - name: keep the report
         if: \${{ !cancelled() }}
         uses: actions/upload-artifact@v4

@@ -1,7 +1,7 @@
 // `theinference merge-reports`: the shards' results.json files as one report (and JUnit); or, with
 // --gradebook, the gradebook folders of a class's shards (classroom --shard) as one gradebook.
-import { UsageError } from '../errors.ts';
-import { fileReporter, requestedFiles } from '../report/formats.ts';
+import { stopReason, UsageError } from '../errors.ts';
+import { fileReporter, requestedFiles, writeStopped } from '../report/formats.ts';
 import { REPORT_FILE_OPTIONS } from '../report/report-files.ts';
 import { allOf } from '../report/reporter.ts';
 import { checkWritable } from './args.ts';
@@ -21,7 +21,8 @@ export const command = defineCommand({
   run: mergeReports,
 });
 
-/** merge-reports --report <file> [--junit <file>] [--html <file>] <shard report...>: exit code as the merged run's. */
+/** merge-reports --report <file> [--junit <file>] [--html <file>] [--summary <file>] <shard report...>: exit code as
+ *  the merged run's. Reports that cannot be merged are one line and exit 2, and the summary, if asked for, says why. */
 async function mergeReports({ values, positionals }: Parsed<typeof OPTIONS>): Promise<number> {
   if (values.gradebook !== undefined) return mergeGradebooks(values.gradebook, positionals);
   if (values.report === undefined) throw new UsageError('merge-reports needs --report <file> for the merged results');
@@ -29,7 +30,13 @@ async function mergeReports({ values, positionals }: Parsed<typeof OPTIONS>): Pr
   const files = requestedFiles(values);
   for (const { format, path } of files) checkWritable(`--${format.option}`, path);
   const { mergeReports: merge, readReport } = await import('../report/merge.ts');
-  const merged = merge(positionals.map((path) => ({ path, report: readReport(path) })));
+  let merged: ReturnType<typeof merge>;
+  try {
+    merged = merge(positionals.map((path) => ({ path, report: readReport(path) })));
+  } catch (error) {
+    writeStopped(files, stopReason(error));
+    throw error;
+  }
   allOf(files.map(({ format, path }) => fileReporter(format, path))).finish(merged);
   const shards = merged.mergedShards?.length ?? 1;
   console.log(

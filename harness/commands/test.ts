@@ -2,14 +2,14 @@
 // when a CI option is given. Exit codes: 0 all pass, 1 the solution failed, 2 usage or infrastructure.
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
 import type { Course, Stage } from '../course.ts';
-import { courseHere } from './course.ts';
-import { HostError, UsageError } from '../errors.ts';
+import { courseHere, publishedCourse } from './course.ts';
+import { HostError, stopReason, UsageError } from '../errors.ts';
 import { prestartStages, type StageResult } from '../grade/stage.ts';
 import { gradeStages } from '../grade/stages.ts';
 import type { Prestarts } from '../run/prestart.ts';
 import type { BundlesAhead } from '../run/bundle.ts';
 import { buildReport, gradedInOrder } from '../report/build.ts';
-import { fileReporter, requestedFiles, type ReportFormat } from '../report/formats.ts';
+import { fileReporter, requestedFiles, writeStopped, type ReportFormat } from '../report/formats.ts';
 import { REPORT_FILE_OPTIONS } from '../report/report-files.ts';
 import { allOf } from '../report/reporter.ts';
 import { TerminalReporter } from '../report/terminal.ts';
@@ -22,6 +22,7 @@ import { resolve } from 'node:path';
 import { checkWritable, count, positive, randomSeed, runs, seconds, seed, useColor } from './args.ts';
 import { defineCommand, headed, type Options, type Parsed } from './command.ts';
 import { COURSE_CONTENT } from '../stages/index.ts';
+import type { CiSettings } from '../ci/grade.ts';
 
 const TEST_OPTIONS = {
   stage: { type: 'string', value: '<slug>', help: 'that stage and every stage before it (default: every stage)' },
@@ -44,6 +45,10 @@ const TEST_OPTIONS = {
   cases: { type: 'string', value: '<dir>', help: 'add hidden cases (cases/ and fixtures/ as in the course)' },
   shard: { type: 'string', value: '<i>/<n>', help: 'grade part i of n; merge the reports with merge-reports' },
   random: { type: 'string', value: '<n>', help: `generated cases per command (default ${GENERATED_PER_COMMAND}; 0 for none)` },
+  feedback: {
+    type: 'boolean',
+    help: "a student's own CI: grade this folder's src/ with the course the installed grader publishes\n(no hidden or generated cases); feedback, the grade of record is the teacher's",
+  },
 } as const satisfies Options;
 
 export const command = defineCommand({
@@ -56,7 +61,7 @@ export const command = defineCommand({
 
 /** The options that make `test` a CI run: every stage's results kept, results.json and JUnit written.
  *  (`--html` is a student's too: a page to open beside the terminal.) */
-const CI_OPTIONS = ['all', 'report', 'junit', 'cases', 'shard', 'random'] as const;
+const CI_OPTIONS = ['all', 'report', 'junit', 'cases', 'shard', 'random', 'feedback'] as const;
 
 export interface TestSettings {
   course: Course;
@@ -86,49 +91,15 @@ export interface TestSettings {
   write(text: string): void;
 }
 
+type TestValues = Parsed<typeof TEST_OPTIONS>['values'];
+
 /** `write`: where what a student reads goes (main passes stdout, or a caller's own sink). */
-async function test(values: Parsed<typeof TEST_OPTIONS>['values'], write: (text: string) => void): Promise<number> {
+async function test(values: TestValues, write: (text: string) => void): Promise<number> {
+  if (CI_OPTIONS.some((option) => values[option] !== undefined)) return ciTest(values, write);
   // The stage table and the expected outputs always come from the course, never from a submission.
   const course = courseHere();
   checkProgram(course.root);
-  const common = {
-    stages: stagesToGrade(course, values.stage),
-    seed: values.seed === undefined ? randomSeed() : seed('--seed', values.seed),
-    runs: values.runs === undefined ? DEFAULT_RUNS : runs('--runs', values.runs),
-    timeoutMs: values.timeout === undefined ? undefined : seconds('--timeout', values.timeout) * 1000,
-    memoryBytes: values.memory === undefined ? DEFAULT_MEMORY_BYTES : positive('--memory', values.memory, 'MiB') * 1024 * 1024,
-    network: networkChoice(values),
-    sandbox: sandboxToUse(values),
-    color: useColor(values['no-color']),
-    verbose: values.verbose ?? false,
-    bundle: !values['no-bundle'],
-    files: requestedFiles(values),
-    submission: resolve(values.submission ?? course.root),
-    write,
-  };
-  for (const { format, path } of common.files) checkWritable(`--${format.option}`, path);
-  if (CI_OPTIONS.some((option) => values[option] !== undefined)) {
-    if (values.watch) throw new UsageError(`--watch grades as you save; it does not go with ${CI_OPTIONS.map((option) => `--${option}`).join(', ')}`);
-    const { gradeSubmission } = await import('../ci/grade.ts');
-    const { parseShard, WHOLE } = await import('../ci/shard.ts');
-    const shard = values.shard === undefined ? WHOLE : parseShard(values.shard);
-    if (shard === undefined) throw new UsageError(`--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "${values.shard}"`);
-    const interruption = onInterrupt();
-    try {
-      return await gradeSubmission({
-        ...common,
-        course,
-        submission: values.submission ?? course.root,
-        all: values.all ?? false,
-        hiddenDir: values.cases,
-        generatedPerCommand: values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random, 1000),
-        shard,
-        interruption,
-      });
-    } finally {
-      interruption.dispose();
-    }
-  }
+  const common = { ...commonSettings(values, course, write), sandbox: sandboxToUse(values) };
   if (values.watch && values.submission !== undefined) {
     throw new UsageError("--watch grades this course's src/ as you save it; it does not go with --submission");
   }
@@ -169,6 +140,100 @@ async function test(values: Parsed<typeof TEST_OPTIONS>['values'], write: (text:
   }
 }
 
+/** What every grading reads off the command line, checked (a mistake is a UsageError), but the sandbox. */
+function commonSettings(values: TestValues, course: Course, write: (text: string) => void) {
+  const settings = {
+    stages: stagesToGrade(course, values.stage),
+    seed: values.seed === undefined ? randomSeed() : seed('--seed', values.seed),
+    runs: values.runs === undefined ? DEFAULT_RUNS : runs('--runs', values.runs),
+    timeoutMs: values.timeout === undefined ? undefined : seconds('--timeout', values.timeout) * 1000,
+    memoryBytes: values.memory === undefined ? DEFAULT_MEMORY_BYTES : positive('--memory', values.memory, 'MiB') * 1024 * 1024,
+    network: networkChoice(values),
+    color: useColor(values['no-color']),
+    verbose: values.verbose ?? false,
+    bundle: !values['no-bundle'],
+    files: requestedFiles(values),
+    submission: resolve(values.submission ?? course.root),
+    write,
+  };
+  for (const { format, path } of settings.files) checkWritable(`--${format.option}`, path);
+  return settings;
+}
+
+/** CI grading (docs/ci.md). A run that stops before grading (a bad option, a course that cannot be read,
+ *  no sandbox) still writes the report files asked for, saying why, as one that stops later does. */
+async function ciTest(values: TestValues, write: (text: string) => void): Promise<number> {
+  const started = new Date();
+  const files = requestedFiles(values);
+  let course: Course | undefined;
+  let common: ReturnType<typeof commonSettings> | undefined;
+  let settings: CiSettings;
+  try {
+    // --feedback: the course as published, in the grader's package; the repository's own copy of it is the student's
+    course = values.feedback ? publishedCourse() : courseHere();
+    checkProgram(course.root);
+    if (values.watch) throw new UsageError(`--watch grades as you save; it does not go with ${CI_OPTIONS.map((option) => `--${option}`).join(', ')}`);
+    if (values.feedback) refuseBesideFeedback(values);
+    common = commonSettings(values, course, write);
+    const { parseShard, WHOLE } = await import('../ci/shard.ts');
+    const shard = values.shard === undefined ? WHOLE : parseShard(values.shard);
+    if (shard === undefined) throw new UsageError(`--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "${values.shard}"`);
+    settings = {
+      ...common,
+      sandbox: sandboxToUse(values),
+      course,
+      submission: submissionOf(values, course),
+      all: values.all ?? false,
+      hiddenDir: values.cases,
+      // none for feedback: their expected outputs come from the reference solution, which is not published
+      generatedPerCommand: values.feedback ? 0 : values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random, 1000),
+      shard,
+      feedback: values.feedback ?? false,
+    };
+  } catch (error) {
+    if (course === undefined) writeStopped(files, stopReason(error));
+    else {
+      // nothing graded: every stage not graded, with the settings as far as they were read
+      const run = {
+        course,
+        seed: common?.seed ?? 0,
+        startedAt: started,
+        submission: { path: resolve(submissionOf(values, course)) },
+        limits: common ?? { memoryBytes: DEFAULT_MEMORY_BYTES },
+        sandbox: 'none' as const,
+        network: false,
+        problems: [stopReason(error)],
+        feedback: values.feedback ?? false,
+      };
+      writeStopped(files, buildReport(run, gradedInOrder(common?.stages ?? course.stages, [])));
+    }
+    throw error;
+  }
+  const { gradeSubmission } = await import('../ci/grade.ts');
+  const interruption = onInterrupt();
+  try {
+    return await gradeSubmission({ ...settings, interruption });
+  } finally {
+    interruption.dispose();
+  }
+}
+
+/** The folder whose src/ is graded: --submission's, the working folder for --feedback, or the course's own. */
+function submissionOf(values: TestValues, course: Course): string {
+  return values.feedback ? process.cwd() : (values.submission ?? course.root);
+}
+
+/** What --feedback, a student's own CI, does not go with, each in one line. */
+function refuseBesideFeedback(values: TestValues): void {
+  if (values.cases !== undefined)
+    throw new UsageError("--feedback takes no hidden cases (--cases): a student's workflow is theirs to edit, so it holds no secret and no hidden case");
+  if (values.submission !== undefined) throw new UsageError("--feedback grades this folder's src/; it does not go with --submission");
+  if (values.random !== undefined)
+    throw new UsageError(
+      "--feedback makes no generated cases (--random): their expected outputs come from the course's reference solution, which is not published",
+    );
+}
+
 function networkChoice(values: { network?: boolean; 'no-network'?: boolean }): boolean | undefined {
   if (values.network && values['no-network']) throw new UsageError('--network and --no-network contradict each other');
   return values.network ? true : values['no-network'] ? false : undefined;
@@ -176,12 +241,12 @@ function networkChoice(values: { network?: boolean; 'no-network'?: boolean }): b
 
 /** Whether to grade in a sandbox; refuses (exit 2) when one is required and none can be made here.
  *  Required by default when grading a submission: a verdict a submission could forge is worth nothing. */
-function sandboxToUse(values: { submission?: string; 'no-sandbox'?: boolean; 'require-sandbox'?: boolean }): boolean {
+function sandboxToUse(values: { submission?: string; feedback?: boolean; 'no-sandbox'?: boolean; 'require-sandbox'?: boolean }): boolean {
   if (values['no-sandbox']) {
     if (values['require-sandbox']) throw new UsageError('--no-sandbox and --require-sandbox contradict each other');
     return false;
   }
-  const required = values['require-sandbox'] ?? values.submission !== undefined;
+  const required = values['require-sandbox'] ?? (values.submission !== undefined || values.feedback === true);
   const availability = sandboxAvailability();
   if (required && !availability.available) {
     throw new HostError(`no sandbox can be made here (${availability.reason}): ${ENABLE_SANDBOX}`);

@@ -28,6 +28,8 @@ export interface RunFacts {
   problems?: string[];
   /** Set when SIGINT or SIGTERM stopped the run: its exit code. */
   interrupted?: ExitCode;
+  /** A student's own workflow graded it (`test --feedback`): feedback, not a grade of record. */
+  feedback?: boolean;
 }
 
 export function buildReport(run: RunFacts, graded: GradedStage[]): ResultsReport {
@@ -46,6 +48,8 @@ export function buildReport(run: RunFacts, graded: GradedStage[]): ResultsReport
     durationMs: Date.now() - run.startedAt.getTime(),
     grader: { name: 'theinference', version: graderVersion() },
     course: { digest: courseDigest(run.course) },
+    // only where true: a reader of version 1 reports that knows nothing of it reads every other as before
+    ...(run.feedback && { feedback: true }),
     submission: {
       path: run.submission.path,
       changedOutsideSrc: facts?.changedOutsideSrc ?? [],

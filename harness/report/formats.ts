@@ -7,7 +7,7 @@ import { toHtml } from './html.ts';
 import { toResultsJson } from './json.ts';
 import type { ResultsReport } from './model.ts';
 import { toJUnit } from './junit.ts';
-import { toSummary } from './summary.ts';
+import { toStoppedSummary, toSummary } from './summary.ts';
 import { REPORT_FILES, type ReportOption } from './report-files.ts';
 import type { Reporter } from './reporter.ts';
 
@@ -17,11 +17,19 @@ export interface ReportFormat {
   /** What the file is, for the usage text and the line that says where it went. */
   what: string;
   render(report: ResultsReport): string;
+  /** Where a run stopped before a report of it could be made: the file that still says why, if this format has one. */
+  renderStopped?(reason: string): string;
 }
 
 const RENDERERS: Record<ReportOption, ReportFormat['render']> = { report: toResultsJson, junit: toJUnit, html: toHtml, summary: toSummary };
 
-export const REPORT_FORMATS: readonly ReportFormat[] = REPORT_FILES.map((file) => ({ ...file, render: RENDERERS[file.option] }));
+const STOPPED: Partial<Record<ReportOption, ReportFormat['renderStopped']>> = { summary: toStoppedSummary };
+
+export const REPORT_FORMATS: readonly ReportFormat[] = REPORT_FILES.map((file) => ({
+  ...file,
+  render: RENDERERS[file.option],
+  ...(STOPPED[file.option] && { renderStopped: STOPPED[file.option] }),
+}));
 
 /** The formats' options, for parseArgs. */
 export const REPORT_OPTIONS = Object.fromEntries(REPORT_FORMATS.map((format) => [format.option, { type: 'string' as const }])) as Record<
@@ -46,4 +54,20 @@ export function fileReporter(format: ReportFormat, path: string): Reporter {
       }
     },
   };
+}
+
+/** The report files of a run that stopped with an error (exit 2), each saying why: made from its report
+ *  (whose `problems` hold the one-line reason), or, where no report could be made, from the reason alone,
+ *  in the formats that can say it so (the summary). A file that cannot be written is left: the run's
+ *  one-line error, on stderr, says what matters. */
+export function writeStopped(files: readonly { format: ReportFormat; path: string }[], stopped: ResultsReport | string): void {
+  for (const { format, path } of files) {
+    const text = typeof stopped === 'string' ? format.renderStopped?.(stopped) : format.render(stopped);
+    if (text === undefined) continue;
+    try {
+      writeAtomically(path, text, { overwrite: true });
+    } catch {
+      // the one-line error says what matters
+    }
+  }
 }

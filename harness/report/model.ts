@@ -113,10 +113,14 @@ export interface ResultsReport {
   grader: { name: string; version: string };
   /** Which course graded it: shards of different courses are not merged (see courseDigest). */
   course: { digest: string };
+  /** Present, and true, only in the report of a student's own workflow (`test --feedback`): graded with the
+   *  course as published in the grader's package, without hidden or generated cases; feedback, not a grade. */
+  feedback?: boolean;
   submission: {
     path: string;
-    /** Files outside src/ that differ from the course's; none of them was used. */
-    changedOutsideSrc: { path: string; change: 'modified' | 'added' }[];
+    /** Files outside src/ that differ from the course's; none of them was used. `missing`: a course file a
+     *  student's repository does not have (a feedback report's, which compares the course's files only). */
+    changedOutsideSrc: { path: string; change: 'modified' | 'added' | 'missing' }[];
     changesCut: boolean;
     /** Symbolic links under src/ that were not copied. */
     linksIgnored: string[];
@@ -286,9 +290,10 @@ const resultsReportSchema = refine(
     durationMs: integer(),
     grader: object({ name: string(), version: string() }),
     course: object({ digest: refine(string(), (text) => (/^[0-9a-f]{64}$/.test(text) ? undefined : { problem: 'expected a sha256 digest (64 hex digits)' })) }),
+    feedback: optional(boolean),
     submission: object({
       path: string(),
-      changedOutsideSrc: array(object({ path: string(), change: oneOf('modified', 'added') })),
+      changedOutsideSrc: array(object({ path: string(), change: oneOf('modified', 'added', 'missing') })),
       changesCut: boolean,
       linksIgnored: array(string()),
       filesIgnored: array(object({ path: string(), why: string() })),

@@ -1,4 +1,6 @@
 // A Markdown summary of a results report, for a CI job's summary page (GitHub's $GITHUB_STEP_SUMMARY):
+// that it is feedback, where a student's own workflow graded it; why the run was not graded to the end,
+// where it was not (its `problems`, the one-line reason of an exit 2); the files outside src/ not used;
 // a table of the stages, then the first failure with its hints. Only what a student may read of any
 // case: the check's one-line verdict and its hints, never its details (a diff quotes expected bytes)
 // nor what the program printed; a hidden case's verdict and hints quote nothing of it (grade/hidden-verdict.ts).
@@ -24,6 +26,7 @@ export function toSummary(report: ResultsReport): string {
   });
   const lines = [
     `## theinference: ${report.status === 'pass' ? 'every graded stage passes' : cell(report.status)}`,
+    ...aboutTheRun(report),
     '',
     '| stage | title | verdict | checks passed | points |',
     '|---|---|---|---|---|',
@@ -35,6 +38,42 @@ export function toSummary(report: ResultsReport): string {
   if (first) lines.push('', ...firstFailure(first));
   lines.push('', `seed ${report.seed}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The summary of a run that stopped before a report of it could be made (no course to read, shards
+ *  that cannot be merged): its one-line reason. */
+export function toStoppedSummary(reason: string): string {
+  return `## theinference: error\n\nnot graded to the end:\n\n- ${literal(reason)}\n`;
+}
+
+/** Files not used in grading that the summary names, at most; the rest are counted. */
+const CHANGES_SHOWN = 10;
+
+/** What the reader should know before the table, each part after a blank line: that it is feedback, why it
+ *  was not graded to the end, and which files outside src/ were not used. */
+function aboutTheRun(report: ResultsReport): string[] {
+  const lines: string[] = [];
+  if (report.feedback)
+    lines.push(
+      '',
+      `feedback: graded with the course as published in theinference ${cell(report.grader.version)}, without hidden or generated cases; the grade of record is your teacher's.`,
+    );
+  if (report.problems.length > 0) lines.push('', 'not graded to the end:', '', ...report.problems.map((problem) => `- ${literal(problem)}`));
+  const changed = report.submission.changedOutsideSrc;
+  if (changed.length > 0) {
+    const which = report.feedback
+      ? "course files of this repository that differ from the published course's"
+      : 'files outside src/ that the submission changed';
+    const more = changed.length > CHANGES_SHOWN ? [`- and ${changed.length - CHANGES_SHOWN} more`] : [];
+    lines.push(
+      '',
+      `${which}, not used in grading:`,
+      '',
+      ...changed.slice(0, CHANGES_SHOWN).map(({ path, change }) => `- ${literal(path)} (${cell(change)})`),
+      ...more,
+    );
+  }
+  return lines;
 }
 
 function firstFailure(check: CheckReport): string[] {

@@ -2,10 +2,13 @@
 // your_program.sh and case inputs) with the submission's src/ put in, so that nothing else the
 // submission contains can change how it is graded. The expected outputs (fixtures/) stay in the
 // course: the grader reads them from there, and a program looking for them in its folder finds none.
+// What else the submission holds is compared with the course, to say what of it was not used.
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { SubmissionError } from '../errors.ts';
+import { dependenciesOf } from '../grader-package.ts';
 // A file under src/ larger than a bundle may read in all is of no use: it is left out of the copy.
 import { MAX_BUNDLE_INPUT_BYTES as MAX_FILE_COPIED } from './confine.ts';
 
@@ -16,10 +19,19 @@ const NOT_COMPARED = new Set(['src', 'node_modules', '.git']);
 /** A submission with more files than this outside src/ is not walked further (the list says so). */
 const MAX_FILES_COMPARED = 5000;
 
+/** What of the course a student's repository holds (what `export` writes of it): these files, and every
+ *  file under these folders. The rest of it (src/, package.json, the README, the workflow) is the student's. */
+export const PUBLISHED = { files: ['course.yaml', 'program.ts', 'your_program.sh', 'tsconfig.json', 'docs/course.md'], folders: ['cases', 'fixtures'] };
+
+/** How a submission is compared with the course: every file outside src/ (a submission of any shape), or,
+ *  for a student's repository graded with the course as published, the course's files (PUBLISHED) alone. */
+export type Comparison = 'outside-src' | 'published';
+
 export interface OutsideChange {
   /** Relative to the submission's folder. */
   path: string;
-  change: 'modified' | 'added';
+  /** `missing`: a course file the repository does not have (compared with the published course only). */
+  change: 'modified' | 'added' | 'missing';
 }
 
 export interface SubmissionFacts {
@@ -41,7 +53,7 @@ export interface Scratch {
   remove(): void;
 }
 
-export function scratchCopy(courseRoot: string, submission: string): Scratch {
+export function scratchCopy(courseRoot: string, submission: string, comparison: Comparison = 'outside-src'): Scratch {
   if (!statSync(submission, { throwIfNoEntry: false })?.isDirectory()) {
     throw new SubmissionError(`--submission ${submission}: no such folder`);
   }
@@ -69,8 +81,9 @@ export function scratchCopy(courseRoot: string, submission: string): Scratch {
         },
       });
     }
-    symlinkSync(join(courseRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
-    const facts = { ...changesOutsideSrc(courseRoot, submission), linksIgnored, filesIgnored, hasEntryPoint: existsSync(join(root, 'src', 'mcp.ts')) };
+    symlinkSync(dependenciesOf(courseRoot), join(root, 'node_modules'), 'dir');
+    const changes = comparison === 'published' ? changesFromPublished(courseRoot, submission) : changesOutsideSrc(courseRoot, submission);
+    const facts = { ...changes, linksIgnored, filesIgnored, hasEntryPoint: existsSync(join(root, 'src', 'mcp.ts')) };
     return { root, facts, remove: () => rmSync(root, { recursive: true, force: true }) };
   } catch (error) {
     rmSync(root, { recursive: true, force: true });
@@ -80,10 +93,38 @@ export function scratchCopy(courseRoot: string, submission: string): Scratch {
 
 /** The files outside src/ that the submission has and the course has not, or has with other bytes. */
 function changesOutsideSrc(courseRoot: string, submission: string): Pick<SubmissionFacts, 'changedOutsideSrc' | 'changesCut'> {
-  const changed: OutsideChange[] = [];
-  let seen = 0;
+  const { paths, complete } = filesIn(submission, ['']);
+  return { changedOutsideSrc: changes(courseRoot, submission, paths), changesCut: !complete };
+}
+
+/** A student's repository against the course as published: each of the course's files it does not have or
+ *  has with other bytes, and each file it has beside them in the course's folders. */
+function changesFromPublished(courseRoot: string, repository: string): Pick<SubmissionFacts, 'changedOutsideSrc' | 'changesCut'> {
+  const mine = filesIn(repository, PUBLISHED.folders);
+  const paths = new Set([...PUBLISHED.files, ...filesIn(courseRoot, PUBLISHED.folders).paths, ...mine.paths]);
+  return {
+    changedOutsideSrc: changes(
+      courseRoot,
+      repository,
+      [...paths].sort((a, b) => a.localeCompare(b)),
+    ),
+    changesCut: !mine.complete,
+  };
+}
+
+function changes(courseRoot: string, submission: string, paths: string[]): OutsideChange[] {
+  return paths.flatMap((path) => {
+    const change = compare(join(courseRoot, path), join(submission, path));
+    return change ? [{ path, change }] : [];
+  });
+}
+
+/** The files (and links) under `folders` of `root` ('' for all of it, but NOT_COMPARED), relative to it, in
+ *  name order; `complete` is false where the walk stopped at MAX_FILES_COMPARED. */
+function filesIn(root: string, folders: readonly string[]): { paths: string[]; complete: boolean } {
+  const paths: string[] = [];
   const walk = (folder: string): boolean => {
-    for (const entry of readdirSync(join(submission, folder), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of readdirSync(join(root, folder), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const path = folder === '' ? entry.name : join(folder, entry.name);
       if (folder === '' && NOT_COMPARED.has(entry.name)) continue;
       if (entry.isDirectory()) {
@@ -91,20 +132,26 @@ function changesOutsideSrc(courseRoot: string, submission: string): Pick<Submiss
         continue;
       }
       if (!entry.isFile() && !entry.isSymbolicLink()) continue;
-      if (++seen > MAX_FILES_COMPARED) return false;
-      const change = compare(join(courseRoot, path), join(submission, path));
-      if (change) changed.push({ path, change });
+      if (paths.length >= MAX_FILES_COMPARED) return false;
+      paths.push(path);
     }
     return true;
   };
-  const complete = walk('');
-  return { changedOutsideSrc: changed, changesCut: !complete };
+  // a folder that is a link is not walked: it could lead anywhere
+  const walked = (folder: string) => folder === '' || lstatSync(join(root, folder), { throwIfNoEntry: false })?.isDirectory() === true;
+  const complete = folders.every((folder) => !walked(folder) || walk(folder));
+  return { paths, complete };
 }
 
 function compare(coursePath: string, submissionPath: string): OutsideChange['change'] | undefined {
   const course = lstatSync(coursePath, { throwIfNoEntry: false });
-  if (!course?.isFile()) return 'added';
-  const mine = lstatSync(submissionPath);
+  const mine = lstatSync(submissionPath, { throwIfNoEntry: false });
+  if (!course?.isFile()) return mine ? 'added' : undefined;
+  if (!mine) return 'missing';
   if (!mine.isFile() || mine.size !== course.size) return 'modified';
-  return readFileSync(coursePath).equals(readFileSync(submissionPath)) ? undefined : 'modified';
+  return digest(coursePath) === digest(submissionPath) ? undefined : 'modified';
+}
+
+function digest(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
 }

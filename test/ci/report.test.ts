@@ -61,10 +61,27 @@ describe('shards', () => {
     const junit = readFileSync(join(out, 'merged.xml'), 'utf8');
     expect(junit).toContain(`<testsuites name="theinference" tests="${merged.counts.total}" failures="${merged.counts.fail}"`);
 
-    // a shard missing is an error, not a pass on half the work
-    const half = await runCli(['merge-reports', '--report', join(out, 'half.json'), files[0]!]);
+    // a shard missing is an error, not a pass on half the work, and the summary says so
+    const half = await runCli(['merge-reports', '--report', join(out, 'half.json'), '--summary', join(out, 'half.md'), files[0]!]);
     expect(half.code).toBe(2);
     expect(half.stdout).toContain('shard 2/2 is missing from the merge');
+    expect(readFileSync(join(out, 'half.md'), 'utf8')).toContain('not graded to the end:\n\n- ` shard 2/2 is missing from the merge `\n');
+
+    // reports that cannot be merged: one line, exit 2, and the summary says the same
+    writeFileSync(join(out, 'broken.json'), '{"version": 1');
+    const refused = await runCli([
+      'merge-reports',
+      '--report',
+      join(out, 'refused.json'),
+      '--summary',
+      join(out, 'refused.md'),
+      files[0]!,
+      join(out, 'broken.json'),
+    ]);
+    expect(refused.code).toBe(2);
+    const reason = refused.stderr.match(/^theinference merge-reports: (.*)\n$/)?.[1];
+    expect(reason).toContain('broken.json: not JSON');
+    expect(readFileSync(join(out, 'refused.md'), 'utf8')).toContain(`- \` ${reason} \``);
   });
 });
 
@@ -175,6 +192,14 @@ describe('merge-reports refuses, in one line, exit 2', () => {
       ['stages.0.checks', {}, 'stages[0].checks: expected an array, got an object'],
       ['startedAt', 'yesterday', 'startedAt: expected a date and time, got "yesterday"'],
       ['verdict', 'pass', 'verdict: a field a version 1 report does not have'],
+      ['feedback', true, undefined], // a student's own workflow's report; left out of every other
+      ['feedback', 'yes', 'feedback: expected true or false, got "yes"'],
+      ['submission.changedOutsideSrc', [{ path: 'program.ts', change: 'missing' }], undefined], // a feedback report's
+      [
+        'submission.changedOutsideSrc',
+        [{ path: 'program.ts', change: 'gone' }],
+        'submission.changedOutsideSrc[0].change: expected one of modified, added, missing, got "gone"',
+      ],
     ];
     for (const [path, value, problem] of cases) {
       const run = merge(['r.json', broken(path, value)], ['b', report(1, 2)]);

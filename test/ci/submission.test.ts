@@ -2,12 +2,13 @@
 // outputs are nowhere it can read them, generated cases catch output learnt by heart, and hidden
 // cases fail without showing what they expect.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCourse } from '../../harness/course.ts';
 import { HIDDEN_DETAILS } from '../../harness/grade/hidden-verdict.ts';
-import { courseCopy, REPO, runInProcess, trimCourse } from '../helpers/cli.ts';
+import { checkResultsReport, type ResultsReport } from '../../harness/report/model.ts';
+import { courseCopy, REPO, runCli, runInProcess, trimCourse } from '../helpers/cli.ts';
 import { checks, cleanUp, folder, leftBehind, leftInTmp, QUICK, REFERENCE, runCi, submission } from './helpers.ts';
 
 const made: string[] = [];
@@ -206,19 +207,39 @@ describe('bad input: one line, exit 2', () => {
     });
   }
 
-  it('a bad --shard', async () => {
-    const run = await runInProcess(['test', '--shard', '3/2']);
+  it('a bad --shard, which the report files asked for say too', async () => {
+    const out = folder({});
+    const run = await runInProcess(['test', '--shard', '3/2', '--seed', '8', '--report', join(out, 'results.json'), '--summary', join(out, 'summary.md')]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "3/2"');
+    const reason = '--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "3/2"';
+    expect(run.stderr).toContain(reason);
+    const report = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ResultsReport;
+    expect(report).toMatchObject({ status: 'error', exitCode: 2, seed: 8, problems: [reason], counts: { total: 0 } });
+    expect(report.stages.every((stage) => stage.status === 'skipped')).toBe(true);
+    expect(checkResultsReport(report, '')).toBe(report);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain(`- \` ${reason} \``);
+  });
+
+  it('no course to read: the summary alone says why', async () => {
+    const nowhere = folder({});
+    const summary = join(nowhere, 'summary.md');
+    const run = await runCli(['test', '--all', '--report', join(nowhere, 'results.json'), '--summary', summary], { cwd: nowhere });
+    expect(run.code).toBe(2);
+    const reason = `no course.yaml in ${nowhere} or any folder above it: run theinference in the course directory`;
+    expect(run.stderr).toBe(`theinference test: ${reason}\n`);
+    expect(readFileSync(summary, 'utf8')).toContain(`- \` ${reason} \``);
+    expect(existsSync(join(nowhere, 'results.json'))).toBe(false);
   });
 
   it('malformed hidden cases: a folder no stage names, a case without expected.json', async () => {
     let dir = folder({ 'cases/config-and-framing/mcp-fram/x/messages.json': '[]\n', 'fixtures/config-and-framing/mcp-fram/x/expected.json': '{}\n' });
-    let run = await runInProcess(['test', '--all', '--cases', dir]);
+    const summary = join(folder({}), 'summary.md');
+    let run = await runInProcess(['test', '--all', '--cases', dir, '--summary', summary]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
       /^theinference test: --cases .*: cases\/config-and-framing\/mcp-fram is not a case folder of course\.yaml \(known: config-and-framing\/mcp-frame, [^\n]*\)\n$/,
     );
+    expect(readFileSync(summary, 'utf8')).toContain('cases/config-and-framing/mcp-fram is not a case folder of course.yaml');
     dir = folder({ 'cases/config-and-framing/mcp-frame/x/messages.json': '[]\n' });
     run = await runInProcess(['test', '--all', '--cases', dir]);
     expect(run.code).toBe(2);
@@ -238,12 +259,18 @@ describe("the grader's own failures: one line, exit 2, an error report", () => {
         'export function frame(msg: object): string {\n  throw new Error("the reference is broken");',
       ),
     );
-    const run = await runCi(['test', '--stage', 'config-and-framing', '--runs', '20', '--seed', '3', '--random', '1', '--submission', REPO], { cwd: course });
+    const summary = join(course, 'summary.md');
+    const run = await runCi(
+      ['test', '--stage', 'config-and-framing', '--runs', '20', '--seed', '3', '--random', '1', '--submission', REPO, '--summary', summary],
+      { cwd: course },
+    );
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/^theinference test: the reference solution \(.*src\/mcp\.ts\) failed on the generated case .*random-mcp-frame.*--random 0/);
-    expect(run.report).toMatchObject({ status: 'error', exitCode: 2 });
-    expect(run.report!.problems.join('\n')).toContain('the reference solution');
+    // the report and the summary give the same line
+    const reason = run.stderr.slice('theinference test: '.length).trimEnd();
+    expect(run.report).toMatchObject({ status: 'error', exitCode: 2, problems: [reason] });
+    expect(readFileSync(summary, 'utf8')).toContain(`- \` ${reason} \``);
     expect(leftInTmp(run.tmp)).toEqual([]);
   });
 });

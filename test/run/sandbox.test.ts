@@ -278,13 +278,16 @@ describe('where no sandbox can be made', () => {
     return { PATH: `${bin}:${process.env.PATH}` };
   }
 
-  it('grading a submission refuses, exit 2, with one line saying how to enable it', async () => {
-    const run = await runCi([...QUICK, '--random', '0', '--submission', REPO], { env: withoutNamespaces() });
+  it('grading a submission refuses, exit 2, with one line saying how to enable it, which its report and summary say too', async () => {
+    const summary = join(folder({}), 'summary.md');
+    const run = await runCi([...QUICK, '--random', '0', '--submission', REPO, '--summary', summary], { env: withoutNamespaces() });
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(
-      'theinference test: no sandbox can be made here (bwrap cannot make namespaces here: bwrap: No permissions to create new namespace): install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces (see docs/ci.md), or grade with --no-sandbox\n',
-    );
-    expect(run.report).toBeUndefined();
+    const reason =
+      'no sandbox can be made here (bwrap cannot make namespaces here: bwrap: No permissions to create new namespace): install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces (see docs/ci.md), or grade with --no-sandbox';
+    expect(run.stderr).toBe(`theinference test: ${reason}\n`);
+    expect(run.report).toMatchObject({ status: 'error', exitCode: 2, seed: 3, sandbox: 'none', problems: [reason] });
+    expect(run.report!.stages.map((stage) => stage.status)).toEqual(['skipped']);
+    expect(readFileSync(summary, 'utf8')).toContain(`not graded to the end:\n\n- \` ${reason} \`\n`);
   });
 
   it('--no-sandbox grades anyway, and the report says so', async () => {

@@ -1,0 +1,13 @@
+// The grader's own package: the folder that holds its package.json (harness/ and lib/ are both one
+// level below it), which, as npm publishes it, also holds the course's public files (course.yaml,
+// program.ts, cases/, fixtures/, starter/; never src/, the reference solution): the course as
+// published, which `test --feedback` grades a student's repository with.
+import { basename, dirname, join } from 'node:path';
+
+export const GRADER_ROOT = join(import.meta.dirname, '..');
+
+/** The node_modules folder the dependencies of the package at `root` are in: the folder it was installed
+ *  in (npm puts its dependencies beside it), or its own where it is not installed (a clone, a course). */
+export function dependenciesOf(root: string): string {
+  return basename(dirname(root)) === 'node_modules' ? dirname(root) : join(root, 'node_modules');
+}
