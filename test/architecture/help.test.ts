@@ -21,7 +21,18 @@ describe('--help', () => {
   it('names every command, and every option of each under it, with its help', async () => {
     const help = execFileSync(process.execPath, [join(REPO, 'bin/theinference.js'), '--help'], { encoding: 'utf8' });
     const all = await commands();
-    expect(all.map((command) => command.name).sort()).toEqual(['bless', 'classroom', 'export', 'lint', 'list', 'merge-reports', 'record', 'replay', 'test', 'verify']);
+    expect(all.map((command) => command.name).sort()).toEqual([
+      'bless',
+      'classroom',
+      'export',
+      'lint',
+      'list',
+      'merge-reports',
+      'record',
+      'replay',
+      'test',
+      'verify',
+    ]);
     for (const command of all) {
       const at = help.indexOf(`\n  ${command.name}`);
       expect(at, command.name).toBeGreaterThan(-1);
