@@ -36,7 +36,17 @@ export function harnessScript(from: string, name: string): HarnessScript {
     const script = join(dir, 'script.mjs');
     // loaded here, not with this module: only a harness run from source needs it, and only once
     const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-    buildSync({ bundle: true, platform: 'node', format: 'esm', target: 'node20', entryPoints: [source], outfile: script, logLevel: 'silent' });
+    // its own folder as esbuild's: the working folder of this process may be gone (a test's course copy)
+    buildSync({
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      entryPoints: [source],
+      outfile: script,
+      absWorkingDir: dirname(source),
+      logLevel: 'silent',
+    });
     made = { script, files: [dir] };
   } else {
     made = { script: source, files: [dirname(source), ...packageJsonAbove(source)] };
