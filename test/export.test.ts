@@ -284,13 +284,18 @@ describe('the packed grader, installed in an export', () => {
     }
   });
 
-  it('passes every stage with the reference dropped into src/', () => {
+  // every stage is graded there in CI mode by the workflow's test below; here, a student's own run
+  it('passes the stages with the reference dropped into src/, as a student grades', () => {
     const source = join(target, 'src/mcp.ts');
     const starter = readFileSync(source, 'utf8');
     writeFileSync(source, REFERENCE);
     try {
-      const reference = spawnSync(bin, ['test', '--runs', '20', '--seed', '3'], { cwd: target, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-      expect(reference.stdout).toMatch(/^all graded stages pass: config-and-framing, handshake, tools, streamable-http, translate, stateless, authorization$/m);
+      const reference = spawnSync(bin, ['test', '--stage', 'tools', '--runs', '20', '--seed', '3'], {
+        cwd: target,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      });
+      expect(reference.stdout).toMatch(/^all graded stages pass: tools, handshake, config-and-framing$/m);
       expect(reference.status).toBe(0);
     } finally {
       writeFileSync(source, starter);
@@ -354,7 +359,7 @@ describe('the packed grader, installed in an export', () => {
   const FEEDBACK =
     /feedback: graded with the course as published in theinference \S+, without hidden or generated cases; the grade of record is your teacher's\./;
 
-  it('grades a push as its workflow does, with no secret and no hidden case: green for the reference, red for the starter, its summary saying why and that it is feedback', () => {
+  it('grades a push as its workflow does, with no secret and no hidden case: green for the reference; red for the starter, its summary saying why and that it is feedback, whatever its program.ts and course.yaml say (they are named)', () => {
     const workflow = readFileSync(join(target, '.github/workflows/grade.yml'), 'utf8');
     expect(workflow).not.toMatch(/secrets|HIDDEN_CASES|--cases|--submission/);
 
@@ -369,18 +374,8 @@ describe('the packed grader, installed in an export', () => {
     expect(green.summary).toMatch(/^## theinference: every graded stage passes\n/);
     expect(green.summary).toMatch(FEEDBACK);
 
-    const red = gradePush(STARTER);
-    expect(red.status, red.stderr).toBe(1);
-    expect(red.results).toMatchObject({ status: 'fail', feedback: true });
-    expect(red.summary).toMatch(FEEDBACK);
-    expect(red.summary).toContain('| config\\-and\\-framing | \\.mcp\\.json \\+ framing | ❌ fail |');
-    expect(red.summary).toMatch(
-      /### first failure: ` mcp-frame\/\S+ `\n\ncrash: ` exited with code 1: Error: not implemented yet: frame \(stage config-and-framing\) `\n/,
-    );
-  });
-
-  it('a push that edits program.ts and course.yaml is still graded with the course as published, and the files it edited are named', () => {
-    // program.ts prints each public case's expected output, looked up by the case's input; course.yaml keeps only stage 1, without its properties
+    // the starter, pushed with program.ts printing each public case's expected output and course.yaml cut to
+    // stage 1: red all the same, graded with the course as published, and the two files named
     const table: Record<string, string> = {};
     for (const folder of ['config-and-framing/mcp-frame', 'config-and-framing/mcp-config']) {
       for (const name of readdirSync(join(REPO, 'cases', folder))) {
@@ -407,10 +402,15 @@ process.stdout.write(table[readdirSync(dir).sort().map((file) => readFileSync(jo
     try {
       const red = gradePush(STARTER);
       expect(red.status, red.stderr).toBe(1);
+      expect(red.results).toMatchObject({ status: 'fail', feedback: true });
+      expect(red.summary).toMatch(FEEDBACK);
+      expect(red.summary).toContain('| config\\-and\\-framing | \\.mcp\\.json \\+ framing | ❌ fail |');
+      expect(red.summary).toMatch(
+        /### first failure: ` mcp-frame\/\S+ `\n\ncrash: ` exited with code 1: Error: not implemented yet: frame \(stage config-and-framing\) `\n/,
+      );
       expect(red.results!.stages.map((stage) => stage.slug)).toEqual(
         parse(readFileSync(join(REPO, 'course.yaml'), 'utf8')).stages.map((stage: { slug: string }) => stage.slug),
       );
-      expect(red.results!.stages[0]).toMatchObject({ slug: 'config-and-framing', status: 'fail' });
       expect(red.results!.submission.changedOutsideSrc).toEqual([
         { path: 'course.yaml', change: 'modified' },
         { path: 'program.ts', change: 'modified' },

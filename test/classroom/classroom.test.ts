@@ -105,7 +105,7 @@ const CLASS = [
   { id: 'ivy', repo: '' },
   { id: 'jon', repo: url(pinned), commit: pinnedCommit },
   { id: 'kit', repo: url(late), deadline: '2026-12-01T00:00:00Z' },
-  { id: '=HYPERLINK("http://evil.example")', repo: url(starter) },
+  { id: '=HYPERLINK("http://evil.example")', repo: url(noSrc) },
 ];
 
 /** The teacher's hidden cases: a public mcp-frame case under another name. */
