@@ -10,6 +10,7 @@ import { toJUnit } from '../../harness/report/junit.ts';
 import { xmlProblem } from '../helpers/xml.ts';
 import { mergeReports, MergeError } from '../../harness/report/merge.ts';
 import { courseCopy, REPO, runCli, trimCourse } from '../helpers/cli.ts';
+import { checkOf, reportOf } from '../helpers/reports.ts';
 import { checks, cleanUp, folder, runCi, submission } from './helpers.ts';
 
 afterAll(cleanUp);
@@ -87,50 +88,20 @@ describe('shards', () => {
 
 describe('merge-reports refuses, in one line, exit 2', () => {
   const DIGEST = 'a'.repeat(64);
-  const check = (position: number): CheckReport => ({
-    id: `s/c${position}`,
-    name: `c${position}`,
-    origin: 'public',
-    status: 'pass',
-    infra: false,
-    message: 'passed',
-    details: null,
-    hints: [],
-    difference: null,
-    protocol: null,
-    advice: [],
-    exchange: null,
-    output: null,
-    stderr: null,
-    durationMs: 1,
-    seed: null,
-    cassette: null,
-    position,
-  });
+  const check = (position: number): CheckReport => checkOf({ id: `s/c${position}`, name: `c${position}`, position });
   /** Shard `index` of 2 of a stage of two cases, one case in each shard. */
-  const report = (seed: number, index: number): ResultsReport => ({
-    version: 1,
-    status: 'pass',
-    exitCode: 0,
-    seed,
-    shard: { index, count: 2 },
-    mergedShards: null,
-    startedAt: '2026-11-30T00:44:09.647Z',
-    durationMs: 0,
-    grader: { name: 'theinference', version: '0' },
-    course: { digest: DIGEST },
-    submission: { path: '/sub', changedOutsideSrc: [], changesCut: false, linksIgnored: [], filesIgnored: [], missing: [] },
-    limits: { timeoutMs: null, memoryBytes: 1, outputCapBytes: 1, network: 'on' },
-    sandbox: 'bwrap',
-    hiddenCases: 0,
-    generatedCases: 0,
-    counts: { pass: 1, fail: 0, error: 0, timeout: 0, crash: 0, total: 1 },
-    problems: [],
-    points: { earned: 1, possible: 1 },
-    stages: [
-      { slug: 's', title: 'S', status: 'pass', points: { earned: 1, possible: 1 }, durationMs: 1, planned: 2, advisories: 0, checks: [check(index - 1)] },
-    ],
-  });
+  const report = (seed: number, index: number): ResultsReport =>
+    reportOf({
+      seed,
+      shard: { index, count: 2 },
+      course: { digest: DIGEST },
+      limits: { timeoutMs: null, memoryBytes: 1, outputCapBytes: 1, network: 'on' },
+      counts: { pass: 1, fail: 0, error: 0, timeout: 0, crash: 0, total: 1 },
+      points: { earned: 1, possible: 1 },
+      stages: [
+        { slug: 's', title: 'S', status: 'pass', points: { earned: 1, possible: 1 }, durationMs: 1, planned: 2, advisories: 0, checks: [check(index - 1)] },
+      ],
+    });
   /** `report(1, 1)` with the field at `path` (`stages.0.checks.0.status`) set to `value`, or removed when it is undefined. */
   const broken = (path: string, value: unknown): unknown => {
     const copy = JSON.parse(JSON.stringify(report(1, 1))) as Record<string, unknown>;

@@ -6,53 +6,21 @@ import type { CheckReport, ResultsReport } from '../../harness/report/model.ts';
 import { toStoppedSummary, toSummary } from '../../harness/report/summary.ts';
 import { oneLine } from '../../harness/terminal-text.ts';
 import { elements, HOSTILE_TEXTS, renderGfm, textOf } from '../helpers/markdown.ts';
+import { checkOf, reportOf } from '../helpers/reports.ts';
 
 function check(text: string): CheckReport {
-  return {
-    id: `stage/${text}`,
-    name: text,
-    origin: 'public',
-    status: 'crash',
-    infra: false,
-    message: text,
-    details: null,
-    hints: [{ kind: 'k', lines: [text, text] }],
-    difference: null,
-    protocol: null,
-    advice: [],
-    exchange: null,
-    output: null,
-    stderr: null,
-    durationMs: 1,
-    seed: null,
-    cassette: null,
-    position: 0,
-  };
+  return checkOf({ id: `stage/${text}`, name: text, status: 'crash', message: text, hints: [{ kind: 'k', lines: [text, text] }] });
 }
 
 /** A failed run of one stage, whose one check has `text` for its name, its message and its hints' lines. */
 function report(text: string, title = 'a stage'): ResultsReport {
-  return {
-    version: 1,
+  return reportOf({
     status: 'fail',
     exitCode: 1,
-    seed: 7,
-    shard: null,
-    mergedShards: null,
-    startedAt: '2026-11-30T00:44:09.647Z',
-    durationMs: 0,
-    grader: { name: 'theinference', version: '0' },
-    course: { digest: 'a'.repeat(64) },
-    submission: { path: '/sub', changedOutsideSrc: [], changesCut: false, linksIgnored: [], filesIgnored: [], missing: [] },
-    limits: { timeoutMs: null, memoryBytes: 1, outputCapBytes: 1, network: 'off' },
-    sandbox: 'bwrap',
-    hiddenCases: 0,
-    generatedCases: 0,
     counts: { pass: 0, fail: 0, error: 0, timeout: 0, crash: 1, total: 1 },
-    problems: [],
     points: { earned: 0, possible: 1 },
     stages: [{ slug: 'stage', title, status: 'fail', points: { earned: 0, possible: 1 }, durationMs: 1, planned: 1, advisories: 0, checks: [check(text)] }],
-  };
+  });
 }
 
 describe('the summary, rendered', () => {
