@@ -166,6 +166,16 @@ describe('the HTTP player face', () => {
     );
   });
 
+  it('says a request after initialize without MCP-Protocol-Version where the server gave no session too', async () => {
+    const { player } = await replaying(join(ROOT, 'cassettes', 'everything-handshake.yaml'), async (player) => {
+      const initialize = await post(player.url, INITIALIZE);
+      expect(initialize.headers.get('mcp-session-id')).toBeNull();
+      await initialize.text();
+      await (await post(player.url, { jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+    });
+    expect(player.diagnoses.map((diagnosis) => diagnosis.kind)).toContain('http-protocol-version');
+  });
+
   it('plays a stdio recording over HTTP: its responses as JSON bodies, to the SDK client', async () => {
     const { value, player } = await replaying(join(ROOT, 'cassettes', 'everything-handshake.yaml'), (player) =>
       runHttpSession(player.url, [(client) => client.ping()]),

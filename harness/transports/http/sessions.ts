@@ -45,6 +45,7 @@ export class HttpSessions {
   /** Whether the request may go on: refused (and said) when it does not carry the session as it must. */
   admit(request: IncomingMessage, response: ServerResponse): boolean {
     if (!this.sessionOk(request, response)) return false;
+    this.checkVersion(request);
     if (this.sessionless) {
       if (request.headers['mcp-session-id'] !== undefined && !this.saidSession) {
         this.saidSession = true;
@@ -67,9 +68,11 @@ export class HttpSessions {
   lost(): void {
     this.sessionId = undefined;
     this.sessionLost = true;
+    this.version = undefined;
   }
 
-  /** The initialize result is out: from now on each request says the version it agreed. */
+  /** The initialize result is out: from now on each request says the version it agreed, with a session
+   *  or without (until the session is lost: a new one agrees anew). */
   agreed(result: JsonObject): void {
     const version = (result.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
     if (typeof version === 'string') this.version = version;
@@ -89,10 +92,7 @@ export class HttpSessions {
       return false;
     }
     const sent = request.headers['mcp-session-id'];
-    if (sent === this.sessionId) {
-      this.checkVersion(request);
-      return true;
-    }
+    if (sent === this.sessionId) return true;
     const what = `${request.method} ${this.path}`;
     if (sent === undefined) {
       this.host.refuse(request, response, { status: 400, error: 'Bad Request: Mcp-Session-Id header is required' }, [
