@@ -46,7 +46,14 @@ export type DiagnosisKind =
   | 'oauth-iss-unchecked' // a code traded whose redirect named another issuer (iss), or none where the issuer says it names itself
   | 'oauth-state-unchecked' // a code traded whose redirect came back with a state other than the client's
   | 'oauth-token-in-query' // an access token in a request's URL
-  | 'oauth-secret-printed'; // the program printed a token, code, client secret or verifier of its authorization
+  | 'oauth-secret-printed' // the program printed a token, code, client secret or verifier of its authorization
+  | 'oauth-discovery' // a metadata request at a well-known URL the discovery never reaches (out of order, or built wrong)
+  | 'oauth-client-auth' // a token request that does not authenticate the client as its registration says
+  | 'oauth-scope' // an authorization request after a challenge naming scopes, without them
+  | 'oauth-scope-selection' // an authorization request without the scopes the spec's scope selection picks (advice)
+  | 'oauth-resource-form' // a resource that names the MCP server less specifically, or with a trailing slash (advice)
+  | 'oauth-token-redirect-uri' // a token request without the redirect_uri of its authorization request (advice: compatibility)
+  | 'oauth-token-leaked'; // an access token sent to the authorization server
 
 export interface RecordedRef {
   /** Index into the cassette's frames. */

@@ -4,14 +4,16 @@
 // table; docs/cassettes.md shows it (a test keeps the two the same).
 import type { DiagnosisKind } from './diagnosis.ts';
 
-/** `must`: the spec requires it (an error); `should`: the spec recommends it (advice); `course`: the
+/** `must`: the spec requires it (an error); `should`: the spec recommends it (advice); `compatible`:
+ *  the spec allows it, but servers it also names (OAuth 2.0's) may refuse it (advice); `course`: the
  *  course asks it, beyond the spec (an error, marked as the course's). */
-export type RuleLevel = 'must' | 'should' | 'course';
+export type RuleLevel = 'must' | 'should' | 'compatible' | 'course';
 
 export interface Rule {
   level: RuleLevel;
   /** Where the words are: `<revision> <page>#<section>` of the spec (modelcontextprotocol.io/specification/…),
-   *  or the course's own page. */
+   *  `OAuth 2.1 #<section>` of the draft it cites (draft-ietf-oauth-v2-1-13), `RFC <n> <section>`, or
+   *  the course's own page. */
   source: string;
   /** The rule, quoted (the spec's words) or said (the course's). */
   words: string;
@@ -26,6 +28,7 @@ const COURSE = 'docs/course.md';
 const AS_RECORDED = 'a case plays one recorded session: the client sends the messages its program.ts calls ask for, in their order';
 
 const AUTHORIZATION = '2025-11-25 basic/authorization';
+const OAUTH = 'OAuth 2.1';
 
 export const RULES: Record<DiagnosisKind, Rule> = {
   'unexpected-method': { level: 'course', source: COURSE, words: AS_RECORDED },
@@ -110,7 +113,8 @@ export const RULES: Record<DiagnosisKind, Rule> = {
   'meta-missing': {
     level: 'must',
     source: `${STATELESS_BASE}#meta`,
-    words: 'A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params).',
+    words:
+      'Client requests carry the following io.modelcontextprotocol/* fields in _meta; fields marked as required MUST be included on every request. (A server rejects a request missing one with -32602, Invalid params.)',
   },
   'roots-answer': {
     level: 'must',
@@ -167,12 +171,13 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     level: 'must',
     source: `${AUTHORIZATION}#authorization-code-protection`,
     words:
-      'MCP clients MUST implement PKCE according to OAuth 2.1 Section 7.5.2. (RFC 7636 4.6: the server hashes the code_verifier and compares it with the code_challenge; unequal, the token is refused.)',
+      'MCP clients MUST implement PKCE according to OAuth 2.1 Section 7.5.2. (OAuth 2.1 4.1.1: the code_verifier is a unique high-entropy cryptographically random string generated for each authorization request, using the unreserved characters … with a minimum length of 43 characters and a maximum length of 128 characters; the server hashes it and compares it with the code_challenge, and refuses the token when they differ.)',
   },
   'oauth-code': {
     level: 'must',
-    source: `${AUTHORIZATION}#authorization-code-protection`,
-    words: 'MCP clients MUST implement PKCE according to OAuth 2.1 … (OAuth 2.1 4.1.2: the client MUST NOT use the authorization code more than once.)',
+    source: `${OAUTH} #code-token-extension`,
+    words:
+      'The authorization server MUST return an access token only once for a given authorization code. If a second valid token request is made with the same authorization code as a previously successful token request, the authorization server MUST deny the request. (The code is the one the redirect carried: "code: REQUIRED. The authorization code received from the authorization server.")',
   },
   'oauth-refresh-token': {
     level: 'course',
@@ -184,13 +189,55 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     level: 'must',
     source: `${AUTHORIZATION}#resource-parameter-implementation`,
     words:
-      'The resource parameter: MUST be included in both authorization requests and token requests. MUST identify the MCP server that the client intends to use the token with.',
+      'The resource parameter: MUST be included in both authorization requests and token requests. MUST identify the MCP server that the client intends to use the token with. (Its canonical URI, or a less specific one of the same origin: the spec lists https://mcp.example.com as valid.)',
+  },
+  'oauth-resource-form': {
+    level: 'should',
+    source: `${AUTHORIZATION}#canonical-server-uri`,
+    words:
+      'MCP clients SHOULD provide the most specific URI that they can for the MCP server they intend to access … implementations SHOULD consistently use the form without the trailing slash for better interoperability unless the trailing slash is semantically significant for the specific resource.',
   },
   'oauth-redirect-uri': {
     level: 'must',
     source: `${AUTHORIZATION}#open-redirection`,
     words:
-      'MCP clients MUST have redirect URIs registered with the authorization server. (OAuth 2.1 4.1.3: a token request repeats the redirect_uri of its authorization request, which MUST be identical.)',
+      "MCP clients MUST have redirect URIs registered with the authorization server. (OAuth 2.1 #multiple-redirect-uris: If multiple redirect URIs have been registered to a client, the client MUST include a redirect URI with the authorization request … If only a single redirect URI has been registered to a client, the redirect_uri request parameter is optional. #redirect-uri-in-token-request: an authorization server MUST allow clients to send the redirect_uri parameter in the token request, and MUST enforce the parameter as described in RFC6749: identical to the authorization request's.)",
+  },
+  'oauth-token-redirect-uri': {
+    level: 'compatible',
+    source: `${OAUTH} #redirect-uri-in-token-request`,
+    words:
+      'In OAuth 2.1, authorization code injection is prevented by the code_challenge and code_verifier parameters, making the inclusion of the redirect_uri parameter serve no purpose in the token request. As such, it has been removed. … the authorization server MUST allow clients to send the redirect_uri parameter in the token request, and MUST enforce the parameter as described in RFC6749 … A client following only the OAuth 2.1 recommendations will not send the redirect_uri in the token request, and therefore will not be compatible with an authorization server that expects the parameter in the token request.',
+  },
+  'oauth-client-auth': {
+    level: 'must',
+    source: `${OAUTH} #token-endpoint-client-authentication`,
+    words:
+      'Confidential clients MUST authenticate with the authorization server as described in Section 3.2.1 … The client MUST NOT use more than one authentication method in each request. (#code-token-extension: client_id: REQUIRED, if the client is not authenticating with the authorization server. RFC 7591 2: token_endpoint_auth_method, the authentication method the registration gives: client_secret_basic, client_secret_post or none.)',
+  },
+  'oauth-discovery': {
+    level: 'must',
+    source: `${AUTHORIZATION}#protected-resource-metadata-discovery-requirements`,
+    words:
+      'MCP clients MUST support both discovery mechanisms and use the resource metadata URL from the parsed WWW-Authenticate headers when present; otherwise, they MUST fall back to constructing and requesting the well-known URIs in the order listed above. (Authorization server metadata: MCP clients MUST attempt multiple well-known endpoints, and MUST try endpoints in the following priority order, RFC 8414 3.1 and OpenID Connect Discovery.)',
+  },
+  'oauth-scope': {
+    level: 'must',
+    source: `${AUTHORIZATION}#protected-resource-metadata-discovery-requirements`,
+    words:
+      'Clients MUST NOT assume any particular set relationship between the challenged scope set and scopes_supported. Clients MUST treat the scopes provided in the challenge as authoritative for satisfying the current request.',
+  },
+  'oauth-scope-selection': {
+    level: 'should',
+    source: `${AUTHORIZATION}#scope-selection-strategy`,
+    words:
+      'MCP clients SHOULD follow the principle of least privilege by requesting only the scopes necessary for their intended operations … SHOULD follow this priority order for scope selection: 1. Use scope parameter from the initial WWW-Authenticate header in the 401 response, if provided 2. If scope is not available, use all scopes defined in scopes_supported from the Protected Resource Metadata document.',
+  },
+  'oauth-token-leaked': {
+    level: 'must',
+    source: 'RFC 6750 5.3',
+    words:
+      'Client implementations MUST ensure that bearer tokens are not leaked to unintended parties, as they will be able to use them to gain access to protected resources. (MCP 2025-11-25 basic/authorization#token-requirements: the token goes to the MCP server, in the Authorization header of its requests.)',
   },
   'oauth-client': {
     level: 'course',
@@ -242,7 +289,7 @@ export const RULES: Record<DiagnosisKind, Rule> = {
 
 /** Whether a diagnosis of this kind fails its case (a MUST, or the course's rule) or is advice (a SHOULD). */
 export function isAdvice(kind: DiagnosisKind): boolean {
-  return RULES[kind].level === 'should';
+  return RULES[kind].level === 'should' || RULES[kind].level === 'compatible';
 }
 
 /** The table docs/cassettes.md shows, as Markdown rows. */
@@ -253,4 +300,9 @@ export function rulesTable(): string {
   return ['| diagnosis | level | where | the rule |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-const LEVEL_WORDS: Record<RuleLevel, string> = { must: 'MUST: error', should: 'SHOULD: advice', course: "the course's: error" };
+const LEVEL_WORDS: Record<RuleLevel, string> = {
+  must: 'MUST: error',
+  should: 'SHOULD: advice',
+  compatible: 'allowed, not by every server: advice',
+  course: "the course's: error",
+};

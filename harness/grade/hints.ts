@@ -210,7 +210,9 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
     'keep it from the first response that has it, and send it on every later request',
   ],
   'http-protocol-version': ['after initialize, send MCP-Protocol-Version: <the version the server answered> on every request'],
-  'http-auth': ['the configured headers (a bearer token) go on every request: POST, GET and DELETE alike'],
+  'http-auth': [
+    'the configured headers, and the access token of an authorization ("Authorization: Bearer <token>"), go on every request: POST, GET and DELETE alike',
+  ],
   // the authorization (2025-11-25 basic/authorization)
   'oauth-pkce': ['make a code_verifier, send its S256 hash as code_challenge with code_challenge_method=S256 in the authorization request'],
   'oauth-pkce-unsupported': [
@@ -223,7 +225,21 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
     'refresh once: when that is refused (invalid_grant), ask for authorization again, and send that refresh token no more',
   ],
   'oauth-resource': ["send resource=<the MCP server's URL> in both the authorization request and the token request"],
-  'oauth-redirect-uri': ['use one redirect_uri: the one you registered, in the authorization request and again in the token request'],
+  'oauth-redirect-uri': [
+    'register your redirect_uri (redirect_uris in the registration), and ask for authorization with it; if you send one with the token request, send that same one',
+  ],
+  'oauth-token-redirect-uri': ['servers that also serve OAuth 2.0 clients ask for the redirect_uri again in the token request: sending it works with both'],
+  'oauth-resource-form': ["send the MCP server's URL as it is (the one you connect to, without a trailing slash) as resource"],
+  'oauth-client-auth': [
+    "authenticate at the token endpoint as the registration's token_endpoint_auth_method says: client_secret_basic in the Authorization: Basic header, client_secret_post as client_id and client_secret in the form, none with client_id alone; one way only",
+  ],
+  'oauth-discovery': [
+    "take the resource metadata URL from the 401's WWW-Authenticate (resource_metadata); without one, try /.well-known/oauth-protected-resource<path>, then /.well-known/oauth-protected-resource",
+    "for the authorization server's metadata, try the well-known URLs in the spec's order (RFC 8414's, then OpenID Connect's), the well-known part between the host and the issuer's path",
+  ],
+  'oauth-scope': ['after a 403 insufficient_scope, ask for authorization again with every scope its WWW-Authenticate names (scope="…")'],
+  'oauth-scope-selection': ["ask for the scopes of the 401's WWW-Authenticate; without any there, those of the protected resource metadata's scopes_supported"],
+  'oauth-token-leaked': ['the access token goes to the MCP server only: send no Authorization: Bearer header to the authorization server'],
   'oauth-client-metadata': [
     "where the authorization server's metadata says client_id_metadata_document_supported, the clientMetadataUrl you were given is your client_id: register nothing",
   ],

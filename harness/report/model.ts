@@ -198,6 +198,13 @@ const DIAGNOSIS_KINDS = [
   'oauth-iss-unchecked',
   'oauth-token-in-query',
   'oauth-secret-printed',
+  'oauth-discovery',
+  'oauth-client-auth',
+  'oauth-scope',
+  'oauth-scope-selection',
+  'oauth-resource-form',
+  'oauth-token-redirect-uri',
+  'oauth-token-leaked',
 ] as const;
 const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject, newSession: optional(boolean) });
 const diagnosisSchema = object({

@@ -236,7 +236,8 @@ describe.each(SERVERS)('from $name', ({ start, namesIssuer }) => {
         await fetch(endpoints.registration_endpoint!, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ redirect_uris: [REDIRECT_URL] }),
+          // the secret in the form (RFC 7591 2: client_secret_basic, the Authorization header, where it names none)
+          body: JSON.stringify({ redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'client_secret_post' }),
         })
       ).json()) as { client_id: string; client_secret: string };
       const verifier = 'a-verifier-of-the-length-pkce-asks-for-43-chars';
@@ -265,7 +266,8 @@ describe.each(SERVERS)('from $name', ({ start, namesIssuer }) => {
             code_verifier: verifier,
             redirect_uri: REDIRECT_URL,
             resource: served.url,
-            ...client,
+            client_id: client.client_id,
+            client_secret: client.client_secret,
           }),
         });
       const first = await tokenRequest();

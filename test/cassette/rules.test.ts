@@ -12,9 +12,10 @@ describe('the rules behind the diagnoses', () => {
     for (const [kind, rule] of Object.entries(RULES)) {
       if (rule.level === 'must') expect(rule.words, kind).toMatch(/\bMUST\b/);
       if (rule.level === 'should') expect(rule.words, kind).toMatch(/\bSHOULD\b/);
+      if (rule.level === 'compatible') expect(rule.words, kind).toMatch(/\bMUST\b.*\bnot be compatible\b/);
       if (rule.level === 'course') expect(rule.source, kind).toBe('docs/course.md');
-      else expect(rule.source, kind).toMatch(/^20\d\d-\d\d-\d\d (basic|client|server)(\/[a-z-]+)*(#[a-z-]+)?$/);
-      expect(isAdvice(kind as keyof typeof RULES), kind).toBe(rule.level === 'should');
+      else expect(rule.source, kind).toMatch(/^(20\d\d-\d\d-\d\d (basic|client|server)(\/[a-z-]+)*(#[a-z-]+)?|OAuth 2\.1 #[a-z-]+|RFC \d+ \d+(\.\d+)*)$/);
+      expect(isAdvice(kind as keyof typeof RULES), kind).toBe(rule.level === 'should' || rule.level === 'compatible');
     }
   });
 

@@ -27,6 +27,12 @@ export const VARIANTS: Record<string, { stage: string; advice?: string[] }> = {
   'session-id-to-stateless-server': { stage: 'stateless', advice: ['stateless-session'] },
   'retry-reuses-answered-id': { stage: 'stateless' },
   'client-info-not-sent': { stage: 'stateless', advice: ['meta-client-info-missing'] },
+  'bearer-scheme-lower-case': { stage: 'authorization' },
+  // OAuth 2.1 removed it; a server that also serves OAuth 2.0 clients would refuse the request without it
+  'token-request-without-redirect-uri': { stage: 'authorization', advice: ['oauth-token-redirect-uri'] },
+  'authorization-without-redirect-uri': { stage: 'authorization' },
+  'resource-origin-only': { stage: 'authorization', advice: ['oauth-resource-form'] },
+  'client-secret-basic': { stage: 'authorization' },
 };
 
 /** What each broken solution must make the grader say (written by hand, not recorded). `only`: the
@@ -260,12 +266,17 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'state-unchecked': { stage: 'authorization', says: ['state-forged', 'a redirect whose state was not the one it sent'], only: 'state-forged' },
   'resource-omitted': {
     stage: 'authorization',
-    says: ['oauth-resource', "authorization request has no resource: it MUST name the MCP server's canonical URI"],
+    says: ['oauth-resource', 'authorization request has no resource: it MUST name the MCP server, whose canonical URI is'],
   },
   'token-in-query': { stage: 'authorization', says: ['with the access token in its URL', 'never in the URL'] },
   'metadata-path-appended': {
     stage: 'authorization',
-    says: ['GET /authorization-server/.well-known/oauth-authorization-server', 'it has metadata at', 'the authorization did not finish'],
+    says: [
+      'oauth-discovery',
+      'GET /authorization-server/.well-known/oauth-authorization-server',
+      'it has metadata at',
+      "the well-known URLs in the spec's order",
+    ],
     only: 'sdk-auth-router',
   },
   'step-up-ignored': {
@@ -320,6 +331,34 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     stage: 'authorization',
     says: ['oauth-secret-printed', 'your program printed the access token of its authorization', 'never a token'],
     only: 'sdk-auth-router',
+  },
+  'bearer-on-post-only': {
+    stage: 'authorization',
+    says: ['http-auth', 'your client sent DELETE /mcp without the Authorization header'],
+    only: 'oidc-provider',
+  },
+  'client-secret-omitted': { stage: 'authorization', says: ['oauth-client-auth', 'has no client_secret'], only: 'oidc-provider' },
+  'basic-where-post-registered': {
+    stage: 'authorization',
+    says: ['oauth-client-auth', 'uses HTTP Basic authentication, where its registration says token_endpoint_auth_method client_secret_post'],
+    only: 'oidc-provider',
+  },
+  'verifier-too-short': { stage: 'authorization', says: ['oauth-verifier', 'code_verifier is 8 characters'], only: 'oidc-provider' },
+  'verifier-reused': { stage: 'authorization', says: ['oauth-pkce', 'the code_challenge of an earlier authorization request'], only: 'step-up' },
+  'registration-without-redirect-uris': {
+    stage: 'authorization',
+    says: ['oauth-redirect-uri', 'registered without redirect_uris'],
+    only: 'oidc-provider',
+  },
+  'step-up-with-old-scopes': {
+    stage: 'authorization',
+    says: ['oauth-scope', 'MUST treat the scopes of the challenge as authoritative'],
+    only: 'step-up',
+  },
+  'token-sent-to-authorization-server': {
+    stage: 'authorization',
+    says: ['oauth-token-leaked', 'sent its access token to the authorization server'],
+    only: 'step-up',
   },
   'metadata-fallback-missing': {
     stage: 'authorization',

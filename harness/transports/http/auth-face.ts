@@ -1,11 +1,11 @@
 // The authorization, served beside the MCP session: the MCP server's protected resource metadata, and
 // the authorization server at AUTHORIZATION_PATH of the same origin (an issuer with a path, its
 // metadata where RFC 8414 puts it: a program graded without network reaches one port, relayed), each
-// answered from the cassette's authorization frames. Values random by design are minted anew (codes, tokens, client
-// credentials) or taken from the live client (state, the PKCE challenge and verifier), and the
-// client is held to what the spec asks of them, not to their bytes: the verifier hashes (S256) to
-// the challenge sent, the code is used once, redirect_uri and resource match. A miss is refused as an
-// authorization server refuses it (an OAuth error), with the rule named.
+// answered from the cassette's authorization frames. Values random by design are minted anew (codes,
+// tokens, client credentials) or taken from the live client (state, the PKCE challenge and verifier);
+// what the client's requests are held to is auth-requests.ts's. The bearer token goes on every
+// request of the MCP endpoint. A miss is refused as an authorization server refuses it (an OAuth
+// error), with the rule named.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -17,13 +17,13 @@ import {
   type RecordedAuthorization,
   recordedAuthorization,
   roleOf,
-  s256,
   UNPRINTABLE_ROLES,
   type Secret,
 } from '../../cassette/authorization.ts';
 import type { Diagnosis, DiagnosisKind } from '../../cassette/diagnosis.ts';
-import type { AuthFrame, Cassette, Json } from '../../cassette/model.ts';
+import { type AuthFrame, type Cassette, isObject, type Json } from '../../cassette/model.ts';
 import type { Player } from '../../cassette/player.ts';
+import { type Asked, AuthRequests, type Mistake, type OAuthRefusal, type ScopesDue, words } from './auth-requests.ts';
 import { refuseRequest, statusLine } from './refusal.ts';
 
 /** The roles whose values the client makes; every other role's the server mints. */
@@ -34,42 +34,12 @@ export const AUTHORIZATION_PATH = '/authorization-server';
 /** A Host header that names an origin, and nothing more. */
 const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
 
-/** What a live request asked, as its fields. */
-interface Asked {
-  method: string;
-  path: string;
-  fields: Record<string, string>;
-  json?: Json;
-  text: string;
-}
-
-/** A rule broken, said; and how the authorization server refuses it (an OAuth error, 400 unless said). */
-interface Mistake {
-  kind: DiagnosisKind;
-  message: string;
-}
-interface OAuthRefusal extends Mistake {
-  error: string;
-  status?: number;
-}
-
-/** A code the player gave, and what the authorization request it answers said. */
-interface Grant {
-  challenge?: string;
-  method?: string;
-  redirectUri?: string;
-  resource?: string;
-  used: boolean;
-}
-
 export class AuthFace {
   private readonly frames: AuthFrame[];
   private readonly played = new Set<AuthFrame>();
   private readonly values = new Map<string, string>();
-  private readonly grants = new Map<string, Grant>();
-  /** The last authorization request, whose code is not given yet. */
-  private asking: Grant | undefined;
-  private registered: string[] | undefined;
+  /** What the client's requests to the authorization server are held to. */
+  private readonly requests: AuthRequests;
   /** Refresh tokens the recorded authorization server refused (invalid_grant): refused for good. */
   private readonly refusedRefreshes = new Set<string>();
   /** Codes the client must discard, and why: their redirect came back with a state not the client's,
@@ -78,6 +48,10 @@ export class AuthFace {
   /** What the recording says of its authorization, that the client is held to. */
   private readonly recorded: RecordedAuthorization;
   private redirectUri: { recorded: string; live: string } | undefined;
+  /** The access tokens the player issued, in order: the last is the one in use. */
+  private readonly accessTokens: string[] = [];
+  /** The challenge (WWW-Authenticate) the client had last, before each recorded authorization request. */
+  private readonly challenges: Map<AuthFrame, { status: number; header: string }>;
   /** The MCP server's origin as the client reaches it (a relay's port, say): its requests' Host. */
   private origin = '';
 
@@ -87,6 +61,13 @@ export class AuthFace {
   ) {
     this.frames = cassette.frames.filter((frame): frame is AuthFrame => frame.from === 'auth');
     this.recorded = recordedAuthorization(cassette);
+    this.requests = new AuthRequests(
+      this.recorded,
+      (text) => this.fill(text),
+      (kind, message) => this.player.transportMistake(kind, message),
+      (value) => roleOf([...this.values].find(([, one]) => one === value)?.[0] ?? ''),
+    );
+    this.challenges = challengesBefore(cassette);
   }
 
   /** The 401's WWW-Authenticate, at the live origins. */
@@ -160,14 +141,35 @@ export class AuthFace {
     }));
   }
 
-  /** Why an MCP request's Authorization is not the token the player issued in the recorded role, if it is not. */
+  /** Why an MCP request's Authorization is not the token the player issued in the recorded role, if it
+   *  is not. The scheme is case-insensitive (RFC 9110 11.1); what the header held is said by what it is
+   *  (an older token, the refresh token), never by its value. */
   bearerProblem(recorded: string, live: string | undefined): string | undefined {
-    const expected = this.fill(recorded);
-    if (live === expected) return undefined;
+    return this.tokenProblem(/^\S+\s+(\S+)/.exec(this.fill(recorded))?.[1] ?? '', live);
+  }
+
+  /** A GET or DELETE of the MCP endpoint without the access token in use: refused (401) as a POST is,
+   *  for authorization goes on every HTTP request. Says whether it was. */
+  refusedWithoutToken(request: IncomingMessage, response: ServerResponse, path: string): boolean {
+    const current = this.accessTokens.at(-1);
+    const problem = current === undefined ? undefined : this.tokenProblem(current, request.headers.authorization);
+    if (problem === undefined) return false;
+    refuseRequest(this.player, request, response, { status: 401, headers: { 'www-authenticate': this.challengeHeader() } }, [
+      'http-auth',
+      `your client sent ${request.method} ${path} ${problem}`,
+    ]);
+    return true;
+  }
+
+  private tokenProblem(expected: string, live: string | undefined): string | undefined {
     if (live === undefined) return 'without the Authorization header: the access token goes in "Authorization: Bearer <token>" on every request';
-    return /^Bearer\s/i.test(live)
-      ? 'with a bearer token the authorization server did not issue (not the access token of the token response)'
-      : `with Authorization: ${live.split(' ')[0]} …, not the bearer token`;
+    const [, scheme = '', token = ''] = /^(\S+)[ \t]+(\S+)[ \t]*$/.exec(live) ?? [undefined, live.trim()];
+    if (scheme.toLowerCase() !== 'bearer') return `with Authorization: ${JSON.stringify(scheme.slice(0, 20))} …, not the bearer token ("Bearer <token>")`;
+    if (token === expected) return undefined;
+    const role = roleOf([...this.values].find(([, value]) => value === token)?.[0] ?? '');
+    if (role === 'access-token') return 'with an access token the authorization server has since replaced: send the access token of the last token response';
+    if (role !== undefined) return `with the ${role.replaceAll('-', ' ')} as its bearer token: send the access token of the last token response`;
+    return `with a bearer token of ${token.length} characters that the authorization server never issued: send the access_token of the token response as it came`;
   }
 
   /** Whether the URL carries an access token the player issued, as a query parameter. */
@@ -199,6 +201,7 @@ export class AuthFace {
       fields: { ...Object.fromEntries(url.searchParams), ...form },
       json,
       text: `${request.method} ${request.url}`,
+      ...(request.headers.authorization !== undefined && { authorization: request.headers.authorization }),
     };
     const refusal = this.outOfBounds(server, asked);
     if (refusal) return this.refuse(asked, response, 400, refusal.error, refusal.kind, refusal.message);
@@ -213,7 +216,7 @@ export class AuthFace {
           400,
           'invalid_grant',
           'oauth-code',
-          this.codeProblem(asked.fields.code) ?? 'your client sent a second token request for one authorization',
+          this.requests.codeProblem(asked.fields.code) ?? 'your client sent a second token request for one authorization',
         );
       const whose = server === 'resource' ? 'the MCP server' : 'the authorization server';
       return this.refuse(
@@ -221,7 +224,7 @@ export class AuthFace {
         response,
         404,
         'invalid_request',
-        'http-method',
+        asked.path.includes('/.well-known/') ? 'oauth-discovery' : 'http-method',
         `your client sent ${asked.method} ${asked.path} to ${whose}, which the recording ${same.length > 0 ? 'answered fewer times' : 'never answered'}${this.metadataAt(asked.path)}`,
       );
     }
@@ -271,116 +274,51 @@ export class AuthFace {
         message:
           'your client sent again the refresh token the authorization server refused (invalid_grant): a refused refresh token stays refused; refresh once, then ask for authorization again',
       };
+    const leaked = server === 'authorization' ? this.requests.tokenLeaked(asked) : undefined;
+    if (leaked) return leaked;
     const discarded = this.discarded.get(asked.fields.code ?? '');
     if (discarded) return { ...discarded, error: 'invalid_grant' };
     return undefined;
   }
 
-  /** The first rule the request breaks, held to its recorded one. */
+  /** The first rule the request breaks, held to its recorded one; the client's values it brings
+   *  (state, the PKCE challenge and verifier) taken under their placeholders. */
   private check(frame: AuthFrame, asked: Asked): OAuthRefusal | undefined {
     const recorded = { ...frame.request.query, ...frame.request.form };
-    const live = asked.fields;
-    if (isRegistration(asked.json)) this.registered = asked.json.redirect_uris.filter((uri): uri is string => typeof uri === 'string');
+    if (isRegistration(frame.request.json)) return this.requests.registration(frame, asked);
     if (recorded.response_type !== undefined) {
-      if (live.code_challenge === undefined)
-        return {
-          kind: 'oauth-pkce',
-          error: 'invalid_request',
-          message: 'your client asked for authorization without a code_challenge: MCP clients MUST implement PKCE',
-        };
-      if (live.code_challenge_method !== 'S256')
-        return {
-          kind: 'oauth-pkce',
-          error: 'invalid_request',
-          message: `your client asked for the code_challenge_method ${JSON.stringify(live.code_challenge_method ?? 'plain')}: MCP clients MUST use S256`,
-        };
-      const resource = this.resourceProblem(recorded.resource, live.resource, 'authorization');
-      if (resource) return resource;
-      if (recorded.client_id !== undefined && live.client_id !== this.fill(recorded.client_id))
-        // where the recording registered and the client did not, it used a registration of elsewhere
-        return this.recorded.brought === undefined && this.registered === undefined
-          ? {
-              kind: 'oauth-registration-kept',
-              error: 'invalid_client',
-              status: 401,
-              message: `your client asked for authorization as client_id ${JSON.stringify(live.client_id)} without registering with this authorization server: a registration is kept under the issuer that made it and used there only; at an authorization server it holds none for, a client registers (2026-07-28: it MUST NOT reuse client credentials from a different authorization server)`,
-            }
-          : {
-              kind: 'oauth-client',
-              error: 'invalid_client',
-              status: 401,
-              message: `your client asked for authorization as client_id ${JSON.stringify(live.client_id)}, not ${isMetadataDocumentUrl(recorded.client_id) ? `its metadata document's URL, ${recorded.client_id}` : 'the client_id it was registered with'}`,
-            };
-      if (this.registered && !this.registered.includes(live.redirect_uri ?? ''))
-        return {
-          kind: 'oauth-redirect-uri',
-          error: 'invalid_request',
-          message: `your client's redirect_uri ${JSON.stringify(live.redirect_uri)} is not one it registered (${this.registered.join(', ')})`,
-        };
-      if (recorded.state !== undefined && live.state === undefined)
-        this.player.transportMistake('oauth-state', 'your client asked for authorization without state: it SHOULD send one and check that it comes back');
-      this.take(recorded, live, ['state', 'code_challenge']);
-      // the code the redirect back will carry (after a sign-in's redirects, perhaps) answers this request
-      this.asking = {
-        challenge: live.code_challenge,
-        method: live.code_challenge_method,
-        redirectUri: live.redirect_uri,
-        resource: live.resource,
-        used: false,
-      };
-      return undefined;
+      const problem = this.requests.authorization(frame, asked, this.scopesDue(frame));
+      if (!problem) this.take(recorded, asked.fields, ['state', 'code_challenge']);
+      return problem;
     }
     if (recorded.grant_type === 'authorization_code') {
-      const codeProblem = this.codeProblem(live.code);
-      if (codeProblem) return { kind: 'oauth-code', error: 'invalid_grant', message: codeProblem };
-      const grant = this.grants.get(live.code!)!;
-      grant.used = true;
-      if (live.code_verifier === undefined || s256(live.code_verifier) !== grant.challenge)
-        return {
-          kind: 'oauth-verifier',
-          error: 'invalid_grant',
-          message: `your client's code_verifier ${live.code_verifier === undefined ? 'is missing' : 'does not hash (S256) to the code_challenge it sent with the authorization request'}: send the verifier that challenge was made from`,
-        };
-      if (live.redirect_uri !== grant.redirectUri)
-        return {
-          kind: 'oauth-redirect-uri',
-          error: 'invalid_grant',
-          message: `your client's token request says redirect_uri ${JSON.stringify(live.redirect_uri)}; the authorization request said ${JSON.stringify(grant.redirectUri)}: they must be identical`,
-        };
-      const resource = this.resourceProblem(recorded.resource, live.resource, 'token');
-      if (resource) return resource;
-      this.take(recorded, live, ['code_verifier']);
+      const problem = this.requests.token(frame, asked);
+      if (!problem) this.take(recorded, asked.fields, ['code_verifier']);
+      return problem;
     }
-    if (recorded.grant_type === 'refresh_token') {
-      if (live.grant_type !== 'refresh_token' || live.refresh_token !== this.fill(recorded.refresh_token ?? ''))
-        return {
-          kind: 'oauth-refresh-token',
-          error: 'invalid_grant',
-          message: `your client's token request ${live.grant_type === 'refresh_token' ? 'has a refresh_token the authorization server never gave' : `asks for grant_type ${JSON.stringify(live.grant_type)} where the recording refreshed`}: send grant_type=refresh_token with the refresh token of the last token response`,
-        };
-      const resource = this.resourceProblem(recorded.resource, live.resource, 'refresh');
-      if (resource) return resource;
-    }
+    if (recorded.grant_type === 'refresh_token') return this.requests.refresh(frame, asked);
     return undefined;
   }
 
-  private codeProblem(code: string | undefined): string | undefined {
-    const grant = code === undefined ? undefined : this.grants.get(code);
-    if (!grant)
-      return `your client's token request has ${code === undefined ? 'no code' : 'a code the authorization server never gave'}: send the code of the redirect`;
-    if (grant.used) return 'your client used the authorization code a second time: a code is good for one token request';
-    return undefined;
+  /** The scopes an authorization request is to ask for: those of the challenge before it, which are
+   *  authoritative; else the protected resource metadata's scopes_supported (the spec's fallback). */
+  private scopesDue(frame: AuthFrame): ScopesDue | undefined {
+    const challenge = this.challenges.get(frame);
+    const scope = /\bscope="([^"]*)"/.exec(challenge?.header ?? '')?.[1];
+    if (challenge && scope !== undefined) return { scopes: words(scope), from: `the ${challenge.status}'s WWW-Authenticate`, authoritative: true };
+    const supported = this.frames
+      .map((one) => one.reply.json)
+      .find((json) => isObject(json) && json.resource !== undefined && Array.isArray(json.scopes_supported));
+    if (!isObject(supported) || !Array.isArray(supported.scopes_supported)) return undefined;
+    const scopes = supported.scopes_supported.filter((one): one is string => typeof one === 'string');
+    return { scopes, from: "the protected resource metadata's scopes_supported", authoritative: false };
   }
 
-  private resourceProblem(recorded: string | undefined, live: string | undefined, request: string) {
-    if (recorded === undefined) return undefined;
-    const expected = this.fill(recorded);
-    if (live === expected) return undefined;
-    return {
-      kind: 'oauth-resource' as const,
-      error: 'invalid_target',
-      message: `your client's ${request} request ${live === undefined ? 'has no resource' : `says resource ${JSON.stringify(live)}`}: it MUST name the MCP server's canonical URI, ${expected}`,
-    };
+  /** The token endpoint authentication methods the authorization server's metadata lists. */
+  private authMethods(): string[] {
+    const metadata = this.frames.map((one) => one.reply.json).find((json) => isObject(json) && Array.isArray(json.token_endpoint_auth_methods_supported));
+    const methods = isObject(metadata) ? metadata.token_endpoint_auth_methods_supported : undefined;
+    return Array.isArray(methods) ? methods.filter((one): one is string => typeof one === 'string') : [];
   }
 
   /** The client's own values, under the placeholders their recorded fields hold. */
@@ -394,13 +332,17 @@ export class AuthFace {
     if (frame.request.form?.grant_type === 'refresh_token' && reply.status >= 400 && refreshToken !== undefined) this.refusedRefreshes.add(refreshToken);
     // the redirect goes to the client's live redirect_uri, wherever the recording sent it (after a sign-in, say)
     const recordedRedirect = frame.request.query?.redirect_uri;
-    if (recordedRedirect && asked.fields.redirect_uri) this.redirectUri = { recorded: recordedRedirect, live: asked.fields.redirect_uri };
+    const liveRedirect = frame.request.query?.response_type === undefined ? undefined : this.requests.redirectOf(asked.fields.redirect_uri, recordedRedirect);
+    if (recordedRedirect && liveRedirect) this.redirectUri = { recorded: recordedRedirect, live: liveRedirect };
     const { recorded, live } = this.redirectUri ?? {};
     const redirect = (text: string) => (recorded && live ? text.replaceAll(recorded, live) : text);
     const headers = Object.fromEntries(
       Object.entries(reply.headers ?? {}).map(([name, value]) => [name, redirect(name === 'location' ? this.location(frame, value) : this.fill(value))]),
     );
-    const body = reply.json !== undefined ? JSON.stringify(mapStrings(reply.json, (text) => this.fill(text))) : redirect(this.fill(reply.text ?? ''));
+    const filled = reply.json === undefined ? undefined : mapStrings(reply.json, (text) => this.fill(text));
+    const json = filled !== undefined && isRegistration(frame.request.json) ? this.requests.registrationAnswer(filled, asked, this.authMethods()) : filled;
+    if (isObject(json) && typeof json.access_token === 'string') this.accessTokens.push(json.access_token);
+    const body = json !== undefined ? JSON.stringify(json) : redirect(this.fill(reply.text ?? ''));
     this.player.transportRefusal(asked.text, statusLine(reply.status));
     response.writeHead(reply.status, headers).end(body);
   }
@@ -418,9 +360,9 @@ export class AuthFace {
     // a recorded state of a role the server mints (a case's forgery): the code that comes with it is marked
     const forgery = roleOf(/[?&]state=(<[^>&]+>)/.exec(recorded)?.[1] ?? '');
     const code = url.searchParams.get('code');
-    if (code !== null && this.asking) {
-      this.grants.set(code, this.asking); // the code of the last authorization request
-      this.asking = undefined;
+    if (code !== null && this.requests.asking) {
+      this.requests.grants.set(code, this.requests.asking); // the code of the last authorization request
+      this.requests.asking = undefined;
     }
     for (const [name, value] of [...url.searchParams]) {
       const live = this.fill(value);
@@ -480,4 +422,18 @@ export function credentialsProblem(
   }
   if (live !== undefined) return undefined;
   return { problem: 'without the Authorization header the server was given: send the configured headers on every request', challenge: 'Bearer' };
+}
+
+/** For each recorded authorization exchange, the last challenge (a 401 or 403 with WWW-Authenticate)
+ *  the MCP server gave before it. */
+function challengesBefore(cassette: Cassette): Map<AuthFrame, { status: number; header: string }> {
+  const before = new Map<AuthFrame, { status: number; header: string }>();
+  let last: { status: number; header: string } | undefined;
+  for (const frame of cassette.frames) {
+    if (frame.from === 'auth') {
+      if (last) before.set(frame, last);
+    } else if (frame.from === 'client' && frame.http?.reply?.headers?.['www-authenticate'] && frame.http.reply.status >= 400)
+      last = { status: frame.http.reply.status, header: frame.http.reply.headers['www-authenticate'] };
+  }
+  return before;
 }

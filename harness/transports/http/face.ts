@@ -1,12 +1,10 @@
 // The player served over Streamable HTTP on 127.0.0.1, as the same state machine as every face
 // (player.ts) with HTTP around its messages. Each POST hands the client's message to the player; what
-// the player puts out goes where the recording had it: a response to the POST of its request (a JSON
-// body, or an event on that request's stream), a notification or server request on the stream open
-// then, or on the GET stream. The transport's headers are checked as the player's own rules; the
-// session ids are fresh each replay (sessions.ts); a request refused before the player sees it is
-// answered and drawn (refusal.ts); a stream the recorded server closed before its response waits for
-// the GET that resumes it (resumption.ts). A recording without sessions (the stateless revision)
-// plays without them, its mirrored headers checked as such a server checks them. serve.ts listens.
+// it puts out goes where the recording had it: a response to its request's POST (a JSON body, or an
+// event on that POST's stream), a notification or server request on the stream open then, or on the
+// GET stream. Sessions (sessions.ts), refusals (refusal.ts), resumed streams (resumption.ts) and a
+// recorded authorization (auth-face.ts) each have a module; a recording without sessions (the
+// stateless revision) plays without them, its mirrored headers checked. serve.ts listens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DiagnosisKind, PlayReport } from '../../cassette/diagnosis.ts';
 import {
@@ -172,6 +170,9 @@ export class HttpFace {
       ]);
     }
     if (!this.sessions.admit(request, response)) return;
+    // a DELETE refused for its token was sent all the same: the session was not left open
+    this.deleted ||= request.method === 'DELETE';
+    if (request.method !== 'POST' && this.authorization?.refusedWithoutToken(request, response, this.path)) return;
     if (request.method === 'GET') return this.get(request, response);
     if (request.method === 'DELETE') return this.delete(response);
     this.post(request, response);
@@ -354,7 +355,6 @@ export class HttpFace {
   }
 
   private delete(response: ServerResponse): void {
-    this.deleted = true;
     const reply = this.cassette.http?.delete ?? { status: 200, body: 'none' as const };
     response.writeHead(reply.status, this.sessions.headers(reply)).end(reply.text ?? '');
     if (reply.status < 300) {
