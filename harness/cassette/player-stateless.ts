@@ -30,6 +30,8 @@ export interface RevisionHost {
   answerAs(message: JsonObject): void;
   /** Answers with the player's own error, the last diagnosis its message. */
   reply(id: Json): void;
+  /** The recorded id a live id was matched to, if it was. */
+  recordedIdOf(liveId: Json | undefined): Json | undefined;
 }
 
 export class StatelessRevision {
@@ -94,6 +96,7 @@ export class StatelessRevision {
     }
     const recordedParams = isObject(expected.message.params) ? expected.message.params : {};
     const state = recordedParams.requestState;
+    this.checkRetryId(message, state);
     if (typeof state === 'string' && message.method === expected.message.method && params.requestState !== state) {
       const original = this.inputRequired.get(state);
       const sent = params.requestState;
@@ -118,5 +121,18 @@ export class StatelessRevision {
       return true;
     }
     return false;
+  }
+
+  /** A retry under the id of the request the input_required result answered: independent requests,
+   *  their ids differ (2026-07-28 mrtr). Said; the server takes it as the new request it is. */
+  private checkRetryId(message: JsonObject, state: Json | undefined): void {
+    const original = typeof state === 'string' ? this.inputRequired.get(state) : undefined;
+    if (original === undefined || original.id === undefined || this.player.recordedIdOf(message.id) !== original.id) return;
+    this.player.diagnose(
+      'input-required-retry',
+      () =>
+        `your client retried ${describeMessage(message)} under the id of the request the input_required result answered: the retry is a request of its own, with an id of its own`,
+      { received: message, waitingFor: this.player.ref(this.player.position()), nearest: this.player.ref(this.player.position()), path: 'id' },
+    );
   }
 }

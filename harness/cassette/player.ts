@@ -84,6 +84,7 @@ export class Player {
       refuse: (id, refusal) => this.refuse(id, refusal),
       answerAs: (message) => this.answerAs(message),
       reply: (id) => this.reply(id, this.kept.lastMessage),
+      recordedIdOf: (liveId) => this.ids.recordedIdOf(liveId),
     });
   }
 

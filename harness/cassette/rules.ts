@@ -153,7 +153,7 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     level: 'must',
     source: '2026-07-28 basic/patterns/mrtr',
     words:
-      'If an InputRequiredResult contains the requestState field, the client MUST echo back the exact value of that field when retrying the original request.',
+      'If an InputRequiredResult contains the requestState field, the client MUST echo back the exact value of that field when retrying the original request. … The JSON-RPC id MUST be different between the initial request and the retry, as they are independent requests.',
   },
   'oauth-pkce': {
     level: 'must',

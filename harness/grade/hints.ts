@@ -267,7 +267,7 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
     'connect() probes with server/discover first; initialize() only when the probe shows a 2025 server (an error other than -32020/-32021/-32022, or a -32022 whose common version is of 2025)',
   ],
   'input-required-retry': [
-    'an input_required result is answered by sending the request again: inputResponses (each answer under its key) and the requestState it gave, unchanged',
+    'an input_required result is answered by sending the request again, as a new request with an id of its own: inputResponses (each answer under its key) and the requestState it gave, unchanged',
     'the server keeps nothing between the two: without its requestState it asks again',
   ],
 };

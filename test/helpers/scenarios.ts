@@ -25,7 +25,6 @@ export const VARIANTS: Record<string, { stage: string; advice?: string[] }> = {
   // the retry is how long a client waits at least: three times it is no wait for the player
   'resume-waits-longer': { stage: 'streamable-http' },
   'session-id-to-stateless-server': { stage: 'stateless', advice: ['stateless-session'] },
-  'retry-reuses-answered-id': { stage: 'stateless' },
   'client-info-not-sent': { stage: 'stateless', advice: ['meta-client-info-missing'] },
   'bearer-scheme-lower-case': { stage: 'authorization' },
   // OAuth 2.1 removed it; a server that also serves OAuth 2.0 clients would refuse the request without it
@@ -254,6 +253,12 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'retry-without-request-state': {
     stage: 'stateless',
     says: ['the server asked for the same input 10 times', 'without the requestState the input_required result gave'],
+  },
+  // 2026-07-28 mrtr: the JSON-RPC id MUST be different between the initial request and the retry
+  'retry-reuses-answered-id': {
+    stage: 'stateless',
+    says: ['input-required-retry', 'under the id of the request the input_required result answered'],
+    only: 'input-required',
   },
   'empty-cursor-ends-list': { stage: 'stateless', says: ['it stopped at a page whose nextCursor is the empty string', 'test for undefined'] },
   // stage 7: authorization
