@@ -2,6 +2,7 @@
 // in what the player says (the oauth-* kinds, grade/hints.ts); this module reads the output the
 // `authorization` command prints: no authorization found where the reference found one.
 import { bothValues, field, type Comparison } from '../grade/comparison.ts';
+import { OUTPUT_RULES } from '../cassette/rules.ts';
 import type { Hint } from '../run/verdict.ts';
 import type { HintRule, StageContent } from './content.ts';
 
@@ -40,7 +41,8 @@ const times = (n: number) => `${n} time${n === 1 ? '' : 's'}`;
 
 /** A rule for a count of `authorization` (authorizations, refreshes) the client fell short of: what it
  *  did fewer times than the reference, what that means, and what to do. */
-function fewerThanReference(what: string, kind: string, did: string, meaning: string, todo: string): HintRule {
+function fewerThanReference(what: string, kind: keyof typeof OUTPUT_RULES, did: string, meaning: string, todo: string): HintRule {
+  const rule = `the course's rule (docs/course.md), beyond the spec's words: ${OUTPUT_RULES[kind]!.words.replace(/^.*?\(the spec/, '(the spec')}`;
   return (comparison) => {
     const both = bothValues(comparison);
     const count = (value: unknown) => field(field(value, 'authorization'), what);
@@ -49,8 +51,8 @@ function fewerThanReference(what: string, kind: string, did: string, meaning: st
     return [
       {
         kind,
-        lines: [`your client ${did} ${times(actual)}, the reference ${expected}: ${meaning}`, todo],
-        general: [`your client ${did} fewer times than the reference: ${meaning}`, todo],
+        lines: [`your client ${did} ${times(actual)}, the reference ${expected}: ${meaning}`, todo, rule],
+        general: [`your client ${did} fewer times than the reference: ${meaning}`, todo, rule],
       },
     ];
   };
