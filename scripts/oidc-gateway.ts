@@ -84,8 +84,8 @@ const provider = new Provider(issuer, {
   // with TOKEN_USES, a refresh token for every client that may use one (offline_access asked or not)
   ...(tokenUses !== undefined &&
     refreshTokens && {
-    issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
-  }),
+      issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    }),
   findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
 });
 

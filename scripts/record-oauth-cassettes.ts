@@ -140,7 +140,7 @@ export const OAUTH_CASSETTES: ({
     package: '@modelcontextprotocol/server-everything',
     packageDir: 'node_modules/@modelcontextprotocol/server-everything',
     note: () =>
-      `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with RESOURCE_METADATA=root: the protected resource metadata only at the root, /.well-known/oauth-protected-resource, for the whole origin, its resource the origin; the 401 names no resource_metadata), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW.replace('resource metadata', 'resource metadata (at the MCP endpoint\'s path 404, then at the root)')} (scripts/record-oauth-cassettes.ts)`,
+      `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with RESOURCE_METADATA=root: the protected resource metadata only at the root, /.well-known/oauth-protected-resource, for the whole origin, its resource the origin; the 401 names no resource_metadata), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW.replace('resource metadata', "resource metadata (at the MCP endpoint's path 404, then at the root)")} (scripts/record-oauth-cassettes.ts)`,
   },
   {
     file: 'oidc-no-refresh-http.yaml',

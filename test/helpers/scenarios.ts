@@ -329,12 +329,21 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   // stage 7: cases recorded for issue 47
   'openid-discovery-missing': {
     stage: 'authorization',
-    says: ['openid-discovery', 'no authorization server metadata at', '/.well-known/oauth-authorization-server/authorization-server', 'the authorization did not finish'],
+    says: [
+      'openid-discovery',
+      'no authorization server metadata at',
+      '/.well-known/oauth-authorization-server/authorization-server',
+      'the authorization did not finish',
+    ],
     only: 'openid-discovery',
   },
   'resource-metadata-url-ignored': {
     stage: 'authorization',
-    says: ['metadata-named', 'your client sent GET /.well-known/oauth-protected-resource/mcp to the MCP server, which the recording never answered', 'resource_metadata'],
+    says: [
+      'metadata-named',
+      'your client sent GET /.well-known/oauth-protected-resource/mcp to the MCP server, which the recording never answered',
+      'resource_metadata',
+    ],
     only: 'metadata-named',
   },
   'metadata-root-fallback-missing': {
