@@ -19,6 +19,14 @@ const refresh = recording('oidc-refresh-http');
 const grantEnded = recording('oidc-grant-ended-http');
 const clientMetadata = recording('oidc-client-metadata-http');
 const registrationKept = recording('oidc-registration-kept-http');
+const openidDiscovery = recording('oidc-openid-discovery-http');
+const metadataNamed = recording('oidc-metadata-named-http');
+const metadataAtRoot = recording('oidc-metadata-at-root-http');
+const noRefresh = recording('oidc-no-refresh-http');
+/** A resource that is not the MCP server the client asked (a name under .example: never a real host). */
+const ANOTHER_RESOURCE = 'https://another-mcp-server.example/mcp';
+/** An issuer that is not the one whose well-known URL the client built. */
+const ANOTHER_ISSUER = 'https://another-authorization-server.example';
 /** An authorization server the MCP server used before (a name under .example: never a real host). */
 const PREVIOUS_ISSUER = 'https://previous-auth.example';
 
@@ -54,6 +62,18 @@ function withIss(location: string, iss: string): string {
   if (!/[?&]iss=/.test(location)) throw new Error(`${oidc.name}: the authorization redirect has no iss`);
   return location.replace(/([?&])iss=[^&]*/, (_, sep: string) => (iss === '' ? '' : `${sep}${iss}`)).replace(/\?&/, '?');
 }
+
+const isResourceMetadata = (frame: AuthFrame) => frame.request.server === 'resource' && frame.reply.status === 200;
+const isRegistrationExchange = (frame: AuthFrame) => frame.request.method === 'POST' && frame.request.path === '/reg';
+
+/** A recording that ends at its first exchange that `test` picks, that exchange's reply edited. */
+const endsAtEdited =
+  (what: string, test: (frame: AuthFrame) => boolean, edit: (reply: AuthFrame['reply']) => void) =>
+  (frames: Frame[]): Frame[] => {
+    const at = exchange(frames, what, test);
+    edit((frames[at] as AuthFrame).reply);
+    return frames.slice(0, at + 1);
+  };
 
 const isAuthorizeRedirect = (frame: AuthFrame) => /[?&]code=/.test(frame.reply.headers?.location ?? '');
 const isServerMetadata = (frame: AuthFrame) => frame.request.server === 'authorization' && frame.request.path.startsWith('/.well-known/');
@@ -178,6 +198,67 @@ const CASES: AuthorizationCase[] = [
       }
       return frames;
     },
+  },
+  // issue 47: a MUST of the spec's authorization that no case exercised
+  {
+    name: 'openid-discovery',
+    about:
+      'oidc-provider in front of the everything server, its metadata served at OpenID Connect discovery only: RFC 8414\'s well-known URL answers 404 (/.well-known/oauth-authorization-server/authorization-server, for the issuer with a path the grader serves), OpenID Connect discovery with path insertion answers (/.well-known/openid-configuration/authorization-server). The spec (2025-11-25 basic/authorization, Authorization Server Discovery): "MCP clients **MUST** support both discovery mechanisms to obtain the information required to interact with the authorization server"; for an issuer with a path, "clients **MUST** try endpoints in the following priority order": RFC 8414 with path insertion, OpenID Connect Discovery 1.0 with path insertion, then with path appending.',
+    source: openidDiscovery,
+    frames: (frames) => frames,
+  },
+  {
+    name: 'metadata-named',
+    about:
+      'oidc-provider in front of the everything server, whose 401 names its protected resource metadata at /auth/resource-metadata, a URL that is no well-known one; the metadata is there only (the well-known URLs answer 404). The spec (2025-11-25 basic/authorization, Protected Resource Metadata Discovery Requirements): "MCP clients **MUST** support both discovery mechanisms and use the resource metadata URL from the parsed `WWW-Authenticate` headers when present".',
+    source: metadataNamed,
+    frames: (frames) => frames,
+  },
+  {
+    name: 'metadata-at-root',
+    about:
+      'oidc-provider in front of the everything server, whose 401 names no resource_metadata, and whose protected resource metadata is at the root well-known URL only: /.well-known/oauth-protected-resource/mcp answers 404, /.well-known/oauth-protected-resource answers, for the whole origin (its resource is the origin, the RFC 9728 3.3 identifier of that URL, and the client asks for a token for it). The spec (2025-11-25 basic/authorization): "otherwise, they **MUST** fall back to constructing and requesting the well-known URIs in the order listed above" (at the path of the MCP endpoint, then at the root).',
+    source: metadataAtRoot,
+    frames: (frames) => frames,
+  },
+  {
+    name: 'no-refresh-token',
+    about:
+      'oidc-provider in front of the everything server, its access tokens good for two requests and no token response with a refresh token: the call is answered 401 invalid_token (the token expired); the client has no refresh token to use, so it asks for authorization again (its registration kept), and calls again with the new token. The spec (2026-07-28 basic/authorization, Refresh Tokens): MCP clients "**MUST NOT** assume refresh tokens will be issued; the AS retains discretion".',
+    source: noRefresh,
+    frames: (frames) => frames,
+    inputs: { 'calls.json': answeredCalls(noRefresh) },
+  },
+  {
+    name: 'resource-mismatch',
+    about: `The protected resource metadata that the 401 names says its resource is ${ANOTHER_RESOURCE}, not the MCP server the client asked: the client MUST NOT use it, and goes no further (no authorization server metadata, no registration); initialize fails. RFC 9728 3.3: "If the protected resource metadata was retrieved from a URL returned by the protected resource via the WWW-Authenticate resource_metadata parameter, then the resource value returned **MUST** be identical to the URL that the client used to make the request to the resource server. If these values are not identical, the data contained in the response **MUST NOT** be used." (The spec, 2025-11-25 basic/authorization: "MCP clients **MUST** use OAuth 2.0 Protected Resource Metadata for authorization server discovery".)`,
+    edit: `the protected resource metadata's resource is ${ANOTHER_RESOURCE}; the recording ends there`,
+    source: oidc,
+    frames: endsAtEdited('resource metadata', isResourceMetadata, (reply) => {
+      (reply.json as Record<string, unknown>).resource = ANOTHER_RESOURCE;
+    }),
+  },
+  {
+    name: 'issuer-mismatch',
+    about: `The authorization server's metadata, read at the well-known URL of the issuer the resource metadata names, says its issuer is ${ANOTHER_ISSUER}: the client MUST NOT use it, and goes no further (no registration, no authorization request); initialize fails. The spec (2026-07-28 basic/authorization, Authorization Server Metadata Discovery): "the \`issuer\` value in the document **MUST** be identical to the issuer identifier used to construct the well-known URL. If they differ, the client **MUST NOT** use the metadata" (RFC 8414 3.3).`,
+    edit: `the authorization server's metadata names the issuer ${ANOTHER_ISSUER}; the recording ends there`,
+    source: oidc,
+    frames: endsAtEdited('authorization server metadata', isServerMetadata, (reply) => {
+      (reply.json as Record<string, unknown>).issuer = ANOTHER_ISSUER;
+    }),
+  },
+  {
+    name: 'registration-refused',
+    about:
+      'oidc-provider refuses the client\'s registration (RFC 7591 3.2.2: 400 invalid_redirect_uri, its redirect URI not one this authorization server takes): the client has no client_id, asks for no authorization, keeps no registration, and says why; initialize fails. The spec (2026-07-28 basic/authorization/client-registration): "MCP clients **MUST** be prepared to handle registration failures due to redirect URI constraints when authorization servers implement OIDC. When a registration request is rejected, clients **SHOULD** surface a meaningful error to the user or developer."',
+    edit: "the registration answered 400 invalid_redirect_uri (RFC 7591 3.2.2's error response, as oidc-provider writes one: error and error_description) in place of the client's registration; the recording ends there",
+    source: oidc,
+    frames: endsAtEdited('registration', isRegistrationExchange, (reply) => {
+      reply.status = 400;
+      reply.headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+      reply.json = { error: 'invalid_redirect_uri', error_description: 'redirect_uris must only contain https URIs' };
+      delete reply.text;
+    }),
   },
 ];
 

@@ -148,19 +148,19 @@ export async function runOAuthSession(url: string, deviation: Deviation = {}, pl
     },
     codeVerifier: () => (deviation.verifier ? deviation.verifier(secrets.verifier!) : secrets.verifier!),
   };
-  const connect = async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
+  const connect = async (transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider })) => {
     const client = new Client({ name: 'oauth-test', version: '1.0.0' }, { capabilities: {} });
     await client.connect(transport);
     return { client, transport };
   };
   let session: Awaited<ReturnType<typeof connect>>;
+  const first = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
   try {
-    session = await connect();
+    session = await connect(first);
   } catch (error) {
     if (!(error instanceof UnauthorizedError) || secrets.code === undefined) throw error;
-    const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider });
-    await transport.finishAuth(secrets.code);
+    // the code traded by the transport that was refused: it keeps the resource metadata URL the 401 named
+    await first.finishAuth(secrets.code);
     session = await connect();
   }
   const tools = (await session.client.listTools()).tools.map((tool) => tool.name);

@@ -16,6 +16,15 @@
 // answered here, for its URL under .example (scripts/course-client.ts), as its host would.
 // It holds the course client's registration from an earlier run (KEPT_REGISTRATION), as an
 // authorization server keeps the clients registered with it.
+// With REFRESH_TOKENS=0 (beside TOKEN_USES), no token response carries a refresh token (oidc-provider's
+// own policy: only for offline_access, which no client here asks for): a client authorizes again.
+// With OPENID_ONLY=1, the authorization server's metadata is at OpenID Connect discovery only
+// (/.well-known/openid-configuration): the gateway answers 404 in front of oidc-provider's RFC 8414
+// route, as an OpenID provider that serves no other discovery does.
+// With RESOURCE_METADATA=root, the protected resource metadata is at the root well-known URL only
+// (/.well-known/oauth-protected-resource), for the whole origin (its resource the origin, RFC 9728
+// 3.3), and no 401 names it; with RESOURCE_METADATA=/a/path, it is at that path only, which every
+// 401 and 403 names (resource_metadata). Every other well-known path of the MCP server answers 404.
 // Ports from MCP_PORT and MCP_AUTH_PORT, on localhost; ready when it prints "listening".
 import { spawn } from 'node:child_process';
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -27,12 +36,17 @@ import { EVERYTHING_ENTRY, freePort, ROOT, waitForOutput } from './record-http-c
 const mcpPort = Number(process.env.MCP_PORT ?? 3000);
 const authPort = Number(process.env.MCP_AUTH_PORT ?? 3001);
 const issuer = `http://localhost:${authPort}`;
-const resource = `http://localhost:${mcpPort}/mcp`;
+const resourceMetadata = process.env.RESOURCE_METADATA;
+const atRoot = resourceMetadata === 'root';
+/** The resource the metadata names: the MCP endpoint, or the whole origin for metadata at the root. */
+const resource = atRoot ? `http://localhost:${mcpPort}/` : `http://localhost:${mcpPort}/mcp`;
 const GATEWAY = { client_id: 'mcp-gateway', client_secret: 'the-gateway-introspects-with-this-secret' };
 const stepUpTool = process.env.STEP_UP_TOOL;
 const tokenUses = process.env.TOKEN_USES === undefined ? undefined : Number(process.env.TOKEN_USES);
 const grantEnds = process.env.GRANT_ENDS === '1';
 const clientMetadata = process.env.CLIENT_METADATA === '1';
+const refreshTokens = process.env.REFRESH_TOKENS !== '0';
+const openidOnly = process.env.OPENID_ONLY === '1';
 /** MCP requests made with each access token (TOKEN_USES). */
 const uses = new Map<string, number>();
 
@@ -68,9 +82,10 @@ const provider = new Provider(issuer, {
       : fetch(url, options),
   interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
   // with TOKEN_USES, a refresh token for every client that may use one (offline_access asked or not)
-  ...(tokenUses !== undefined && {
-    issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
-  }),
+  ...(tokenUses !== undefined &&
+    refreshTokens && {
+      issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    }),
   findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
 });
 
@@ -97,6 +112,10 @@ async function finishInteraction(req: IncomingMessage, res: ServerResponse): Pro
 
 const providerCallback = provider.callback();
 createServer((req, res) => {
+  if (openidOnly && req.url?.startsWith('/.well-known/oauth-authorization-server')) {
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    return;
+  }
   if (req.url?.startsWith('/interaction/')) {
     finishInteraction(req, res).catch((error: Error) => res.writeHead(500).end(error.message));
     return;
@@ -121,8 +140,11 @@ process.on('SIGTERM', stopAll);
 process.on('SIGINT', stopAll);
 
 const keepAlive = new Agent({ keepAlive: true });
-const metadataPath = '/.well-known/oauth-protected-resource/mcp';
-const challenge = `Bearer resource_metadata="http://localhost:${mcpPort}${metadataPath}"`;
+const metadataPath = atRoot ? '/.well-known/oauth-protected-resource' : (resourceMetadata ?? '/.well-known/oauth-protected-resource/mcp');
+/** A Bearer challenge with `parameters`, naming the resource metadata unless it is at the root. */
+const bearer = (parameters: string[]) =>
+  `Bearer ${[...parameters, ...(atRoot ? [] : [`resource_metadata="http://localhost:${mcpPort}${metadataPath}"`])].join(', ')}`.trimEnd();
+const challenge = bearer([]);
 
 /** The token's scopes, if oidc-provider says it is active and issued for this server. */
 async function scopesOf(header: string | undefined): Promise<string[] | undefined> {
@@ -166,6 +188,10 @@ createServer((req, res) => {
       .end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: ['mcp:tools'], bearer_methods_supported: ['header'] }));
     return;
   }
+  if (req.url?.startsWith('/.well-known/')) {
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    return;
+  }
   Promise.all([scopesOf(req.headers.authorization), readBody(req)]).then(
     async ([scopes, { body, stepUp, request }]) => {
       if (!scopes) {
@@ -180,7 +206,7 @@ createServer((req, res) => {
         if (grantEnds) await endGrant(token);
         res
           .writeHead(401, {
-            'www-authenticate': `Bearer error="invalid_token", error_description="the access token expired", resource_metadata="http://localhost:${mcpPort}${metadataPath}"`,
+            'www-authenticate': bearer(['error="invalid_token"', 'error_description="the access token expired"']),
             'content-type': 'application/json',
           })
           .end(JSON.stringify({ error: 'invalid_token', error_description: 'the access token expired' }));
@@ -189,7 +215,7 @@ createServer((req, res) => {
       if (stepUp && !scopes.includes('mcp:admin')) {
         res
           .writeHead(403, {
-            'www-authenticate': `Bearer error="insufficient_scope", scope="mcp:tools mcp:admin", resource_metadata="http://localhost:${mcpPort}${metadataPath}"`,
+            'www-authenticate': bearer(['error="insufficient_scope"', 'scope="mcp:tools mcp:admin"']),
             'content-type': 'application/json',
           })
           .end(JSON.stringify({ error: 'insufficient_scope', error_description: `${stepUpTool} takes the scope mcp:admin` }));

@@ -9,6 +9,10 @@
 //   oidc-client-metadata-http.yaml  the same, taking Client ID Metadata Documents: no registration
 //   oidc-grant-ended-http.yaml  the same, the grant ending with the token: the refresh refused, a new authorization
 //   oidc-registration-kept-http.yaml  the same, the client starting with its registration of an earlier run: no registration
+//   oidc-openid-discovery-http.yaml  the same, its metadata at OpenID Connect discovery only (none at RFC 8414's well-known URI)
+//   oidc-metadata-named-http.yaml  the same, the resource metadata only at the URL the 401 names, not a well-known one
+//   oidc-metadata-at-root-http.yaml  the same, the resource metadata only at the root well-known URL, which no 401 names
+//   oidc-no-refresh-http.yaml  the same, an access token good for two requests and no refresh token: a new authorization
 // `node --import tsx scripts/record-oauth-cassettes.ts [file ...]`
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +32,12 @@ export const REFRESH_CALL = { name: 'echo', arguments: { message: 'with a refres
 
 /** The grant-ended recording's call: the third request, its token expired and its grant ended. */
 export const GRANT_ENDED_CALL = { name: 'echo', arguments: { message: 'after the grant ended' } };
+
+/** The no-refresh recording's call: the third request, its token expired, no refresh token given. */
+export const NO_REFRESH_CALL = { name: 'echo', arguments: { message: 'without a refresh token' } };
+
+/** Where the named-metadata recording's MCP server serves its resource metadata: no well-known URL. */
+export const NAMED_METADATA_PATH = '/auth/resource-metadata';
 
 export const OAUTH_CASSETTES: ({
   file: string;
@@ -104,6 +114,43 @@ export const OAUTH_CASSETTES: ({
     registered: KEPT_REGISTRATION,
     note: () =>
       `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts, which holds the course client's registration of an earlier run, ${KEPT_REGISTRATION.client_id}: a public client), the official SDK client with an OAuth client provider that starts with that registration, through theinference record --http: ${FLOW.replace('registration, ', '')}, the kept client_id in the authorization and token requests (scripts/record-oauth-cassettes.ts)`,
+  },
+  {
+    file: 'oidc-openid-discovery-http.yaml',
+    start: () => startOidcGateway({ OPENID_ONLY: '1' }),
+    command: ['env', 'OPENID_ONLY=1', 'node', '--import', 'tsx', OIDC_GATEWAY_ENTRY],
+    package: '@modelcontextprotocol/server-everything',
+    packageDir: 'node_modules/@modelcontextprotocol/server-everything',
+    note: () =>
+      `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with OPENID_ONLY=1: the authorization server's metadata only at OpenID Connect discovery, /.well-known/openid-configuration; the gateway answers 404 in front of oidc-provider's RFC 8414 route), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW.replace('authorization server metadata', 'authorization server metadata (RFC 8414 404, then OpenID Connect discovery)')} (scripts/record-oauth-cassettes.ts)`,
+  },
+  {
+    file: 'oidc-metadata-named-http.yaml',
+    start: () => startOidcGateway({ RESOURCE_METADATA: NAMED_METADATA_PATH }),
+    command: ['env', `RESOURCE_METADATA=${NAMED_METADATA_PATH}`, 'node', '--import', 'tsx', OIDC_GATEWAY_ENTRY],
+    package: '@modelcontextprotocol/server-everything',
+    packageDir: 'node_modules/@modelcontextprotocol/server-everything',
+    note: () =>
+      `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with RESOURCE_METADATA=${NAMED_METADATA_PATH}: the protected resource metadata only at that path, which the 401's resource_metadata names; every well-known path of the MCP server answers 404), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW} (scripts/record-oauth-cassettes.ts)`,
+  },
+  {
+    file: 'oidc-metadata-at-root-http.yaml',
+    start: () => startOidcGateway({ RESOURCE_METADATA: 'root' }),
+    command: ['env', 'RESOURCE_METADATA=root', 'node', '--import', 'tsx', OIDC_GATEWAY_ENTRY],
+    package: '@modelcontextprotocol/server-everything',
+    packageDir: 'node_modules/@modelcontextprotocol/server-everything',
+    note: () =>
+      `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with RESOURCE_METADATA=root: the protected resource metadata only at the root, /.well-known/oauth-protected-resource, for the whole origin, its resource the origin; the 401 names no resource_metadata), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW.replace('resource metadata', "resource metadata (at the MCP endpoint's path 404, then at the root)")} (scripts/record-oauth-cassettes.ts)`,
+  },
+  {
+    file: 'oidc-no-refresh-http.yaml',
+    start: () => startOidcGateway({ TOKEN_USES: '2', REFRESH_TOKENS: '0' }),
+    command: ['env', 'TOKEN_USES=2', 'REFRESH_TOKENS=0', 'node', '--import', 'tsx', OIDC_GATEWAY_ENTRY],
+    package: '@modelcontextprotocol/server-everything',
+    packageDir: 'node_modules/@modelcontextprotocol/server-everything',
+    calls: [NO_REFRESH_CALL],
+    note: () =>
+      `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with TOKEN_USES=2 and REFRESH_TOKENS=0: an access token is good for two JSON-RPC requests, and no token response carries a refresh token), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW.replace(', DELETE', '')}, then tools/call ${NO_REFRESH_CALL.name} answered 401 invalid_token, the authorization again (no refresh token to use; no second registration), the call again with the new token, DELETE (scripts/record-oauth-cassettes.ts)`,
   },
 ];
 

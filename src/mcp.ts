@@ -1088,7 +1088,7 @@ export class OAuthClient {
       }),
     });
     const registered = (await response.json().catch(() => undefined)) as ClientRegistration | undefined;
-    if (!response.ok || typeof registered?.client_id !== 'string') throw new Error(`registration failed: HTTP ${response.status}`);
+    if (!response.ok || typeof registered?.client_id !== 'string') throw new Error(`the authorization server refused the registration: HTTP ${response.status}${oauthError(registered)}`);
     this.options.registrations?.set(issuer, registered);
     return clientOf(registered, 'dynamic');
   }
@@ -1188,4 +1188,10 @@ function words(text: string | undefined): string[] {
 
 function stringsOf(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+/** An OAuth error response's error and description (RFC 6749 5.2, RFC 7591 3.2.2), for a message; empty when it has none. */
+function oauthError(body: Record<string, unknown> | undefined): string {
+  if (typeof body?.error !== 'string') return '';
+  return typeof body.error_description === 'string' ? ` ${body.error} (${body.error_description})` : ` ${body.error}`;
 }

@@ -370,6 +370,36 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['metadata-at-well-known', 'GET /.well-known/oauth-protected-resource to the MCP server', '/.well-known/oauth-protected-resource/mcp'],
     only: 'metadata-at-well-known',
   },
+  // stage 7: cases recorded for issue 47
+  'openid-discovery-missing': {
+    stage: 'authorization',
+    says: [
+      'openid-discovery',
+      'no authorization server metadata at',
+      '/.well-known/oauth-authorization-server/authorization-server',
+      'the authorization did not finish',
+    ],
+    only: 'openid-discovery',
+  },
+  'resource-metadata-url-ignored': {
+    stage: 'authorization',
+    says: [
+      'metadata-named',
+      'your client sent GET /.well-known/oauth-protected-resource/mcp to the MCP server, which the recording never answered',
+      'resource_metadata',
+    ],
+    only: 'metadata-named',
+  },
+  'metadata-root-fallback-missing': {
+    stage: 'authorization',
+    says: ['metadata-at-root', 'no protected resource metadata at', '/.well-known/oauth-protected-resource/mcp', 'the authorization did not finish'],
+    only: 'metadata-at-root',
+  },
+  'renewed-only-by-refresh': {
+    stage: 'authorization',
+    says: ['no-refresh-token', 'your client authorized 1 time, the reference 2', 'the session ended before your client sent tools/call "echo"'],
+    only: 'no-refresh-token',
+  },
 };
 
 /** One test per broken solution of `stage`. */

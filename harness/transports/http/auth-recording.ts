@@ -34,6 +34,8 @@ export class AuthRecording {
   /** Which stand-in names each origin, upstream and proxy alike. */
   private readonly standIns = new Map<string, string>();
   readonly roles: Roles;
+  /** Paths of the MCP server's origin that a 401's resource_metadata named: its metadata, wherever it is. */
+  private readonly named = new Set<string>();
 
   constructor(
     private readonly mcp: { upstream: URL; proxy: () => string },
@@ -44,9 +46,11 @@ export class AuthRecording {
     this.roles = roles ?? new Roles();
   }
 
-  /** A request to the MCP server's origin that is the authorization's, not MCP's: its well-known metadata. */
+  /** A request to the MCP server's origin that is the authorization's, not MCP's: its well-known metadata,
+   *  or the metadata at the URL a 401's resource_metadata named. */
   claims(path: string): boolean {
     return (
+      this.named.has(path) ||
       path.startsWith('/.well-known/oauth-protected-resource') ||
       path.startsWith('/.well-known/oauth-authorization-server') ||
       path.startsWith('/.well-known/openid-configuration')
@@ -55,6 +59,8 @@ export class AuthRecording {
 
   /** The WWW-Authenticate of an MCP reply, as the client is to see it: its resource_metadata on the proxy. */
   towardClient(text: string): string {
+    const named = /resource_metadata="([^"]*)"/.exec(text)?.[1];
+    if (named !== undefined && URL.canParse(named) && new URL(named).origin === this.mcp.upstream.origin) this.named.add(new URL(named).pathname);
     return this.rewrite(text, 'in');
   }
 
