@@ -3,7 +3,7 @@
 // `<access-token>`, a second one `<access-token-2>`); a replay mints the server's anew and holds the
 // client's to the rules the spec gives them.
 import { createHash } from 'node:crypto';
-import { isObject, type Cassette, type Json } from './model.ts';
+import { type AuthFrame, isObject, type Cassette, type Json } from './model.ts';
 
 /** The MCP server's origin, in an authorization frame. */
 export const MCP_SERVER = '<mcp-server>';
@@ -143,6 +143,11 @@ export interface RecordedAuthorization {
   brought: string | undefined;
   /** The WWW-Authenticate of the MCP server's 401: where the client finds the authorization. */
   challenge: string;
+  /** Metadata the client must not use, and why: protected resource metadata for another resource
+   *  (RFC 9728 3.3), authorization server metadata of another issuer (RFC 8414 3.3). */
+  misnamed: string | undefined;
+  /** The authorization server refused the registration (RFC 7591 3.2.2): the client has no client_id there. */
+  registrationRefused: boolean;
 }
 
 export function recordedAuthorization(cassette: Cassette): RecordedAuthorization {
@@ -161,10 +166,31 @@ export function recordedAuthorization(cassette: Cassette): RecordedAuthorization
     namesIssuer: frames.some((frame) => isObject(frame.reply.json) && frame.reply.json.authorization_response_iss_parameter_supported === true),
     brought: registers ? undefined : frames.find((frame) => frame.request.query?.client_id !== undefined)?.request.query?.client_id,
     challenge: (refused?.from === 'client' && refused.http?.reply?.headers?.['www-authenticate']) || 'Bearer',
+    misnamed: misnamedMetadata(frames),
+    registrationRefused: frames.some((frame) => isRegistration(frame.request.json) && frame.reply.status >= 400),
   };
 }
 
 /** A client registration request's body (RFC 7591 2: its metadata, redirect_uris among it). */
 export function isRegistration(json: Json | undefined): json is { redirect_uris: Json[] } {
   return isObject(json) && Array.isArray(json.redirect_uris);
+}
+
+/** What metadata of the recording names a server other than the one it was asked of: its resource
+ *  not the MCP server's (an origin of its own), its issuer not the authorization server's. */
+function misnamedMetadata(frames: readonly AuthFrame[]): string | undefined {
+  const named = frames.flatMap(({ reply }) =>
+    isObject(reply.json) && Array.isArray(reply.json.authorization_servers) && typeof reply.json.authorization_servers[0] === 'string'
+      ? [reply.json.authorization_servers[0]]
+      : [],
+  )[0];
+  for (const { request, reply } of frames) {
+    const json = reply.json;
+    if (!isObject(json) || !request.path.includes('/.well-known/')) continue;
+    if (request.server === 'resource' && typeof json.resource === 'string' && !json.resource.startsWith(MCP_SERVER))
+      return `the protected resource metadata names the resource ${json.resource}, not the MCP server it was asked of`;
+    if (request.server === 'authorization' && typeof json.issuer === 'string' && json.issuer !== (named ?? AUTHORIZATION_SERVER))
+      return `the authorization server's metadata names the issuer ${json.issuer}, not the one whose well-known URL it was read at`;
+  }
+  return undefined;
 }

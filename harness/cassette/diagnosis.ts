@@ -53,7 +53,9 @@ export type DiagnosisKind =
   | 'oauth-scope-selection' // an authorization request without the scopes the spec's scope selection picks (advice)
   | 'oauth-resource-form' // a resource that names the MCP server less specifically, or with a trailing slash (advice)
   | 'oauth-token-redirect-uri' // a token request without the redirect_uri of its authorization request (advice: compatibility)
-  | 'oauth-token-leaked'; // an access token sent to the authorization server
+  | 'oauth-token-leaked' // an access token sent to the authorization server
+  | 'oauth-metadata-mismatch' // the client went on with metadata naming another resource or issuer
+  | 'oauth-registration-refused'; // the client went on after its registration was refused
 
 export interface RecordedRef {
   /** Index into the cassette's frames. */

@@ -233,6 +233,18 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     words:
       'MCP clients SHOULD follow the principle of least privilege by requesting only the scopes necessary for their intended operations … SHOULD follow this priority order for scope selection: 1. Use scope parameter from the initial WWW-Authenticate header in the 401 response, if provided 2. If scope is not available, use all scopes defined in scopes_supported from the Protected Resource Metadata document.',
   },
+  'oauth-metadata-mismatch': {
+    level: 'must',
+    source: 'RFC 9728 3.3',
+    words:
+      "The resource value returned MUST be identical to the protected resource's resource identifier value into which the well-known resource metadata URI path suffix was inserted … If these values are not identical, the data contained in the response MUST NOT be used. (2026-07-28 basic/authorization/authorization-server-discovery: the issuer value in the document MUST be identical to the issuer identifier used to construct the well-known URL. If they differ, the client MUST NOT use the metadata.)",
+  },
+  'oauth-registration-refused': {
+    level: 'must',
+    source: '2026-07-28 basic/authorization/client-registration',
+    words:
+      'MCP clients MUST be prepared to handle registration failures due to redirect URI constraints when authorization servers implement OIDC. When a registration request is rejected, clients SHOULD surface a meaningful error to the user or developer. (A client refused holds no client_id: it asks for no authorization there.)',
+  },
   'oauth-token-leaked': {
     level: 'must',
     source: 'RFC 6750 5.3',

@@ -239,6 +239,12 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
   ],
   'oauth-scope': ['after a 403 insufficient_scope, ask for authorization again with every scope its WWW-Authenticate names (scope="…")'],
   'oauth-scope-selection': ["ask for the scopes of the 401's WWW-Authenticate; without any there, those of the protected resource metadata's scopes_supported"],
+  'oauth-metadata-mismatch': [
+    "compare the protected resource metadata's resource with the URL you read it for, and the authorization server metadata's issuer with the issuer you asked: stop where they differ",
+  ],
+  'oauth-registration-refused': [
+    'a refused registration (an error with error and error_description) ends the flow there: say why, and ask for no authorization',
+  ],
   'oauth-token-leaked': ['the access token goes to the MCP server only: send no Authorization: Bearer header to the authorization server'],
   'oauth-client-metadata': [
     "where the authorization server's metadata says client_id_metadata_document_supported, the clientMetadataUrl you were given is your client_id: register nothing",

@@ -205,6 +205,8 @@ const DIAGNOSIS_KINDS = [
   'oauth-resource-form',
   'oauth-token-redirect-uri',
   'oauth-token-leaked',
+  'oauth-metadata-mismatch',
+  'oauth-registration-refused',
 ] as const;
 const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject, newSession: optional(boolean) });
 const diagnosisSchema = object({

@@ -63,8 +63,8 @@ const stepUpRule = fewerThanReference(
   'authorizations',
   'step-up-missing',
   'authorized',
-  'a request answered 403 with error="insufficient_scope" asks for a token with more scopes',
-  'authorize again for the scopes held and those the challenge names (its scope parameter), then send the request again with the new token',
+  'a request answered 403 with error="insufficient_scope" asks for a token with more scopes; one answered 401 invalid_token where no refresh token was given asks for a new token',
+  'authorize again (after a 403, for the scopes held and those the challenge names: its scope parameter), then send the request again with the new token',
 );
 
 /** An expired token answered with a whole new flow, or not at all. */

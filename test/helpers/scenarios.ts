@@ -400,6 +400,21 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['no-refresh-token', 'your client authorized 1 time, the reference 2', 'the session ended before your client sent tools/call "echo"'],
     only: 'no-refresh-token',
   },
+  'resource-metadata-not-compared': {
+    stage: 'authorization',
+    says: ['oauth-metadata-mismatch', 'names the resource https://another-mcp-server.example/mcp', 'MUST NOT be used'],
+    only: 'resource-mismatch',
+  },
+  'issuer-not-compared': {
+    stage: 'authorization',
+    says: ['oauth-metadata-mismatch', 'names the issuer https://another-authorization-server.example', 'MUST NOT be used'],
+    only: 'issuer-mismatch',
+  },
+  'registration-refusal-ignored': {
+    stage: 'authorization',
+    says: ['oauth-registration-refused', 'after the authorization server refused its registration'],
+    only: 'registration-refused',
+  },
 };
 
 /** One test per broken solution of `stage`. */

@@ -267,6 +267,20 @@ export class AuthFace {
             error: 'invalid_client_metadata',
             message: `your client registered (RFC 7591) again with an authorization server it holds a registration for (client_id ${this.recorded.brought}, kept from an earlier run under this issuer): use the registration kept, and register only where none is held`,
           };
+    const wellKnown = asked.path.includes('/.well-known/');
+    if (this.recorded.misnamed !== undefined && server === 'authorization' && !(wellKnown && this.recorded.misnamed.includes('issuer')))
+      return {
+        kind: 'oauth-metadata-mismatch',
+        error: 'invalid_request',
+        message: `your client went on (${asked.method} ${asked.path}) though ${this.recorded.misnamed}: such metadata MUST NOT be used`,
+      };
+    if (this.recorded.registrationRefused && server === 'authorization' && !wellKnown && !isRegistration(asked.json))
+      return {
+        kind: 'oauth-registration-refused',
+        error: 'invalid_client',
+        status: 401,
+        message: `your client went on (${asked.method} ${asked.path}) after the authorization server refused its registration: it holds no client_id there; stop, and say why`,
+      };
     if (asked.fields.grant_type === 'refresh_token' && asked.fields.refresh_token !== undefined && this.refusedRefreshes.has(asked.fields.refresh_token))
       return {
         kind: 'oauth-refresh-token',
@@ -291,6 +305,12 @@ export class AuthFace {
       if (!problem) this.take(recorded, asked.fields, ['state', 'code_challenge']);
       return problem;
     }
+    if (recorded.grant_type === 'authorization_code' && asked.fields.grant_type === 'refresh_token')
+      return {
+        kind: 'oauth-refresh-token',
+        error: 'invalid_grant',
+        message: `your client asked to refresh ${this.values.has('<refresh-token>') ? 'where the recording authorized again' : 'though no token response gave it a refresh token'}: clients MUST NOT assume refresh tokens will be issued (2026-07-28); without one, ask for authorization again`,
+      };
     if (recorded.grant_type === 'authorization_code') {
       const problem = this.requests.token(frame, asked);
       if (!problem) this.take(recorded, asked.fields, ['code_verifier']);
