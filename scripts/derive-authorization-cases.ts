@@ -157,6 +157,14 @@ const CASES: AuthorizationCase[] = [
     frames: redirectEdited((location) => location.replace('state=<state>', 'state=<forged-state>')),
   },
   {
+    name: 'state-dropped',
+    about:
+      'The redirect back comes without the state the client sent (RFC 6749 4.1.2: state is REQUIRED in the response if it was in the request): the client discards it and trades no code; initialize fails. (The spec: MCP clients SHOULD use and verify state parameters … and discard any results that do not include or have a mismatch with the original state; the course requires it.)',
+    edit: 'the authorization redirect has no state; the recording ends there',
+    source: sdk,
+    frames: redirectEdited((location) => location.replace(/([?&])state=<state>&?/, '$1').replace(/[?&]$/, '')),
+  },
+  {
     name: 'iss-mixed-up',
     about:
       "The redirect back from oidc-provider names another issuer in its iss (https://attacker.example: a mix-up, RFC 9207, as an attacker's authorization server would send): the client compares iss with the issuer whose metadata it read, discards the redirect and trades no code; initialize fails. (2026-07-28: MCP clients MUST apply RFC 9207 2.4's validation; the course requires it of every client.)",

@@ -410,6 +410,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['oauth-metadata-mismatch', 'names the issuer https://another-authorization-server.example', 'MUST NOT be used'],
     only: 'issuer-mismatch',
   },
+  'state-absence-accepted': {
+    stage: 'authorization',
+    says: ['oauth-state-unchecked', 'a redirect whose state was not the one it sent (another, or none)'],
+    only: 'state-dropped',
+  },
   'registration-refusal-ignored': {
     stage: 'authorization',
     says: ['oauth-registration-refused', 'after the authorization server refused its registration'],

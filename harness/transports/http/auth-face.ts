@@ -391,7 +391,9 @@ export class AuthFace {
       else url.searchParams.set(name, live);
     }
     if (code !== null) {
-      const discard = this.discardProblem(forgery !== undefined && !CLIENT_ROLES.has(forgery), url.searchParams.get('iss'));
+      // a state the client sent, and none comes back: as forged as another one
+      const dropped = this.values.has('<state>') && !/[?&]state=/.test(recorded);
+      const discard = this.discardProblem((forgery !== undefined && !CLIENT_ROLES.has(forgery)) || dropped, url.searchParams.get('iss'));
       if (discard) this.discarded.set(code, discard);
     }
     return url.href;
@@ -403,7 +405,7 @@ export class AuthFace {
     if (stateForged)
       return {
         kind: 'oauth-state-unchecked',
-        message: 'your client traded the code of a redirect whose state was not the one it sent: discard such a redirect, code and all',
+        message: 'your client traded the code of a redirect whose state was not the one it sent (another, or none): discard such a redirect, code and all',
       };
     const issuer = `${this.origin}${AUTHORIZATION_PATH}`;
     if (iss !== null && iss !== issuer)
