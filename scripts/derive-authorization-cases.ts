@@ -240,11 +240,14 @@ const CASES: AuthorizationCase[] = [
   {
     name: 'resource-mismatch',
     about: `The protected resource metadata that the 401 names says its resource is ${ANOTHER_RESOURCE}, not the MCP server the client asked: the client MUST NOT use it, and goes no further (no authorization server metadata, no registration); initialize fails. RFC 9728 3.3: "If the protected resource metadata was retrieved from a URL returned by the protected resource via the WWW-Authenticate resource_metadata parameter, then the resource value returned **MUST** be identical to the URL that the client used to make the request to the resource server. If these values are not identical, the data contained in the response **MUST NOT** be used." (The spec, 2025-11-25 basic/authorization: "MCP clients **MUST** use OAuth 2.0 Protected Resource Metadata for authorization server discovery".)`,
-    edit: `the protected resource metadata's resource is ${ANOTHER_RESOURCE}; the recording ends there`,
+    edit: `the protected resource metadata's resource is ${ANOTHER_RESOURCE}; the recording ends after the authorization server's metadata (a client that reads it has not used the resource metadata yet: one that goes on to register has)`,
     source: oidc,
-    frames: endsAtEdited('resource metadata', isResourceMetadata, (reply) => {
-      (reply.json as Record<string, unknown>).resource = ANOTHER_RESOURCE;
-    }),
+    frames: (frames) => {
+      const edited = endsAtEdited('resource metadata', isResourceMetadata, (reply) => {
+        (reply.json as Record<string, unknown>).resource = ANOTHER_RESOURCE;
+      })([...frames]);
+      return [...edited, ...frames.slice(edited.length, exchange(frames, 'authorization server metadata', isServerMetadata) + 1)];
+    },
   },
   {
     name: 'issuer-mismatch',

@@ -36,6 +36,11 @@ const SDK_DIFFERS: Record<string, string> = {
   // authorization server does not support PKCE and MCP clients MUST refuse to proceed."
   'pkce-unsupported':
     "the SDK's auth() registers, then asks for authorization, when the metadata has no code_challenge_methods_supported: its startAuthorization refuses only a list without S256",
+  // RFC 8414 3.3: "The issuer value returned MUST be identical to the authorization server's issuer
+  // identifier value into which the well-known URI string was inserted ... If these values are not
+  // identical, the data contained in the response MUST NOT be used." (2026-07-28 says it of MCP clients.)
+  'issuer-mismatch':
+    "the SDK's auth() does not compare the metadata's issuer with the URL it read it for (its comment: this version does not check that the metadata document echoes the URL it was fetched from), and registers",
 };
 
 describe('the official SDK client, behind the course API', () => {

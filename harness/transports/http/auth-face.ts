@@ -218,6 +218,11 @@ export class AuthFace {
           'oauth-code',
           this.requests.codeProblem(asked.fields.code) ?? 'your client sent a second token request for one authorization',
         );
+      if (this.recorded.misnamed !== undefined && asked.path.includes('/.well-known/')) {
+        // the recording stopped where a client must stop: more metadata is not there, and reading it uses nothing
+        this.player.transportRefusal(asked.text, statusLine(404));
+        return void response.writeHead(404).end();
+      }
       const whose = server === 'resource' ? 'the MCP server' : 'the authorization server';
       return this.refuse(
         asked,
@@ -268,7 +273,8 @@ export class AuthFace {
             message: `your client registered (RFC 7591) again with an authorization server it holds a registration for (client_id ${this.recorded.brought}, kept from an earlier run under this issuer): use the registration kept, and register only where none is held`,
           };
     const wellKnown = asked.path.includes('/.well-known/');
-    if (this.recorded.misnamed !== undefined && server === 'authorization' && !(wellKnown && this.recorded.misnamed.includes('issuer')))
+    // reading more metadata tells the client nothing it may not know: going on to register, authorize or trade is using it
+    if (this.recorded.misnamed !== undefined && server === 'authorization' && !wellKnown)
       return {
         kind: 'oauth-metadata-mismatch',
         error: 'invalid_request',
