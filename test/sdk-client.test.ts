@@ -44,13 +44,16 @@ const SDK_DIFFERS: Record<string, string> = {
 };
 
 describe('the official SDK client, behind the course API', () => {
+  // bundled once, for every stage: the same src/ and packages each time
+  let started: ReturnType<typeof launcher> | undefined;
+  const sdkLauncher = () => (started ??= launcher(dir, { bundle: true, packages: SDK_PACKAGES }));
   for (const slug of ['handshake', 'tools', 'streamable-http', 'translate', 'stateless', 'authorization']) {
     it(`passes every case of the ${slug} stage`, async () => {
       const stage = loadCourse(dir).stages.find((candidate) => candidate.slug === slug)!;
       const result = await gradeStage(stage, {
         runRoot: dir,
         content: COURSE_CONTENT,
-        launcher: await launcher(dir, { bundle: true, packages: SDK_PACKAGES }),
+        launcher: await sdkLauncher(),
         env: programEnv(),
         seed: 1,
         propertyRuns: 1,

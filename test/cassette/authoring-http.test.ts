@@ -10,10 +10,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { saveCassette } from '../../harness/cassette/save.ts';
 import { EVERYTHING_ENTRY, type HttpStep, runHttpSession, waitForOutput } from '../../scripts/record-http-cassettes.ts';
-import { courseCopy, runCli } from '../helpers/cli.ts';
+import { courseCopy, runCli, trimCourse } from '../helpers/cli.ts';
 import { BIN } from './sdk-session.ts';
 
+/** A case of each command (and the new one, once made): what is under test is the path from recording
+ *  to a graded case, not the course's other cases, which grader.test.ts grades. */
 const course = courseCopy();
+trimCourse(course);
 afterAll(() => rmSync(course, { recursive: true, force: true }));
 
 /** A name no course case has, so that the walk works on this course grown too. */

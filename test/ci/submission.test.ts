@@ -18,7 +18,8 @@ afterAll(() => {
 });
 
 /** A case of each command and the cases the tests below name: for the tests of what a submission can
- *  and cannot do, which every case would show alike (the first test grades every one). */
+ *  and cannot do, which every case would show alike, and for the reference's CI run (that it passes
+ *  every public case is grader.test.ts's golden; here, every stage in CI mode, generated cases included). */
 const trimmed = courseCopy();
 made.push(trimmed);
 trimCourse(trimmed, ['mcp-frame/numbers', 'mcp-frame/requests', 'mcp-config/stdio-full']);
@@ -28,7 +29,7 @@ const FRAME_FIXTURES = join(REPO, 'fixtures/config-and-framing/mcp-frame');
 
 describe('grading only src/', () => {
   it('the reference solution passes every stage, generated cases included, with the seed in the report', async () => {
-    const run = await runCi(['test', '--all', '--seed', '11', '--runs', '50', '--submission', REPO]);
+    const run = await runCi(['test', '--all', '--seed', '11', '--runs', '50', '--submission', REPO], { cwd: trimmed });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const report = run.report!;

@@ -3,16 +3,25 @@
 // gets the row they deserve; nothing of theirs but src/ is read or run; the gradebook's CSV parses with a
 // CSV library; shards merge into the gradebook of the whole class.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Gradebook } from '../../harness/classroom/gradebook.ts';
 import type { ResultsReport } from '../../harness/report/model.ts';
 import { cleanUp, folder, REFERENCE } from '../ci/helpers.ts';
-import { REPO, runCli, scenarioSubmission } from '../helpers/cli.ts';
+import { courseCopy, REPO, runCli, scenarioSubmission, trimCourse } from '../helpers/cli.ts';
 
-afterAll(cleanUp);
+/** The course the teacher grades with here: a case of each command (the rows below come out the same
+ *  on every case; that the reference passes them all, and how each mistake fails them, the grader's
+ *  and the scenarios' tests show). */
+const COURSE = courseCopy();
+trimCourse(COURSE);
+
+afterAll(() => {
+  cleanUp();
+  rmSync(COURSE, { recursive: true, force: true });
+});
 
 const STARTER = readFileSync(join(REPO, 'starter/src/mcp.ts'), 'utf8');
 /** Stage 1, few property runs, no generated cases: what a class is graded on here (every stage: the same, slower). */
@@ -127,7 +136,7 @@ describe('theinference classroom', () => {
 
   it('grades every student of the roster, two at once, into a gradebook', async () => {
     run = await runCli(['classroom', '--roster', join(roster(CLASS), 'roster.csv'), '--out', out, '--jobs', '2', '--cases', hidden, ...QUICK], {
-      cwd: REPO,
+      cwd: COURSE,
     });
     expect(run.stderr).toBe('');
     rows = csvRows(out);
@@ -206,11 +215,11 @@ describe('theinference classroom', () => {
     const small = join(roster(CLASS.slice(0, 3)), 'roster.csv');
     const parts = [1, 2].map((index) => join(folder({}), `shard-${index}`));
     for (const [index, part] of parts.entries()) {
-      const shard = await runCli(['classroom', '--roster', small, '--out', part, '--shard', `${index + 1}/2`, ...QUICK], { cwd: REPO });
+      const shard = await runCli(['classroom', '--roster', small, '--out', part, '--shard', `${index + 1}/2`, ...QUICK], { cwd: COURSE });
       expect(shard.code, shard.stderr).toBe(0);
     }
     const merged = join(folder({}), 'merged');
-    const joined = await runCli(['merge-reports', '--gradebook', merged, ...parts], { cwd: REPO });
+    const joined = await runCli(['merge-reports', '--gradebook', merged, ...parts], { cwd: COURSE });
     expect(joined.stdout).toBe('merged 2 gradebooks: 3 students\n');
     expect(joined.code).toBe(0);
     expect(csvRows(merged).map((row) => [row.student, row.status, row.points])).toEqual([
@@ -222,7 +231,7 @@ describe('theinference classroom', () => {
     const book = JSON.parse(readFileSync(join(merged, 'gradebook.json'), 'utf8')) as Gradebook;
     expect(book).toMatchObject({ shard: { index: 0, count: 2 }, mergedShards: [1, 2], problems: [] });
     // a shard missing is named, and the merge exits 2
-    const half = await runCli(['merge-reports', '--gradebook', join(folder({}), 'half'), parts[0]!], { cwd: REPO });
+    const half = await runCli(['merge-reports', '--gradebook', join(folder({}), 'half'), parts[0]!], { cwd: COURSE });
     expect(half.code).toBe(2);
     expect(half.stdout).toContain('shard 2/2 is missing from the merge');
   });
@@ -239,7 +248,7 @@ describe('theinference classroom', () => {
     ];
     for (const [files, words] of cases) {
       const dir = folder(files);
-      const refused = await runCli(['classroom', '--roster', join(dir, 'roster.csv'), '--out', join(dir, 'out'), ...QUICK], { cwd: REPO });
+      const refused = await runCli(['classroom', '--roster', join(dir, 'roster.csv'), '--out', join(dir, 'out'), ...QUICK], { cwd: COURSE });
       expect(refused.code, words).toBe(2);
       expect(refused.stderr, words).toContain(`${join(dir, words.split(':')[0]!)}:${words.split(':').slice(1).join(':')}`);
       expect(existsSync(join(dir, 'out')), words).toBe(false);
@@ -251,7 +260,7 @@ describe('theinference classroom', () => {
 it('classroom --cases: hidden cases that are not laid out as the course says stop the run at once', async () => {
   const dir = folder({ 'roster.csv': `student,repo\nada,${url(reference)}\n` });
   const hidden = folder({ 'nothing.txt': '' });
-  const run = await runCli(['classroom', '--roster', join(dir, 'roster.csv'), '--out', join(dir, 'out'), '--cases', hidden, ...QUICK], { cwd: REPO });
+  const run = await runCli(['classroom', '--roster', join(dir, 'roster.csv'), '--out', join(dir, 'out'), '--cases', hidden, ...QUICK], { cwd: COURSE });
   expect(run.code).toBe(2);
   expect(run.stderr).toContain('cases/');
   expect(existsSync(join(dir, 'out'))).toBe(false);

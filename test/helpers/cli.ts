@@ -4,6 +4,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import { parse as parseYaml, parseDocument, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
@@ -43,9 +44,11 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
 export async function runInProcess(args: ['test', ...string[]], options: { cwd?: string } = {}): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
-  // Loaded before the change of folder: esbuild, which the command loads, keeps the folder it was
-  // loaded in as every later build's working folder (in this worker, also once the copy is gone).
+  // Loaded before the change of folder: esbuild, which the command loads when it first builds a script
+  // of the harness (own-module.ts), keeps the folder it was loaded in as the working folder of every
+  // process it starts later (in this worker, also once the copy is gone: a build then fails, ENOENT).
   await import('../../harness/commands/test.ts');
+  createRequire(import.meta.url)('esbuild');
   const home = process.cwd();
   process.chdir(options.cwd ?? REPO);
   try {
