@@ -218,7 +218,7 @@ describe('each mistake of the stateless revision, diagnosed and answered as the 
     expect(diagnoses[0]).toMatchObject({ kind: 'stateless-initialize' });
   });
 
-  it('an input_required retry without the requestState, or with another, is asked again; one with the answered id passes, as the right one does', async () => {
+  it('an input_required retry without the requestState, or with another, is asked again; one under the answered id is answered and said (the ids MUST differ); the right one passes', async () => {
     const deploy = { name: 'deploy', arguments: { env: 'staging' } };
     const yes = { inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } };
     const upTo = async (url: string) => {
@@ -241,8 +241,8 @@ describe('each mistake of the stateless revision, diagnosed and answered as the 
       return post(url, request(8, 'tools/call', { ...deploy, ...yes, requestState: first.result.requestState }, ELICITS));
     });
     expect(oldId.live).toMatchObject({ status: 200, body: { result: { content: [{ text: 'deployed to staging' }] } } });
-    // 2026-07-28: an id must differ from those of requests not yet answered; the first was
-    expect(oldId.diagnoses.map((d) => d.kind)).toEqual([]);
+    // 2026-07-28 mrtr: "The JSON-RPC id MUST be different between the initial request and the retry"
+    expect(oldId.diagnoses).toMatchObject([{ kind: 'input-required-retry', path: 'id' }]);
     const right = await sameAnswer(file, 'tools', async (url) => {
       const first = await upTo(url);
       return post(url, request(9, 'tools/call', { ...deploy, ...yes, requestState: first.result.requestState }, ELICITS));
