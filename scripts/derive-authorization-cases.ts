@@ -173,6 +173,14 @@ const CASES: AuthorizationCase[] = [
     frames: redirectEdited((location) => withIss(location, 'iss=https%3A%2F%2Fattacker.example')),
   },
   {
+    name: 'iss-normalised',
+    about:
+      'The redirect back from oidc-provider names the issuer with a trailing slash (its own issuer, then "/"): the same issuer to a client that normalises URLs, another to the simple string comparison the spec asks for. The client discards the redirect and trades no code; initialize fails. The spec (2026-07-28 basic/authorization, Authorization Server Binding): "clients **MUST NOT** apply scheme or host case folding, default-port elision, trailing-slash, or percent-encoding normalization … before comparison". (The course requires RFC 9207 2.4\'s validation of every client.)',
+    edit: "the authorization redirect's iss is the issuer with a trailing slash; the recording ends there",
+    source: oidc,
+    frames: redirectEdited((location) => withIss(location, 'iss=%3Cauthorization-server%3E%2F')),
+  },
+  {
     name: 'iss-missing',
     about:
       'The redirect back from oidc-provider has no iss, though its metadata says authorization_response_iss_parameter_supported: the client rejects the response (RFC 9207 2.4) and trades no code; initialize fails.',
@@ -192,6 +200,20 @@ const CASES: AuthorizationCase[] = [
       delete metadata.code_challenge_methods_supported;
       return frames.slice(0, at + 1);
     },
+  },
+  {
+    name: 'pkce-unsupported-openid',
+    about:
+      'oidc-provider\'s metadata served at OpenID Connect discovery only (as in openid-discovery), without code_challenge_methods_supported: whichever discovery mechanism gave the metadata, it does not support PKCE, and the client MUST refuse to proceed (no registration, no authorization request); initialize fails. The spec (2025-11-25 basic/authorization, Authorization Code Protection), of OpenID Connect Discovery 1.0: "MCP clients **MUST** verify the presence of `code_challenge_methods_supported` in the provider metadata response. If the field is absent, MCP clients **MUST** refuse to proceed."',
+    edit: 'the OpenID Connect discovery metadata without code_challenge_methods_supported; the recording ends there',
+    source: openidDiscovery,
+    frames: endsAtEdited(
+      'OpenID Connect discovery metadata',
+      (frame) => isServerMetadata(frame) && frame.reply.status === 200,
+      (reply) => {
+        delete (reply.json as Record<string, unknown>).code_challenge_methods_supported;
+      },
+    ),
   },
   {
     name: 'metadata-at-well-known',
