@@ -993,12 +993,14 @@ export class OAuthClient {
     };
     for (const [name, value] of Object.entries(query)) request.searchParams.set(name, value);
     const back = new URL(await this.options.signIn(request.href));
-    const error = back.searchParams.get('error');
-    if (error !== null) throw new Error(`the authorization server refused: ${error}`);
+    // state and iss first: an error response that fails them is not acted on, nor shown (2026-07-28)
     if (back.searchParams.get('state') !== state) throw new Error("the authorization response's state is not the one sent: discarded");
     const iss = back.searchParams.get('iss');
+    // simple string comparison (RFC 3986 6.2.1): no normalisation of either
     if (iss !== null ? iss !== found.issuer : server.authorization_response_iss_parameter_supported === true)
       throw new Error(`the authorization response names the issuer ${JSON.stringify(iss)}, not ${found.issuer}: discarded`);
+    const error = back.searchParams.get('error');
+    if (error !== null) throw new Error(`the authorization server refused: ${error}`);
     const code = back.searchParams.get('code');
     if (code === null) throw new Error('the authorization response has no code');
     await this.token(client, { grant_type: 'authorization_code', code, redirect_uri: this.options.redirectUri, code_verifier: verifier, resource }, scopes);

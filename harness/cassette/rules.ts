@@ -284,7 +284,7 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     level: 'course',
     source: COURSE,
     words:
-      "a redirect whose iss is not the issuer the client asked, or that has none where the issuer's metadata says authorization_response_iss_parameter_supported, is discarded, its code never traded (2026-07-28 basic/authorization: MCP clients MUST apply the validation in RFC9207 Section 2.4 before transmitting the authorization code to any token endpoint; the course holds clients of 2025-11-25 to it too)",
+      "a redirect whose iss is not the issuer the client asked, or that has none where the issuer's metadata says authorization_response_iss_parameter_supported, is discarded, its code never traded (2026-07-28 basic/authorization: MCP clients MUST apply the validation in RFC9207 Section 2.4 before transmitting the authorization code to any token endpoint, and MUST NOT apply scheme or host case folding, default-port elision, trailing-slash, or percent-encoding normalization before comparison; the course holds clients of 2025-11-25 to it too)",
   },
   'oauth-secret-printed': {
     level: 'course',

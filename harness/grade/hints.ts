@@ -216,7 +216,7 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
   // the authorization (2025-11-25 basic/authorization)
   'oauth-pkce': ['make a code_verifier, send its S256 hash as code_challenge with code_challenge_method=S256 in the authorization request'],
   'oauth-pkce-unsupported': [
-    "read code_challenge_methods_supported in the authorization server's metadata: without S256 there, stop before registering or asking for authorization",
+    "read code_challenge_methods_supported in the authorization server's metadata, found by RFC 8414 or by OpenID Connect discovery alike: without S256 there, stop before registering or asking for authorization",
   ],
   'oauth-verifier': ['keep the code_verifier the challenge was made from, and send that one with the token request'],
   'oauth-code': ['trade the code of the redirect for a token once: a second token request with it is refused'],
@@ -254,7 +254,7 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
     'a registration kept under another issuer is not for this authorization server: register, and keep that one too',
   ],
   'oauth-iss-unchecked': [
-    "compare the redirect's iss with the issuer whose metadata you read (simple string comparison); without iss, reject it where that metadata says authorization_response_iss_parameter_supported",
+    "compare the redirect's iss with the issuer whose metadata you read (simple string comparison: no URL parsing, no trailing slash dropped); without iss, reject it where that metadata says authorization_response_iss_parameter_supported",
   ],
   'oauth-state-unchecked': ["compare the redirect's state with the one you sent, and discard the redirect (its code too) when they differ"],
   'oauth-secret-printed': ['print what the flow found (the endpoints, the scopes), never a token, a code, a secret or a verifier: not in a log line either'],

@@ -268,6 +268,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['pkce-unsupported', 'does not advertise S256 in code_challenge_methods_supported: it MUST refuse to proceed'],
     only: 'pkce-unsupported',
   },
+  'pkce-checked-in-oauth-metadata-only': {
+    stage: 'authorization',
+    says: ['oauth-pkce-unsupported', 'does not advertise S256 in code_challenge_methods_supported: it MUST refuse to proceed'],
+    only: 'pkce-unsupported-openid',
+  },
   'state-unchecked': { stage: 'authorization', says: ['state-forged', 'a redirect whose state was not the one it sent'], only: 'state-forged' },
   'resource-omitted': {
     stage: 'authorization',
@@ -321,6 +326,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     stage: 'authorization',
     says: ['oauth-iss-unchecked', 'a redirect whose iss is "https://attacker.example", not the issuer it asked', 'mix-up'],
     only: 'iss-mixed-up',
+  },
+  'iss-normalised-before-compare': {
+    stage: 'authorization',
+    says: ['oauth-iss-unchecked', 'only once normalised', 'MUST NOT normalise'],
+    only: 'iss-normalised',
   },
   'iss-absence-accepted': {
     stage: 'authorization',

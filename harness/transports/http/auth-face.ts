@@ -417,7 +417,9 @@ export class AuthFace {
     if (iss !== null && iss !== issuer)
       return {
         kind: 'oauth-iss-unchecked',
-        message: `your client traded the code of a redirect whose iss is ${JSON.stringify(iss)}, not the issuer it asked (${issuer}): compare iss with the issuer, and discard the redirect when they differ (a mix-up, RFC 9207)`,
+        message: sameOnceNormalised(iss, issuer)
+          ? `your client traded the code of a redirect whose iss is ${JSON.stringify(iss)}, the issuer it asked (${issuer}) only once normalised: compare the two strings as they are, no case folding, default port, trailing slash or percent-encoding made the same (2026-07-28: clients MUST NOT normalise them), and discard the redirect`
+          : `your client traded the code of a redirect whose iss is ${JSON.stringify(iss)}, not the issuer it asked (${issuer}): compare iss with the issuer, and discard the redirect when they differ (a mix-up, RFC 9207)`,
       };
     if (iss === null && this.recorded.namesIssuer)
       return {
@@ -464,4 +466,11 @@ function challengesBefore(cassette: Cassette): Map<AuthFrame, { status: number; 
       last = { status: frame.http.reply.status, header: frame.http.reply.headers['www-authenticate'] };
   }
   return before;
+}
+
+/** Whether two URLs are one once normalised as RFC 3986 6.2.2-6.2.3 would (what URL parsing does, and
+ *  a trailing slash dropped): the normalisation an iss comparison must not make. */
+function sameOnceNormalised(a: string, b: string): boolean {
+  const normal = (text: string) => (URL.canParse(text) ? new URL(text).href : text).replace(/\/+$/, '');
+  return normal(a) === normal(b);
 }
