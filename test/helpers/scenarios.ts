@@ -329,11 +329,7 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   },
   'refresh-token-not-replaced': {
     stage: 'authorization',
-    says: [
-      'oauth-refresh-rotation',
-      'your client refreshed with a refresh token that a later token response replaced',
-      'MUST discard the old refresh token',
-    ],
+    says: ['oauth-refresh-rotation', 'your client refreshed with a refresh token that a later token response replaced', 'MUST discard the old refresh token'],
     only: 'refresh-rotated',
   },
   'refresh-retried': {
