@@ -226,7 +226,7 @@ const CASES: AuthorizationCase[] = [
   {
     name: 'refresh-rotated',
     about:
-      'oidc-provider in front of the everything server, its access tokens good for two requests and every token response with a refresh token; the client registered as a public client, whose refresh token oidc-provider rotates at each refresh: the first call is answered 401 invalid_token, the client refreshes and calls again, makes the second call, and the third is answered 401 invalid_token again; the client refreshes a second time, with the refresh token the first refresh gave (the first is spent), and calls again. RFC 6749 6: "The authorization server MAY issue a new refresh token, in which case the client **MUST** discard the old refresh token and replace it with the new refresh token."',
+      'oidc-provider in front of the everything server, its access tokens good for two requests and every token response with a refresh token; the recorded client registered as a public client, whose refresh token oidc-provider rotates at each refresh (a client that registers otherwise is held to the same rotation): the first call is answered 401 invalid_token, the client refreshes and calls again, makes the second call, and the third is answered 401 invalid_token again; the client refreshes a second time, with the refresh token the first refresh gave (the first is spent), and calls again. RFC 6749 6: "The authorization server MAY issue a new refresh token, in which case the client **MUST** discard the old refresh token and replace it with the new refresh token."',
     source: refreshRotated,
     frames: (frames) => frames,
     inputs: { 'calls.json': answeredCalls(refreshRotated) },
