@@ -23,6 +23,7 @@ const openidDiscovery = recording('oidc-openid-discovery-http');
 const metadataNamed = recording('oidc-metadata-named-http');
 const metadataAtRoot = recording('oidc-metadata-at-root-http');
 const noRefresh = recording('oidc-no-refresh-http');
+const refreshRotated = recording('oidc-refresh-rotated-http');
 /** A resource that is not the MCP server the client asked (a name under .example: never a real host). */
 const ANOTHER_RESOURCE = 'https://another-mcp-server.example/mcp';
 /** An issuer that is not the one whose well-known URL the client built. */
@@ -243,6 +244,14 @@ const CASES: AuthorizationCase[] = [
       'oidc-provider in front of the everything server, whose 401 names its protected resource metadata at /auth/resource-metadata, a URL that is no well-known one; the metadata is there only (the well-known URLs answer 404). The spec (2025-11-25 basic/authorization, Protected Resource Metadata Discovery Requirements): "MCP clients **MUST** support both discovery mechanisms and use the resource metadata URL from the parsed `WWW-Authenticate` headers when present".',
     source: metadataNamed,
     frames: (frames) => frames,
+  },
+  {
+    name: 'refresh-rotated',
+    about:
+      'oidc-provider in front of the everything server, its access tokens good for two requests and every token response with a refresh token; the recorded client registered as a public client, whose refresh token oidc-provider rotates at each refresh (a client that registers otherwise is held to the same rotation): the first call is answered 401 invalid_token, the client refreshes and calls again, makes the second call, and the third is answered 401 invalid_token again; the client refreshes a second time, with the refresh token the first refresh gave (the first is spent), and calls again. RFC 6749 6: "The authorization server MAY issue a new refresh token, in which case the client **MUST** discard the old refresh token and replace it with the new refresh token."',
+    source: refreshRotated,
+    frames: (frames) => frames,
+    inputs: { 'calls.json': answeredCalls(refreshRotated) },
   },
   {
     name: 'metadata-at-root',

@@ -94,13 +94,15 @@ export interface SessionPlan {
   clientMetadataUrl?: string;
   /** A registration the client kept from an earlier run: it registers nothing. */
   registered?: OAuthClientInformationMixed;
+  /** It registers as a public client (token_endpoint_auth_method none), not with client_secret_post. */
+  publicClient?: boolean;
 }
 
 /** The SDK client through the whole flow against `url`, then tools/list, each call of the plan (one
  *  the server refuses for want of a scope authorized again, as the SDK's transport starts it, and
  *  made again), and DELETE. */
 export async function runOAuthSession(url: string, deviation: Deviation = {}, plan: SessionPlan = {}): Promise<OAuthSessionResult> {
-  const { calls = [], clientMetadataUrl, registered } = plan;
+  const { calls = [], clientMetadataUrl, registered, publicClient = false } = plan;
   const secrets: FlowSecrets = registered === undefined ? {} : { client: structuredClone(registered) };
   let location: string | undefined;
   const provider: OAuthClientProvider = {
@@ -115,7 +117,7 @@ export async function runOAuthSession(url: string, deviation: Deviation = {}, pl
         redirect_uris: [REDIRECT_URL],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_post',
+        token_endpoint_auth_method: publicClient ? 'none' : 'client_secret_post',
       };
     },
     state: () => {

@@ -13,6 +13,7 @@
 //   oidc-metadata-named-http.yaml  the same, the resource metadata only at the URL the 401 names, not a well-known one
 //   oidc-metadata-at-root-http.yaml  the same, the resource metadata only at the root well-known URL, which no 401 names
 //   oidc-no-refresh-http.yaml  the same, an access token good for two requests and no refresh token: a new authorization
+//   oidc-refresh-rotated-http.yaml  the same, a public client and three calls: two refreshes, the refresh token rotated at each
 // `node --import tsx scripts/record-oauth-cassettes.ts [file ...]`
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,6 +36,15 @@ export const GRANT_ENDED_CALL = { name: 'echo', arguments: { message: 'after the
 
 /** The no-refresh recording's call: the third request, its token expired, no refresh token given. */
 export const NO_REFRESH_CALL = { name: 'echo', arguments: { message: 'without a refresh token' } };
+
+/** The rotation recording's calls, each token good for two requests: the first and the third are
+ *  each answered 401 (expired), so the client refreshes twice, the second time with the refresh
+ *  token the first refresh gave. */
+export const ROTATED_CALLS = [
+  { name: 'echo', arguments: { message: 'after the first refresh' } },
+  { name: 'echo', arguments: { message: 'with the token the first refresh gave' } },
+  { name: 'echo', arguments: { message: 'after the second refresh' } },
+];
 
 /** Where the named-metadata recording's MCP server serves its resource metadata: no well-known URL. */
 export const NAMED_METADATA_PATH = '/auth/resource-metadata';
@@ -151,6 +161,17 @@ export const OAUTH_CASSETTES: ({
     calls: [NO_REFRESH_CALL],
     note: () =>
       `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with TOKEN_USES=2 and REFRESH_TOKENS=0: an access token is good for two JSON-RPC requests, and no token response carries a refresh token), the official SDK client with an OAuth client provider through theinference record --http: ${FLOW.replace(', DELETE', '')}, then tools/call ${NO_REFRESH_CALL.name} answered 401 invalid_token, the authorization again (no refresh token to use; no second registration), the call again with the new token, DELETE (scripts/record-oauth-cassettes.ts)`,
+  },
+  {
+    file: 'oidc-refresh-rotated-http.yaml',
+    start: () => startOidcGateway({ TOKEN_USES: '2' }),
+    command: ['env', 'TOKEN_USES=2', 'node', '--import', 'tsx', OIDC_GATEWAY_ENTRY],
+    package: '@modelcontextprotocol/server-everything',
+    packageDir: 'node_modules/@modelcontextprotocol/server-everything',
+    calls: ROTATED_CALLS,
+    publicClient: true,
+    note: () =>
+      `oidc-provider ${version('node_modules/oidc-provider')} in front of server-everything (scripts/oidc-gateway.ts with TOKEN_USES=2: an access token is good for two JSON-RPC requests, and every token response carries a refresh token; oidc-provider's default policy rotates a public client's refresh token at each refresh), the official SDK client with an OAuth client provider registered as a public client (token_endpoint_auth_method none) through theinference record --http: ${FLOW.replace(', DELETE', '')}, then tools/call ${ROTATED_CALLS[0]!.name} answered 401 invalid_token, a refresh (a new refresh token in its response), the call again, a second call, a third answered 401 invalid_token, a refresh with the new refresh token, the third call again, DELETE (scripts/record-oauth-cassettes.ts)`,
   },
 ];
 

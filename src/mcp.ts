@@ -570,6 +570,7 @@ export class HttpTransport implements Transport {
       body: JSON.stringify(msg),
     });
     this.sessionId = response.headers.get('Mcp-Session-Id') ?? this.sessionId;
+    if (response.ok) this.options.oauth?.accepted(); // the token in use works: its own expiry may be refreshed
     return response;
   }
 
@@ -968,6 +969,11 @@ export class OAuthClient {
     const held = response.status === 403 ? (this.tokens?.scopes ?? []) : [];
     const asked = [...new Set([...held, ...words(challenge.scope)])];
     await this.authorize(url, challenge, asked);
+  }
+
+  /** A request went through with the token in use: a 401 to come may be answered with a refresh again. */
+  accepted(): void {
+    this.refreshed = false;
   }
 
   private async authorize(url: string, challenge: Record<string, string>, asked: string[]): Promise<void> {

@@ -37,6 +37,7 @@ export type DiagnosisKind =
   | 'oauth-verifier' // a token request whose code_verifier does not hash (S256) to the authorization request's code_challenge
   | 'oauth-code' // a token request with a code the authorization server never gave, or one already used
   | 'oauth-refresh-token' // a refresh with a refresh token the authorization server never gave or refused (or no refresh where the recording has one)
+  | 'oauth-refresh-rotation' // a refresh with a refresh token that a later token response replaced (rotated): the old one kept
   | 'oauth-resource' // an authorization or token request without the resource parameter, or naming another server
   | 'oauth-redirect-uri' // a redirect_uri the client did not register, or a token request's that differs from its authorization request's
   | 'oauth-client-metadata' // a registration (RFC 7591) where the authorization server takes the client's metadata document URL as client_id

@@ -185,6 +185,12 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     words:
       'a client whose access token expired refreshes it with the refresh token the authorization server gave, once, before it asks for authorization again (OAuth 2.1 4.3: the refresh_token parameter is the refresh token issued to the client)',
   },
+  'oauth-refresh-rotation': {
+    level: 'must',
+    source: 'RFC 6749 6',
+    words:
+      'The authorization server MAY issue a new refresh token, in which case the client MUST discard the old refresh token and replace it with the new refresh token. (2026-07-28 basic/authorization/security-considerations: For public clients, authorization servers MUST rotate refresh tokens as described in OAuth 2.1 Section 4.3.1.)',
+  },
   'oauth-resource': {
     level: 'must',
     source: `${AUTHORIZATION}#resource-parameter-implementation`,

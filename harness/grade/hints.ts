@@ -224,6 +224,9 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
     'keep the refresh_token of the token response; on a 401 invalid_token, POST grant_type=refresh_token with it (and resource) before anything else',
     'refresh once: when that is refused (invalid_grant), ask for authorization again, and send that refresh token no more',
   ],
+  'oauth-refresh-rotation': [
+    'a token response that carries a refresh_token replaces the one you hold: keep the new one for the next refresh, and drop the old (a token response without one leaves yours as it is)',
+  ],
   'oauth-resource': ["send resource=<the MCP server's URL> in both the authorization request and the token request"],
   'oauth-redirect-uri': [
     'register your redirect_uri (redirect_uris in the registration), and ask for authorization with it; if you send one with the token request, send that same one',

@@ -188,6 +188,7 @@ const DIAGNOSIS_KINDS = [
   'oauth-verifier',
   'oauth-code',
   'oauth-refresh-token',
+  'oauth-refresh-rotation',
   'oauth-resource',
   'oauth-redirect-uri',
   'oauth-client',

@@ -337,6 +337,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['oauth-iss-unchecked', 'a redirect without iss from an authorization server whose metadata says authorization_response_iss_parameter_supported'],
     only: 'iss-missing',
   },
+  'refresh-token-not-replaced': {
+    stage: 'authorization',
+    says: ['oauth-refresh-rotation', 'your client refreshed with a refresh token that a later token response replaced', 'MUST discard the old refresh token'],
+    only: 'refresh-rotated',
+  },
   'refresh-retried': {
     stage: 'authorization',
     says: ['oauth-refresh-token', 'your client sent again the refresh token the authorization server refused', 'ask for authorization again'],

@@ -235,7 +235,16 @@ export class AuthRequests {
   refresh(frame: AuthFrame, asked: Asked): OAuthRefusal | undefined {
     const recorded = frame.request.form ?? {};
     const live = asked.fields;
-    if (live.grant_type !== 'refresh_token' || live.refresh_token !== this.fill(recorded.refresh_token ?? ''))
+    const expected = this.fill(recorded.refresh_token ?? '');
+    // a refresh token the player gave, not the one the recorded refresh sent: a token response since replaced it
+    if (live.grant_type === 'refresh_token' && live.refresh_token !== expected && this.roleOfValue(live.refresh_token ?? '') === 'refresh-token')
+      return {
+        kind: 'oauth-refresh-rotation',
+        error: 'invalid_grant',
+        message:
+          'your client refreshed with a refresh token that a later token response replaced (it carried a new refresh_token): the client MUST discard the old refresh token and refresh with the new one; the authorization server refuses the old one (oidc-provider answers invalid_grant, and ends the grant)',
+      };
+    if (live.grant_type !== 'refresh_token' || live.refresh_token !== expected)
       return {
         kind: 'oauth-refresh-token',
         error: 'invalid_grant',
