@@ -30,6 +30,10 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
   const { AuthClient } = await import('./auth-client.ts');
   const auth = new AuthClient(cassette, new URL(url).origin);
   let authorized: Promise<void> = Promise.resolve();
+  // A notification's (or an answer's) POST is acknowledged (202) before the client sends on, as a
+  // client's send() awaits it: sent at once, the next could overtake it (a gateway that checks each
+  // token before it forwards: a tools/list before the initialized that registers tools).
+  let acknowledged: Promise<unknown> = Promise.resolve();
   let bearer: string | undefined;
   const ending = new AbortController();
   /** Work in flight (a POST's reply, the GET stream), and the POSTs among it. */
@@ -113,7 +117,7 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
         const answered = Promise.all([authorized, ...posts]);
         authorized = answered.then(() => auth.run(drift, at));
       }
-      const posted = authorized
+      const posted = Promise.all([authorized, acknowledged])
         .then(() => {
           bearer = auth.credential(credential) ?? bearer;
           const sent = { 'content-type': 'application/json', ...headers('application/json, text/event-stream'), ...mirrored(carrier, message) };
@@ -125,6 +129,7 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
           read(response, what, carrier?.http?.reply?.status, kindOf(message) === 'request' ? message.id : undefined, carrier?.http?.reply?.body === 'text'),
         );
       inFlight(posts, track(posted, `POST ${what}`));
+      if (kindOf(message) !== 'request') acknowledged = posted.catch(() => {});
       // as a client does: the server's own stream once the session is established
       if (message.method === 'notifications/initialized' && cassette.http?.get?.status === 200) void posted.then(openGetStream, () => {});
     },
