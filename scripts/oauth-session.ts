@@ -115,6 +115,7 @@ export async function runOAuthSession(url: string, deviation: Deviation = {}, pl
       return {
         client_name: 'theinference oauth test',
         redirect_uris: [REDIRECT_URL],
+        application_type: 'native', // 2026-07-28: MCP clients MUST specify it; the redirect is on localhost
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         token_endpoint_auth_method: publicClient ? 'none' : 'client_secret_post',

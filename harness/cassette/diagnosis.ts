@@ -56,7 +56,8 @@ export type DiagnosisKind =
   | 'oauth-token-redirect-uri' // a token request without the redirect_uri of its authorization request (advice: compatibility)
   | 'oauth-token-leaked' // an access token sent to the authorization server
   | 'oauth-metadata-mismatch' // the client went on with metadata naming another resource or issuer
-  | 'oauth-registration-refused'; // the client went on after its registration was refused
+  | 'oauth-registration-refused' // the client went on after its registration was refused
+  | 'oauth-application-type'; // a registration without application_type (2026-07-28)
 
 export interface RecordedRef {
   /** Index into the cassette's frames. */

@@ -245,6 +245,12 @@ export const RULES: Record<DiagnosisKind, Rule> = {
     words:
       "The resource value returned MUST be identical to the protected resource's resource identifier value into which the well-known resource metadata URI path suffix was inserted … If these values are not identical, the data contained in the response MUST NOT be used. (2026-07-28 basic/authorization/authorization-server-discovery: the issuer value in the document MUST be identical to the issuer identifier used to construct the well-known URL. If they differ, the client MUST NOT use the metadata.)",
   },
+  'oauth-application-type': {
+    level: 'course',
+    source: COURSE,
+    words:
+      'a registration names its application_type (2026-07-28 basic/authorization/client-registration: MCP clients MUST specify an appropriate application_type during Dynamic Client Registration. Omitting it defaults to "web" under OIDC, which can conflict with native-style redirect URIs; the course holds every client to it, since its clients speak 2026-07-28 and register before they know which revision the server speaks)',
+  },
   'oauth-registration-refused': {
     level: 'must',
     source: '2026-07-28 basic/authorization/client-registration',

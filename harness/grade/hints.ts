@@ -248,6 +248,9 @@ const HTTP_HINTS: Partial<Record<Diagnosis['kind'], string[]>> = {
   'oauth-registration-refused': [
     'a refused registration (an error with error and error_description) ends the flow there: say why, and ask for no authorization',
   ],
+  'oauth-application-type': [
+    'register with application_type: "native" (a client whose redirect is on localhost); an OpenID Connect server takes a registration without it as "web", and may refuse a localhost redirect',
+  ],
   'oauth-token-leaked': ['the access token goes to the MCP server only: send no Authorization: Bearer header to the authorization server'],
   'oauth-client-metadata': [
     "where the authorization server's metadata says client_id_metadata_document_supported, the clientMetadataUrl you were given is your client_id: register nothing",

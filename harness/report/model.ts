@@ -208,6 +208,7 @@ const DIAGNOSIS_KINDS = [
   'oauth-token-leaked',
   'oauth-metadata-mismatch',
   'oauth-registration-refused',
+  'oauth-application-type',
 ] as const;
 const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject, newSession: optional(boolean) });
 const diagnosisSchema = object({

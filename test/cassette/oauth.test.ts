@@ -237,7 +237,7 @@ describe.each(SERVERS)('from $name', ({ start, namesIssuer }) => {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           // the secret in the form (RFC 7591 2: client_secret_basic, the Authorization header, where it names none)
-          body: JSON.stringify({ redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'client_secret_post' }),
+          body: JSON.stringify({ redirect_uris: [REDIRECT_URL], application_type: 'native', token_endpoint_auth_method: 'client_secret_post' }),
         })
       ).json()) as { client_id: string; client_secret: string };
       const verifier = 'a-verifier-of-the-length-pkce-asks-for-43-chars';

@@ -273,6 +273,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['oauth-pkce-unsupported', 'does not advertise S256 in code_challenge_methods_supported: it MUST refuse to proceed'],
     only: 'pkce-unsupported-openid',
   },
+  'registration-without-application-type': {
+    stage: 'authorization',
+    says: ['oauth-application-type', 'registered without application_type: MCP clients MUST specify an appropriate one'],
+    only: 'oidc-provider',
+  },
   'state-unchecked': { stage: 'authorization', says: ['state-forged', 'a redirect whose state was not the one it sent'], only: 'state-forged' },
   'resource-omitted': {
     stage: 'authorization',

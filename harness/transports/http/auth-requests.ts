@@ -87,6 +87,13 @@ export class AuthRequests {
         error: 'invalid_redirect_uri',
         message: 'your client registered without redirect_uris: MCP clients MUST have redirect URIs registered with the authorization server',
       };
+    if (!('application_type' in asked.json))
+      return {
+        kind: 'oauth-application-type',
+        error: 'invalid_client_metadata',
+        message:
+          'your client registered without application_type: MCP clients MUST specify an appropriate one (2026-07-28), a client with a localhost redirect "native"; an OpenID Connect server takes its absence as "web"',
+      };
     this.registered = asked.json.redirect_uris.filter((uri): uri is string => typeof uri === 'string');
     return undefined;
   }

@@ -535,13 +535,16 @@ class Provider implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return {
+    const metadata = {
       client_name: this.options.clientName ?? 'MCP client',
       redirect_uris: [this.options.redirectUri],
+      // 2026-07-28 asks it of every client (SDK 1.32's type does not know it yet); its redirect is on localhost
+      application_type: 'native',
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_post',
     };
+    return metadata;
   }
 
   state(): string {
