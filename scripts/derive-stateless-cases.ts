@@ -5,7 +5,7 @@
 // then `npx theinference bless --stage stateless` for the expected output.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadCassette, saveCassette, type Cassette, type ClientFrame, type Frame, type JsonObject } from '../harness/cassette/index.ts';
+import { loadCassette, saveCassette, type Cassette, type ClientFrame, type Frame, type Json, type JsonObject } from '../harness/cassette/index.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const FOLDER = 'stateless';
@@ -26,11 +26,15 @@ const isClient = (frame: Frame, method: string): frame is ClientFrame => frame.f
 const callOf = (frame: Frame) =>
   frame.from === 'client' && frame.message.method === 'tools/call' ? (frame.message.params as { name: string; arguments: object }) : undefined;
 
+/** Whether a server or sse frame answers the request `id`, or went in its POST's stream or body. */
+const answers = (frame: Frame, id: Json | undefined): boolean =>
+  (frame.from === 'server' && frame.message.id === id) || ((frame.from === 'server' || frame.from === 'sse') && frame.http?.request === id);
+
 /** The frames of a request: the client's, and every server and sse frame that answers its id. */
 function exchange(frames: Frame[], at: number): Frame[] {
   const request = frames[at] as ClientFrame;
   const id = request.message.id;
-  return copy([request, ...frames.filter((frame) => frame.from !== 'client' && (frame.message?.id === id || frame.http?.request === id))]);
+  return copy([request, ...frames.filter((frame) => answers(frame, id))]);
 }
 
 /** The recorded calls of tools/call, by tool name (each exchange as recorded; deploy's two rounds). */
@@ -69,7 +73,7 @@ function legacySession(): Frame[] {
   const listing = exchange(everything.frames, list).map((frame) => {
     const renamed = JSON.parse(JSON.stringify(frame).replaceAll(oldSession, session)) as Frame;
     if (renamed.from === 'client' || (renamed.from === 'server' && renamed.message.id === oldId)) renamed.message.id = 100;
-    if (renamed.from !== 'client' && renamed.http?.request === oldId) renamed.http.request = 100;
+    if ((renamed.from === 'server' || renamed.from === 'sse') && renamed.http?.request === oldId) renamed.http.request = 100;
     return renamed;
   });
   return [...frames.slice(1, initialized + 1), ...listing, ...frames.slice(initialized + 1)];

@@ -6,10 +6,10 @@
 // keywords) is a hand edit of its tools/list result, said in the case cassette's provenance.
 // Run: node --import tsx scripts/derive-translate-cases.ts
 // then `npx theinference bless --stage translate` for the expected output.
-import type { Frame } from '../harness/cassette/index.ts';
+import type { Frame, JsonObject } from '../harness/cassette/index.ts';
 import { recorded, SOURCE as source, writeHttpCase } from './http-cases.ts';
 
-type Tool = Record<string, unknown> & { name: string; inputSchema?: Record<string, unknown> };
+type Tool = JsonObject & { name: string; inputSchema?: JsonObject };
 
 interface TranslateCase {
   name: string;

@@ -39,7 +39,8 @@ const SDK_DIFFERS: Record<string, string> = {
   // ibid., of OpenID Connect Discovery 1.0: "MCP clients MUST verify the presence of
   // code_challenge_methods_supported in the provider metadata response. If the field is absent, MCP
   // clients MUST refuse to proceed."
-  'pkce-unsupported-openid': 'the same: the SDK registers, then asks for authorization, where the OpenID Connect metadata has no code_challenge_methods_supported',
+  'pkce-unsupported-openid':
+    'the same: the SDK registers, then asks for authorization, where the OpenID Connect metadata has no code_challenge_methods_supported',
   // RFC 8414 3.3: "The issuer value returned MUST be identical to the authorization server's issuer
   // identifier value into which the well-known URI string was inserted ... If these values are not
   // identical, the data contained in the response MUST NOT be used." (2026-07-28 says it of MCP clients.)

@@ -31,12 +31,6 @@ export const REPORT_FORMATS: readonly ReportFormat[] = REPORT_FILES.map((file) =
   ...(STOPPED[file.option] && { renderStopped: STOPPED[file.option] }),
 }));
 
-/** The formats' options, for parseArgs. */
-export const REPORT_OPTIONS = Object.fromEntries(REPORT_FORMATS.map((format) => [format.option, { type: 'string' as const }])) as Record<
-  ReportOption,
-  { type: 'string' }
->;
-
 /** The report files asked for on a command line, in table order. */
 export function requestedFiles(values: Partial<Record<ReportOption, string>>): { format: ReportFormat; path: string }[] {
   return REPORT_FORMATS.flatMap((format) => (values[format.option] === undefined ? [] : [{ format, path: values[format.option]! }]));

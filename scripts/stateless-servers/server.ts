@@ -17,6 +17,7 @@
 // server that supports only 2026-07-28 refuses it. It prints `listening on <port>` when ready.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createMcpHandler, fromJsonSchema, inputRequired, inputResponse, McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { JsonSchemaType } from '@modelcontextprotocol/server';
 
 export const SERVER_VERSION = '1.0.0';
 export const VARIANTS = ['tools', 'versions'] as const;
@@ -27,7 +28,10 @@ const PAGE_SIZE = 2;
 /** The cursor of each page after the first, in order: the first is the empty string. */
 const CURSORS = ['', 'page-3'];
 
-const object = (properties: Record<string, unknown>, required: string[]) => ({ type: 'object' as const, properties, required });
+/** An argument's schema; `x-mcp-header` (2026-07-28) mirrors the argument into an `Mcp-Param-*` header. */
+type Property = JsonSchemaType & { 'x-mcp-header'?: string };
+
+const object = (properties: Record<string, Property>, required: string[]) => ({ type: 'object' as const, properties, required });
 
 /** The tools, as tools/list lists them, in order. */
 const TOOLS = [
@@ -52,7 +56,7 @@ const TOOLS = [
 ];
 
 type Content = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
-type Handler = (args: Record<string, never>, ctx: Parameters<Parameters<McpServer['registerTool']>[2]>[1]) => Promise<unknown>;
+type Handler = (args: never, ctx: Parameters<Parameters<McpServer['registerTool']>[2]>[1]) => Promise<unknown>;
 
 const text = (value: string, extra: Partial<Content> = {}): Content => ({ content: [{ type: 'text', text: value }], ...extra });
 
@@ -63,10 +67,10 @@ function deployState(env: string): string {
 }
 
 const HANDLERS: Record<string, Handler> = {
-  echo: async ({ message }) => text(`Echo: ${message}`),
+  echo: async ({ message }: { message: string }) => text(`Echo: ${message}`),
   add: async ({ a, b }: { a: number; b: number }) => text(JSON.stringify({ sum: a + b }), { structuredContent: { sum: a + b } }),
   divide: async ({ a, b }: { a: number; b: number }) => (b === 0 ? text('cannot divide by zero', { isError: true }) : text(String(a / b))),
-  weather: async ({ region, city }) => text(`Sunny in ${city} (${region})`),
+  weather: async ({ region, city }: { region: string; city: string }) => text(`Sunny in ${city} (${region})`),
   deploy: async ({ env }: { env: string }, ctx) => {
     const answer = inputResponse(ctx.mcpReq.inputResponses, 'confirm');
     // Without the state this request was given (absent, or another request's), the server has
