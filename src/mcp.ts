@@ -570,7 +570,6 @@ export class HttpTransport implements Transport {
       body: JSON.stringify(msg),
     });
     this.sessionId = response.headers.get('Mcp-Session-Id') ?? this.sessionId;
-    if (response.ok) this.options.oauth?.accepted(); // the token in use works: its own expiry may be refreshed
     return response;
   }
 
@@ -949,31 +948,30 @@ export class OAuthClient {
   private server: Record<string, unknown> | undefined;
   /** The resource the token is for, as its metadata names it (the `resource` of every request). */
   private resource: string | undefined;
+  /** Whether a refresh gave the access token in use, and how many requests have carried it: one a
+   *  refresh just gave, refused at its first request, calls for the flow; one that went through, and
+   *  has expired since, for a refresh again. */
   private refreshed = false;
+  private uses = 0;
 
   constructor(private readonly options: OAuthOptions) {}
 
   /** The Authorization header of a request, once there is a token. */
   headers(): Record<string, string> {
-    return this.tokens ? { Authorization: `Bearer ${this.tokens.access}` } : {};
+    if (!this.tokens) return {};
+    this.uses += 1;
+    return { Authorization: `Bearer ${this.tokens.access}` };
   }
 
   /** The MCP server at `url` refused a request: 401 (no token, or one no longer good: a refresh,
    *  once, then the flow again) or 403 insufficient_scope (the flow again, for the scopes it names). */
   async challenged(url: string, response: Response): Promise<void> {
     const challenge = parseChallenge(response.headers.get('WWW-Authenticate') ?? '');
-    if (response.status === 401 && this.tokens?.refresh !== undefined && !this.refreshed) {
-      this.refreshed = true;
-      if (await this.refresh(url)) return;
-    }
+    const refusedAtOnce = this.refreshed && this.uses <= 1;
+    if (response.status === 401 && this.tokens?.refresh !== undefined && !refusedAtOnce && (await this.refresh(url))) return;
     const held = response.status === 403 ? (this.tokens?.scopes ?? []) : [];
     const asked = [...new Set([...held, ...words(challenge.scope)])];
     await this.authorize(url, challenge, asked);
-  }
-
-  /** A request went through with the token in use: a 401 to come may be answered with a refresh again. */
-  accepted(): void {
-    this.refreshed = false;
   }
 
   private async authorize(url: string, challenge: Record<string, string>, asked: string[]): Promise<void> {
@@ -1132,6 +1130,8 @@ export class OAuthClient {
       return false;
     }
     if (this.found) this.found.refreshes += 1;
+    this.refreshed = true;
+    this.uses = 0;
     return true;
   }
 }
