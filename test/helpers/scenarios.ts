@@ -38,7 +38,8 @@ export const VARIANTS: Record<string, { stage: string; advice?: string[] }> = {
  *  command, or the case, that its mistake can change; it is graded in a course copy without the stage's
  *  other cases, which pass on every such mistake (the config cases call no framing function, and the
  *  reverse; only the case whose server the client spawns from its config calls spawnWire), or one of
- *  those cases where each would show the mistake alike at a cost. */
+ *  those cases where each would show the mistake alike at a cost: the first the mistake breaks (one
+ *  broken solution is graded over its whole stage, to show how a mistake is told once in many cases). */
 export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?: string; only?: string }> = {
   // stage 1: framing
   'pretty-printed': { stage: 'config-and-framing', says: ['pretty-printed', 'indent'], only: 'mcp-frame' },
@@ -82,17 +83,24 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['your client wrote a line that is not JSON: {', 'each message over several lines', 'with no indent argument'],
     only: 'everything-server',
   },
+  // graded over the whole stage: how one mistake shows in every case it breaks
   'initialized-missing': { stage: 'handshake', says: ['the session ended before your client sent notifications/initialized'] },
-  'initialized-before-response': { stage: 'handshake', says: ['before the initialize result had arrived'] },
-  'first-message-is-the-response': { stage: 'handshake', says: ["the response is the message with your request's id"] },
-  'chunk-is-a-message': { stage: 'handshake', says: ['result-split-across-reads', 'did nothing for 2 s while the server waited'] },
+  'initialized-before-response': { stage: 'handshake', says: ['before the initialize result had arrived'], only: 'everything-server' },
+  'first-message-is-the-response': { stage: 'handshake', says: ["the response is the message with your request's id"], only: 'log-message-before-result' },
+  'chunk-is-a-message': {
+    stage: 'handshake',
+    says: ['result-split-across-reads', 'did nothing for 2 s while the server waited'],
+    only: 'result-split-across-reads',
+  },
   'version-not-checked': {
     stage: 'handshake',
     says: ['which your client does not support', 'the recording has no more client messages; your client sent notifications/initialized'],
+    only: 'version-counter-offer-older-unsupported',
   },
   'version-compared-by-date': {
     stage: 'handshake',
     says: ['"2000-01-01", which your client does not support', 'comparing dates lets it through', 'your client sent notifications/initialized'],
+    only: 'version-counter-offer-older-unsupported',
   },
   'version-must-match-exactly': {
     stage: 'handshake',
@@ -100,10 +108,11 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
       'initialize refused the protocol version the server offered in return, "2025-06-18"',
       'the session ended before your client sent notifications/initialized',
     ],
+    only: 'version-counter-offer-supported',
   },
-  'close-does-nothing': { stage: 'handshake', says: ['"closed": false', "the transport's close() its wire"] },
-  'error-taken-as-result': { stage: 'handshake', says: ['an error response must reject the request with McpError'] },
-  'non-json-line-crashes': { stage: 'handshake', says: ['non-json-line-before-result', 'SyntaxError'] },
+  'close-does-nothing': { stage: 'handshake', says: ['"closed": false', "the transport's close() its wire"], only: 'everything-server' },
+  'error-taken-as-result': { stage: 'handshake', says: ['an error response must reject the request with McpError'], only: 'initialize-error' },
+  'non-json-line-crashes': { stage: 'handshake', says: ['non-json-line-before-result', 'SyntaxError'], only: 'non-json-line-before-result' },
   'spawn-env-replaced': {
     stage: 'handshake',
     says: ['spawn theinference-case-server ENOENT', "in its parent's environment (whose PATH finds the command)"],
@@ -133,9 +142,13 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     only: 'server-spawned-from-config',
   },
   // stage 3: tools
-  'pagination-not-followed': { stage: 'tools', says: ['follow nextCursor', 'the session ended before your client sent tools/list (recorded id 101)'] },
-  'is-error-thrown': { stage: 'tools', says: ['a tool that failed is still a result'] },
-  'responses-matched-in-order': { stage: 'tools', says: ['match each response to its request by id'] },
+  'pagination-not-followed': {
+    stage: 'tools',
+    says: ['follow nextCursor', 'the session ended before your client sent tools/list (recorded id 101)'],
+    only: 'pagination',
+  },
+  'is-error-thrown': { stage: 'tools', says: ['a tool that failed is still a result'], only: 'is-error-results' },
+  'responses-matched-in-order': { stage: 'tools', says: ['match each response to its request by id'], only: 'responses-out-of-order' },
   'server-requests-ignored': {
     stage: 'tools',
     says: ["your client sent an answer to the server's ping request", 'any other request with a -32601 error', 'request-not-handled'],
@@ -145,19 +158,32 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['request-not-handled', 'roots-answer', "answer to the server's roots/list breaks the spec", 'error -32601 (your client did not declare roots)'],
     only: 'request-not-handled',
   },
-  'ids-reused': { stage: 'tools', says: ['with an id it already gave initialize in this session', 'a counter that only grows'] },
-  'text-content-only': { stage: 'tools', says: ['lost its image content', 'keep every content item of a result'] },
+  'ids-reused': { stage: 'tools', says: ['with an id it already gave initialize in this session', 'a counter that only grows'], only: 'everything-server' },
+  'text-content-only': { stage: 'tools', says: ['lost its image content', 'keep every content item of a result'], only: 'everything-server' },
   // stage 4: streamable-http
-  'accept-json-only': { stage: 'streamable-http', says: ['refuses (406) a client that does not take both', 'HTTP 406 Not Acceptable'] },
-  'priming-event-crashes': { stage: 'streamable-http', says: ['skip one without data (the priming event)', 'refused: Unexpected end of JSON input'] },
-  'json-reply-unread': { stage: 'streamable-http', says: ['json-replies', 'exited with code 13', 'a reply that arrived was never read'] },
-  'session-id-not-sent': { stage: 'streamable-http', says: ['without the Mcp-Session-Id header', 'send it on every later request'] },
-  'headers-not-sent': { stage: 'streamable-http', says: ['bearer-token', 'without the Authorization header', 'go on every request'] },
-  'lost-session-not-renewed': { stage: 'streamable-http', says: ['session-lost', 'the server lost the session', 'send initialize again'] },
-  'sse-decodes-each-read': { stage: 'streamable-http', says: ['split-reads', 'U+FFFD', 'one TextDecoder with { stream: true }'] },
+  'accept-json-only': {
+    stage: 'streamable-http',
+    says: ['refuses (406) a client that does not take both', 'HTTP 406 Not Acceptable'],
+    only: 'everything-server',
+  },
+  'priming-event-crashes': {
+    stage: 'streamable-http',
+    says: ['skip one without data (the priming event)', 'refused: Unexpected end of JSON input'],
+    only: 'everything-server',
+  },
+  'json-reply-unread': { stage: 'streamable-http', says: ['json-replies', 'exited with code 13', 'a reply that arrived was never read'], only: 'json-replies' },
+  'session-id-not-sent': { stage: 'streamable-http', says: ['without the Mcp-Session-Id header', 'send it on every later request'], only: 'everything-server' },
+  'headers-not-sent': { stage: 'streamable-http', says: ['bearer-token', 'without the Authorization header', 'go on every request'], only: 'bearer-token' },
+  'lost-session-not-renewed': {
+    stage: 'streamable-http',
+    says: ['session-lost', 'the server lost the session', 'send initialize again'],
+    only: 'session-lost',
+  },
+  'sse-decodes-each-read': { stage: 'streamable-http', says: ['split-reads', 'U+FFFD', 'one TextDecoder with { stream: true }'], only: 'split-reads' },
   'sse-read-is-whole-events': {
     stage: 'streamable-http',
     says: ['split-reads', 'which the server never closed before its end', 'your client lost what came on that stream after that event'],
+    only: 'split-reads',
   },
   'sse-lines-split-on-lf-only': {
     stage: 'streamable-http',
@@ -193,40 +219,63 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     stage: 'streamable-http',
     says: ['exited with code 13', 'and then your program kept waiting', 'ends messages'],
     timeout: '1',
+    only: 'everything-server',
   },
-  'session-renewed-only-once': { stage: 'streamable-http', says: ['session-lost-twice', 'HTTP 404'] },
+  'session-renewed-only-once': { stage: 'streamable-http', says: ['session-lost-twice', 'HTTP 404'], only: 'session-lost-twice' },
   'renewal-keeps-old-session-id': {
     stage: 'streamable-http',
     says: ['session-lost', 'after the server lost the session: a new session starts with initialize, without a session id'],
+    only: 'session-lost',
   },
-  'protocol-version-not-sent': { stage: 'streamable-http', says: ['without the MCP-Protocol-Version header', 'after initialize, send MCP-Protocol-Version'] },
+  'protocol-version-not-sent': {
+    stage: 'streamable-http',
+    says: ['without the MCP-Protocol-Version header', 'after initialize, send MCP-Protocol-Version'],
+    only: 'everything-server',
+  },
   // stage 5: translate
-  'input-schema-not-renamed': { stage: 'translate', says: ['has inputSchema: the Claude API calls the field input_schema', 'rename the key'] },
-  'schema-not-stripped': { stage: 'translate', says: ['kept the top-level $schema', 'leave it out of input_schema'] },
+  'input-schema-not-renamed': {
+    stage: 'translate',
+    says: ['has inputSchema: the Claude API calls the field input_schema', 'rename the key'],
+    only: 'everything-server',
+  },
+  'schema-not-stripped': { stage: 'translate', says: ['kept the top-level $schema', 'leave it out of input_schema'], only: 'everything-server' },
   'schema-stripped-everywhere': {
     stage: 'translate',
     says: ['nested-schema', 'lost a $schema below the top of its schema: input_schema.properties.$schema', 'only the top-level $schema goes'],
+    only: 'nested-schema',
   },
-  'tool-mutated': { stage: 'translate', says: ['toClaudeTool changed the MCP tools it was given', 'leave the tool alone'] },
+  'tool-mutated': { stage: 'translate', says: ['toClaudeTool changed the MCP tools it was given', 'leave the tool alone'], only: 'everything-server' },
   'missing-schema-undefined': {
     stage: 'translate',
     says: ['no-input-schema', 'gives it no input_schema', 'a tool without a schema gets { "type": "object", "properties": {} }'],
+    only: 'no-input-schema',
   },
-  'description-dropped': { stage: 'translate', says: ['your translation of echo has no description', "keep the tool's description"] },
+  'description-dropped': {
+    stage: 'translate',
+    says: ['your translation of echo has no description', "keep the tool's description"],
+    only: 'everything-server',
+  },
   // stage 6: stateless
-  'no-server-discover': { stage: 'stateless', says: ['stateless-initialize', 'connect() probes with server/discover first'] },
-  'no-fallback-on-http-error': { stage: 'stateless', says: ['fallback-2025', 'fall back to initialize() on the same URL on any error of the probe'] },
+  'no-server-discover': { stage: 'stateless', says: ['stateless-initialize', 'connect() probes with server/discover first'], only: 'tools-server' },
+  'no-fallback-on-http-error': {
+    stage: 'stateless',
+    says: ['fallback-2025', 'fall back to initialize() on the same URL on any error of the probe'],
+    only: 'fallback-2025',
+  },
   'unsupported-version-not-retried': {
     stage: 'stateless',
     says: ['unsupported-version', 'answer -32022 once with a version its data.supported lists and your client speaks'],
+    only: 'unsupported-version',
   },
   'meta-capabilities-missing': {
     stage: 'stateless',
     says: ['without io.modelcontextprotocol/clientCapabilities in params._meta', 'set all three on every request'],
+    only: 'tools-server',
   },
   'header-version-not-meta': {
     stage: 'stateless',
     says: ['the MCP-Protocol-Version header names 2025-11-25', "send MCP-Protocol-Version equal to the _meta's version"],
+    only: 'tools-server',
   },
   'header-values-not-encoded': {
     stage: 'stateless',
@@ -237,22 +286,38 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'fallback-on-the-revisions-errors': {
     stage: 'stateless',
     says: ['probe-refused-by-the-revision', 'stateless-initialize'],
+    only: 'probe-refused-by-the-revision',
   },
   'refusal-thrown-as-http-error': {
     stage: 'stateless',
     says: ['capability-required', 'refused: HTTP 400'],
+    only: 'capability-required',
   },
-  'number-header-kept': { stage: 'stateless', says: ['invalid-header-annotations', 'your client listed price', 'never a number'] },
-  'null-cursor-followed': { stage: 'stateless', says: ['null-cursor-ends-list', 'the recording has no more client messages; your client sent tools/list'] },
-  'base64-only-for-non-ascii': { stage: 'stateless', says: ['header-values-encoded', 'Mcp-Param-Region header decodes to "north"'] },
-  'mcp-name-not-sent': { stage: 'stateless', says: ['the required Mcp-Name header is absent', 'Mcp-Name on tools/call'] },
+  'number-header-kept': {
+    stage: 'stateless',
+    says: ['invalid-header-annotations', 'your client listed price', 'never a number'],
+    only: 'invalid-header-annotations',
+  },
+  'null-cursor-followed': {
+    stage: 'stateless',
+    says: ['null-cursor-ends-list', 'the recording has no more client messages; your client sent tools/list'],
+    only: 'null-cursor-ends-list',
+  },
+  'base64-only-for-non-ascii': {
+    stage: 'stateless',
+    says: ['header-values-encoded', 'Mcp-Param-Region header decodes to "north"'],
+    only: 'header-values-encoded',
+  },
+  'mcp-name-not-sent': { stage: 'stateless', says: ['the required Mcp-Name header is absent', 'Mcp-Name on tools/call'], only: 'tools-server' },
   'input-required-returned': {
     stage: 'stateless',
     says: ["calls[0] is the server's input_required result", 'call onInputRequest for each of its inputRequests'],
+    only: 'input-required',
   },
   'retry-without-request-state': {
     stage: 'stateless',
     says: ['the server asked for the same input 10 times', 'without the requestState the input_required result gave'],
+    only: 'input-required',
   },
   // 2026-07-28 mrtr: the JSON-RPC id MUST be different between the initial request and the retry
   'retry-reuses-answered-id': {
@@ -260,9 +325,13 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     says: ['input-required-retry', 'under the id of the request the input_required result answered'],
     only: 'input-required',
   },
-  'empty-cursor-ends-list': { stage: 'stateless', says: ['it stopped at a page whose nextCursor is the empty string', 'test for undefined'] },
+  'empty-cursor-ends-list': {
+    stage: 'stateless',
+    says: ['it stopped at a page whose nextCursor is the empty string', 'test for undefined'],
+    only: 'tools-server',
+  },
   // stage 7: authorization
-  'pkce-plain': { stage: 'authorization', says: ['oauth-pkce', 'code_challenge_method "plain": MCP clients MUST use S256'] },
+  'pkce-plain': { stage: 'authorization', says: ['oauth-pkce', 'code_challenge_method "plain": MCP clients MUST use S256'], only: 'sdk-auth-router' },
   'pkce-support-unchecked': {
     stage: 'authorization',
     says: ['pkce-unsupported', 'does not advertise S256 in code_challenge_methods_supported: it MUST refuse to proceed'],
@@ -282,8 +351,9 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
   'resource-omitted': {
     stage: 'authorization',
     says: ['oauth-resource', 'authorization request has no resource: it MUST name the MCP server, whose canonical URI is'],
+    only: 'sdk-auth-router',
   },
-  'token-in-query': { stage: 'authorization', says: ['with the access token in its URL', 'never in the URL'] },
+  'token-in-query': { stage: 'authorization', says: ['with the access token in its URL', 'never in the URL'], only: 'sdk-auth-router' },
   'metadata-path-appended': {
     stage: 'authorization',
     says: [
