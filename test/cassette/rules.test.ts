@@ -19,6 +19,13 @@ describe('the rules behind the diagnoses', () => {
     }
   });
 
+  it('each have a row in the table of kinds docs/cassettes.md shows, and the table no other', () => {
+    const docs = readFileSync(join(REPO, 'docs/cassettes.md'), 'utf8');
+    const kinds = /\n\| kind \| when \| example message \|\n\|---\|---\|---\|\n((?:\|.*\n)+)/.exec(docs)?.[1];
+    const rows = [...(kinds ?? '').matchAll(/^\| `([a-z-]+)` \|/gm)].map((match) => match[1]);
+    expect(rows.sort()).toEqual(Object.keys(RULES).sort());
+  });
+
   it('are the table docs/cassettes.md shows', () => {
     const docs = readFileSync(join(REPO, 'docs/cassettes.md'), 'utf8');
     const shown = /<!-- rules:[^\n]*-->\n([\s\S]*?)\n<!-- \/rules -->/.exec(docs)?.[1];
