@@ -45,9 +45,26 @@ export interface Secret {
   role: string;
 }
 
+/** A placeholder: `<role>`, or `<role-n>` for the n-th value of a role; a role is lower-case words
+ *  joined by hyphens. The one grammar of them: its role and number are captured. */
+const PLACEHOLDER = '<([a-z]+(?:-[a-z]+)*?)(?:-(\\d+))?>';
+
+/** Every placeholder of a text, for `replace` (its role and number captured). */
+export const PLACEHOLDERS = new RegExp(PLACEHOLDER, 'g');
+
 /** The role a placeholder names (`<access-token-2>`: access-token); none for other text. */
 export function roleOf(text: string): string | undefined {
-  return /^<([a-z]+(?:-[a-z]+)*?)(?:-\d+)?>$/.exec(text)?.[1];
+  return new RegExp(`^${PLACEHOLDER}$`).exec(text)?.[1];
+}
+
+/** Whether `text` holds a placeholder. */
+export function hasPlaceholder(text: string): boolean {
+  return new RegExp(PLACEHOLDER).test(text);
+}
+
+/** The role of a field whose values are random by design (`access_token`: access-token); none for other fields. */
+export function roleOfField(name: string): string | undefined {
+  return FIELD_ROLES[name];
 }
 
 /** `text` with each secret shown by its role (`<access-token>`). */

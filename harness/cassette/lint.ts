@@ -1,7 +1,7 @@
 // Checks beyond the format: that the conversation in a cassette can be played at all (over HTTP,
 // that each message went where a server can send it), and that it names nothing of the machine it
 // was recorded on (a home folder, a temporary folder).
-import { SECRET_FIELDS } from './authorization.ts';
+import { roleOf, SECRET_FIELDS } from './authorization.ts';
 import { idKey, isObject, kindOf, type Cassette, type HttpPlacement, type Json } from './model.ts';
 
 /** A path that exists on one machine only: a home folder, a temporary folder, a user's folder on Windows. */
@@ -136,7 +136,7 @@ function secretsInTheClear(cassette: Cassette): LintProblem[] {
     for (const [where, values] of fields) {
       for (const [name, value] of Object.entries(values ?? {})) {
         // shorter than a recording takes for random (SHORTEST_RANDOM): a word such as a fixed state
-        if (!SECRET_FIELDS.has(name) || typeof value !== 'string' || value.length < 8 || /^<[a-z-]+\d*>$/.test(value)) continue;
+        if (!SECRET_FIELDS.has(name) || typeof value !== 'string' || value.length < 8 || roleOf(value) !== undefined) continue;
         problems.push({
           frame: index,
           line: frame.line,

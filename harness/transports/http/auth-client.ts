@@ -4,20 +4,12 @@
 // replies (client credentials, the code, the token); a reply whose status or JSON fields are not the
 // recorded ones is drift. The access token it ends with goes on the MCP requests that had one.
 import { randomBytes } from 'node:crypto';
-import { AUTHORIZATION_SERVER, MCP_SERVER, s256, mapStrings } from '../../cassette/authorization.ts';
+import { AUTHORIZATION_SERVER, hasPlaceholder, MCP_SERVER, mapStrings, PLACEHOLDERS, roleOfField, s256 } from '../../cassette/authorization.ts';
 import { isObject, type AuthFrame, type Cassette, type Json } from '../../cassette/model.ts';
 import type { Drift } from '../../cassette/verify.ts';
 
-const PLACEHOLDER = /<[a-z]+(?:-[a-z]+)*(?:-\d+)?>/g;
-/** Where in a live reply each role's value is found, by the field that carries it. */
-const FIELDS: Record<string, string> = {
-  client_id: 'client-id',
-  client_secret: 'client-secret',
-  access_token: 'access-token',
-  refresh_token: 'refresh-token',
-  id_token: 'id-token',
-  code: 'code',
-};
+/** The fields of a live reply that carry a value the servers made, each taken for the next requests. */
+const SERVER_FIELDS = ['client_id', 'client_secret', 'access_token', 'refresh_token', 'id_token', 'code'];
 
 export class AuthClient {
   /** The authorization frames, each with its place among the cassette's frames. */
@@ -57,7 +49,7 @@ export class AuthClient {
 
   /** A recorded Authorization header with the live token in its role, or undefined when it held none. */
   credential(recorded: string | undefined): string | undefined {
-    return recorded === undefined || !/<[a-z-]+\d*>/.test(recorded) ? undefined : this.fill(recorded);
+    return recorded === undefined || !hasPlaceholder(recorded) ? undefined : this.fill(recorded);
   }
 
   /** Whether exchanges recorded before the cassette's frame `at` are still to run. */
@@ -124,7 +116,7 @@ export class AuthClient {
     if (isObject(json)) {
       const servers = json.authorization_servers;
       if (Array.isArray(servers) && typeof servers[0] === 'string') this.authorizationOrigin ??= new URL(servers[0]).origin;
-      for (const [field, role] of Object.entries(FIELDS)) if (typeof json[field] === 'string') this.take(frame.reply.json, field, role, json[field] as string);
+      for (const field of SERVER_FIELDS) if (typeof json[field] === 'string') this.take(frame.reply.json, field, roleOfField(field)!, json[field] as string);
     }
     const location = reply.headers.get('location');
     const recordedLocation = frame.reply.headers?.location;
@@ -148,6 +140,6 @@ export class AuthClient {
 
   private fill(text: string): string {
     const origins = text.replaceAll(MCP_SERVER, this.mcpOrigin).replaceAll(AUTHORIZATION_SERVER, this.authorizationOrigin ?? AUTHORIZATION_SERVER);
-    return origins.replace(PLACEHOLDER, (placeholder) => this.values.get(placeholder) ?? this.clientValue(placeholder) ?? placeholder);
+    return origins.replace(PLACEHOLDERS, (placeholder) => this.values.get(placeholder) ?? this.clientValue(placeholder) ?? placeholder);
   }
 }

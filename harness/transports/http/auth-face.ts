@@ -14,6 +14,7 @@ import {
   isRegistration,
   MCP_SERVER,
   mapStrings,
+  PLACEHOLDERS,
   type RecordedAuthorization,
   recordedAuthorization,
   roleOf,
@@ -28,7 +29,6 @@ import { refuseRequest, statusLine } from './refusal.ts';
 
 /** The roles whose values the client makes; every other role's the server mints. */
 const CLIENT_ROLES = new Set(['state', 'code-challenge', 'code-verifier', 'nonce']);
-const PLACEHOLDER = /<([a-z]+(?:-[a-z]+)*?)(?:-(\d+))?>/g;
 /** Where the recorded authorization server is served, on the MCP server's origin. */
 export const AUTHORIZATION_PATH = '/authorization-server';
 /** A Host header that names an origin, and nothing more. */
@@ -103,7 +103,7 @@ export class AuthFace {
   /** Recorded text with the servers at their live origins and each role's value: minted, or the client's. */
   fill(text: string): string {
     const origins = text.replaceAll(MCP_SERVER, this.origin).replaceAll(AUTHORIZATION_SERVER, `${this.origin}${AUTHORIZATION_PATH}`);
-    return origins.replace(PLACEHOLDER, (placeholder, role: string) => {
+    return origins.replace(PLACEHOLDERS, (placeholder, role: string) => {
       if (CLIENT_ROLES.has(role)) return this.values.get(placeholder) ?? placeholder;
       let value = this.values.get(placeholder);
       if (value === undefined) {

@@ -9,7 +9,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isObject, type AuthFrame, type AuthReply, type AuthRequest, type Json } from '../../cassette/model.ts';
-import { AUTHORIZATION_SERVER, MCP_SERVER, Roles, mapStrings } from '../../cassette/authorization.ts';
+import { AUTHORIZATION_SERVER, MCP_SERVER, Roles, mapStrings, roleOf } from '../../cassette/authorization.ts';
 
 /** The request headers an authorization frame keeps: the ones that decide the exchange. */
 const KEPT_REQUEST = ['content-type', 'authorization', 'accept', 'mcp-protocol-version'];
@@ -69,7 +69,7 @@ export class AuthRecording {
   credential(value: string | string[] | undefined): string | undefined {
     if (typeof value !== 'string') return undefined;
     const kept = this.portable(value);
-    return kept !== value && /^\S+ <[a-z-]+(?:-\d+)?>$/.test(kept) ? kept : undefined;
+    return kept !== value && roleOf(/^\S+ (\S+)$/.exec(kept)?.[1] ?? '') !== undefined ? kept : undefined;
   }
 
   /** Forwards an authorization exchange: the request with the upstream's URLs, the reply with the proxy's. */
