@@ -3,7 +3,9 @@
 // this one model (json.ts, junit.ts, html.ts, summary.ts, terminal.ts); entries.ts makes it from the verdicts.
 import { MAX_SEED } from '../defaults.ts';
 import type { Advice, Difference, Hint, ProtocolReport } from '../run/verdict.ts';
+import type { DiagnosisKind } from '../cassette/diagnosis.ts';
 import type { Exchange } from '../cassette/exchange.ts';
+import { RULES } from '../cassette/rules.ts';
 import {
   array,
   boolean,
@@ -154,62 +156,8 @@ const differenceSchema = object({
   column: integer(1),
   lines: array(array(object({ text: string(), style: optional(oneOf(...SPAN_STYLES)) }))),
 });
-const DIAGNOSIS_KINDS = [
-  'unexpected-method',
-  'params-differ',
-  'out-of-order',
-  'before-initialize-result',
-  'initialized-too-early',
-  'exhausted',
-  'unused',
-  'invalid-message',
-  'not-json',
-  'line-too-long',
-  'id-reused',
-  'http-accept',
-  'http-content-type',
-  'http-session',
-  'http-protocol-version',
-  'http-method',
-  'http-auth',
-  'http-session-left-open',
-  'http-retry',
-  'http-resume',
-  'meta-missing',
-  'meta-client-info-missing',
-  'http-header-mismatch',
-  'stateless-session',
-  'stateless-initialize',
-  'roots-answer',
-  'roots-error-code',
-  'input-required-retry',
-  'oauth-pkce',
-  'oauth-pkce-unsupported',
-  'oauth-verifier',
-  'oauth-code',
-  'oauth-refresh-token',
-  'oauth-refresh-rotation',
-  'oauth-resource',
-  'oauth-redirect-uri',
-  'oauth-client',
-  'oauth-client-metadata',
-  'oauth-registration-kept',
-  'oauth-state',
-  'oauth-state-unchecked',
-  'oauth-iss-unchecked',
-  'oauth-token-in-query',
-  'oauth-secret-printed',
-  'oauth-discovery',
-  'oauth-client-auth',
-  'oauth-scope',
-  'oauth-scope-selection',
-  'oauth-resource-form',
-  'oauth-token-redirect-uri',
-  'oauth-token-leaked',
-  'oauth-metadata-mismatch',
-  'oauth-registration-refused',
-  'oauth-application-type',
-] as const;
+/** Every kind of diagnosis: the rules' table has a row for each. */
+const DIAGNOSIS_KINDS = Object.keys(RULES) as DiagnosisKind[];
 const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject, newSession: optional(boolean) });
 const diagnosisSchema = object({
   kind: oneOf(...DIAGNOSIS_KINDS),
