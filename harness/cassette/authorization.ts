@@ -40,7 +40,7 @@ export const SECRET_FIELDS: ReadonlyMap<string, string> = new Map(
 export const UNPRINTABLE_ROLES: ReadonlySet<string> = new Set([...SECRET_FIELDS.values()].filter((role) => role !== 'code-challenge' && role !== 'state'));
 
 /** A value a session made that nothing shows as it is, and its role. */
-export interface Secret {
+export interface RoleSecret {
   value: string;
   role: string;
 }
@@ -68,7 +68,7 @@ export function roleOfField(name: string): string | undefined {
 }
 
 /** `text` with each secret shown by its role (`<access-token>`). */
-export function byRole(text: string, secrets: readonly Secret[]): string {
+export function byRole(text: string, secrets: readonly RoleSecret[]): string {
   return secrets.reduce((shown, { value, role }) => shown.replaceAll(value, `<${role}>`), text);
 }
 

@@ -2,7 +2,7 @@
 // the cassette is played to it. Each transport is a folder of harness/transports/ (its face, its
 // recorder, its run) listed once in index.ts; grading asks the transport, never its name.
 import type { Duplex } from 'node:stream';
-import type { Secret } from '../cassette/authorization.ts';
+import type { RoleSecret } from '../cassette/authorization.ts';
 import type { PlayReport } from '../cassette/diagnosis.ts';
 import type { Cassette } from '../cassette/model.ts';
 import type { PlayerSession } from '../cassette/session.ts';
@@ -47,7 +47,7 @@ export interface Played<R> {
   start?: { reached: boolean; problem?: string };
   /** Values the session made that nothing of the grader's shows as they are (an authorization's
    *  tokens): what the program printed of them is shown by their role, `<access-token>`. */
-  secrets?: readonly Secret[];
+  secrets?: readonly RoleSecret[];
 }
 
 export interface Transport {

@@ -19,7 +19,7 @@ import {
   recordedAuthorization,
   roleOf,
   UNPRINTABLE_ROLES,
-  type Secret,
+  type RoleSecret,
 } from '../../cassette/authorization.ts';
 import type { Diagnosis, DiagnosisKind } from '../../cassette/diagnosis.ts';
 import { type AuthFrame, type Cassette, isObject, type Json } from '../../cassette/model.ts';
@@ -124,7 +124,7 @@ export class AuthFace {
   }
 
   /** This session's tokens, codes and secrets (minted here, or the client's verifier), each with its role. */
-  secrets(): Secret[] {
+  secrets(): RoleSecret[] {
     return [...this.values].flatMap(([placeholder, value]) => {
       const role = roleOf(placeholder);
       return role !== undefined && UNPRINTABLE_ROLES.has(role) && value.length >= 8 ? [{ value, role }] : [];

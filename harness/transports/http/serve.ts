@@ -2,7 +2,7 @@
 // (a free one by default), a bounded number of connections, and the session it plays.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { byRole, type Secret } from '../../cassette/authorization.ts';
+import { byRole, type RoleSecret } from '../../cassette/authorization.ts';
 import type { Diagnosis } from '../../cassette/diagnosis.ts';
 import type { Cassette } from '../../cassette/model.ts';
 import type { PlayerSession } from '../../cassette/session.ts';
@@ -16,7 +16,7 @@ export interface HttpPlayerSession extends PlayerSession {
   /** What of the authorization's tokens, codes and secrets `printed` holds: a diagnosis a kind of value. */
   leaks(printed: string): Diagnosis[];
   /** This session's tokens, codes and secrets, each with its role: never shown as they are. */
-  secrets(): Secret[];
+  secrets(): RoleSecret[];
   /** JSON data (a report) with each of those secrets shown by its role. */
   byRole<T>(data: T): T;
 }
