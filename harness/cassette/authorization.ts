@@ -51,15 +51,17 @@ const PLACEHOLDER = '<([a-z]+(?:-[a-z]+)*?)(?:-(\\d+))?>';
 
 /** Every placeholder of a text, for `replace` (its role and number captured). */
 export const PLACEHOLDERS = new RegExp(PLACEHOLDER, 'g');
+const WHOLE_PLACEHOLDER = new RegExp(`^${PLACEHOLDER}$`);
+const ANY_PLACEHOLDER = new RegExp(PLACEHOLDER); // not global: test() keeps no state
 
 /** The role a placeholder names (`<access-token-2>`: access-token); none for other text. */
 export function roleOf(text: string): string | undefined {
-  return new RegExp(`^${PLACEHOLDER}$`).exec(text)?.[1];
+  return WHOLE_PLACEHOLDER.exec(text)?.[1];
 }
 
 /** Whether `text` holds a placeholder. */
 export function hasPlaceholder(text: string): boolean {
-  return new RegExp(PLACEHOLDER).test(text);
+  return ANY_PLACEHOLDER.test(text);
 }
 
 /** The role of a field whose values are random by design (`access_token`: access-token); none for other fields. */
