@@ -7,7 +7,7 @@
 // Run: node --import tsx scripts/derive-authorization-cases.ts, then
 // `npx theinference bless --stage authorization` for the expected output.
 import type { AuthFrame, Frame } from '../harness/cassette/index.ts';
-import { AUTHORIZATION_PATH } from '../harness/transports/http/auth-face.ts';
+import { AUTHORIZATION_PATH } from '../harness/authorization/index.ts';
 import { KEPT_REGISTRATION } from './course-client.ts';
 import { recording, writeHttpCase } from './http-cases.ts';
 

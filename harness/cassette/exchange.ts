@@ -2,6 +2,7 @@
 // diagram draws it (the data, ExchangeStep and Exchange, is in diagnosis.ts with the rest of what
 // the player reports). Bounded: the first KEPT_STEPS steps are kept, each message at most
 // KEPT_MESSAGE_CHARS long, the rest only counted.
+import { STATUS_CODES } from 'node:http';
 import { clip } from '../terminal-text.ts';
 import type { Exchange, ExchangeStep } from './diagnosis.ts';
 import { isObject, kindOf, type Json } from './model.ts';
@@ -85,4 +86,10 @@ export function responseOutcome(step: ExchangeStep): 'result' | 'error' | undefi
   if (typeof step.message !== 'string') return undefined;
   const outcome = /^\{(?:"(?:jsonrpc|id)":(?:"(?:[^"\\]|\\.)*"|[-+.\deE]+|null),)*"(result|error)":/.exec(step.message);
   return outcome?.[1] as 'result' | 'error' | undefined;
+}
+
+/** An HTTP refusal as the exchange draws it: `406 Not Acceptable: Client must accept both …`. */
+export function statusLine(status: number, why?: Json): string {
+  const text = typeof why === 'string' && why !== '' ? why : (STATUS_CODES[status] ?? '');
+  return `${status} ${text}`.trimEnd();
 }

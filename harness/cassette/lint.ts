@@ -1,7 +1,7 @@
 // Checks beyond the format: that the conversation in a cassette can be played at all (over HTTP,
 // that each message went where a server can send it), and that it names nothing of the machine it
 // was recorded on (a home folder, a temporary folder).
-import { roleOf, SECRET_FIELDS } from './authorization.ts';
+import { roleOf, SECRET_FIELDS } from './placeholders.ts';
 import { idKey, isObject, kindOf, type Cassette, type HttpPlacement, type Json } from './model.ts';
 
 /** A path that exists on one machine only: a home folder, a temporary folder, a user's folder on Windows. */

@@ -7,7 +7,7 @@
 // and keeps what it found, bounded whatever the client writes (player-diagnoses.ts, MAX_LINE_CHARS).
 import { clip, cutPoint } from '../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
-import { ExchangeLog, exchangeStep, httpStep, KEPT_MESSAGE_CHARS, keptMessage, type ExchangeStep } from './exchange.ts';
+import { ExchangeLog, exchangeStep, httpStep, KEPT_MESSAGE_CHARS, keptMessage, statusLine, type ExchangeStep } from './exchange.ts';
 import { LineSplitter } from './lines.ts';
 import { applyEdits, IdMap } from './id-map.ts';
 import { Matching, type Miss } from './matching.ts';
@@ -135,15 +135,15 @@ export class Player {
   /** A request the transport refused before a message of it was played, drawn as it went: what was
    *  sent (the message, when its body was read; else the request's own text), the mistake said on
    *  it, and the refusal. */
-  transportRefusal(sent: JsonObject | string, refusal: string, mistake?: { kind: DiagnosisKind; message: string }): void {
+  transportRefusal(sent: JsonObject | string, status: number, why?: Json, mistake?: { kind: DiagnosisKind; message: string }): void {
     const step = this.log.add(() => (typeof sent === 'string' ? httpStep('client', sent) : exchangeStep('client', sent)));
     if (mistake) this.diagnose(mistake.kind, () => mistake.message, {}, step);
-    this.log.add(() => httpStep('server', refusal));
+    this.log.add(() => httpStep('server', statusLine(status, why)));
   }
 
   /** A refusal the recording holds (a session the server had lost), answered to a message the player played. */
-  transportReplied(refusal: string): void {
-    this.log.add(() => httpStep('server', refusal));
+  transportReplied(status: number, why?: Json): void {
+    this.log.add(() => httpStep('server', statusLine(status, why)));
   }
 
   /** Client bytes as they come, cut into lines here; `arrival` is asked as each line completes. Lines

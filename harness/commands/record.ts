@@ -147,7 +147,7 @@ async function recordHttp(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   const refused = targetProblem(out, resolve(out), force);
   if (refused !== undefined) return said(refused, 2);
   const { startServer } = await import('../transports/http/started-server.ts');
-  const { Roles } = await import('../cassette/authorization.ts');
+  const { Roles } = await import('../authorization/index.ts');
   // what the server prints goes out with the authorization's tokens and codes replaced, as in the cassette
   const roles = new Roles();
   let server: Awaited<ReturnType<typeof startServer>>;

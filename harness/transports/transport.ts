@@ -2,7 +2,7 @@
 // the cassette is played to it. Each transport is a folder of harness/transports/ (its face, its
 // recorder, its run) listed once in index.ts; grading asks the transport, never its name.
 import type { Duplex } from 'node:stream';
-import type { RoleSecret } from '../cassette/authorization.ts';
+import type { RoleSecret } from '../cassette/placeholders.ts';
 import type { PlayReport } from '../cassette/diagnosis.ts';
 import type { Cassette } from '../cassette/model.ts';
 import type { PlayerSession } from '../cassette/session.ts';

@@ -49,7 +49,7 @@ function findCircle(graph: Map<string, string[]>): string[] | undefined {
 
 /** The harness's folders, top to bottom: each may import only from those below it (and itself).
  *  `base` is the harness's top-level modules (errors, files, defaults, terminal text, processes…). */
-const FOLDER_ORDER = ['cli', 'commands', 'classroom', 'ci', 'stages', 'report', 'grade', 'props', 'run', 'transports', 'cassette', 'course', 'base'];
+const FOLDER_ORDER = ['cli', 'commands', 'classroom', 'ci', 'stages', 'report', 'grade', 'props', 'run', 'transports', 'authorization', 'cassette', 'course', 'base'];
 
 /** The folder a harness module belongs to, as FOLDER_ORDER names it. */
 function folderOf(module: string): string {
@@ -100,7 +100,7 @@ describe('the harness imports', () => {
     expect(found).toEqual(['./a.ts', '../b.ts', './d.ts']);
   });
 
-  it('run downwards between folders only, in the order commands > classroom > ci > stages > report > grade > props > run > transports > cassette > course > base', () => {
+  it('run downwards between folders only, in the order commands > classroom > ci > stages > report > grade > props > run > transports > authorization > cassette > course > base', () => {
     const sources = harnessSources();
     expect([...sources.keys()].map(folderOf).filter((folder) => !FOLDER_ORDER.includes(folder))).toEqual([]);
     expect(importsUpwards(sources)).toEqual([]);

@@ -12,12 +12,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s256 } from '../../harness/cassette/authorization.ts';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
 import type { AuthFrame, Cassette } from '../../harness/cassette/model.ts';
 import { RULES } from '../../harness/cassette/rules.ts';
-import { AUTHORIZATION_PATH } from '../../harness/transports/http/auth-face.ts';
+import { AUTHORIZATION_PATH, s256 } from '../../harness/authorization/index.ts';
 import { serveCassette } from '../../harness/transports/http/serve.ts';
 import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
 import {

@@ -2,41 +2,23 @@
 // (player.ts) with HTTP around its messages. Each POST hands the client's message to the player; what
 // it puts out goes where the recording had it: a response to its request's POST (a JSON body, or an
 // event on that POST's stream), a notification or server request on the stream open then, or on the
-// GET stream. Sessions (sessions.ts), refusals (refusal.ts), resumed streams (resumption.ts) and a
-// recorded authorization (auth-face.ts) each have a module; a recording without sessions (the
-// stateless revision) plays without them, its mirrored headers checked. serve.ts listens.
+// GET stream. What a request must say before it is played (admission.ts, in one pass), sessions
+// (sessions.ts), refusals (refusal.ts), resumed streams (resumption.ts) and a recorded authorization
+// (harness/authorization/) each have a module; a recording without sessions (the stateless revision)
+// plays without them, its mirrored headers checked. serve.ts listens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DiagnosisKind, PlayReport } from '../../cassette/diagnosis.ts';
-import {
-  describeMessage,
-  isObject,
-  kindOf,
-  type Cassette,
-  type ClientFrame,
-  type HttpPlacement,
-  type HttpReply,
-  type JsonObject,
-} from '../../cassette/model.ts';
+import { describeMessage, kindOf, type Cassette, type ClientFrame, type HttpPlacement, type HttpReply, type JsonObject } from '../../cassette/model.ts';
+import { AuthorizationServer } from '../../authorization/index.ts';
 import type { Piece } from '../../cassette/player-output.ts';
 import { Player } from '../../cassette/player.ts';
 import type { FaceOptions } from '../../cassette/session.ts';
 import { formatSseEvent } from '../../cassette/sse.ts';
+import { Admission } from './admission.ts';
 import { inTurn, turns, type Channel } from './channel.ts';
-import { AuthFace, credentialsProblem } from './auth-face.ts';
 import { Resumption } from './resumption.ts';
 import { HttpSessions } from './sessions.ts';
-import { JSON_TYPE, mirrorHeaders, refuseRequest, requestText, SSE_TYPE, statusLine, type Refusal } from './refusal.ts';
-import {
-  headerMismatch,
-  isStatelessMessage,
-  metaOf,
-  META_CAPABILITIES,
-  META_VERSION,
-  paramHeaders,
-  speaksStateless,
-  type MirrorHeaders,
-  type ParamHeader,
-} from '../../cassette/stateless.ts';
+import { JSON_TYPE, refuseRequest, requestText, SSE_TYPE, type Refusal } from './refusal.ts';
 
 export interface HttpFaceOptions extends FaceOptions {
   /** 0 (default): a free port. Always on 127.0.0.1. */
@@ -52,9 +34,6 @@ export interface HttpFaceOptions extends FaceOptions {
 /** Between the reads an event is cut into: long enough that a client waiting for a core on a
  *  loaded machine still reads them apart (as between the reads of a stdio case). */
 const READ_GAP_MS = 50;
-/** The largest body a POST may have: a message the player would refuse as too long anyway. */
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
-
 export class HttpFace {
   readonly player: Player;
   readonly done: Promise<PlayReport>;
@@ -79,15 +58,13 @@ export class HttpFace {
   private fullStream: ServerResponse | undefined;
   /** POSTs that came while the player waited: handed over in order once it goes on. */
   private readonly postponed: (() => void)[] = [];
-  /** The recorded server checks the headers that mirror a body (the stateless revision). */
-  private readonly checksHeaders: boolean;
-  /** The tools' x-mcp-header declarations, as the recorded server listed them. */
-  private readonly declarations: Map<string, ParamHeader[]>;
   /** The responses to POSTs not yet written to the end: a session that is over ends after them. */
   private readonly unfinished = new Set<ServerResponse>();
   private endingWhenPlayed = false;
   /** The authorization's endpoints, for a cassette that recorded them. */
-  readonly authorization: AuthFace | undefined;
+  readonly authorization: AuthorizationServer | undefined;
+  /** What a request must say before the player is given its message (admission.ts). */
+  private readonly admission: Admission;
 
   constructor(
     private readonly cassette: Cassette,
@@ -106,8 +83,6 @@ export class HttpFace {
       },
     });
     this.sessions = new HttpSessions(cassette, this.path, host);
-    this.checksHeaders = speaksStateless(cassette);
-    this.declarations = this.checksHeaders ? paramHeaders(cassette) : new Map();
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.player = new Player(
       cassette,
@@ -120,7 +95,8 @@ export class HttpFace {
       },
       options,
     );
-    this.authorization = AuthFace.of(cassette, this.player);
+    this.authorization = AuthorizationServer.of(cassette, this.player);
+    this.admission = new Admission(cassette, this.path, this.player, this.sessions, this.authorization);
     this.player.start();
   }
 
@@ -157,50 +133,11 @@ export class HttpFace {
   handle(request: IncomingMessage, response: ServerResponse): void {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (this.authorization?.took(request, response, url)) return;
-    if (url.pathname !== this.path) {
-      return refuseRequest(this.player, request, response, { status: 404 }, [
-        'http-method',
-        `your client sent ${request.method} ${url.pathname}; the server was recorded at ${this.path}`,
-      ]);
-    }
-    if (request.method !== 'POST' && request.method !== 'GET' && request.method !== 'DELETE') {
-      return refuseRequest(this.player, request, response, { status: 405, headers: { allow: 'POST, GET, DELETE' } }, [
-        'http-method',
-        `your client sent ${request.method} ${this.path}: a Streamable HTTP client sends POST, GET or DELETE`,
-      ]);
-    }
-    if (!this.sessions.admit(request, response)) return;
     // a DELETE refused for its token was sent all the same: the session was not left open
-    this.deleted ||= request.method === 'DELETE';
-    if (request.method !== 'POST' && this.authorization?.refusedWithoutToken(request, response, this.path)) return;
+    const admitted = this.admission.request(request, response, url, (method) => (this.deleted ||= method === 'DELETE'));
+    if (!admitted) return;
     if (request.method === 'GET') return this.get(request, response);
     if (request.method === 'DELETE') return this.delete(response);
-    this.post(request, response);
-  }
-
-  private post(request: IncomingMessage, response: ServerResponse): void {
-    const accept = String(request.headers.accept ?? '');
-    if (!accept.includes(JSON_TYPE) || !accept.includes(SSE_TYPE)) {
-      request.resume();
-      return refuseRequest(this.player, request, response, { status: 406, error: `Not Acceptable: Client must accept both ${JSON_TYPE} and ${SSE_TYPE}` }, [
-        'http-accept',
-        `your client's POST says Accept: ${JSON.stringify(accept)}; it must accept both ${JSON_TYPE} and ${SSE_TYPE}`,
-      ]);
-    }
-    const type = String(request.headers['content-type'] ?? '');
-    if (!type.startsWith(JSON_TYPE)) {
-      request.resume();
-      return refuseRequest(this.player, request, response, { status: 415, error: `Unsupported Media Type: Content-Type must be ${JSON_TYPE}` }, [
-        'http-content-type',
-        `your client's POST says Content-Type: ${JSON.stringify(type)}; a message is sent as ${JSON_TYPE}`,
-      ]);
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
     if (this.options.endWhenPlayed) {
       this.unfinished.add(response);
       response.once('close', () => {
@@ -208,16 +145,12 @@ export class HttpFace {
         this.endIfPlayed();
       });
     }
-    request.on('end', () => {
-      if (size > MAX_BODY_BYTES)
-        return refuseRequest(this.player, request, response, { status: 413, error: `Payload Too Large: more than ${MAX_BODY_BYTES / 1024 / 1024} MiB` });
-      this.message(Buffer.concat(chunks).toString('utf8'), response, request.headers.authorization, mirrorHeaders(request));
-    });
+    this.admission.body(request, response, (text) => this.message(text, request, response));
   }
 
   /** One POSTed body: handed to the player, answered as the recording answered it. */
-  private message(text: string, response: ServerResponse, authorization: string | undefined, mirrors?: MirrorHeaders): void {
-    if (this.player.paused) return void this.postponed.push(() => this.message(text, response, authorization, mirrors));
+  private message(text: string, request: IncomingMessage, response: ServerResponse): void {
+    if (this.player.paused) return void this.postponed.push(() => this.message(text, request, response));
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -225,18 +158,8 @@ export class HttpFace {
       message = undefined;
     }
     const expected = this.player.expectingFor(message);
-    // the recorded server was given credentials: without the right ones, it would have refused the request
-    const credentials = credentialsProblem(expected?.http?.headers?.authorization, authorization, this.authorization);
-    if (credentials) {
-      const sent = isObject(message) ? message : `POST ${this.path}\n${text}`;
-      const refusal = { status: 401, error: 'Unauthorized: missing Authorization header', headers: { 'www-authenticate': credentials.challenge } };
-      return refuseRequest(this.player, sent, response, refusal, [
-        'http-auth',
-        `your client sent ${isObject(message) ? describeMessage(message) : 'a POST'} ${credentials.problem}`,
-      ]);
-    }
+    if (!this.admission.message(request, response, message, text, expected?.http?.headers?.authorization)) return;
     const isRequest = typeof message === 'object' && message !== null && kindOf(message as JsonObject) === 'request';
-    if (isRequest && mirrors && this.headersDisagree(message as JsonObject, mirrors, response)) return;
     const id = isRequest ? JSON.stringify((message as JsonObject).id) : 'null';
     const what = isRequest ? describeMessage(message as JsonObject, 'your id') : 'a POST';
     const channel: Channel = { ...turns(), response, id, what, reply: expected?.http?.reply, streaming: false, answered: false, evented: false, ended: false };
@@ -264,24 +187,6 @@ export class HttpFace {
     });
   }
 
-  /** A stateless request whose headers disagree with its body: refused (400, -32020) as the recorded
-   *  server refuses it, before the player sees it. Only a request whose `_meta` is whole: one
-   *  missing its keys is refused for that first (the player says it). */
-  private headersDisagree(message: JsonObject, mirrors: MirrorHeaders, response: ServerResponse): boolean {
-    if (!this.checksHeaders || !isStatelessMessage(message)) return false;
-    // a refusal the recording holds (its client sent such headers) is the player's to replay
-    if ((this.player.expecting?.http?.reply?.status ?? 200) >= 400) return false;
-    const meta = metaOf(message)!;
-    if (!(META_VERSION in meta) || !(META_CAPABILITIES in meta)) return false;
-    const refusal = headerMismatch(message, mirrors, this.declarations);
-    if (refusal === undefined) return false;
-    refuseRequest(this.player, message, response, { status: refusal.status, error: refusal.error, id: message.id ?? null }, [
-      'http-header-mismatch',
-      `your client's POST of ${describeMessage(message, 'your id')} has headers that disagree with its body: ${refusal.error.message.replace(/^Bad Request: the request headers and body disagree: /, '')}; each request mirrors its version, method and name (and a tool's x-mcp-header arguments) into MCP-Protocol-Version, Mcp-Method, Mcp-Name (and Mcp-Param-*)`,
-    ]);
-    return true;
-  }
-
   /** A request the recorded server refused at the HTTP level (a session it had lost: 404), answered so.
    *  The session is gone: the client starts another with initialize, without the old id. */
   private replayRefusal(channel: Channel, reply: HttpReply): void {
@@ -293,7 +198,7 @@ export class HttpFace {
       this.player.rules.sessionRestarted();
     } else this.player.rules.refused(JSON.parse(channel.id));
     const type = reply.headers?.['content-type'] ?? (reply.body === 'text' ? 'text/plain' : undefined);
-    this.player.transportReplied(statusLine(reply.status, reply.text));
+    this.player.transportReplied(reply.status, reply.text);
     const headers = Object.entries(this.sessions.headers(reply)).map(([name, value]) => [name, this.authorization?.fill(value) ?? value]);
     channel.response.writeHead(reply.status, { ...Object.fromEntries(headers), ...(type && { 'content-type': type }) }).end(reply.text ?? '');
   }
@@ -322,7 +227,7 @@ export class HttpFace {
     const reply = this.cassette.http?.get;
     if (reply === undefined || reply.body !== 'sse' || reply.status !== 200) {
       const status = reply?.status ?? 405;
-      if (status >= 400) this.player.transportRefusal(requestText(request), statusLine(status, reply?.text));
+      if (status >= 400) this.player.transportRefusal(requestText(request), status, reply?.text);
       return void response.writeHead(status, reply ? this.sessions.headers(reply) : { allow: 'POST, DELETE' }).end(reply?.text ?? '');
     }
     if (!String(request.headers.accept ?? '').includes(SSE_TYPE)) {

@@ -28,8 +28,7 @@ import { carryOverHttp } from '../../cassette/normalise.ts';
 import { Redactor, secretsFromCommand, secretsFromEnv, type Secret } from '../../cassette/redact.ts';
 import { DEFAULT_FREE, Recording, type Written } from '../../cassette/recording.ts';
 import { SseParser, type SseEvent } from '../../cassette/sse.ts';
-import type { Roles } from '../../cassette/authorization.ts';
-import { AuthRecording } from './auth-recording.ts';
+import { AuthRecording, type Roles } from '../../authorization/index.ts';
 
 export interface HttpRecordOptions {
   out: string;

@@ -2,7 +2,7 @@
 // Streamable HTTP server answers it (a JSON-RPC error, worded as the SDK's servers word it, or no
 // body), with the mistake said on what was sent and both drawn in the exchange; and what a request
 // says in its headers.
-import { IncomingMessage, STATUS_CODES, type ServerResponse } from 'node:http';
+import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { DiagnosisKind } from '../../cassette/diagnosis.ts';
 import type { Json, JsonObject } from '../../cassette/model.ts';
 import type { Player } from '../../cassette/player.ts';
@@ -29,7 +29,7 @@ export function refuseRequest(
 ): void {
   const error = typeof refusal.error === 'string' ? { code: -32000, message: refusal.error } : refusal.error;
   const said = sent instanceof IncomingMessage ? requestText(sent) : sent;
-  player.transportRefusal(said, statusLine(refusal.status, error?.message), mistake && { kind: mistake[0], message: mistake[1] });
+  player.transportRefusal(said, refusal.status, error?.message, mistake && { kind: mistake[0], message: mistake[1] });
   if (error === undefined) return void response.writeHead(refusal.status, refusal.headers).end();
   response.writeHead(refusal.status, { ...refusal.headers, 'content-type': JSON_TYPE }).end(JSON.stringify({ jsonrpc: '2.0', error, id: refusal.id ?? null }));
 }
@@ -50,10 +50,4 @@ export function requestText(request: IncomingMessage): string {
   const shown = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id'];
   const headers = shown.filter((name) => request.headers[name] !== undefined).map((name) => `${name}: ${String(request.headers[name])}`);
   return [`${request.method} ${request.url}`, ...headers].join('\n');
-}
-
-/** A refusal as the exchange draws it: `406 Not Acceptable: Client must accept both …`. */
-export function statusLine(status: number, why?: Json): string {
-  const text = typeof why === 'string' && why !== '' ? why : (STATUS_CODES[status] ?? '');
-  return `${status} ${text}`.trimEnd();
 }

@@ -2,7 +2,7 @@
 // (a free one by default), a bounded number of connections, and the session it plays.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { byRole, type RoleSecret } from '../../cassette/authorization.ts';
+import { byRole, type RoleSecret } from '../../cassette/placeholders.ts';
 import type { Diagnosis } from '../../cassette/diagnosis.ts';
 import type { Cassette } from '../../cassette/model.ts';
 import type { PlayerSession } from '../../cassette/session.ts';

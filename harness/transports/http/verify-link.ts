@@ -27,7 +27,7 @@ async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Dr
   let version: string | undefined;
   // a recorded authorization is run again live in its place: before the request that follows it,
   // once the requests before it were answered (a token expires with the requests made)
-  const { AuthClient } = await import('./auth-client.ts');
+  const { AuthClient } = await import('../../authorization/index.ts');
   const auth = new AuthClient(cassette, new URL(url).origin);
   let authorized: Promise<void> = Promise.resolve();
   // A notification's (or an answer's) POST is acknowledged (202) before the client sends on, as a

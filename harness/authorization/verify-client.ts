@@ -4,9 +4,10 @@
 // replies (client credentials, the code, the token); a reply whose status or JSON fields are not the
 // recorded ones is drift. The access token it ends with goes on the MCP requests that had one.
 import { randomBytes } from 'node:crypto';
-import { AUTHORIZATION_SERVER, hasPlaceholder, MCP_SERVER, mapStrings, PLACEHOLDERS, roleOfField, s256 } from '../../cassette/authorization.ts';
-import { isObject, type AuthFrame, type Cassette, type Json } from '../../cassette/model.ts';
-import type { Drift } from '../../cassette/verify.ts';
+import { isObject, type AuthFrame, type Cassette, type Json } from '../cassette/model.ts';
+import { AUTHORIZATION_SERVER, hasPlaceholder, MCP_SERVER, PLACEHOLDERS, roleOfField } from '../cassette/placeholders.ts';
+import type { Drift } from '../cassette/verify.ts';
+import { mapStrings, s256 } from './oauth.ts';
 
 /** The fields of a live reply that carry a value the servers made, each taken for the next requests. */
 const SERVER_FIELDS = ['client_id', 'client_secret', 'access_token', 'refresh_token', 'id_token', 'code'];

@@ -3,38 +3,38 @@
 // metadata where RFC 8414 puts it: a program graded without network reaches one port, relayed), each
 // answered from the cassette's authorization frames. Values random by design are minted anew (codes,
 // tokens, client credentials) or taken from the live client (state, the PKCE challenge and verifier);
-// what the client's requests are held to is auth-requests.ts's. The bearer token goes on every
+// what the client's requests are held to is requests.ts's. The bearer token goes on every
 // request of the MCP endpoint. A miss is refused as an authorization server refuses it (an OAuth
 // error), with the rule named.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  AUTHORIZATION_SERVER,
-  isMetadataDocumentUrl,
-  isRegistration,
-  MCP_SERVER,
-  mapStrings,
-  PLACEHOLDERS,
-  type RecordedAuthorization,
-  recordedAuthorization,
-  roleOf,
-  UNPRINTABLE_ROLES,
-  type RoleSecret,
-} from '../../cassette/authorization.ts';
-import type { Diagnosis, DiagnosisKind } from '../../cassette/diagnosis.ts';
-import { type AuthFrame, type Cassette, isObject, type Json } from '../../cassette/model.ts';
-import type { Player } from '../../cassette/player.ts';
-import { type Asked, AuthRequests, type Mistake, type OAuthRefusal, type ScopesDue, words } from './auth-requests.ts';
-import { refuseRequest, statusLine } from './refusal.ts';
+import type { Diagnosis, DiagnosisKind } from '../cassette/diagnosis.ts';
+import { type AuthFrame, type Cassette, isObject, type Json } from '../cassette/model.ts';
+import { AUTHORIZATION_SERVER, MCP_SERVER, PLACEHOLDERS, roleOf, UNPRINTABLE_ROLES, type RoleSecret } from '../cassette/placeholders.ts';
+import type { Player } from '../cassette/player.ts';
+import { isMetadataDocumentUrl, isRegistration, mapStrings } from './oauth.ts';
+import { type RecordedAuthorization, recordedAuthorization } from './recorded.ts';
+import { type Asked, AuthRequests, type Mistake, type OAuthRefusal, type ScopesDue, words } from './requests.ts';
 
 /** The roles whose values the client makes; every other role's the server mints. */
 const CLIENT_ROLES = new Set(['state', 'code-challenge', 'code-verifier', 'nonce']);
+/** A recorded Authorization that carried an access token the authorization server issued. */
+const ACCESS_TOKEN = /<access-token(?:-\d+)?>/;
+
+/** A request to the MCP server refused (401) for its credentials: the mistake, and the challenge
+ *  (WWW-Authenticate) the refusal carries, where there is one. */
+export interface CredentialsRefusal {
+  kind: DiagnosisKind;
+  message: string;
+  challenge?: string;
+}
+
 /** Where the recorded authorization server is served, on the MCP server's origin. */
 export const AUTHORIZATION_PATH = '/authorization-server';
 /** A Host header that names an origin, and nothing more. */
 const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
 
-export class AuthFace {
+export class AuthorizationServer {
   private readonly frames: AuthFrame[];
   private readonly played = new Set<AuthFrame>();
   private readonly values = new Map<string, string>();
@@ -75,29 +75,44 @@ export class AuthFace {
     return this.fill(this.recorded.challenge);
   }
 
-  static of(cassette: Cassette, player: Player): AuthFace | undefined {
-    return cassette.frames.some((frame) => frame.from === 'auth') ? new AuthFace(cassette, player) : undefined;
+  static of(cassette: Cassette, player: Player): AuthorizationServer | undefined {
+    return cassette.frames.some((frame) => frame.from === 'auth') ? new AuthorizationServer(cassette, player) : undefined;
   }
 
   /** Takes a request that is the authorization's (a path its frames answered, a well-known path, one
-   *  under AUTHORIZATION_PATH), or one that carries an access token in its URL (refused); says whether
-   *  it did. Every request says the origin the client reaches the server at. */
+   *  under AUTHORIZATION_PATH) and answers it; says whether it did. Every request says the origin the
+   *  client reaches the server at. */
   took(request: IncomingMessage, response: ServerResponse, url: URL): boolean {
     const host = request.headers.host ?? '';
     if (HOST.test(host)) this.origin = `http://${host}`;
     const frame = this.frames.find((one) => this.livePath(one) === url.pathname);
     const path = url.pathname;
     const authorizationServer = path.startsWith(`${AUTHORIZATION_PATH}/`) || (path.startsWith('/.well-known/') && path.includes(AUTHORIZATION_PATH));
-    if (frame || authorizationServer || path.startsWith('/.well-known/')) {
-      this.handle(frame?.request.server ?? (authorizationServer ? 'authorization' : 'resource'), request, response);
-      return true;
-    }
-    if (!this.tokenInQuery(url)) return false;
-    refuseRequest(this.player, request, response, { status: 401 }, [
-      'oauth-token-in-query',
-      `your client sent ${request.method} ${url.pathname} with the access token in its URL: it goes in the Authorization header, never the query`,
-    ]);
+    if (!frame && !authorizationServer && !path.startsWith('/.well-known/')) return false;
+    this.handle(frame?.request.server ?? (authorizationServer ? 'authorization' : 'resource'), request, response);
     return true;
+  }
+
+  /** The one check of the credentials of a request to the MCP server: an access token in its URL is
+   *  refused wherever it goes; a POST's Authorization is held to the token the recorded one carried
+   *  (`recorded`), a GET's or DELETE's to the token in use, for authorization goes on every HTTP
+   *  request; `what` names the request in the mistake. None when the request may go on. */
+  credentials(method: string, url: URL, live: string | undefined, what: string, recorded?: string): CredentialsRefusal | undefined {
+    if (this.tokenInQuery(url))
+      return {
+        kind: 'oauth-token-in-query',
+        message: `your client sent ${method} ${url.pathname} with the access token in its URL: it goes in the Authorization header, never the query`,
+      };
+    const current = this.accessTokens.at(-1);
+    const problem =
+      method === 'POST'
+        ? recorded !== undefined && ACCESS_TOKEN.test(recorded)
+          ? this.tokenProblem(/^\S+\s+(\S+)/.exec(this.fill(recorded))?.[1] ?? '', live)
+          : undefined
+        : current === undefined
+          ? undefined
+          : this.tokenProblem(current, live);
+    return problem === undefined ? undefined : { kind: 'http-auth', message: `your client sent ${what} ${problem}`, challenge: this.challengeHeader() };
   }
 
   /** Recorded text with the servers at their live origins and each role's value: minted, or the client's. */
@@ -141,26 +156,6 @@ export class AuthFace {
     }));
   }
 
-  /** Why an MCP request's Authorization is not the token the player issued in the recorded role, if it
-   *  is not. The scheme is case-insensitive (RFC 9110 11.1); what the header held is said by what it is
-   *  (an older token, the refresh token), never by its value. */
-  bearerProblem(recorded: string, live: string | undefined): string | undefined {
-    return this.tokenProblem(/^\S+\s+(\S+)/.exec(this.fill(recorded))?.[1] ?? '', live);
-  }
-
-  /** A GET or DELETE of the MCP endpoint without the access token in use: refused (401) as a POST is,
-   *  for authorization goes on every HTTP request. Says whether it was. */
-  refusedWithoutToken(request: IncomingMessage, response: ServerResponse, path: string): boolean {
-    const current = this.accessTokens.at(-1);
-    const problem = current === undefined ? undefined : this.tokenProblem(current, request.headers.authorization);
-    if (problem === undefined) return false;
-    refuseRequest(this.player, request, response, { status: 401, headers: { 'www-authenticate': this.challengeHeader() } }, [
-      'http-auth',
-      `your client sent ${request.method} ${path} ${problem}`,
-    ]);
-    return true;
-  }
-
   private tokenProblem(expected: string, live: string | undefined): string | undefined {
     if (live === undefined) return 'without the Authorization header: the access token goes in "Authorization: Bearer <token>" on every request';
     const [, scheme = '', token = ''] = /^(\S+)[ \t]+(\S+)[ \t]*$/.exec(live) ?? [undefined, live.trim()];
@@ -173,7 +168,7 @@ export class AuthFace {
   }
 
   /** Whether the URL carries an access token the player issued, as a query parameter. */
-  tokenInQuery(url: URL): boolean {
+  private tokenInQuery(url: URL): boolean {
     const issued = [...this.values].filter(([placeholder]) => placeholder.startsWith('<access-token')).map(([, value]) => value);
     return url.searchParams.has('access_token') || [...url.searchParams.values()].some((value) => issued.includes(value));
   }
@@ -220,7 +215,7 @@ export class AuthFace {
         );
       if (this.recorded.misnamed !== undefined && asked.path.includes('/.well-known/')) {
         // the recording stopped where a client must stop: more metadata is not there, and reading it uses nothing
-        this.player.transportRefusal(asked.text, statusLine(404));
+        this.player.transportRefusal(asked.text, 404);
         return void response.writeHead(404).end();
       }
       const whose = server === 'resource' ? 'the MCP server' : 'the authorization server';
@@ -369,7 +364,7 @@ export class AuthFace {
     const json = filled !== undefined && isRegistration(frame.request.json) ? this.requests.registrationAnswer(filled, asked, this.authMethods()) : filled;
     if (isObject(json) && typeof json.access_token === 'string') this.accessTokens.push(json.access_token);
     const body = json !== undefined ? JSON.stringify(json) : redirect(this.fill(reply.text ?? ''));
-    this.player.transportRefusal(asked.text, statusLine(reply.status));
+    this.player.transportRefusal(asked.text, reply.status);
     response.writeHead(reply.status, headers).end(body);
   }
 
@@ -431,27 +426,11 @@ export class AuthFace {
   }
 
   private refuse(asked: Asked, response: ServerResponse, status: number, error: string, kind: DiagnosisKind, message: string): void {
-    this.player.transportRefusal(asked.text, statusLine(status, error), { kind, message });
+    this.player.transportRefusal(asked.text, status, error, { kind, message });
     response
       .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
       .end(JSON.stringify({ error, error_description: message.replace(/^your client/, 'the client') }));
   }
-}
-
-/** Why a POST's credentials are not those the recorded server was given, and the 401's challenge;
- *  none when they are. Over a recorded authorization, the token must be the one the player issued. */
-export function credentialsProblem(
-  recorded: string | undefined,
-  live: string | undefined,
-  authorization: AuthFace | undefined,
-): { problem: string; challenge: string } | undefined {
-  if (recorded === undefined) return undefined;
-  if (authorization && /<access-token(?:-\d+)?>/.test(recorded)) {
-    const problem = authorization.bearerProblem(recorded, live);
-    return problem === undefined ? undefined : { problem, challenge: authorization.challengeHeader() };
-  }
-  if (live !== undefined) return undefined;
-  return { problem: 'without the Authorization header the server was given: send the configured headers on every request', challenge: 'Bearer' };
 }
 
 /** For each recorded authorization exchange, the last challenge (a 401 or 403 with WWW-Authenticate)
