@@ -34,12 +34,38 @@ export const AUTHORIZATION_PATH = '/authorization-server';
 /** A Host header that names an origin, and nothing more. */
 const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
 
+/** One endpoint of the authorization server a recorded request went to: which recorded request it
+ *  answers, what the client's request there is held to (requests.ts), and the client's own values
+ *  (their fields) that a request it lets through brings. Metadata has no row: it is served as recorded. */
+interface Endpoint {
+  answers(frame: AuthFrame, recorded: Record<string, string>): boolean;
+  check(server: AuthorizationServer, frame: AuthFrame, asked: Asked): OAuthRefusal | undefined;
+  takes?: string[];
+}
+
+/** The endpoints, as RFC 7591 (registration) and OAuth 2.1 (authorize, token, refresh) name them. */
+const ENDPOINTS: readonly Endpoint[] = [
+  { answers: (frame) => isRegistration(frame.request.json), check: (server, frame, asked) => server.requests.registration(frame, asked) },
+  {
+    answers: (_, recorded) => recorded.response_type !== undefined,
+    check: (server, frame, asked) => server.requests.authorization(frame, asked, server.scopesDue(frame)),
+    takes: ['state', 'code_challenge'],
+  },
+  {
+    answers: (_, recorded) => recorded.grant_type === 'authorization_code',
+    // a refresh where a code was traded: the recording has no refresh token for it
+    check: (server, frame, asked) => (asked.fields.grant_type === 'refresh_token' ? server.refreshUnrecorded() : server.requests.token(frame, asked)),
+    takes: ['code_verifier'],
+  },
+  { answers: (_, recorded) => recorded.grant_type === 'refresh_token', check: (server, frame, asked) => server.requests.refresh(frame, asked) },
+];
+
 export class AuthorizationServer {
   private readonly frames: AuthFrame[];
   private readonly played = new Set<AuthFrame>();
   private readonly values = new Map<string, string>();
   /** What the client's requests to the authorization server are held to. */
-  private readonly requests: AuthRequests;
+  readonly requests: AuthRequests;
   /** Refresh tokens the recorded authorization server refused (invalid_grant): refused for good. */
   private readonly refusedRefreshes = new Set<string>();
   /** Codes the client must discard, and why: their redirect came back with a state not the client's,
@@ -296,34 +322,30 @@ export class AuthorizationServer {
     return undefined;
   }
 
-  /** The first rule the request breaks, held to its recorded one; the client's values it brings
-   *  (state, the PKCE challenge and verifier) taken under their placeholders. */
+  /** The first rule the request breaks, held to its recorded one at the endpoint that answered it
+   *  (ENDPOINTS); the client's values it brings (state, the PKCE challenge and verifier) taken under
+   *  their placeholders. */
   private check(frame: AuthFrame, asked: Asked): OAuthRefusal | undefined {
     const recorded = { ...frame.request.query, ...frame.request.form };
-    if (isRegistration(frame.request.json)) return this.requests.registration(frame, asked);
-    if (recorded.response_type !== undefined) {
-      const problem = this.requests.authorization(frame, asked, this.scopesDue(frame));
-      if (!problem) this.take(recorded, asked.fields, ['state', 'code_challenge']);
-      return problem;
-    }
-    if (recorded.grant_type === 'authorization_code' && asked.fields.grant_type === 'refresh_token')
-      return {
-        kind: 'oauth-refresh-token',
-        error: 'invalid_grant',
-        message: `your client asked to refresh ${this.values.has('<refresh-token>') ? 'where the recording authorized again' : 'though no token response gave it a refresh token'}: clients MUST NOT assume refresh tokens will be issued (2026-07-28); without one, ask for authorization again`,
-      };
-    if (recorded.grant_type === 'authorization_code') {
-      const problem = this.requests.token(frame, asked);
-      if (!problem) this.take(recorded, asked.fields, ['code_verifier']);
-      return problem;
-    }
-    if (recorded.grant_type === 'refresh_token') return this.requests.refresh(frame, asked);
-    return undefined;
+    const endpoint = ENDPOINTS.find((one) => one.answers(frame, recorded));
+    if (endpoint === undefined) return undefined; // metadata: read as often as the client likes
+    const problem = endpoint.check(this, frame, asked);
+    if (!problem) this.take(recorded, asked.fields, endpoint.takes ?? []);
+    return problem;
+  }
+
+  /** A refresh where the recording traded a code: the client refreshed without a refresh token to. */
+  refreshUnrecorded(): OAuthRefusal {
+    return {
+      kind: 'oauth-refresh-token',
+      error: 'invalid_grant',
+      message: `your client asked to refresh ${this.values.has('<refresh-token>') ? 'where the recording authorized again' : 'though no token response gave it a refresh token'}: clients MUST NOT assume refresh tokens will be issued (2026-07-28); without one, ask for authorization again`,
+    };
   }
 
   /** The scopes an authorization request is to ask for: those of the challenge before it, which are
    *  authoritative; else the protected resource metadata's scopes_supported (the spec's fallback). */
-  private scopesDue(frame: AuthFrame): ScopesDue | undefined {
+  scopesDue(frame: AuthFrame): ScopesDue | undefined {
     const challenge = this.challenges.get(frame);
     const scope = /\bscope="([^"]*)"/.exec(challenge?.header ?? '')?.[1];
     if (challenge && scope !== undefined) return { scopes: words(scope), from: `the ${challenge.status}'s WWW-Authenticate`, authoritative: true };
