@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCourse, type Course } from '../harness/course.ts';
 import { compareOutputs } from '../harness/grade/comparison.ts';
 import { hintsFor } from '../harness/grade/hints.ts';
-import type { StageContent } from '../harness/stages/content.ts';
+import type { StageContent } from '../harness/stages/stage-content.ts';
 import { STAGES } from '../harness/stages/index.ts';
 import { REPO } from './helpers/cli.ts';
 import { COURSE_CONTENT } from '../harness/stages/index.ts';

@@ -15,7 +15,7 @@ import { afterProgress } from '../run/progress.ts';
 import { runCommand, STUCK_MS, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
 import { TRANSPORTS } from '../transports/index.ts';
 import type { Played, Transport, Wiring } from '../transports/transport.ts';
-import type { CourseContent } from './content.ts';
+import type { CourseContent } from './course-content.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import { toldOfHidden } from './hidden-verdict.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';

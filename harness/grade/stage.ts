@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import { oneLine } from '../terminal-text.ts';
 import { Prestarts } from '../run/prestart.ts';
 import { gradeCase, prestartProgram, type CaseContext } from './case.ts';
-import type { CourseContent } from './content.ts';
+import type { CourseContent } from './course-content.ts';
 import type { Verdict } from '../run/verdict.ts';
 
 export interface GradeOptions {

@@ -2,7 +2,7 @@
 // the oracle said for the same call (the function and its encoded arguments). A call not answered
 // yet throws OracleMiss through the check; the runner asks the oracle and runs the check again
 // from the start, which is sound because a check is a pure function of its value and the answers.
-import { AnswerLater, type Answer, type Call } from './session.ts';
+import { AnswerLater, type Answer, type Call } from './oracle-session.ts';
 import { RUNNER_SIGNAL, type StudentModule } from './suite.ts';
 import { encode, MAX_DEPTH, VALUE_BUDGET_BYTES, type Unexaminable } from './values.ts';
 

@@ -11,7 +11,7 @@
 // A Halt (the oracle died on a call, the time ran out) ends the property wherever it comes from.
 import fc from 'fast-check';
 import { encodeArgument, type Answers } from './answers.ts';
-import type { Call } from './session.ts';
+import type { Call } from './oracle-session.ts';
 import { clip, show } from './show.ts';
 import { describeThrown, type PropertyCheck, type StudentModule } from './suite.ts';
 

@@ -1,5 +1,5 @@
 // The student's side of the property tests: loads the student's module and answers the
-// grader's calls of its exported functions on fd 3 (protocol.ts). It decides nothing: fast-check
+// grader's calls of its exported functions on fd 3 (oracle-wire.ts). It decides nothing: fast-check
 // and the checks run in the grader (check.ts), so nothing the student's code does here can
 // forge a verdict; at worst it answers for its own functions.
 //   node --import <tsx loader> oracle.ts --module /abs/src/mcp.ts --exports frame,parseFrame
@@ -10,7 +10,7 @@ import { readSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { PROTOCOL_FD, type CallRequest } from './protocol.ts';
+import { PROTOCOL_FD, type CallRequest } from './oracle-wire.ts';
 import { decode, encode, encodeThrown } from './values.ts';
 
 // Taken before the student's module loads, which might patch them.

@@ -1,5 +1,5 @@
 // The grader's side of the property tests. fast-check generates, shrinks and decides in this
-// process (check.ts); the student's module runs in an oracle process (oracle.ts, session.ts)
+// process (check.ts); the student's module runs in an oracle process (oracle.ts, oracle-session.ts)
 // that only answers calls, so nothing the student's code does there can forge a verdict. This
 // file keeps an oracle going across the suite (a fresh one after one dies, while time remains)
 // and turns each property's outcome, or what stopped it, into one Verdict. A property whose
@@ -13,7 +13,7 @@ import type { Jail } from '../run/sandbox.ts';
 import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
 import { Answers } from './answers.ts';
 import { checkProperty, valuesTried, type Halt, type Oracle, type Outcome } from './check.ts';
-import { OracleSession, prestartOracle, type Call, type TroubleAt } from './session.ts';
+import { OracleSession, prestartOracle, type Call, type TroubleAt } from './oracle-session.ts';
 import { clip } from './show.ts';
 import { describeThrown, type PropertyCheck, type PropertySuite } from './suite.ts';
 

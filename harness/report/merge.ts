@@ -5,7 +5,7 @@
 // shard makes it interrupted, rather than a pass on part of the work.
 import { readFileSync } from 'node:fs';
 import { ReportError } from '../errors.ts';
-import { SchemaError } from './check.ts';
+import { SchemaError } from './json-checks.ts';
 import { checkResultsReport, REPORT_VERSION, type ResultsReport, type RunStatus, type StageReport } from './model.ts';
 import { countChecks, exitCodeOf, rollUp, runStatus, stagePoints, totalPoints } from './entries.ts';
 

@@ -22,7 +22,7 @@ import {
   type Check,
   type Infer,
   type Same,
-} from './check.ts';
+} from './json-checks.ts';
 import { clip } from '../terminal-text.ts';
 
 export const REPORT_VERSION = 1;

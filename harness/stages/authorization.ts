@@ -4,7 +4,7 @@
 import { bothValues, field, type Comparison } from '../grade/comparison.ts';
 import { OUTPUT_RULES } from '../cassette/rules.ts';
 import type { Hint } from '../run/verdict.ts';
-import type { HintRule, StageContent } from './content.ts';
+import type { HintRule, StageContent } from './stage-content.ts';
 
 /** The reference authorized and the client did not: where its flow stopped is on its stderr. */
 function notAuthorizedRule(comparison: Comparison): Hint[] {

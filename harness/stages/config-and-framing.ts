@@ -17,7 +17,7 @@ import {
 } from '../grade/comparison.ts';
 import type { Hint } from '../run/verdict.ts';
 import { jsonRpcMessage } from '../props/arbitraries.ts';
-import type { StageContent } from './content.ts';
+import type { StageContent } from './stage-content.ts';
 import { framingSuite } from './framing-suite.ts';
 import { draw, text, word } from './generated.ts';
 

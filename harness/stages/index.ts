@@ -6,11 +6,11 @@
 // its entry in course.yaml, its cases/ and fixtures/, and its part of the reference solution
 // (src/) and the starter. Nothing else: the grader, CI and the property runner find it here,
 // and test/stages.test.ts checks this table against course.yaml.
-import type { CourseContent } from '../grade/content.ts';
+import type { CourseContent } from '../grade/course-content.ts';
 import type { PropertySuite } from '../props/suite.ts';
 import { authorization } from './authorization.ts';
 import { configAndFraming } from './config-and-framing.ts';
-import type { CaseGenerator, HintRule, StageContent } from './content.ts';
+import type { CaseGenerator, HintRule, StageContent } from './stage-content.ts';
 import { handshake } from './handshake.ts';
 import { stateless } from './stateless.ts';
 import { streamableHttp } from './streamable-http.ts';

@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { bothValues, field, type Comparison } from '../grade/comparison.ts';
 import type { Hint } from '../run/verdict.ts';
-import type { StageContent } from './content.ts';
+import type { StageContent } from './stage-content.ts';
 import { outcomeOf } from './outcome.ts';
 
 /** What connect() found, as printed: an era, or its failure. */

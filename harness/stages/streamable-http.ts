@@ -3,7 +3,7 @@
 // output the `http` command prints: a reply the client could not read leaves a result out.
 import { bothValues, field, type Comparison } from '../grade/comparison.ts';
 import type { Hint } from '../run/verdict.ts';
-import type { StageContent } from './content.ts';
+import type { StageContent } from './stage-content.ts';
 
 /** A result the reference read and the client did not: the event stream's reader lost it. */
 function unreadReplyRule(comparison: Comparison): Hint[] {

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { bothValues, field, type Comparison } from '../grade/comparison.ts';
 import type { Hint } from '../run/verdict.ts';
 import { REQUESTED_VERSION } from '../protocol.ts';
-import type { GeneratedFiles, StageContent } from './content.ts';
+import type { GeneratedFiles, StageContent } from './stage-content.ts';
 import { cassetteYaml, draw, handshakeFrames, text } from './generated.ts';
 import { outcomeMistake, outcomeOf } from './outcome.ts';
 

@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { asRecord, bothValues, field, firstJsonDifference, type Comparison } from '../grade/comparison.ts';
 import type { Hint } from '../run/verdict.ts';
-import type { StageContent } from './content.ts';
+import type { StageContent } from './stage-content.ts';
 
 const CLAUDE_FIELDS = ['name', 'description', 'input_schema'];
 

@@ -49,7 +49,22 @@ function findCircle(graph: Map<string, string[]>): string[] | undefined {
 
 /** The harness's folders, top to bottom: each may import only from those below it (and itself).
  *  `base` is the harness's top-level modules (errors, files, defaults, terminal text, processes…). */
-const FOLDER_ORDER = ['cli', 'commands', 'classroom', 'ci', 'stages', 'report', 'grade', 'props', 'run', 'transports', 'authorization', 'cassette', 'course', 'base'];
+const FOLDER_ORDER = [
+  'cli',
+  'commands',
+  'classroom',
+  'ci',
+  'stages',
+  'report',
+  'grade',
+  'props',
+  'run',
+  'transports',
+  'authorization',
+  'cassette',
+  'course',
+  'base',
+];
 
 /** The folder a harness module belongs to, as FOLDER_ORDER names it. */
 function folderOf(module: string): string {

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { jsonRpcMessage } from '../../harness/props/arbitraries.ts';
 import { Answers } from '../../harness/props/answers.ts';
 import { checkProperty, valuesTried, type Halt, type Oracle, type Outcome } from '../../harness/props/check.ts';
-import type { Call } from '../../harness/props/session.ts';
+import type { Call } from '../../harness/props/oracle-session.ts';
 import { bundleModule } from '../helpers/bundle.ts';
 import { runProperties } from '../../harness/props/run.ts';
 import { show, clip } from '../../harness/props/show.ts';

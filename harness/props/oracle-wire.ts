@@ -15,7 +15,7 @@ export interface CallRequest {
 
 // Oracle → grader, in this order: `{type: 'ready'}`, then `{type: 'loaded'}` or `{type: 'unusable'}`
 // (with `thrown` or `missing`), then one answer per call: `{id, value}`, the function returned `value`
-// (encoded), or `{id, threw}`, it threw `threw` (encoded by encodeThrown). session.ts reads them.
+// (encoded), or `{id, threw}`, it threw `threw` (encoded by encodeThrown). oracle-session.ts reads them.
 
 /** A longer line is not something an oracle sends: an answer is at most values.ts's budget. */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;

@@ -6,7 +6,7 @@
 import type { Command, Jail } from '../run/sandbox.ts';
 import { prestart, type Prestart } from '../run/prestart.ts';
 import { DEFAULT_LIMITS, runCommand, type RunOptions, type RunResult } from '../run/spawn.ts';
-import { MAX_LINE_BYTES } from './protocol.ts';
+import { MAX_LINE_BYTES } from './oracle-wire.ts';
 import { decodeAnswer, decodeThrown, DecodeError, type Unexaminable } from './values.ts';
 import { harnessScript } from '../own-module.ts';
 
