@@ -7,7 +7,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DiagnosisKind } from '../harness/cassette/diagnosis.ts';
-import { RULES } from '../harness/cassette/rules.ts';
+import { KINDS } from '../harness/cassette/kinds/index.ts';
 import { courseCopies, expectGraderGolden, normalise, patchedSubmission, REPO, runCli, runInProcess, trimCourse } from './helpers/cli.ts';
 import { SCENARIOS, SEED, STAGES, VARIANTS } from './helpers/scenarios.ts';
 
@@ -51,7 +51,7 @@ describe('the grader', () => {
         const given = [...run.stdout.matchAll(/^ {6}advice: ([a-z-]+): /gm)].map((match) => match[1]);
         expect([...new Set(given)].sort()).toEqual([...advice].sort());
         // each with the words of its rule: a SHOULD, or what a server the spec allows may refuse
-        for (const kind of advice) expect(run.stdout).toContain(RULES[kind as DiagnosisKind].words.slice(0, 60));
+        for (const kind of advice) expect(run.stdout).toContain(KINDS[kind as DiagnosisKind].words.slice(0, 60));
       } finally {
         rmSync(submission, { recursive: true, force: true });
       }

@@ -1,63 +1,11 @@
 // What the player tells the grader: when a client strays from the recording, and the session message
 // by message. Plain data, so that it crosses a process boundary or lands in a JSON report unchanged;
 // `message` is one line a student reads.
+import type { DiagnosisKind } from './kinds/index.ts';
 import type { Json, JsonObject } from './model.ts';
 
-export type DiagnosisKind =
-  | 'unexpected-method' // the client sent another method (or kind of message) than the one recorded next
-  | 'params-differ' // right method, params (or the answer to a server request) differ at `path`
-  | 'out-of-order' // the message is recorded, but later than where the session is
-  | 'before-initialize-result' // a request other than ping before the initialize result had been written
-  | 'initialized-too-early' // notifications/initialized before the initialize result had been written
-  | 'exhausted' // the recording has no client message left
-  | 'unused' // the session ended with recorded client messages never sent
-  | 'invalid-message' // the message breaks the MCP schema of the negotiated version
-  | 'not-json' // the client wrote a line that is not a JSON object
-  | 'line-too-long' // the client wrote more than the player holds without a newline; reading stopped
-  | 'id-reused' // a request with an id the client already used in this session
-  | 'http-accept' // a POST whose Accept lacks application/json or text/event-stream (answered 406)
-  | 'http-content-type' // a POST whose body is not declared application/json (answered 415)
-  | 'http-session' // a request without the session id the server gave, or with another one
-  | 'http-protocol-version' // a request after initialize without the negotiated MCP-Protocol-Version
-  | 'http-method' // a request the server does not take (a path or method it never answered)
-  | 'http-auth' // a POST without the Authorization header the recorded client sent (answered 401)
-  | 'http-session-left-open' // the session ended without the DELETE the recorded client sent
-  | 'http-retry' // a GET that resumes a stream the server closed, sooner than the stream's retry field asked
-  | 'http-resume' // a GET after the server closed a stream, without the Last-Event-ID of that stream's last event
-  | 'meta-missing' // a request of the stateless revision without a required _meta key the recorded one had (protocol version, capabilities)
-  | 'meta-client-info-missing' // the same without io.modelcontextprotocol/clientInfo, which a client SHOULD send
-  | 'http-header-mismatch' // a POST whose MCP-Protocol-Version, Mcp-Method, Mcp-Name or Mcp-Param-* header disagrees with its body, or is missing (answered 400, -32020)
-  | 'stateless-session' // an Mcp-Session-Id sent to a server that gave no session (the stateless revision has none)
-  | 'stateless-initialize' // initialize sent to a server the recording reached with server/discover (answered -32022)
-  | 'roots-answer' // an answer to roots/list that breaks the spec: roots from a client that did not declare them, or a uri that is not file://
-  | 'roots-error-code' // roots/list, undeclared, answered with an error whose code is not -32601 (what a client SHOULD answer)
-  | 'input-required-retry' // the retry after an input_required result did not echo its requestState, or reused the first request's id
-  | 'oauth-pkce' // an authorization request without a code_challenge, or with a method other than S256
-  | 'oauth-pkce-unsupported' // the client went on with an authorization server whose metadata does not advertise S256
-  | 'oauth-verifier' // a token request whose code_verifier does not hash (S256) to the authorization request's code_challenge
-  | 'oauth-code' // a token request with a code the authorization server never gave, or one already used
-  | 'oauth-refresh-token' // a refresh with a refresh token the authorization server never gave or refused (or no refresh where the recording has one)
-  | 'oauth-refresh-rotation' // a refresh with a refresh token that a later token response replaced (rotated): the old one kept
-  | 'oauth-resource' // an authorization or token request without the resource parameter, or naming another server
-  | 'oauth-redirect-uri' // a redirect_uri the client did not register, or a token request's that differs from its authorization request's
-  | 'oauth-client-metadata' // a registration (RFC 7591) where the authorization server takes the client's metadata document URL as client_id
-  | 'oauth-client' // an authorization request under a client_id other than the one registered
-  | 'oauth-registration-kept' // a registration again where the client holds one for the issuer, or one held for another issuer used
-  | 'oauth-state' // an authorization request without state (advice)
-  | 'oauth-iss-unchecked' // a code traded whose redirect named another issuer (iss), or none where the issuer says it names itself
-  | 'oauth-state-unchecked' // a code traded whose redirect came back with a state other than the client's
-  | 'oauth-token-in-query' // an access token in a request's URL
-  | 'oauth-secret-printed' // the program printed a token, code, client secret or verifier of its authorization
-  | 'oauth-discovery' // a metadata request at a well-known URL the discovery never reaches (out of order, or built wrong)
-  | 'oauth-client-auth' // a token request that does not authenticate the client as its registration says
-  | 'oauth-scope' // an authorization request after a challenge naming scopes, without them
-  | 'oauth-scope-selection' // an authorization request without the scopes the spec's scope selection picks (advice)
-  | 'oauth-resource-form' // a resource that names the MCP server less specifically, or with a trailing slash (advice)
-  | 'oauth-token-redirect-uri' // a token request without the redirect_uri of its authorization request (advice: compatibility)
-  | 'oauth-token-leaked' // an access token sent to the authorization server
-  | 'oauth-metadata-mismatch' // the client went on with metadata naming another resource or issuer
-  | 'oauth-registration-refused' // the client went on after its registration was refused
-  | 'oauth-application-type'; // a registration without application_type (2026-07-28)
+// The kinds are the rows of kinds/: the type is made from them.
+export type { DiagnosisKind };
 
 export interface RecordedRef {
   /** Index into the cassette's frames. */
@@ -101,9 +49,9 @@ export interface PlayReport {
   consumed: number;
   expected: number;
   /** The first diagnoses (KEPT_DIAGNOSES in player-diagnoses.ts), in the order they happened: each a rule the client
-   *  broke (a MUST, or the course's: rules.ts). */
+   *  broke (a MUST, or the course's: kinds/). */
   diagnoses: Diagnosis[];
-  /** Recommendations the client did not follow (a SHOULD: rules.ts), each kind once: the session goes on. */
+  /** Recommendations the client did not follow (a SHOULD: kinds/), each kind once: the session goes on. */
   advice: Diagnosis[];
   /** How many more there were, counted and not kept. */
   moreDiagnoses: number;

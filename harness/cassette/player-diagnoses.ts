@@ -5,7 +5,7 @@
 import { clip, escapeControls } from '../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind } from './diagnosis.ts';
 import type { ExchangeStep } from './exchange.ts';
-import { isAdvice } from './rules.ts';
+import { isAdvice } from './kinds/index.ts';
 
 /** Diagnoses kept in full; a client that goes on making mistakes gets them counted, not kept. */
 export const KEPT_DIAGNOSES = 20;
@@ -18,7 +18,7 @@ export type Fields = Omit<Diagnosis, 'kind' | 'message'>;
 export class KeptDiagnoses {
   /** The diagnoses kept, in the order they happened. */
   readonly misses: Diagnosis[] = [];
-  /** Recommendations not followed (a SHOULD: rules.ts), each kind once. */
+  /** Recommendations not followed (a SHOULD: kinds/), each kind once. */
   readonly advice: Diagnosis[] = [];
   /** Diagnoses past KEPT_DIAGNOSES: counted only. */
   more = 0;

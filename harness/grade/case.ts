@@ -5,7 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { byRole } from '../cassette/placeholders.ts';
 import { CassetteError, loadCassette, type Cassette, type PlayReport } from '../cassette/index.ts';
-import { RULES } from '../cassette/rules.ts';
+import { KINDS } from '../cassette/kinds/index.ts';
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import type { Command } from '../run/network.ts';
@@ -251,7 +251,7 @@ function withProtocol(judgement: Judgement, report: PlayReport | undefined, cass
 
 /** The player's advice, each with the spec's words behind it. */
 function adviceOf(report: PlayReport | undefined): Advice[] {
-  return (report?.advice ?? []).map(({ kind, message }) => ({ kind, message, source: RULES[kind].source, words: RULES[kind].words }));
+  return (report?.advice ?? []).map(({ kind, message }) => ({ kind, message, source: KINDS[kind].source, words: KINDS[kind].words }));
 }
 
 /** How a student names the case: its folder under cases/<stage>/ (the stage is in the heading). */

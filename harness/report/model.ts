@@ -5,7 +5,7 @@ import { MAX_SEED } from '../defaults.ts';
 import type { Advice, Difference, Hint, ProtocolReport } from '../run/verdict.ts';
 import type { DiagnosisKind } from '../cassette/diagnosis.ts';
 import type { Exchange } from '../cassette/exchange.ts';
-import { RULES } from '../cassette/rules.ts';
+import { KINDS } from '../cassette/kinds/index.ts';
 import {
   array,
   boolean,
@@ -156,8 +156,8 @@ const differenceSchema = object({
   column: integer(1),
   lines: array(array(object({ text: string(), style: optional(oneOf(...SPAN_STYLES)) }))),
 });
-/** Every kind of diagnosis: the rules' table has a row for each. */
-const DIAGNOSIS_KINDS = Object.keys(RULES) as DiagnosisKind[];
+/** Every kind of diagnosis: the kinds' tables have a row for each. */
+const DIAGNOSIS_KINDS = Object.keys(KINDS) as DiagnosisKind[];
 const recordedRef = object({ frame: integer(), line: optional(integer(1)), message: jsonObject, newSession: optional(boolean) });
 const diagnosisSchema = object({
   kind: oneOf(...DIAGNOSIS_KINDS),

@@ -49,7 +49,7 @@ export interface Verdict {
 export interface Advice {
   kind: DiagnosisKind;
   message: string;
-  /** Where the words are (rules.ts). */
+  /** Where the words are (the kind's row, cassette/kinds/). */
   source: string;
   words: string;
 }

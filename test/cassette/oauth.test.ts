@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format.ts';
 import { lintCassette } from '../../harness/cassette/lint.ts';
 import type { AuthFrame, Cassette } from '../../harness/cassette/model.ts';
-import { RULES } from '../../harness/cassette/rules.ts';
+import { KINDS } from '../../harness/cassette/kinds/index.ts';
 import { AUTHORIZATION_PATH, s256 } from '../../harness/authorization/index.ts';
 import { serveCassette } from '../../harness/transports/http/serve.ts';
 import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
@@ -212,7 +212,7 @@ describe.each(SERVERS)('from $name', ({ start, namesIssuer }) => {
         expect(failure).toBeDefined();
         expect(kinds[0]).toBe(kind);
         expect(report.ok).toBe(false);
-        expect(RULES[kind as keyof typeof RULES].source).toMatch(/^2025-11-25 basic\/authorization#/);
+        expect(KINDS[kind as keyof typeof KINDS].source).toMatch(/^2025-11-25 basic\/authorization#/);
       });
     }
 
@@ -220,7 +220,7 @@ describe.each(SERVERS)('from $name', ({ start, namesIssuer }) => {
       const { result, failure, report, kinds } = await replayTo({ authorizeUrl: (url) => withParam(url, 'state', undefined) });
       expect({ failure, tools: result?.tools, ok: report.ok }).toEqual({ failure: undefined, tools: live.tools, ok: true });
       expect({ kinds, advice: report.advice.map((advice) => advice.kind) }).toEqual({ kinds: [], advice: ['oauth-state'] });
-      expect(RULES['oauth-state'].level).toBe('should');
+      expect(KINDS['oauth-state'].level).toBe('should');
     });
 
     it('refuses a code used twice, and a token in the URL', async () => {

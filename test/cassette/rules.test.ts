@@ -1,34 +1,40 @@
-// The rule behind each diagnosis: every kind has one, a SHOULD is advice and nothing else is, the
-// spec's words are quoted as the spec has them (a MUST rule says MUST, a SHOULD rule SHOULD), and
-// docs/cassettes.md shows the table as rules.ts has it.
+// The diagnosis kinds' rows (harness/cassette/kinds/): the rule behind each quotes the spec as the
+// spec has it (a MUST rule says MUST, a SHOULD rule SHOULD), a SHOULD is advice and nothing else is,
+// no kind is declared in two areas, and docs/cassettes.md shows the rows as scripts/docs-kinds.ts writes them.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isAdvice, RULES, rulesTable } from '../../harness/cassette/rules.ts';
-import { REPO } from '../helpers/cli.ts';
+import { AUTHORIZATION_KINDS } from '../../harness/cassette/kinds/authorization.ts';
+import { HTTP_KINDS } from '../../harness/cassette/kinds/http.ts';
+import { isAdvice, KINDS } from '../../harness/cassette/kinds/index.ts';
+import { SESSION_KINDS } from '../../harness/cassette/kinds/session.ts';
+import { STATELESS_KINDS } from '../../harness/cassette/kinds/stateless.ts';
+import { DOCS_COMMAND, DOCS_FILE, withKindTables } from '../../scripts/docs-kinds.ts';
 
-describe('the rules behind the diagnoses', () => {
+describe('the diagnosis kinds', () => {
   it("quote the spec's own word for their level, and name where", () => {
-    for (const [kind, rule] of Object.entries(RULES)) {
+    for (const [kind, rule] of Object.entries(KINDS)) {
       if (rule.level === 'must') expect(rule.words, kind).toMatch(/\bMUST\b/);
       if (rule.level === 'should') expect(rule.words, kind).toMatch(/\bSHOULD\b/);
       if (rule.level === 'compatible') expect(rule.words, kind).toMatch(/\bMUST\b.*\bnot be compatible\b/);
       if (rule.level === 'course') expect(rule.source, kind).toBe('docs/course.md');
       else expect(rule.source, kind).toMatch(/^(20\d\d-\d\d-\d\d (basic|client|server)(\/[a-z-]+)*(#[a-z-]+)?|OAuth 2\.1 #[a-z-]+|RFC \d+ \d+(\.\d+)*)$/);
-      expect(isAdvice(kind as keyof typeof RULES), kind).toBe(rule.level === 'should' || rule.level === 'compatible');
+      expect(isAdvice(kind as keyof typeof KINDS), kind).toBe(rule.level === 'should' || rule.level === 'compatible');
     }
   });
 
-  it('each have a row in the table of kinds docs/cassettes.md shows, and the table no other', () => {
-    const docs = readFileSync(join(REPO, 'docs/cassettes.md'), 'utf8');
-    const kinds = /\n\| kind \| when \| example message \|\n\|---\|---\|---\|\n((?:\|.*\n)+)/.exec(docs)?.[1];
-    const rows = [...(kinds ?? '').matchAll(/^\| `([a-z-]+)` \|/gm)].map((match) => match[1]);
-    expect(rows.sort()).toEqual(Object.keys(RULES).sort());
+  it('are advice or refused, never both: the server serves what it only advises against', () => {
+    for (const [kind, row] of Object.entries(KINDS)) expect(isAdvice(kind as keyof typeof KINDS) && row.refusal === true, kind).toBe(false);
   });
 
-  it('are the table docs/cassettes.md shows', () => {
-    const docs = readFileSync(join(REPO, 'docs/cassettes.md'), 'utf8');
-    const shown = /<!-- rules:[^\n]*-->\n([\s\S]*?)\n<!-- \/rules -->/.exec(docs)?.[1];
-    expect(shown).toBe(rulesTable());
+  it('each have one row, in one area (a second would silently replace the first)', () => {
+    const areas = [SESSION_KINDS, HTTP_KINDS, AUTHORIZATION_KINDS, STATELESS_KINDS];
+    const declared = areas.flatMap((area) => Object.keys(area));
+    expect(declared.length).toBe(new Set(declared).size);
+    expect(declared.length).toBe(Object.keys(KINDS).length);
+  });
+
+  it('are the tables docs/cassettes.md shows', () => {
+    const docs = readFileSync(DOCS_FILE, 'utf8');
+    expect(withKindTables(docs) === docs, `docs/cassettes.md differs from the kinds' rows: run ${DOCS_COMMAND}`).toBe(true);
   });
 });

@@ -1,0 +1,23 @@
+// Every diagnosis kind (what the cassette player says a client did wrong), one row each, joined from
+// the tables of the protocol's areas. The row is the kind's whole declaration: the type of kinds,
+// the rule and level, the hint, whether the server refuses it, the docs' rows (scripts/docs-kinds.ts).
+import { AUTHORIZATION_KINDS } from './authorization.ts';
+import { HTTP_KINDS } from './http.ts';
+import type { KindRow } from './row.ts';
+import { SESSION_KINDS } from './session.ts';
+import { STATELESS_KINDS } from './stateless.ts';
+
+export { COURSE, type KindRow, type Rule, type RuleLevel } from './row.ts';
+
+// In this order the docs list the kinds, and a case shows their hints (grade/hints.ts).
+const JOINED = { ...SESSION_KINDS, ...HTTP_KINDS, ...AUTHORIZATION_KINDS, ...STATELESS_KINDS };
+
+export type DiagnosisKind = keyof typeof JOINED;
+
+/** Each kind's row. */
+export const KINDS: Readonly<Record<DiagnosisKind, KindRow>> = JOINED;
+
+/** Whether a diagnosis of this kind fails its case (a MUST, or the course's rule) or is advice (a SHOULD). */
+export function isAdvice(kind: DiagnosisKind): boolean {
+  return KINDS[kind].level === 'should' || KINDS[kind].level === 'compatible';
+}
