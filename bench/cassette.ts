@@ -9,9 +9,9 @@ import { createServer, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { globSync } from 'tinyglobby';
 import { join } from 'node:path';
-import { loadCassette, parseCassette } from '../harness/cassette/format.ts';
-import { saveCassette } from '../harness/cassette/save.ts';
-import type { Cassette, Frame } from '../harness/cassette/model.ts';
+import { loadCassette, parseCassette } from '../harness/cassette/format/format.ts';
+import { saveCassette } from '../harness/cassette/format/save.ts';
+import type { Cassette, Frame } from '../harness/cassette/format/model.ts';
 import { attachPlayer } from '../harness/transports/stdio/face.ts';
 import { cassetteCommand, EVERYTHING, EVERYTHING_STEPS, ROOT, runSession } from '../test/cassette/sdk-session.ts';
 

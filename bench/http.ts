@@ -11,9 +11,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadCassette } from '../harness/cassette/format.ts';
+import { loadCassette } from '../harness/cassette/format/format.ts';
 import { serveCassette } from '../harness/transports/http/serve.ts';
-import type { Cassette, Frame } from '../harness/cassette/model.ts';
+import type { Cassette, Frame } from '../harness/cassette/format/model.ts';
 import { type HttpStep, ROOT, runHttpSession, startEverythingHttp, startRecorder, waitForOutput } from '../scripts/record-http-cassettes.ts';
 
 const rounds = Number(process.argv[2] ?? 5);

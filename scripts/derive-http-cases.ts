@@ -4,7 +4,7 @@
 // case cassette's provenance. Run: node --import tsx scripts/derive-http-cases.ts
 // then `npx theinference bless --stage streamable-http` for the expected output.
 import type { Frame } from '../harness/cassette/index.ts';
-import { formatSseEvent } from '../harness/cassette/sse.ts';
+import { formatSseEvent } from '../harness/transports/http/sse.ts';
 import { recorded, recording, SOURCE as source, writeHttpCase } from './http-cases.ts';
 
 /** What the `http` command calls after tools/list: the recorded session's calls, in turn. */

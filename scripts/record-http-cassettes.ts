@@ -217,8 +217,8 @@ async function main(named: string[]): Promise<void> {
 /** The provenance a reader needs: how the server was started, its URL without the port it
  *  happened to get, the package; the recorder only knew the URL. */
 async function describeProvenance(file: string, manifest: { name: string; version: string }, { what, command }: Recorded): Promise<void> {
-  const { loadCassette } = await import('../harness/cassette/format.ts');
-  const { saveCassette } = await import('../harness/cassette/save.ts');
+  const { loadCassette } = await import('../harness/cassette/format/format.ts');
+  const { saveCassette } = await import('../harness/cassette/format/save.ts');
   const cassette = loadCassette(file);
   delete cassette.file;
   cassette.frames = cassette.frames.map(({ line: _line, ...frame }) => frame);

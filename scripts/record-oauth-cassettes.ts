@@ -176,8 +176,8 @@ export const OAUTH_CASSETTES: ({
 ];
 
 async function main(named: string[]): Promise<void> {
-  const { loadCassette } = await import('../harness/cassette/format.ts');
-  const { saveCassette } = await import('../harness/cassette/save.ts');
+  const { loadCassette } = await import('../harness/cassette/format/format.ts');
+  const { saveCassette } = await import('../harness/cassette/format/save.ts');
   for (const recorded of OAUTH_CASSETTES.filter((one) => named.length === 0 || named.includes(one.file))) {
     const server = await recorded.start();
     const out = join('cassettes', recorded.file);

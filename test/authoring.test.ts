@@ -4,8 +4,8 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadCassette } from '../harness/cassette/format.ts';
-import { saveCassette } from '../harness/cassette/save.ts';
+import { loadCassette } from '../harness/cassette/format/format.ts';
+import { saveCassette } from '../harness/cassette/format/save.ts';
 import { asGoldenSees, courseCopy, normalise, REPO, runCli } from './helpers/cli.ts';
 
 const course = courseCopy();

@@ -2,7 +2,7 @@
 // records and verifies it. The player serves a recorded authorization server beside the MCP session
 // (server.ts) and holds the client's requests to the spec's rules (requests.ts); the recorder makes a
 // live flow portable (recording.ts, roles.ts); verify runs a recorded flow again (verify-client.ts).
-// The cassette's vocabulary of it (the placeholders) is harness/cassette/placeholders.ts.
+// The cassette's vocabulary of it (the placeholders) is harness/cassette/format/placeholders.ts.
 export { AUTHORIZATION_PATH, AuthorizationServer, type CredentialsRefusal } from './server.ts';
 export { AuthRecording } from './recording.ts';
 export { Roles } from './roles.ts';

@@ -8,10 +8,10 @@
 // error), with the rule named.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Diagnosis, DiagnosisKind } from '../cassette/diagnosis.ts';
-import { type AuthFrame, type Cassette, isObject, type Json } from '../cassette/model.ts';
-import { AUTHORIZATION_SERVER, MCP_SERVER, PLACEHOLDERS, roleOf, UNPRINTABLE_ROLES, type RoleSecret } from '../cassette/placeholders.ts';
-import type { Player } from '../cassette/player.ts';
+import type { Diagnosis, DiagnosisKind } from '../cassette/player/diagnosis.ts';
+import { type AuthFrame, type Cassette, isObject, type Json } from '../cassette/format/model.ts';
+import { AUTHORIZATION_SERVER, MCP_SERVER, PLACEHOLDERS, roleOf, UNPRINTABLE_ROLES, type RoleSecret } from '../cassette/format/placeholders.ts';
+import type { Player } from '../cassette/player/player.ts';
 import { isMetadataDocumentUrl, isRegistration, mapStrings } from './oauth.ts';
 import { type RecordedAuthorization, recordedAuthorization } from './recorded.ts';
 import { type Asked, AuthRequests, type Mistake, type OAuthRefusal, type ScopesDue, words } from './requests.ts';

@@ -1,7 +1,7 @@
 // `theinference lint <cassette>...`: load and check each cassette; 0 when all are sound, 1 when one
 // has a problem, 2 when one does not load (said, and the next one checked).
-import { CassetteError, loadCassette } from '../cassette/format.ts';
-import type { Cassette } from '../cassette/model.ts';
+import { CassetteError, loadCassette } from '../cassette/format/format.ts';
+import type { Cassette } from '../cassette/format/model.ts';
 import { UsageError } from '../errors.ts';
 import { defineCommand, type Parsed } from './command.ts';
 import { say } from './say.ts';
@@ -18,7 +18,7 @@ export const command = defineCommand({
 /** `lint <cassette>...`: load and check each; 0 when all are sound. */
 async function lint(parsed: Parsed<Record<never, never>>): Promise<number> {
   if (parsed.positionals.length === 0) throw new UsageError('usage: theinference lint <cassette>...');
-  const { lintCassette } = await import('../cassette/lint.ts');
+  const { lintCassette } = await import('../cassette/format/lint.ts');
   let code = 0;
   for (const file of parsed.positionals) {
     const cassette = load('lint', file);

@@ -6,8 +6,8 @@
 import { resolve } from 'node:path';
 import { publicUrl } from '../transports/http/headers.ts';
 import type { HttpRecordOptions } from '../transports/http/recorder.ts';
-import { targetProblem } from '../cassette/recording.ts';
-import type { SessionScript } from '../cassette/script.ts';
+import { targetProblem } from '../cassette/recording/recording.ts';
+import type { SessionScript } from '../cassette/recording/script.ts';
 import { UsageError } from '../errors.ts';
 import { integer } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
@@ -75,7 +75,7 @@ async function recordStdio(parsed: Parsed<typeof OPTIONS>): Promise<number> {
     keepNondeterministic: parsed.values['keep-nondeterministic'] === true,
   };
   if (parsed.values.script === undefined) return recordSession(options);
-  const { driveScript, loadScript } = await import('../cassette/script.ts');
+  const { driveScript, loadScript } = await import('../cassette/recording/script.ts');
   const script = loadScript(parsed.values.script); // before the server starts: bad input changes nothing
   const { PassThrough } = await import('node:stream');
   const toServer = new PassThrough();
@@ -98,7 +98,7 @@ async function recordStdio(parsed: Parsed<typeof OPTIONS>): Promise<number> {
 /** `--env NAME=VALUE`s: kept in the cassette's provenance, so a secret is refused (pass it in the
  *  environment, where record finds and redacts it). */
 async function serverEnv(entries: string[]): Promise<Record<string, string>> {
-  const { looksLikeCredential } = await import('../cassette/redact.ts');
+  const { looksLikeCredential } = await import('../cassette/recording/redact.ts');
   const env: Record<string, string> = {};
   for (const entry of entries) {
     const equals = entry.indexOf('=');
@@ -138,7 +138,7 @@ async function recordHttp(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   // a server record starts listens here: its URL names this machine
   if (command !== undefined && !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname))
     throw new UsageError(`--http ${url.origin}: a server record starts listens on this machine: give a URL on 127.0.0.1`);
-  const { loadScript } = await import('../cassette/script.ts');
+  const { loadScript } = await import('../cassette/recording/script.ts');
   // before anything starts or listens: bad input changes nothing
   const script = parsed.values.script === undefined ? undefined : loadScript(parsed.values.script);
   const force = parsed.values.force === true;
@@ -172,7 +172,7 @@ function said(line: string, code: number): number {
 async function recordThrough(options: HttpRecordOptions, script: SessionScript | undefined): Promise<number> {
   const { recordHttpSession } = await import('../transports/http/recorder.ts');
   if (script === undefined) return recordHttpSession(options);
-  const { driveScriptOverHttp } = await import('../cassette/script.ts');
+  const { driveScriptOverHttp } = await import('../cassette/recording/script.ts');
   const stop = new AbortController();
   let recorderDone = false;
   let played: Promise<void> = Promise.resolve();

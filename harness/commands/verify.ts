@@ -1,7 +1,7 @@
 // `theinference verify <cassette>`: the cassette's client side played against the live server, and
 // how the server has drifted from the recording. 0 no drift, 1 drift, 2 usage or bad input.
-import { loadCassette } from '../cassette/format.ts';
-import type { Drift } from '../cassette/verify.ts';
+import { loadCassette } from '../cassette/format/format.ts';
+import type { Drift } from '../cassette/recording/verify.ts';
 import { InputError, UsageError } from '../errors.ts';
 import { seconds } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
@@ -74,8 +74,8 @@ async function verify(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   if (command.some((arg) => arg.includes('<redacted:'))) {
     throw new UsageError(`${file}: its recorded command has redacted secrets in it: give the server command after --`);
   }
-  const { verifyCassette } = await import('../cassette/verify.ts');
-  const { secretsFromCommand, secretsFromEnv } = await import('../cassette/redact.ts');
+  const { verifyCassette } = await import('../cassette/recording/verify.ts');
+  const { secretsFromCommand, secretsFromEnv } = await import('../cassette/recording/redact.ts');
   // The secrets record would find in this run: never printed, sent where the cassette has their placeholders.
   const secrets = [...secretsFromEnv(process.env, parsed.values['redact-env'] ?? []), ...secretsFromCommand(command)];
   return sayDrift(file, await verifyCassette(cassette, command, { timeoutMs, secrets }));

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { byRole } from '../cassette/placeholders.ts';
+import { byRole } from '../cassette/format/placeholders.ts';
 import { CassetteError, loadCassette, type Cassette, type PlayReport } from '../cassette/index.ts';
 import { KINDS } from '../cassette/kinds/index.ts';
 import type { Case } from '../course.ts';

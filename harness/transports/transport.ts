@@ -2,10 +2,10 @@
 // the cassette is played to it. Each transport is a folder of harness/transports/ (its face, its
 // recorder, its run) listed once in index.ts; grading asks the transport, never its name.
 import type { Duplex } from 'node:stream';
-import type { RoleSecret } from '../cassette/placeholders.ts';
-import type { PlayReport } from '../cassette/diagnosis.ts';
-import type { Cassette } from '../cassette/model.ts';
-import type { PlayerSession } from '../cassette/session.ts';
+import type { RoleSecret } from '../cassette/format/placeholders.ts';
+import type { PlayReport } from '../cassette/player/diagnosis.ts';
+import type { Cassette } from '../cassette/format/model.ts';
+import type { PlayerSession } from '../cassette/player/session.ts';
 import type { Hint } from '../hint.ts';
 
 /** How a case's program meets its player, once it runs (a program started ahead gets it at its release). */

@@ -3,9 +3,9 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCassette } from '../../harness/cassette/format.ts';
-import { lintCassette } from '../../harness/cassette/lint.ts';
-import { verifyCassette } from '../../harness/cassette/verify.ts';
+import { loadCassette } from '../../harness/cassette/format/format.ts';
+import { lintCassette } from '../../harness/cassette/format/lint.ts';
+import { verifyCassette } from '../../harness/cassette/recording/verify.ts';
 import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
 import { OIDC_GATEWAY_ENTRY, SDK_OAUTH_ENTRY, startOidcGateway, startSdkOAuthServer } from '../../scripts/oauth-session.ts';
 import { RESUMABLE_ENTRY, startEverythingHttp, startResumableHttp } from '../../scripts/record-http-cassettes.ts';

@@ -6,10 +6,10 @@ import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KEPT_MESSAGE_CHARS, KEPT_STEPS, responseOutcome, type ExchangeStep } from '../../harness/cassette/exchange.ts';
-import { loadCassette } from '../../harness/cassette/format.ts';
-import { createMemoryWire } from '../../harness/cassette/memory-wire.ts';
-import { KEPT_DIAGNOSES } from '../../harness/cassette/player-diagnoses.ts';
+import { KEPT_MESSAGE_CHARS, KEPT_STEPS, responseOutcome, type ExchangeStep } from '../../harness/cassette/player/exchange.ts';
+import { loadCassette } from '../../harness/cassette/format/format.ts';
+import { createMemoryWire } from '../../harness/cassette/player/memory-wire.ts';
+import { KEPT_DIAGNOSES } from '../../harness/cassette/player/player-diagnoses.ts';
 import { attachPlayer } from '../../harness/transports/stdio/face.ts';
 
 const SERVER_REQUESTS = 'cassettes/everything-server-requests.yaml';

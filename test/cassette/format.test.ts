@@ -5,10 +5,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CassetteError, loadCassette, parseCassette } from '../../harness/cassette/format.ts';
-import { saveCassette, serialiseCassette } from '../../harness/cassette/save.ts';
-import { lintCassette } from '../../harness/cassette/lint.ts';
-import type { Cassette, ClientFrame } from '../../harness/cassette/model.ts';
+import { CassetteError, loadCassette, parseCassette } from '../../harness/cassette/format/format.ts';
+import { saveCassette, serialiseCassette } from '../../harness/cassette/format/save.ts';
+import { lintCassette } from '../../harness/cassette/format/lint.ts';
+import type { Cassette, ClientFrame } from '../../harness/cassette/format/model.ts';
 import { cassetteCommand, ROOT } from './sdk-session.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'cassette-format-'));
@@ -158,7 +158,7 @@ describe('the annotated example in docs/cassettes.md', () => {
     const doc = readFileSync(join(ROOT, 'docs', 'cassettes.md'), 'utf8');
     const example = /```yaml\n([\s\S]*?)```/.exec(doc)![1]!;
     const cassette = parseCassette(example, 'docs/cassettes.md');
-    const { createMemoryWire } = await import('../../harness/cassette/memory-wire.ts');
+    const { createMemoryWire } = await import('../../harness/cassette/player/memory-wire.ts');
     const { wire, session } = createMemoryWire(cassette);
     const send = (message: object) => wire.write(JSON.stringify(message) + '\n');
     send({

@@ -13,11 +13,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCassette } from '../../harness/cassette/format.ts';
+import { loadCassette } from '../../harness/cassette/format/format.ts';
 import { serveCassette, type HttpPlayerSession } from '../../harness/transports/http/serve.ts';
 import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
-import type { Cassette, Frame } from '../../harness/cassette/model.ts';
-import { parseSse } from '../../harness/cassette/sse.ts';
+import type { Cassette, Frame } from '../../harness/cassette/format/model.ts';
+import { parseSse } from '../../harness/transports/http/sse.ts';
 import { ROOT, runHttpSession, startEverythingHttp, startRecorder, TOOLS_STEPS, waitForOutput, type Running } from '../../scripts/record-http-cassettes.ts';
 import { cassetteCommand, runSession } from './sdk-session.ts';
 

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCassette } from '../../harness/cassette/format.ts';
-import type { Cassette, ClientFrame, Frame, ServerFrame, SseFrame } from '../../harness/cassette/model.ts';
-import { SseParser, type SseEvent } from '../../harness/cassette/sse.ts';
+import { loadCassette } from '../../harness/cassette/format/format.ts';
+import type { Cassette, ClientFrame, Frame, ServerFrame, SseFrame } from '../../harness/cassette/format/model.ts';
+import { SseParser, type SseEvent } from '../../harness/transports/http/sse.ts';
 import { freePort, runHttpSession, type Running, startEverythingHttp, startRecorder, TOOLS_STEPS } from '../../scripts/record-http-cassettes.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'http-recorder-'));

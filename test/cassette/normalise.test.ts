@@ -1,8 +1,8 @@
 // What counts as a value that changes from run to run: the forms servers print dates, times and ids
 // in, and never the date that names a protocol revision.
 import { describe, expect, it } from 'vitest';
-import type { Frame } from '../../harness/cassette/model.ts';
-import { markNondeterministic, maskNondeterministic } from '../../harness/cassette/normalise.ts';
+import type { Frame } from '../../harness/cassette/format/model.ts';
+import { markNondeterministic, maskNondeterministic } from '../../harness/cassette/recording/normalise.ts';
 
 describe('nondeterministic values', () => {
   it.each([

@@ -24,8 +24,8 @@ for (const session of sessions) {
 // sends notifications/tools/list_changed just after the handshake; this variant moves it before
 // the result, as servers that announce themselves early do, and says so in its provenance.
 {
-  const { loadCassette } = await import('../../harness/cassette/format.ts');
-  const { saveCassette } = await import('../../harness/cassette/save.ts');
+  const { loadCassette } = await import('../../harness/cassette/format/format.ts');
+  const { saveCassette } = await import('../../harness/cassette/format/save.ts');
   const cassette = loadCassette(join(ROOT, 'cassettes', 'everything-handshake.yaml'));
   const frames = cassette.frames.map(({ line: _line, ...frame }) => frame);
   const notice = frames.findIndex((frame) => frame.from === 'server' && frame.message.method === 'notifications/tools/list_changed');

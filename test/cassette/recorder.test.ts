@@ -5,10 +5,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadCassette } from '../../harness/cassette/format.ts';
-import { saveCassette } from '../../harness/cassette/save.ts';
-import type { ServerFrame } from '../../harness/cassette/model.ts';
-import { argumentSecrets, redactCommand, Redactor, secretsFromCommand } from '../../harness/cassette/redact.ts';
+import { loadCassette } from '../../harness/cassette/format/format.ts';
+import { saveCassette } from '../../harness/cassette/format/save.ts';
+import type { ServerFrame } from '../../harness/cassette/format/model.ts';
+import { argumentSecrets, redactCommand, Redactor, secretsFromCommand } from '../../harness/cassette/recording/redact.ts';
 import { cassetteCommand, EVERYTHING, NODE, ROOT, runSession } from './sdk-session.ts';
 
 /** A small real server whose misbehaviour is chosen by argv: noise, random, bytes, die, cut, silent, stubborn. */
@@ -470,7 +470,7 @@ describe('bad input to replay and verify', () => {
 
 describe('what verify says of a changed value', () => {
   it('cuts two long strings around where they first differ, not at their start', async () => {
-    const { sideBySide } = await import('../../harness/cassette/verify.ts');
+    const { sideBySide } = await import('../../harness/cassette/recording/verify.ts');
     const before = `${'Lorem ipsum dolor sit amet. '.repeat(10)}The answer is 41. ${'Consectetur adipiscing elit. '.repeat(10)}`;
     const said = sideBySide(before, before.replace('41', '42'));
     expect(said).toMatch(/^recorded "…[^"]*The answer is 41\.[^"]*…", now "…[^"]*The answer is 42\.[^"]*…" \(they differ from character 295 on\)$/);

@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCassette } from '../../harness/cassette/format.ts';
+import { loadCassette } from '../../harness/cassette/format/format.ts';
 import { serveCassette } from '../../harness/transports/http/serve.ts';
-import type { Cassette, HttpPlacement } from '../../harness/cassette/model.ts';
-import { parseSse } from '../../harness/cassette/sse.ts';
+import type { Cassette, HttpPlacement } from '../../harness/cassette/format/model.ts';
+import { parseSse } from '../../harness/transports/http/sse.ts';
 import { RESUMABLE_STEPS, runHttpSession, startRecorder, startResumableHttp, type Running } from '../../scripts/record-http-cassettes.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'theinference-resumption-'));

@@ -5,8 +5,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadCassette } from '../../harness/cassette/format.ts';
-import { lintCassette } from '../../harness/cassette/lint.ts';
+import { loadCassette } from '../../harness/cassette/format/format.ts';
+import { lintCassette } from '../../harness/cassette/format/lint.ts';
 import { cassetteCommand, EVERYTHING, ROOT } from './sdk-session.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cassette-script-'));

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findPackage, portableCommand } from '../../harness/cassette/server-command.ts';
+import { findPackage, portableCommand } from '../../harness/cassette/recording/server-command.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'server-command-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,7 +2,7 @@
 // and an event written by formatSseEvent parses back to itself.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatSseEvent, parseSse, SseParser, type SseEvent } from '../../harness/cassette/sse.ts';
+import { formatSseEvent, parseSse, SseParser, type SseEvent } from '../../harness/transports/http/sse.ts';
 
 /** Feeds `bytes` cut at every given offset, as separate chunks. */
 function parseInChunks(bytes: Buffer, cuts: number[]): SseEvent[] {

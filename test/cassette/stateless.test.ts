@@ -4,11 +4,11 @@
 // fetch client, which the player says and answers as the live server answers it; and verify.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Diagnosis } from '../../harness/cassette/diagnosis.ts';
-import { loadCassette } from '../../harness/cassette/format.ts';
+import type { Diagnosis } from '../../harness/cassette/player/diagnosis.ts';
+import { loadCassette } from '../../harness/cassette/format/format.ts';
 import { serveCassette } from '../../harness/transports/http/serve.ts';
-import { lintCassette } from '../../harness/cassette/lint.ts';
-import type { Cassette } from '../../harness/cassette/model.ts';
+import { lintCassette } from '../../harness/cassette/format/lint.ts';
+import type { Cassette } from '../../harness/cassette/format/model.ts';
 import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';
 import { ROOT, startEverythingHttp, type Running } from '../../scripts/record-http-cassettes.ts';
 import { post, RECORDINGS, request, startStatelessServer } from '../../scripts/record-stateless-cassettes.ts';

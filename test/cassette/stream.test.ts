@@ -3,9 +3,9 @@
 import { spawn } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parseCassette } from '../../harness/cassette/format.ts';
+import { parseCassette } from '../../harness/cassette/format/format.ts';
 import { attachPlayer } from '../../harness/transports/stdio/face.ts';
-import type { Diagnosis } from '../../harness/cassette/diagnosis.ts';
+import type { Diagnosis } from '../../harness/cassette/player/diagnosis.ts';
 
 const CASSETTE = `version: 1
 transport: stdio

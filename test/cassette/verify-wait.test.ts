@@ -4,8 +4,8 @@
 // Real servers: node scripts that burn CPU, sleep, or ask for roots, before they answer.
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { parseCassette } from '../../harness/cassette/format.ts';
-import { verifyCassette } from '../../harness/cassette/verify.ts';
+import { parseCassette } from '../../harness/cassette/format/format.ts';
+import { verifyCassette } from '../../harness/cassette/recording/verify.ts';
 
 const result = { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'slow', version: '1' } };
 /** initialize and its result, as the frames of a cassette's YAML. */

@@ -8,7 +8,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadCassette } from '../../harness/cassette/format.ts';
+import { loadCassette } from '../../harness/cassette/format/format.ts';
 import { serveCassette } from '../../harness/transports/http/serve.ts';
 import { ROOT, startEverythingHttp, type Running } from '../../scripts/record-http-cassettes.ts';
 import * as sdkClient from '../sdk-client/src/mcp.ts';

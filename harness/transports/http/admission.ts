@@ -6,8 +6,8 @@
 // would answer it, the mistake said; one admitted goes on to the face.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthorizationServer } from '../../authorization/index.ts';
-import { describeMessage, isObject, kindOf, type Cassette, type JsonObject } from '../../cassette/model.ts';
-import type { Player } from '../../cassette/player.ts';
+import { describeMessage, isObject, kindOf, type Cassette, type JsonObject } from '../../cassette/format/model.ts';
+import type { Player } from '../../cassette/player/player.ts';
 import {
   headerMismatch,
   isStatelessMessage,
@@ -17,7 +17,7 @@ import {
   paramHeaders,
   speaksStateless,
   type ParamHeader,
-} from '../../cassette/stateless.ts';
+} from '../../cassette/player/stateless.ts';
 import { JSON_TYPE, mirrorHeaders, refuseRequest, requestText, SSE_TYPE } from './refusal.ts';
 import type { HttpSessions } from './sessions.ts';
 

@@ -23,11 +23,11 @@ import {
   type Json,
   type JsonObject,
   type Provenance,
-} from '../../cassette/model.ts';
-import { carryOverHttp } from '../../cassette/normalise.ts';
-import { Redactor, secretsFromCommand, secretsFromEnv, type Secret } from '../../cassette/redact.ts';
-import { DEFAULT_FREE, Recording, type Written } from '../../cassette/recording.ts';
-import { SseParser, type SseEvent } from '../../cassette/sse.ts';
+} from '../../cassette/format/model.ts';
+import { carryOverHttp } from '../../cassette/recording/normalise.ts';
+import { Redactor, secretsFromCommand, secretsFromEnv, type Secret } from '../../cassette/recording/redact.ts';
+import { DEFAULT_FREE, Recording, type Written } from '../../cassette/recording/recording.ts';
+import { SseParser, type SseEvent } from './sse.ts';
 import { AuthRecording, type Roles } from '../../authorization/index.ts';
 
 export interface HttpRecordOptions {

@@ -2,10 +2,10 @@
 // (a free one by default), a bounded number of connections, and the session it plays.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { byRole, type RoleSecret } from '../../cassette/placeholders.ts';
-import type { Diagnosis } from '../../cassette/diagnosis.ts';
-import type { Cassette } from '../../cassette/model.ts';
-import type { PlayerSession } from '../../cassette/session.ts';
+import { byRole, type RoleSecret } from '../../cassette/format/placeholders.ts';
+import type { Diagnosis } from '../../cassette/player/diagnosis.ts';
+import type { Cassette } from '../../cassette/format/model.ts';
+import type { PlayerSession } from '../../cassette/player/session.ts';
 import { HttpFace, type HttpFaceOptions } from './face.ts';
 
 export interface HttpPlayerSession extends PlayerSession {

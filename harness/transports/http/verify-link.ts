@@ -1,10 +1,10 @@
 // verify over Streamable HTTP: the cassette's client side played to the server at a URL, as a
-// Streamable HTTP client talks to it (cassette/verify.ts compares what it says with the recording).
+// Streamable HTTP client talks to it (cassette/recording/verify.ts compares what it says with the recording).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describeMessage, isObject, kindOf, type Cassette, type ClientFrame, type Json, type JsonObject } from '../../cassette/model.ts';
-import type { SseEvent } from '../../cassette/sse.ts';
-import { isStatelessMessage } from '../../cassette/stateless.ts';
-import { parseOrUndefined, playClientSide, type Drift, type Heard, type Link, type VerifyOptions } from '../../cassette/verify.ts';
+import { describeMessage, isObject, kindOf, type Cassette, type ClientFrame, type Json, type JsonObject } from '../../cassette/format/model.ts';
+import type { SseEvent } from './sse.ts';
+import { isStatelessMessage } from '../../cassette/player/stateless.ts';
+import { parseOrUndefined, playClientSide, type Drift, type Heard, type Link, type VerifyOptions } from '../../cassette/recording/verify.ts';
 
 /** Plays the client side of an HTTP cassette against the server at `url` and says what drifted. */
 export function verifyHttpCassette(cassette: Cassette, url: string, options: VerifyOptions = {}): Promise<Drift[]> {
@@ -22,7 +22,7 @@ const DEFAULT_RETRY_MS = 1000;
  *  session id and protocol version sent back, the GET stream opened where the recording had one,
  *  DELETE at the end. */
 async function httpLink(cassette: Cassette, url: string, heard: Heard, drift: Drift[]): Promise<Link> {
-  const { SseParser } = await import('../../cassette/sse.ts');
+  const { SseParser } = await import('./sse.ts');
   let session: string | undefined;
   let version: string | undefined;
   // a recorded authorization is run again live in its place: before the request that follows it,

@@ -3,8 +3,8 @@
 // pipe into the player (the engine's memory wire) instead of the stdio face.
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { createMemoryWire } from '../../../harness/cassette/memory-wire.ts';
-import type { PlayerSession } from '../../../harness/cassette/session.ts';
+import { createMemoryWire } from '../../../harness/cassette/player/memory-wire.ts';
+import type { PlayerSession } from '../../../harness/cassette/player/session.ts';
 import type { Transport } from '../../../harness/transports/transport.ts';
 
 /** How many sessions it played: a test sees that the case ran on it. */

@@ -3,9 +3,9 @@
 // the player reports). Bounded: the first KEPT_STEPS steps are kept, each message at most
 // KEPT_MESSAGE_CHARS long, the rest only counted.
 import { STATUS_CODES } from 'node:http';
-import { clip } from '../terminal-text.ts';
+import { clip } from '../../terminal-text.ts';
 import type { Exchange, ExchangeStep } from './diagnosis.ts';
-import { isObject, kindOf, type Json } from './model.ts';
+import { isObject, kindOf, type Json } from '../format/model.ts';
 
 export type { Exchange, ExchangeStep } from './diagnosis.ts';
 

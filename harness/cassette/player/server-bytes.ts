@@ -1,7 +1,7 @@
 // A recorded server frame as the bytes the player writes: in the reads it was recorded in (its
 // `chunks`, or `cuts` into its raw text), with the live ids edited into the recorded text where the
 // recording kept it byte for byte, else the message as one compact line.
-import { compactLine, isObject, type JsonObject, type ServerFrame, type StdoutFrame } from './model.ts';
+import { compactLine, isObject, type JsonObject, type ServerFrame, type StdoutFrame } from '../format/model.ts';
 import type { IdEdit } from './id-map.ts';
 import { editAndCut, editChunks } from './raw-edit.ts';
 

@@ -2,7 +2,7 @@
 // and the one the live client used, and the method of each; the server's recorded messages are
 // rewritten with the live ids (a response's id, a progress notification's token, a cancellation's
 // request id) before they go out.
-import { idKey, isObject, kindOf, type Json, type JsonObject } from './model.ts';
+import { idKey, isObject, kindOf, type Json, type JsonObject } from '../format/model.ts';
 import type { Edit } from './raw-edit.ts';
 
 /** A rewrite of a recorded server message: the path, and the live value there. */

@@ -3,7 +3,7 @@
 // the `_meta` every request carries, and a retry of an input_required result without the requestState
 // it gave. Each is said and answered as that server answers it; the recorded frame then waits.
 import type { Diagnosis, DiagnosisKind, RecordedRef } from './diagnosis.ts';
-import { isObject, kindOf, type Cassette, type ClientFrame, type Json, type JsonObject } from './model.ts';
+import { isObject, kindOf, type Cassette, type ClientFrame, type Json, type JsonObject } from '../format/model.ts';
 import {
   declaredVersion,
   envelopeRefusal,

@@ -5,7 +5,7 @@
 // message keeps those rules, and answer a message that breaks one as a real server of the revision
 // (the TypeScript SDK v2, which the committed stateless cassettes were recorded from) answers it:
 // the same status, JSON-RPC error code, message and data.
-import { isObject, kindOf, type Cassette, type Json, type JsonObject } from './model.ts';
+import { isObject, kindOf, type Cassette, type Json, type JsonObject } from '../format/model.ts';
 
 export const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';

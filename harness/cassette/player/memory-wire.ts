@@ -2,7 +2,7 @@
 // (write strings, read chunks), no process and no pipe. Each chunk the player emits is one item.
 import type { PlayReport } from './diagnosis.ts';
 import { StringDecoder } from 'node:string_decoder';
-import type { Cassette } from './model.ts';
+import type { Cassette } from '../format/model.ts';
 import { Player } from './player.ts';
 import type { FaceOptions, PlayerSession } from './session.ts';
 

@@ -5,23 +5,23 @@
 // consumed once, ids are remapped both ways (id-map.ts). Beside the recording it holds the session's
 // own rules (session-rules.ts, schema-checks.ts, player-stateless.ts), logs the exchange (exchange.ts)
 // and keeps what it found, bounded whatever the client writes (player-diagnoses.ts, MAX_LINE_CHARS).
-import { clip, cutPoint } from '../terminal-text.ts';
+import { clip, cutPoint } from '../../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
 import { ExchangeLog, exchangeStep, httpStep, KEPT_MESSAGE_CHARS, keptMessage, statusLine, type ExchangeStep } from './exchange.ts';
 import { LineSplitter } from './lines.ts';
 import { applyEdits, IdMap } from './id-map.ts';
-import { Matching, type Miss } from './matching.ts';
+import { Matching, type Miss } from '../matching/matching.ts';
 import { KeptDiagnoses, RECEIVED_CHARS, type Fields } from './player-diagnoses.ts';
 import type { Arrival, Piece, PlayerOptions, PlayerOutput } from './player-output.ts';
 import { StatelessRevision } from './player-stateless.ts';
 import { SessionRules } from './session-rules.ts';
-import { OutOfPlace } from './out-of-place.ts';
+import { OutOfPlace } from '../matching/out-of-place.ts';
 import { SchemaChecks } from './schema-checks.ts';
 import { messageChunks, parseLine, stdoutChunks } from './server-bytes.ts';
 import { contextBefore, describeExpected, describeMessage, lineNote, missWords, preview, recordedRef } from './player-words.ts';
-import { compactLine, idKey, isObject, kindOf, type Cassette, type ClientFrame, type Frame, type Json, type JsonObject } from './model.ts';
+import { compactLine, idKey, isObject, kindOf, type Cassette, type ClientFrame, type Frame, type Json, type JsonObject } from '../format/model.ts';
 import { declaredVersion, isStatelessMessage, speaksStateless, type Refusal } from './stateless.ts';
-import { MISMATCH_ERROR_CODE } from '../protocol.ts';
+import { MISMATCH_ERROR_CODE } from '../../protocol.ts';
 
 /** The longest line the player holds (receiveChunk): a longer one is one diagnosis, and the end of reading. */
 export const MAX_LINE_CHARS = 16 * 1024 * 1024;

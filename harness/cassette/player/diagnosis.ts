@@ -1,8 +1,8 @@
 // What the player tells the grader: when a client strays from the recording, and the session message
 // by message. Plain data, so that it crosses a process boundary or lands in a JSON report unchanged;
 // `message` is one line a student reads.
-import type { DiagnosisKind } from './kinds/index.ts';
-import type { Json, JsonObject } from './model.ts';
+import type { DiagnosisKind } from '../kinds/index.ts';
+import type { Json, JsonObject } from '../format/model.ts';
 
 // The kinds are the rows of kinds/: the type is made from them.
 export type { DiagnosisKind };

@@ -4,16 +4,16 @@
 // requests by method in order; free paths, `_meta`, UUIDs and timestamps are not compared. Secrets
 // go as record left them: the server gets the real values where the cassette has placeholders, and
 // what it says is redacted before it is compared or printed.
-import { InputError } from '../errors.ts';
+import { InputError } from '../../errors.ts';
 import { spawn } from 'node:child_process';
-import { IdleClock, treeUsage, type TreeUsage } from '../processes.ts';
-import { FreePaths, firstDifference, formatPath } from './json-path.ts';
-import { LineSplitter } from './lines.ts';
-import { describeMessage, idKey, inJsonText, isObject, kindOf, type Cassette, type Json, type JsonObject } from './model.ts';
+import { IdleClock, treeUsage, type TreeUsage } from '../../processes.ts';
+import { FreePaths, firstDifference, formatPath } from '../format/json-path.ts';
+import { LineSplitter } from '../player/lines.ts';
+import { describeMessage, idKey, inJsonText, isObject, kindOf, type Cassette, type Json, type JsonObject } from '../format/model.ts';
 import { maskNondeterministic } from './normalise.ts';
 import { placeholder, Redactor, type Secret } from './redact.ts';
 import { expandEnv, prepareSetup, type Setup } from './setup.ts';
-import { clip } from '../terminal-text.ts';
+import { clip } from '../../terminal-text.ts';
 
 export interface Drift {
   /** Index of the recorded frame concerned (-1: something the live server sent that was never recorded). */

@@ -2,10 +2,10 @@
 // counted; what the spec recommends and the client did not do, each kind once (advice fails nothing).
 // Bounded whatever the client writes: a message is worked out only for a diagnosis that is kept, and
 // what it quotes of the client comes out escaped and clipped.
-import { clip, escapeControls } from '../terminal-text.ts';
+import { clip, escapeControls } from '../../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind } from './diagnosis.ts';
 import type { ExchangeStep } from './exchange.ts';
-import { isAdvice } from './kinds/index.ts';
+import { isAdvice } from '../kinds/index.ts';
 
 /** Diagnoses kept in full; a client that goes on making mistakes gets them counted, not kept. */
 export const KEPT_DIAGNOSES = 20;

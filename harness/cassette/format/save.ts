@@ -2,7 +2,7 @@
 // above the frames they were on, raw byte strings quoted on one line. Saving is atomic (a temporary
 // file renamed or linked into place), so a crash never leaves half a cassette at the target path.
 import { Document, isMap, isSeq } from 'yaml';
-import { writeAtomically, type WriteOptions } from '../files.ts';
+import { writeAtomically, type WriteOptions } from '../../files.ts';
 import type { Cassette, Json, JsonObject } from './model.ts';
 
 export function serialiseCassette(cassette: Cassette): string {

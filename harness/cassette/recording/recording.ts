@@ -8,8 +8,8 @@
 // frame holds, what makes its session not clean.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { escapeControls } from '../terminal-text.ts';
-import { loadCassette } from './format.ts';
+import { escapeControls } from '../../terminal-text.ts';
+import { loadCassette } from '../format/format.ts';
 import {
   describeMessage,
   isObject,
@@ -21,11 +21,11 @@ import {
   type JsonObject,
   type Provenance,
   type ServerFrame,
-} from './model.ts';
+} from '../format/model.ts';
 import { carryOver, markNondeterministic } from './normalise.ts';
 import { redactCommand, type Redactor } from './redact.ts';
 import { keepHandEdits } from './rerecord.ts';
-import { saveCassette } from './save.ts';
+import { saveCassette } from '../format/save.ts';
 import { findPackage, portableCommand } from './server-command.ts';
 
 /** Paths free in every client message of a recording, unless told otherwise. */

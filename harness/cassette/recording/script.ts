@@ -11,8 +11,8 @@ import type { Readable, Writable } from 'node:stream';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { CassetteError } from './format.ts';
-import { isObject, type JsonObject } from './model.ts';
+import { CassetteError } from '../format/format.ts';
+import { isObject, type JsonObject } from '../format/model.ts';
 
 export interface SessionScript {
   client: { name: string; version: string };

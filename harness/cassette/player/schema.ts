@@ -1,7 +1,7 @@
 // Checks each message a client sends against the MCP schema of the negotiated protocol version.
 // The schemas are the official SDK's (zod, the 2025-11-25 schema, lenient with extra fields);
 // what differs between versions (methods that only exist from some version on) is listed here.
-import { isObject, kindOf, type JsonObject } from './model.ts';
+import { isObject, kindOf, type JsonObject } from '../format/model.ts';
 
 interface Schema {
   safeParse(value: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } };

@@ -3,7 +3,7 @@
 // the server command (`--api-key=…`, `--password …`, `Authorization: Bearer …`), and passwords in
 // URLs (`scheme://user:password@host`). Each known value is replaced wherever it appears, and a
 // password in any URL is replaced whether it was known or not.
-import { inJsonText, isObject, type Json } from './model.ts';
+import { inJsonText, isObject, type Json } from '../format/model.ts';
 
 /** Words that make an environment variable's name look like a credential. */
 const CREDENTIAL_WORDS = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|PASSPHRASE|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE/i;

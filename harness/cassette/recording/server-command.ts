@@ -2,7 +2,7 @@
 // types it in the project folder, and the npm package it runs. Both recorders (stdio, HTTP) use it.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { Provenance } from './model.ts';
+import type { Provenance } from '../format/model.ts';
 
 /** The command as it would be typed in the project folder: `node`, relative paths, no home folder. */
 export function portableCommand(command: string[], cwd: string): string[] {

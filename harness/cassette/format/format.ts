@@ -3,13 +3,13 @@
 import { readAuthFrame } from './auth-frame.ts';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { writeAtomically } from '../files.ts';
+import { writeAtomically } from '../../files.ts';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { InputError } from '../errors.ts';
+import { InputError } from '../../errors.ts';
 import { parsePath } from './json-path.ts';
-import { ownModule } from '../own-module.ts';
+import { ownModule } from '../../own-module.ts';
 import {
   CASSETTE_VERSION,
   isObject,

@@ -2,7 +2,7 @@
 // among the client's own messages (a client answers when its handler is done, which may be after its
 // next request), only after that request. Which recorded messages were taken before their place,
 // which answers the session went past, and where a message out of the order belongs.
-import { idKey, kindOf, type Cassette, type ClientFrame, type JsonObject } from './model.ts';
+import { idKey, kindOf, type Cassette, type ClientFrame, type JsonObject } from '../format/model.ts';
 
 export class OutOfPlace {
   /** Recorded client messages taken before their place (placeOf): passed over when reached. */

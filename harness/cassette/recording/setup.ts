@@ -6,8 +6,8 @@
 import { cpSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { InputError } from '../errors.ts';
-import { inJsonText } from './model.ts';
+import { InputError } from '../../errors.ts';
+import { inJsonText } from '../format/model.ts';
 
 export const SETUP = '<setup>';
 

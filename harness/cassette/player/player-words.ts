@@ -1,9 +1,9 @@
 // The player's words for what it saw: a message in a few words, a value shown short, where a
 // recorded frame is, which part of a message differs. What they quote of the client is clipped.
-import { clip, cutPoint } from '../terminal-text.ts';
+import { clip, cutPoint } from '../../terminal-text.ts';
 import type { RecordedRef } from './diagnosis.ts';
-import type { Miss } from './matching.ts';
-import { describeMessage as describeInFull, idKey, kindOf, type Cassette, type ClientFrame, type Frame, type Json, type JsonObject } from './model.ts';
+import type { Miss } from '../matching/matching.ts';
+import { describeMessage as describeInFull, idKey, kindOf, type Cassette, type ClientFrame, type Frame, type Json, type JsonObject } from '../format/model.ts';
 
 export function show(value: Json | undefined): string {
   return value === undefined ? 'nothing' : preview(JSON.stringify(value));
