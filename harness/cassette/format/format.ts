@@ -83,7 +83,7 @@ export function loadCassette(file: string, options: LoadOptions = { diskCache: t
 // A validated cassette is kept as JSON, keyed by the file's text and this parser's own source, so
 // that a replay that starts for every test case does not parse the same YAML again (YAML parsing
 // is most of a replay's start-up). Any change to the file or to the parser misses the cache.
-const CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', '.cache', 'theinference', 'cassettes');
+const CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'node_modules', '.cache', 'theinference', 'cassettes');
 let parserSource: string | undefined;
 
 function cachePath(text: string): string {
