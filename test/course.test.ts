@@ -3,7 +3,9 @@
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { stageIndex } from '../harness/commands/course.ts';
 import { CourseError, loadCourse } from '../harness/course.ts';
+import { UsageError } from '../harness/errors.ts';
 import { suiteNames } from '../harness/stages/index.ts';
 import { TRANSPORT_NAMES } from '../harness/transports/index.ts';
 import { courseCopy, REPO, runCli } from './helpers/cli.ts';
@@ -149,6 +151,40 @@ describe('bad input on the command line', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('theinference test: unknown stage "handshak" (known: config-and-framing');
     expect(run.stdout).toBe('');
+  });
+
+  it('a stage is named by its slug or by its number as `list` prints it; a number out of range names the range and the stages', () => {
+    const course = loadCourse(REPO);
+    const slugs = course.stages.map((stage) => stage.slug);
+    expect(stageIndex(course, 'handshake')).toBe(slugs.indexOf('handshake'));
+    expect(stageIndex(course, '1')).toBe(0);
+    expect(stageIndex(course, String(slugs.length))).toBe(slugs.length - 1);
+    const range = `the course has stages 1 to ${slugs.length} (${slugs.map((slug, index) => `${index + 1} ${slug}`).join(', ')})`;
+    for (const outside of ['0', String(slugs.length + 1)]) {
+      expect(() => stageIndex(course, outside)).toThrow(new UsageError(`--stage ${outside}: ${range}`));
+    }
+    expect(() => stageIndex(course, 'handshak')).toThrow(
+      new UsageError(`unknown stage "handshak" (known: ${slugs.join(', ')}; or a stage's number, 1 to ${slugs.length})`),
+    );
+  });
+
+  it('--stage out of range, for test, bless and classroom alike: exit 2 before anything is graded', async () => {
+    const runs = await Promise.all([
+      runCli(['test', '--stage', '99']),
+      runCli(['bless', '--stage', '0']),
+      runCli(['classroom', '--roster', 'nowhere.csv', '--out', 'nowhere', '--stage', '99']),
+    ]);
+    for (const [run, command, given] of [
+      [runs[0]!, 'test', '99'],
+      [runs[1]!, 'bless', '0'],
+      [runs[2]!, 'classroom', '99'],
+    ] as const) {
+      expect(run.code, command).toBe(2);
+      expect(run.stdout, command).toBe('');
+      expect(run.stderr, command).toMatch(
+        new RegExp(`^theinference ${command}: --stage ${given}: the course has stages 1 to \\d+ \\(1 config-and-framing, 2 handshake, `),
+      );
+    }
   });
 
   it('an unknown option or command, exit 2', async () => {

@@ -2,7 +2,7 @@
 // when a CI option is given. Exit codes: 0 all pass, 1 the solution failed, 2 usage or infrastructure.
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
 import type { Course, Stage } from '../course.ts';
-import { courseHere, publishedCourse } from './course.ts';
+import { courseHere, publishedCourse, stageIndex } from './course.ts';
 import { HostError, stopReason, UsageError } from '../errors.ts';
 import { prestartStages, type StageResult } from '../grade/stage.ts';
 import { gradeStages } from '../grade/stages.ts';
@@ -25,7 +25,7 @@ import { COURSE_CONTENT } from '../stages/index.ts';
 import type { CiSettings } from '../ci/grade.ts';
 
 const TEST_OPTIONS = {
-  stage: { type: 'string', value: '<slug>', help: 'that stage and every stage before it (default: every stage)' },
+  stage: { type: 'string', value: '<slug|n>', help: 'that stage (its name, or its number as list shows it) and every stage before it (default: every stage)' },
   watch: { type: 'boolean', help: 'grade again on every save under src/' },
   seed: { type: 'string', value: '<n>', help: 'property tests: replay this seed' },
   runs: { type: 'string', value: '<n>', help: `property tests: runs of each (default ${DEFAULT_RUNS})` },
@@ -322,10 +322,9 @@ export function exitCode(results: StageResult[]): number {
   return results.every((result) => result.passed) ? 0 : 1;
 }
 
-/** `--stage S`: S first, then the stages before it (a regression is a failure). No flag: all, in order. */
+/** `--stage S` (a slug or a number): S first, then the stages before it (a regression is a failure). No flag: all, in order. */
 function stagesToGrade(course: Course, slug: string | undefined): Stage[] {
   if (slug === undefined) return course.stages;
-  const index = course.stages.findIndex((stage) => stage.slug === slug);
-  if (index < 0) throw new UsageError(`unknown stage "${slug}" (known: ${course.stages.map((stage) => stage.slug).join(', ')})`);
+  const index = stageIndex(course, slug);
   return [course.stages[index]!, ...course.stages.slice(0, index).reverse()];
 }
