@@ -1,7 +1,7 @@
 // The stage table is validated against cases/ and fixtures/ at start-up: each mistake in a
 // course gives one line naming the file, the line and what was expected, exit 2, and no writes.
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stageIndex } from '../harness/commands/course.ts';
 import { CourseError, loadCourse } from '../harness/course.ts';
@@ -218,5 +218,31 @@ describe('bad input on the command line', () => {
     const run = await runCli(['test'], { cwd: '/' });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('no course.yaml in / or any folder above it');
+  });
+});
+
+describe('test --case', () => {
+  it('grades only the case named, by the last part of its name or a glob of the whole, without property tests: the reference passes', async () => {
+    const [byName, byGlob] = await Promise.all([
+      runCli(['test', '--stage', '1', '--case', 'numbers']),
+      runCli(['test', '--stage', 'config-and-framing', '--case', '*/num*']),
+    ]);
+    for (const run of [byName, byGlob]) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('1 case (config-and-framing: mcp-frame/numbers), no property tests\n');
+      expect(run.stdout.match(/^ {2}[✓✗] .*$/gm)).toEqual([expect.stringMatching(/^ {2}✓ mcp-frame\/numbers /)]);
+      expect(run.stdout).toContain('all graded stages pass: config-and-framing\n');
+    }
+  });
+
+  it("matching nothing names the stage's cases, exit 2; it does not go with a CI run", async () => {
+    const [nothing, ci] = await Promise.all([runCli(['test', '--stage', '1', '--case', 'numbrs']), runCli(['test', '--case', 'numbers', '--all'])]);
+    const stage = loadCourse(REPO).stages[0]!;
+    const names = stage.cases.map((testCase) => relative(join('cases', stage.slug), testCase.casePath)).join(', ');
+    expect(nothing.code).toBe(2);
+    expect(nothing.stdout).toBe('');
+    expect(nothing.stderr).toContain(`theinference test: --case numbrs matches no case of the stage (config-and-framing: ${names})\n`);
+    expect(ci.code).toBe(2);
+    expect(ci.stderr).toContain('theinference test: --case grades some cases only; it does not go with --all, ');
   });
 });
