@@ -54,6 +54,7 @@ async function usage(): Promise<string> {
     lines.push(...optionLines(command.options, 7, (text) => [`     ${text}:`]));
   }
   lines.push('', 'exit codes: 0 pass, 1 the solution failed, 2 usage or infrastructure error');
+  lines.push('one command alone: theinference <command> --help');
   return lines.join('\n');
 }
 

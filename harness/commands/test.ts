@@ -361,7 +361,7 @@ function caseMatcher(pattern: string): (testCase: Case) => boolean {
   const glob = new RegExp(
     `^${pattern
       .split('*')
-      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
       .join('.*')}$`,
   );
   return (testCase) => glob.test(caseName(testCase)) || glob.test(testCase.name);
