@@ -28,24 +28,55 @@ async function commandOf(module: Promise<{ command: object }>): Promise<Command>
 /** Where the help of an option starts, and of a command. */
 const HELP_COLUMN = 37;
 
+/** `left` with `help` beside it at HELP_COLUMN, the help's further lines under its first. */
+function column(left: string, help: string): string[] {
+  const [first = '', ...more] = help.split('\n');
+  const head = left.length < HELP_COLUMN - 1 ? `${left.padEnd(HELP_COLUMN)}${first}` : `${left}   ${first}`;
+  return [head, ...more.map((line) => `${' '.repeat(HELP_COLUMN)}${line}`)];
+}
+
+/** A command's options, each with its help, under its headings (as `heading` writes one): the lines of both usage texts. */
+function optionLines(options: Options, indent: number, heading: (text: string) => string[]): string[] {
+  const lines: string[] = [];
+  for (const [name, option] of Object.entries(options)) {
+    if (option.heading) lines.push(...heading(option.heading));
+    lines.push(...column(`${' '.repeat(indent)}--${name}${option.value ? ` ${option.value}` : ''}`, option.help));
+  }
+  return lines;
+}
+
 /** The usage text, made from every command's own table (so --help loads them all). */
 async function usage(): Promise<string> {
   const lines = ['usage: theinference <command> [options]', ''];
-  const column = (left: string, help: string) => {
-    const [first = '', ...more] = help.split('\n');
-    const head = left.length < HELP_COLUMN - 1 ? `${left.padEnd(HELP_COLUMN)}${first}` : `${left}   ${first}`;
-    return [head, ...more.map((line) => `${' '.repeat(HELP_COLUMN)}${line}`)];
-  };
   for (const load of Object.values(COMMANDS)) {
     const command = await load();
     lines.push(...column(`  ${command.name}${command.synopsis ? ` ${command.synopsis}` : ''}`, command.summary));
-    for (const [name, option] of Object.entries(command.options)) {
-      if (option.heading) lines.push(`     ${option.heading}:`);
-      lines.push(...column(`       --${name}${option.value ? ` ${option.value}` : ''}`, option.help));
-    }
+    lines.push(...optionLines(command.options, 7, (text) => [`     ${text}:`]));
   }
   lines.push('', 'exit codes: 0 pass, 1 the solution failed, 2 usage or infrastructure error');
+  lines.push('one command alone: theinference <command> --help');
   return lines.join('\n');
+}
+
+/** `theinference <command> --help`: the one command's usage, made from the same table as its command line. */
+function commandUsage(command: Command): string {
+  const options = Object.keys(command.options).length > 0 ? ' [options]' : '';
+  return [
+    `usage: theinference ${command.name}${options}${command.synopsis ? ` ${command.synopsis}` : ''}`,
+    '',
+    command.summary,
+    '',
+    'options:',
+    ...column('  -h, --help', 'this help'),
+    ...optionLines(command.options, 2, (text) => ['', `${text}:`]),
+  ].join('\n');
+}
+
+/** `--help` or `-h` among a command's options: before a `--`, after which the words are not options
+ *  (a server command's own `--help`). Asked for anywhere there, it wins over any other mistake. */
+function asksForHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
 }
 
 /** A command line read with the command's own options (strictly: a mistake is a UsageError); the words
@@ -64,7 +95,17 @@ export async function main(argv: string[], output: Output = PROCESS_OUTPUT): Pro
   try {
     if (load) {
       const chosen = await load();
+      if (asksForHelp(args)) {
+        output.out(`${commandUsage(chosen)}\n`);
+        return 0;
+      }
       return await chosen.run(parseFor(chosen, args), output);
+    }
+    // `theinference help <command>`, as `<command> --help`
+    const [topic] = args;
+    if (command === 'help' && topic !== undefined && Object.hasOwn(COMMANDS, topic)) {
+      output.out(`${commandUsage(await COMMANDS[topic]!())}\n`);
+      return 0;
     }
     if (command === undefined || ['help', '--help', '-h'].includes(command)) {
       output.out(`${await usage()}\n`);

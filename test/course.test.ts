@@ -1,9 +1,11 @@
 // The stage table is validated against cases/ and fixtures/ at start-up: each mistake in a
 // course gives one line naming the file, the line and what was expected, exit 2, and no writes.
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { stageIndex } from '../harness/commands/course.ts';
 import { CourseError, loadCourse } from '../harness/course.ts';
+import { UsageError } from '../harness/errors.ts';
 import { suiteNames } from '../harness/stages/index.ts';
 import { TRANSPORT_NAMES } from '../harness/transports/index.ts';
 import { courseCopy, REPO, runCli } from './helpers/cli.ts';
@@ -151,6 +153,40 @@ describe('bad input on the command line', () => {
     expect(run.stdout).toBe('');
   });
 
+  it('a stage is named by its slug or by its number as `list` prints it; a number out of range names the range and the stages', () => {
+    const course = loadCourse(REPO);
+    const slugs = course.stages.map((stage) => stage.slug);
+    expect(stageIndex(course, 'handshake')).toBe(slugs.indexOf('handshake'));
+    expect(stageIndex(course, '1')).toBe(0);
+    expect(stageIndex(course, String(slugs.length))).toBe(slugs.length - 1);
+    const range = `the course has stages 1 to ${slugs.length} (${slugs.map((slug, index) => `${index + 1} ${slug}`).join(', ')})`;
+    for (const outside of ['0', String(slugs.length + 1)]) {
+      expect(() => stageIndex(course, outside)).toThrow(new UsageError(`--stage ${outside}: ${range}`));
+    }
+    expect(() => stageIndex(course, 'handshak')).toThrow(
+      new UsageError(`unknown stage "handshak" (known: ${slugs.join(', ')}; or a stage's number, 1 to ${slugs.length})`),
+    );
+  });
+
+  it('--stage out of range, for test, bless and classroom alike: exit 2 before anything is graded', async () => {
+    const runs = await Promise.all([
+      runCli(['test', '--stage', '99']),
+      runCli(['bless', '--stage', '0']),
+      runCli(['classroom', '--roster', 'nowhere.csv', '--out', 'nowhere', '--stage', '99']),
+    ]);
+    for (const [run, command, given] of [
+      [runs[0]!, 'test', '99'],
+      [runs[1]!, 'bless', '0'],
+      [runs[2]!, 'classroom', '99'],
+    ] as const) {
+      expect(run.code, command).toBe(2);
+      expect(run.stdout, command).toBe('');
+      expect(run.stderr, command).toMatch(
+        new RegExp(`^theinference ${command}: --stage ${given}: the course has stages 1 to \\d+ \\(1 config-and-framing, 2 handshake, `),
+      );
+    }
+  });
+
   it('an unknown option or command, exit 2', async () => {
     expect((await runCli(['test', '--stgae', 'x'])).code).toBe(2);
     const run = await runCli(['tset']);
@@ -182,5 +218,31 @@ describe('bad input on the command line', () => {
     const run = await runCli(['test'], { cwd: '/' });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('no course.yaml in / or any folder above it');
+  });
+});
+
+describe('test --case', () => {
+  it('grades only the case named, by the last part of its name or a glob of the whole, without property tests: the reference passes', async () => {
+    const [byName, byGlob] = await Promise.all([
+      runCli(['test', '--stage', '1', '--case', 'numbers']),
+      runCli(['test', '--stage', 'config-and-framing', '--case', '*/num*']),
+    ]);
+    for (const run of [byName, byGlob]) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('1 case (config-and-framing: mcp-frame/numbers), no property tests\n');
+      expect(run.stdout.match(/^ {2}[✓✗] .*$/gm)).toEqual([expect.stringMatching(/^ {2}✓ mcp-frame\/numbers /)]);
+      expect(run.stdout).toContain('all graded stages pass: config-and-framing\n');
+    }
+  });
+
+  it("matching nothing names the stage's cases, exit 2; it does not go with a CI run", async () => {
+    const [nothing, ci] = await Promise.all([runCli(['test', '--stage', '1', '--case', 'numbrs']), runCli(['test', '--case', 'numbers', '--all'])]);
+    const stage = loadCourse(REPO).stages[0]!;
+    const names = stage.cases.map((testCase) => relative(join('cases', stage.slug), testCase.casePath)).join(', ');
+    expect(nothing.code).toBe(2);
+    expect(nothing.stdout).toBe('');
+    expect(nothing.stderr).toContain(`theinference test: --case numbrs matches no case of the stage (config-and-framing: ${names})\n`);
+    expect(ci.code).toBe(2);
+    expect(ci.stderr).toContain('theinference test: --case grades some cases only; it does not go with --all, ');
   });
 });

@@ -2,6 +2,8 @@
 // the starter, a package.json on this grader, the workflow) and what is not (the reference, the
 // scripts, the tests, the recordings); graded there, the starter fails stage 1 as a student first sees
 // it and the reference dropped in passes every stage; an export over an older one leaves src/ alone.
+// An editor works there: its tsconfig.json names only what it holds, its package.json what checking src/
+// needs, and every page its docs name is in it.
 // Its workflow, run step by step as CI runs it, installs the packed grader running no script of the
 // student's, and grades a push with the course as published in the grader's package, as feedback.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -12,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { referenceIn } from '../harness/commands/export.ts';
 import type { ResultsReport } from '../harness/report/model.ts';
+import { scratchCopy } from '../harness/run/submission.ts';
 import { REPO, runCli, trimCourse } from './helpers/cli.ts';
 
 const made: string[] = [];
@@ -42,6 +45,23 @@ function courseWithStarter(): string {
   return dir;
 }
 
+/** What the export's package.json gives an editor, at the versions this repository is checked with. */
+const EDITOR_PACKAGES = (() => {
+  const { devDependencies } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  return { typescript: devDependencies.typescript!, '@types/node': devDependencies['@types/node']! };
+})();
+
+/** The files a Markdown page names, relative to the repository: its relative links (from `folder`, the
+ *  page's own), and the paths it writes out as `docs/<page>.md` (from the repository's root). */
+function pagesNamed(text: string, folder: string): string[] {
+  const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((match) => match[1]!.split('#')[0]!)
+    .filter((target) => target !== '' && !/^[a-z]+:/i.test(target))
+    .map((target) => join(folder, target));
+  const written = [...text.matchAll(/(?<![\w/.-])docs\/[\w.-]+\.md\b/g)].map((match) => match[0]);
+  return [...new Set([...links, ...written])];
+}
+
 const REFERENCE = readFileSync(join(REPO, 'src/mcp.ts'), 'utf8');
 const STARTER = readFileSync(join(REPO, 'starter/src/mcp.ts'), 'utf8');
 
@@ -59,6 +79,8 @@ describe('theinference export', () => {
         '.gitignore',
         'README.md',
         'course.yaml',
+        'docs/cassettes.md',
+        'docs/conformance.md',
         'docs/course.md',
         'package.json',
         'program.ts',
@@ -73,7 +95,7 @@ describe('theinference export', () => {
     expect(statSync(join(target, 'your_program.sh')).mode & 0o111).not.toBe(0);
     const pkg = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8'));
     const version = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version;
-    expect(pkg.devDependencies).toEqual({ theinference: `^${version}` });
+    expect(pkg.devDependencies).toEqual({ theinference: `^${version}`, ...EDITOR_PACKAGES });
     expect(pkg.dependencies).toBeUndefined();
     // the reference's code is in no file: a function body of it only the reference has
     const body = REFERENCE.slice(REFERENCE.indexOf('async function* readEvents'), REFERENCE.indexOf('async function* readEvents') + 300);
@@ -83,7 +105,8 @@ describe('theinference export', () => {
     expect(readme).toMatch(/1\. `config-and-framing`[\s\S]*2\. `handshake`[\s\S]*6\. `stateless`/);
     // and points to the stages' pages, which the starter's comments name too
     expect(readme).toContain('`docs/course.md`');
-    expect(readFileSync(join(target, 'docs/course.md'), 'utf8')).toBe(readFileSync(join(REPO, 'docs/course.md'), 'utf8'));
+    for (const page of ['course.md', 'cassettes.md', 'conformance.md'])
+      expect(readFileSync(join(target, 'docs', page), 'utf8'), page).toBe(readFileSync(join(REPO, 'docs', page), 'utf8'));
 
     // graded there (the grader's packages beside it, as npm install puts them)
     symlinkSync(join(REPO, 'node_modules'), join(target, 'node_modules'), 'dir');
@@ -92,13 +115,48 @@ describe('theinference export', () => {
     expect(starter.stdout).toContain('not implemented yet: frame (stage config-and-framing)');
   });
 
+  it("makes the editor work there: a tsconfig.json with the course's compiler options over only what the export holds, what it needs installed, and every page its docs name", async () => {
+    const target = join(scratch('export-'), 'student');
+    expect((await runCli(['export', target])).code).toBe(0);
+    const tsconfig = JSON.parse(readFileSync(join(target, 'tsconfig.json'), 'utf8')) as { compilerOptions: { types?: string[] }; include: string[] };
+    const course = JSON.parse(readFileSync(join(REPO, 'tsconfig.json'), 'utf8')) as { compilerOptions: object; include: string[] };
+    expect(tsconfig.compilerOptions).toEqual(course.compilerOptions);
+    expect(tsconfig.include).toEqual(expect.arrayContaining(['program.ts', 'src']));
+    for (const path of tsconfig.include) expect(existsSync(join(target, path)), `tsconfig.json includes ${path}`).toBe(true);
+    // its types are installed with the rest (npm install: the export's devDependencies)
+    const types = tsconfig.compilerOptions.types ?? [];
+    expect(types).toEqual(['node']);
+    const devDependencies = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')).devDependencies as Record<string, string>;
+    for (const name of types) expect(devDependencies[`@types/${name}`], `@types/${name}`).toBeDefined();
+    expect(devDependencies.typescript).toBeDefined();
+    // every page the docs point to, as a link or by its path (`docs/cassettes.md`), is in the export
+    const pages = filesOf(target).filter((path) => path.endsWith('.md'));
+    const named = pages.flatMap((page) => pagesNamed(readFileSync(join(target, page), 'utf8'), dirname(page)).map((path) => ({ page, path })));
+    expect(named.map(({ path }) => path)).toEqual(expect.arrayContaining(['docs/course.md', 'docs/cassettes.md', 'docs/conformance.md']));
+    for (const { page, path } of named) expect(existsSync(join(target, path)), `${page} names ${path}`).toBe(true);
+
+    // `test --feedback` holds the repository's tsconfig.json to the one made for it, not to the course's own
+    const compared = () => {
+      const copy = scratchCopy(REPO, target, 'published');
+      copy.remove();
+      return copy.facts.changedOutsideSrc;
+    };
+    expect(compared()).toEqual([]);
+    writeFileSync(join(target, 'tsconfig.json'), readFileSync(join(REPO, 'tsconfig.json')));
+    expect(compared()).toEqual([{ path: 'tsconfig.json', change: 'modified' }]);
+  });
+
   it("over an earlier export updates the course's files, leaves src/ alone, and says what changed", async () => {
     const course = courseWithStarter();
     const target = join(scratch('export-'), 'student');
     expect((await runCli(['export', target], { cwd: course })).code).toBe(0);
     writeFileSync(join(target, 'src/mcp.ts'), '// the student was here\n');
     const pkg = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8'));
-    writeFileSync(join(target, 'package.json'), JSON.stringify({ ...pkg, devDependencies: { ...pkg.devDependencies, prettier: '^3' } }));
+    // the student added a package; and this export is older than the editor's packages: it had none
+    writeFileSync(
+      join(target, 'package.json'),
+      JSON.stringify({ ...pkg, devDependencies: { theinference: pkg.devDependencies.theinference, prettier: '^3' } }),
+    );
     // the course changes: a case edited, one gone
     writeFileSync(join(course, 'cases/config-and-framing/mcp-frame/empty-values/messages.json'), '[]\n');
     rmSync(join(course, 'cases/config-and-framing/mcp-config/no-servers'), { recursive: true });
@@ -110,7 +168,11 @@ describe('theinference export', () => {
     expect(again.stdout).toContain('changed package.json');
     expect(readFileSync(join(target, 'src/mcp.ts'), 'utf8')).toBe('// the student was here\n');
     expect(existsSync(join(target, 'cases/config-and-framing/mcp-config/no-servers'))).toBe(false);
-    expect(JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')).devDependencies).toEqual({ theinference: '2.0.0', prettier: '^3' });
+    expect(JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')).devDependencies).toEqual({
+      theinference: '2.0.0',
+      ...EDITOR_PACKAGES,
+      prettier: '^3',
+    });
     expect((await runCli(['export', target, '--grader', '2.0.0'], { cwd: course })).stdout).toContain('is up to date');
   });
 
@@ -132,7 +194,10 @@ describe('theinference export', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(readFileSync(join(target, 'theinference-9.9.9.tgz')).equals(readFileSync(join(dir, 'theinference-9.9.9.tgz')))).toBe(true);
-    expect(JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')).devDependencies).toEqual({ theinference: 'file:theinference-9.9.9.tgz' });
+    expect(JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')).devDependencies).toEqual({
+      theinference: 'file:theinference-9.9.9.tgz',
+      ...EDITOR_PACKAGES,
+    });
 
     const nowhere = join(dir, 'nowhere');
     const missing = await runCli(['export', nowhere, '--grader', 'file:../theinference-0.0.1.tgz']);
@@ -225,7 +290,7 @@ describe('the packed grader, installed in an export', () => {
     });
     expect(exported.status, exported.stderr).toBe(0);
     const pkg = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8'));
-    expect(pkg.devDependencies).toEqual({ theinference: `file:${basename(tarball)}` });
+    expect(pkg.devDependencies).toEqual({ theinference: `file:${basename(tarball)}`, ...EDITOR_PACKAGES });
     // The student's own install scripts, which would run before the grader (and see what the job gives it).
     const mark = (name: string) => `node -e "require('node:fs').writeFileSync('${name}-ran', '')"`;
     const scripts = { preinstall: mark('preinstall'), install: mark('install'), postinstall: mark('postinstall'), prepare: mark('prepare') };

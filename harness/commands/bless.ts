@@ -7,7 +7,7 @@ import { dirname, relative } from 'node:path';
 import { useColor } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
 import type { Case, Stage } from '../course.ts';
-import { courseHere } from './course.ts';
+import { courseHere, stageIndex } from './course.ts';
 import { loadCassette, formatDiagnoses } from '../cassette/index.ts';
 import { runWithPlayer } from '../grade/case.ts';
 import { explainDifference } from '../grade/explain.ts';
@@ -27,7 +27,9 @@ interface Blessing {
   previous: Buffer | undefined;
 }
 
-const OPTIONS = { stage: { type: 'string', value: '<slug>', help: 'that stage only (default: every stage)' } } as const satisfies Options;
+const OPTIONS = {
+  stage: { type: 'string', value: '<slug|n>', help: 'that stage only, by its name or number (default: every stage)' },
+} as const satisfies Options;
 
 export const command = defineCommand({
   name: 'bless',
@@ -40,11 +42,7 @@ export const command = defineCommand({
 async function bless({ values }: Parsed<typeof OPTIONS>): Promise<number> {
   const course = courseHere({ allowMissingExpected: true });
   checkProgram(course.root);
-  const stages = values.stage === undefined ? course.stages : course.stages.filter((stage) => stage.slug === values.stage);
-  if (stages.length === 0) {
-    console.error(`theinference: unknown stage "${values.stage}" (known: ${course.stages.map((stage) => stage.slug).join(', ')})`);
-    return 2;
-  }
+  const stages = values.stage === undefined ? course.stages : [course.stages[stageIndex(course, values.stage)]!];
   const env = programEnv();
   const color = useColor(false);
   // Blessing sets the standard: the reference runs through your_program.sh itself, no shortcut.

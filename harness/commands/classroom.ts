@@ -9,7 +9,7 @@ import { ENABLE_SANDBOX, sandboxAvailability } from '../run/sandbox.ts';
 import { onInterrupt } from '../run/interrupt.ts';
 import { count, randomSeed, seed } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
-import { courseHere } from './course.ts';
+import { courseHere, stageIndex } from './course.ts';
 
 const OPTIONS = {
   roster: { type: 'string', value: '<csv>', help: "the students: a column naming each and one giving their repository (GitHub Classroom's export)" },
@@ -19,7 +19,7 @@ const OPTIONS = {
   jobs: { type: 'string', value: '<n>', help: `students graded at once (default 1, at most the cores: ${CORES})` },
   shard: { type: 'string', value: '<i>/<n>', help: 'grade part i of n of the roster; join the gradebooks with merge-reports --gradebook' },
   seed: { type: 'string', value: '<n>', help: 'the generated cases and property tests of every student (default: random, printed)' },
-  stage: { type: 'string', value: '<slug>', help: 'grade that stage and the stages before it (default: every stage)' },
+  stage: { type: 'string', value: '<slug|n>', help: 'grade that stage (its name or number) and the stages before it (default: every stage)' },
   runs: { type: 'string', value: '<n>', help: 'property tests: runs of each' },
   random: { type: 'string', value: '<n>', help: 'generated cases per command (0 for none)' },
   timeout: { type: 'string', value: '<seconds>', help: "CPU time per case, instead of the stage table's" },
@@ -46,8 +46,7 @@ async function classroom(values: Parsed<typeof OPTIONS>['values'], write: (text:
   if (shard === undefined) throw new UsageError(`--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "${values.shard}"`);
   const deadline = values.deadline === undefined ? undefined : new Date(values.deadline);
   if (deadline !== undefined && Number.isNaN(deadline.getTime())) throw new UsageError(`--deadline takes a date and time (ISO 8601), not "${values.deadline}"`);
-  const last = values.stage === undefined ? course.stages.length - 1 : course.stages.findIndex((stage) => stage.slug === values.stage);
-  if (last < 0) throw new UsageError(`unknown stage "${values.stage}" (known: ${course.stages.map((stage) => stage.slug).join(', ')})`);
+  const last = values.stage === undefined ? course.stages.length - 1 : stageIndex(course, values.stage);
   const jobs = values.jobs === undefined ? 1 : Math.min(count('--jobs', values.jobs, 1000), CORES);
   if (jobs < 1) throw new UsageError('--jobs takes 1 or more');
   // checked once here rather than failing every student alike

@@ -1,6 +1,7 @@
 // `theinference export <dir>`: the student's repository made from the course: the course's files
-// (course.yaml, program.ts, your_program.sh, tsconfig.json, docs/course.md, the public cases/ and fixtures/), the
-// starter as src/, a package.json whose one dependency is this grader, a .gitignore, a README made
+// (course.yaml, program.ts, your_program.sh, docs/course.md and the pages it names, the public cases/ and
+// fixtures/), a tsconfig.json made for it, the starter as src/, a package.json that depends on this grader
+// (and on what an editor needs to check src/: typescript, @types/node), a .gitignore, a README made
 // from course.yaml and a workflow that grades every push as feedback (the grade of record is the
 // teacher's). Never the reference solution: the export refuses to write a file that holds its text.
 // Over an earlier export it updates the course's files, leaves src/ alone, and says what changed. A
@@ -13,13 +14,18 @@ import { defineCommand, type Options, type Parsed } from './command.ts';
 import { courseHere } from './course.ts';
 import { CourseError, InputError, UsageError } from '../errors.ts';
 import { PROGRAM } from '../run/launcher.ts';
-import { PUBLISHED } from '../run/submission.ts';
+import { forStudents, PUBLISHED } from '../run/submission.ts';
+import { graderDevDependencies } from '../grader-package.ts';
 import { graderVersion } from '../report/version.ts';
 
-/** The course's own files, copied as they are (your_program.sh executable); docs/course.md is what
- *  each stage asks of src/mcp.ts, which the starter's comments point to. The course's folders are made
- *  again on every export (files gone from the course go). `test --feedback` compares the same files. */
+/** The course's own files, copied as they are (your_program.sh executable) but tsconfig.json, which is made
+ *  for the repository (forStudents); docs/course.md is what each stage asks of src/mcp.ts, which the
+ *  starter's comments point to, with the pages it points to. The course's folders are made again on every
+ *  export (files gone from the course go). `test --feedback` compares the same files. */
 const { files: COURSE_FILES, folders: COURSE_FOLDERS } = PUBLISHED;
+/** What a student's editor needs to check src/ as the course's tsconfig.json asks (`types: ["node"]`), at
+ *  the versions this grader is checked with. */
+const EDITOR_PACKAGES = ['typescript', '@types/node'] as const;
 /** A run of this many lines of the reference, none of them the starter's, is its code. */
 const REFERENCE_RUN = 6;
 
@@ -117,7 +123,7 @@ function graderDependency(spec: string | undefined): GraderDependency {
 /** Every file of the export, by its path in the student's repository. */
 function studentFiles(course: Course, grader: GraderDependency): Map<string, StudentFile> {
   const files = new Map<string, StudentFile>();
-  for (const name of COURSE_FILES) files.set(name, { content: readCourseFile(course.root, name), ...(name === PROGRAM && { mode: 0o755 }) });
+  for (const name of COURSE_FILES) files.set(name, { content: forStudents(name, readCourseFile(course.root, name)), ...(name === PROGRAM && { mode: 0o755 }) });
   for (const folder of COURSE_FOLDERS)
     for (const path of listFiles(join(course.root, folder), course.root))
       files.set(join(folder, path), { content: readCourseFile(course.root, join(folder, path)) });
@@ -208,17 +214,18 @@ function packageJson(name: string, grader: string): string {
     private: true,
     type: 'module',
     scripts: { test: 'theinference test', watch: 'theinference test --watch' },
-    devDependencies: { theinference: grader },
+    devDependencies: { theinference: grader, ...graderDevDependencies(EDITOR_PACKAGES) },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
 
-/** An earlier export's package.json with the grader's version set: what the student added stays. */
+/** An earlier export's package.json with the grader's version set, and the editor's packages where it has
+ *  none (an export older than them): what the student added or changed stays. */
 function mergedPackage(path: string, fresh: string): string {
   try {
     const old = JSON.parse(readFileSync(path, 'utf8')) as { devDependencies?: Record<string, string> };
-    const grader = (JSON.parse(fresh) as { devDependencies: Record<string, string> }).devDependencies.theinference!;
-    return `${JSON.stringify({ ...old, devDependencies: { ...old.devDependencies, theinference: grader } }, null, 2)}\n`;
+    const { theinference: grader, ...editor } = (JSON.parse(fresh) as { devDependencies: Record<string, string> }).devDependencies;
+    return `${JSON.stringify({ ...old, devDependencies: { ...editor, ...old.devDependencies, theinference: grader } }, null, 2)}\n`;
   } catch {
     return fresh;
   }
@@ -249,7 +256,11 @@ with a hint and what your program wrote on stderr. \`advice:\` is a SHOULD of th
 not follow: shown, and the check still passes. \`npx theinference list\` shows which stages pass.
 
 One case by hand: \`./your_program.sh <command> cases/<stage>/<case>\` (the line \`run it yourself:\`
-under a failure names it); it prints what is compared with that case's \`expected.json\`.
+under a failure names it); it prints what is compared with that case's \`expected.json\`. One case graded:
+\`npx theinference test --stage <n> --case <name>\`; every option: \`npx theinference test --help\`.
+
+Your editor checks \`src/\` with \`tsconfig.json\` once \`npm install\` has put TypeScript beside the grader
+(\`npx tsc --noEmit\` checks it in the terminal).
 
 Every push is graded again by \`.github/workflows/grade.yml\`, as feedback: your \`src/\` with the course as
 published in the grader's package (your copies of \`course.yaml\`, \`program.ts\`, \`cases/\` and \`fixtures/\`

@@ -1,9 +1,10 @@
 // `theinference test`: grade the stages in order as a student does, or hand over to CI grading
 // when a CI option is given. Exit codes: 0 all pass, 1 the solution failed, 2 usage or infrastructure.
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
-import type { Course, Stage } from '../course.ts';
-import { courseHere, publishedCourse } from './course.ts';
+import type { Case, Course, Stage } from '../course.ts';
+import { courseHere, publishedCourse, stageIndex } from './course.ts';
 import { HostError, stopReason, UsageError } from '../errors.ts';
+import { caseName } from '../grade/case.ts';
 import { prestartStages, type StageResult } from '../grade/stage.ts';
 import { gradeStages } from '../grade/stages.ts';
 import type { Prestarts } from '../run/prestart.ts';
@@ -25,7 +26,12 @@ import { COURSE_CONTENT } from '../stages/index.ts';
 import type { CiSettings } from '../ci/grade.ts';
 
 const TEST_OPTIONS = {
-  stage: { type: 'string', value: '<slug>', help: 'that stage and every stage before it (default: every stage)' },
+  stage: { type: 'string', value: '<slug|n>', help: 'that stage (its name, or its number as list shows it) and every stage before it (default: every stage)' },
+  case: {
+    type: 'string',
+    value: '<pattern>',
+    help: "only the cases it matches, no property tests: a case's name as its check shows it (mcp-frame/numbers)\nor its last part (numbers); * matches any run of characters (quote it: --case 'refresh*')",
+  },
   watch: { type: 'boolean', help: 'grade again on every save under src/' },
   seed: { type: 'string', value: '<n>', help: 'property tests: replay this seed' },
   runs: { type: 'string', value: '<n>', help: `property tests: runs of each (default ${DEFAULT_RUNS})` },
@@ -103,6 +109,7 @@ async function test(values: TestValues, write: (text: string) => void): Promise<
   if (values.watch && values.submission !== undefined) {
     throw new UsageError("--watch grades this course's src/ as you save it; it does not go with --submission");
   }
+  if (values.case !== undefined) write(`note: --case ${values.case}: ${casesNote(common.stages)}\n\n`);
   const interruption = values.watch ? undefined : onInterrupt();
   const scratch = values.submission === undefined ? undefined : scratchCopy(course.root, values.submission);
   try {
@@ -120,7 +127,8 @@ async function test(values: TestValues, write: (text: string) => void): Promise<
         return await watch({ ...settings, reload }, (course, stages, signal) => {
           const taken = ahead;
           ahead = undefined;
-          return gradeAndReport({ ...settings, course, stages }, signal, { taken, keep });
+          // the stage table read again has every case: --case picks from it again
+          return gradeAndReport({ ...settings, course, stages: casesToGrade(stages, values.case) }, signal, { taken, keep });
         });
       } finally {
         // their pipes would keep this process from ending
@@ -143,7 +151,7 @@ async function test(values: TestValues, write: (text: string) => void): Promise<
 /** What every grading reads off the command line, checked (a mistake is a UsageError), but the sandbox. */
 function commonSettings(values: TestValues, course: Course, write: (text: string) => void) {
   const settings = {
-    stages: stagesToGrade(course, values.stage),
+    stages: casesToGrade(stagesToGrade(course, values.stage), values.case),
     seed: values.seed === undefined ? randomSeed() : seed('--seed', values.seed),
     runs: values.runs === undefined ? DEFAULT_RUNS : runs('--runs', values.runs),
     timeoutMs: values.timeout === undefined ? undefined : seconds('--timeout', values.timeout) * 1000,
@@ -174,6 +182,9 @@ async function ciTest(values: TestValues, write: (text: string) => void): Promis
     checkProgram(course.root);
     if (values.watch) throw new UsageError(`--watch grades as you save; it does not go with ${CI_OPTIONS.map((option) => `--${option}`).join(', ')}`);
     if (values.feedback) refuseBesideFeedback(values);
+    // a grade, or feedback, on some cases of a stage would say the stage passes
+    if (values.case !== undefined)
+      throw new UsageError(`--case grades some cases only; it does not go with ${CI_OPTIONS.map((option) => `--${option}`).join(', ')}`);
     common = commonSettings(values, course, write);
     const { parseShard, WHOLE } = await import('../ci/shard.ts');
     const shard = values.shard === undefined ? WHOLE : parseShard(values.shard);
@@ -322,10 +333,42 @@ export function exitCode(results: StageResult[]): number {
   return results.every((result) => result.passed) ? 0 : 1;
 }
 
-/** `--stage S`: S first, then the stages before it (a regression is a failure). No flag: all, in order. */
+/** `--stage S` (a slug or a number): S first, then the stages before it (a regression is a failure). No flag: all, in order. */
 function stagesToGrade(course: Course, slug: string | undefined): Stage[] {
   if (slug === undefined) return course.stages;
-  const index = course.stages.findIndex((stage) => stage.slug === slug);
-  if (index < 0) throw new UsageError(`unknown stage "${slug}" (known: ${course.stages.map((stage) => stage.slug).join(', ')})`);
+  const index = stageIndex(course, slug);
   return [course.stages[index]!, ...course.stages.slice(0, index).reverse()];
+}
+
+/** `--case P`: of each stage, only the cases P matches (see caseMatcher), and no property tests (they are
+ *  no case); a stage left with none is not graded. None matching at all is a UsageError naming the cases. */
+function casesToGrade(stages: Stage[], pattern: string | undefined): Stage[] {
+  if (pattern === undefined) return stages;
+  const matches = caseMatcher(pattern);
+  const narrowed = stages.flatMap((stage) => {
+    const cases = stage.cases.filter(matches);
+    return cases.length === 0 ? [] : [{ ...stage, cases, properties: undefined }];
+  });
+  if (narrowed.length > 0) return narrowed;
+  const names = stages.map((stage) => `${stage.slug}: ${stage.cases.map(caseName).join(', ')}`).join('; ');
+  throw new UsageError(`--case ${pattern} matches no case of ${stages.length === 1 ? 'the stage' : 'the stages graded'} (${names})`);
+}
+
+/** Whether a case is one `pattern` names: the whole of its name as its check shows it (`mcp-frame/numbers`)
+ *  or of its folder's (`numbers`), `*` standing for any run of characters, `/` too. A glob, not a substring,
+ *  so that `refresh` names the case `refresh` and not `refresh-rotated` beside it. */
+function caseMatcher(pattern: string): (testCase: Case) => boolean {
+  const glob = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
+  return (testCase) => glob.test(caseName(testCase)) || glob.test(testCase.name);
+}
+
+/** What `--case` left to grade, for the line that says so. */
+function casesNote(stages: readonly Stage[]): string {
+  const count = stages.reduce((sum, stage) => sum + stage.cases.length, 0);
+  return `${count} case${count === 1 ? '' : 's'} (${stages.map((stage) => `${stage.slug}: ${stage.cases.map(caseName).join(', ')}`).join('; ')}), no property tests`;
 }

@@ -20,8 +20,45 @@ const NOT_COMPARED = new Set(['src', 'node_modules', '.git']);
 const MAX_FILES_COMPARED = 5000;
 
 /** What of the course a student's repository holds (what `export` writes of it): these files, and every
- *  file under these folders. The rest of it (src/, package.json, the README, the workflow) is the student's. */
-export const PUBLISHED = { files: ['course.yaml', 'program.ts', 'your_program.sh', 'tsconfig.json', 'docs/course.md'], folders: ['cases', 'fixtures'] };
+ *  file under these folders. The rest of it (src/, package.json, the README, the workflow) is the student's.
+ *  The docs are course.md and the pages it points to; tsconfig.json is made for the repository (studentTsconfig). */
+export const PUBLISHED = {
+  files: ['course.yaml', 'program.ts', 'your_program.sh', 'tsconfig.json', 'docs/course.md', 'docs/cassettes.md', 'docs/conformance.md'],
+  folders: ['cases', 'fixtures'],
+};
+
+/** The names at the top of a student's repository that come from the course: its published files and folders, and src/ (the starter). */
+const STUDENT_TOP = new Set([...PUBLISHED.files, ...PUBLISHED.folders, 'src'].map((path) => path.split('/')[0]!));
+
+/** The tsconfig.json of a student's repository, made from the course's: its compiler options as they are
+ *  (the bundler grades with them, in the repository as in CI), its `include` and `files` without what the
+ *  repository has not (the course's harness/, test/, starter/...), so that an editor there finds every
+ *  path it names. A pattern whose first part is a wildcard is kept; a tsconfig.json that is not plain JSON
+ *  is kept as it is (the bundler reads none of it either). */
+export function studentTsconfig(course: string): string {
+  let config: unknown;
+  try {
+    config = JSON.parse(course);
+  } catch {
+    return course;
+  }
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) return course;
+  const held = (entry: unknown) => {
+    if (typeof entry !== 'string') return true;
+    const first = entry.replace(/^\.\//, '').split('/')[0]!;
+    return /[*?]/.test(first) || STUDENT_TOP.has(first);
+  };
+  const made = Object.entries(config).map(([key, value]) => [key, (key === 'include' || key === 'files') && Array.isArray(value) ? value.filter(held) : value]);
+  return `${JSON.stringify(Object.fromEntries(made), null, 2)}\n`;
+}
+
+/** The published files a student's repository holds in a form made for it, compared with that form, not the course's bytes. */
+const MADE_FOR_STUDENTS = new Map([['tsconfig.json', studentTsconfig]]);
+
+/** A published file as a student's repository holds it (what `export` writes): the course's text, or the form made from it. */
+export function forStudents(path: string, course: string): string {
+  return MADE_FOR_STUDENTS.get(path)?.(course) ?? course;
+}
 
 /** How a submission is compared with the course: every file outside src/ (a submission of any shape), or,
  *  for a student's repository graded with the course as published, the course's files (PUBLISHED) alone. */
@@ -107,16 +144,26 @@ function changesFromPublished(courseRoot: string, repository: string): Pick<Subm
       courseRoot,
       repository,
       [...paths].sort((a, b) => a.localeCompare(b)),
+      MADE_FOR_STUDENTS,
     ),
     changesCut: !mine.complete,
   };
 }
 
-function changes(courseRoot: string, submission: string, paths: string[]): OutsideChange[] {
+/** `made`: the files compared with a form made from the course's (MADE_FOR_STUDENTS), by their paths. */
+function changes(courseRoot: string, submission: string, paths: string[], made = new Map<string, (course: string) => string>()): OutsideChange[] {
   return paths.flatMap((path) => {
-    const change = compare(join(courseRoot, path), join(submission, path));
+    const make = made.get(path);
+    const change = make ? compareMade(join(courseRoot, path), make, join(submission, path)) : compare(join(courseRoot, path), join(submission, path));
     return change ? [{ path, change }] : [];
   });
+}
+
+/** As compare, with the submission's file held to `make` of the course's. */
+function compareMade(coursePath: string, make: (course: string) => string, submissionPath: string): OutsideChange['change'] | undefined {
+  const mine = lstatSync(submissionPath, { throwIfNoEntry: false });
+  if (!lstatSync(coursePath, { throwIfNoEntry: false })?.isFile() || !mine?.isFile()) return compare(coursePath, submissionPath);
+  return readFileSync(submissionPath).equals(Buffer.from(make(readFileSync(coursePath, 'utf8')))) ? undefined : 'modified';
 }
 
 /** The files (and links) under `folders` of `root` ('' for all of it, but NOT_COMPARED), relative to it, in
