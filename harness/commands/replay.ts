@@ -3,10 +3,11 @@
 // It imports what it needs when it runs: a replay starts for every test case.
 import { formatDiagnosis, moreDiagnosesLine, type Diagnosis, type PlayReport } from '../cassette/player/diagnosis.ts';
 import { loadCassette } from '../cassette/format/format.ts';
-import type { PlayerSession } from '../cassette/player/session.ts';
 import { HostError, UsageError } from '../errors.ts';
 import { writeAtomically } from '../files.ts';
 import { escapeControls } from '../terminal-text.ts';
+import { TRANSPORTS, TRANSPORT_NAMES } from '../transports/index.ts';
+import type { Served, ServeOptions } from '../transports/transport.ts';
 import { checkWritable } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
 import { say } from './say.ts';
@@ -48,43 +49,38 @@ async function replay(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   // Before playing: a client cannot be asked to run again.
   if (reportFile !== undefined) checkWritable('--report', reportFile);
   if (htmlFile !== undefined) checkWritable('--html', htmlFile);
-  const port = parsed.values.port === undefined ? 0 : portNumber(parsed.values.port);
+  const port = parsed.values.port === undefined ? undefined : portNumber(parsed.values.port);
   const cassette = loadCassette(file);
-  const overHttp = parsed.values.http === true || (cassette.transport === 'http' && parsed.values.stdio !== true);
-  if (parsed.values.port !== undefined && !overHttp) throw new UsageError('--port is for a replay over HTTP (an HTTP cassette, or --http)');
+  const over = parsed.values.http === true ? 'http' : parsed.values.stdio === true ? 'stdio' : cassette.transport;
+  const transport = TRANSPORTS[over];
   const pace = parsed.values.pace;
+  if (port !== undefined && !transport.serveOptions?.includes('port')) throw new UsageError(`--port is for a replay over ${takersOf('port')}`);
   if (pace !== undefined && pace !== 'recorded' && pace !== 'none') throw new UsageError(`--pace takes recorded or none, not "${pace}"`);
-  if (pace !== undefined && !overHttp) throw new UsageError('--pace is for a replay over HTTP (an HTTP cassette, or --http)');
-  const options = {
+  if (pace !== undefined && !transport.serveOptions?.includes('pace')) throw new UsageError(`--pace is for a replay over ${takersOf('pace')}`);
+  if (transport.serve === undefined) throw new UsageError(`a cassette cannot be replayed over ${over}`);
+  const options: ServeOptions = {
     validate: parsed.values['no-validate'] !== true,
     // The recorded server's stderr, marked as its own: a diagnosis starts with "theinference replay:".
     onStderr: (line: string) => process.stderr.write(`${SERVER_STDERR}${escapeControls(line)}\n`),
     onDiagnosis: (diagnosis: Diagnosis) => say('replay', formatDiagnosis(diagnosis)),
+    ...(port !== undefined && { port }),
+    ...(pace && { pace }),
   };
-  let session: PlayerSession;
-  let close = async () => {};
-  if (overHttp) {
-    const { serveCassette } = await import('../transports/http/serve.ts');
-    let served: Awaited<ReturnType<typeof serveCassette>>;
-    try {
-      served = await serveCassette(cassette, { ...options, port, endWhenPlayed: true, ...(pace && { pace }) });
-    } catch (error) {
-      throw new HostError((error as Error).message);
-    }
-    process.stdout.write(`${served.url}\n`);
-    session = served;
-    close = () => served.close();
-  } else {
-    const { attachStreams } = await import('../transports/stdio/face.ts');
-    session = attachStreams(cassette, process.stdin, process.stdout, { ...options, endOutput: false });
+  let served: Served;
+  try {
+    served = await transport.serve(cassette, options);
+  } catch (error) {
+    throw new HostError((error as Error).message);
   }
+  if (served.where !== undefined) process.stdout.write(`${served.where}\n`);
+  const { session } = served;
   const stop = () => session.finish();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   const report = await session.done;
   process.off('SIGTERM', stop);
   process.off('SIGINT', stop);
-  await close();
+  await served.close();
   process.stdin.destroy();
   const more = moreDiagnosesLine(report);
   if (more) say('replay', more);
@@ -96,6 +92,12 @@ async function replay(parsed: Parsed<typeof OPTIONS>): Promise<number> {
     writeAtomically(htmlFile, sessionHtml(report, file), { overwrite: true });
   }
   return exitCodeOf(report);
+}
+
+/** The transports that take a replay option, as a person names them: `HTTP (an HTTP cassette, or --http)`. */
+function takersOf(option: keyof ServeOptions): string {
+  const names = TRANSPORT_NAMES.filter((name) => TRANSPORTS[name].serveOptions?.includes(option));
+  return names.map((name) => `${name.toUpperCase()} (an ${name.toUpperCase()} cassette, or --${name})`).join(' or ');
 }
 
 /** `--port N`: 0 (any free port) to 65535. */

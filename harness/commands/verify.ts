@@ -1,8 +1,9 @@
 // `theinference verify <cassette>`: the cassette's client side played against the live server, and
 // how the server has drifted from the recording. 0 no drift, 1 drift, 2 usage or bad input.
 import { loadCassette } from '../cassette/format/format.ts';
+import { TRANSPORTS } from '../transports/index.ts';
 import type { Drift } from '../cassette/recording/verify.ts';
-import { InputError, UsageError } from '../errors.ts';
+import { UsageError } from '../errors.ts';
 import { seconds } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
 import { say } from './say.ts';
@@ -36,49 +37,27 @@ async function verify(parsed: Parsed<typeof OPTIONS>): Promise<number> {
     throw new UsageError('usage: theinference verify <cassette> [--timeout <seconds>] [--redact-env NAME]... [-- <server command...> | --url <url>]');
   const timeoutMs = (parsed.values.timeout === undefined ? VERIFY_TIMEOUT_SECONDS : seconds('--timeout', parsed.values.timeout)) * 1000;
   const cassette = loadCassette(file);
-  if (cassette.transport === 'http') {
-    const url = parsed.values.url;
-    const { verifyHttpCassette } = await import('../transports/http/verify-link.ts');
-    if (url !== undefined) {
-      if (given.length > 0) throw new UsageError('--url names a running server: give it or a server command to start, not both');
-      if (!/^https?:\/\/\S+$/.test(url)) throw new UsageError(`--url takes the server's URL (http:// or https://), not "${url}"`);
-      return sayDrift(file, await verifyHttpCassette(cassette, url, { timeoutMs }));
-    }
-    // Else the server is started here, on a free port (given it in PORT), as record started it.
-    const command = given.length > 0 ? given : cassette.provenance.command;
-    if (command === undefined)
-      throw new UsageError(`${file}: its provenance names no server command: give the running server's URL with --url, or a command after --`);
-    if (command.some((arg) => arg.includes('<redacted:')))
-      throw new UsageError(`${file}: its recorded command has redacted secrets in it: give the server command after --`);
-    const { startServer } = await import('../transports/http/started-server.ts');
-    let server: Awaited<ReturnType<typeof startServer>>;
-    try {
-      server = await startServer(command, new URL(`http://127.0.0.1:0${cassette.http?.path ?? '/mcp'}`), {
-        cwd: process.cwd(),
-        env: process.env,
-        log: () => {}, // what the server prints is not the drift
-      });
-    } catch (error) {
-      throw new InputError(`${file}: ${(error as Error).message}`);
-    }
-    try {
-      return sayDrift(file, await verifyHttpCassette(cassette, server.url.href, { timeoutMs }));
-    } finally {
-      await server.stop();
-    }
+  const transport = TRANSPORTS[cassette.transport];
+  if (transport.verify === undefined) throw new UsageError(`${file}: a cassette over ${cassette.transport} cannot be verified`);
+  const url = parsed.values.url;
+  if (url !== undefined) {
+    if (!transport.verifiesUrl)
+      throw new UsageError(`--url is for a cassette whose server can run apart (over HTTP); a ${cassette.transport} one runs its server command`);
+    if (given.length > 0) throw new UsageError('--url names a running server: give it or a server command to start, not both');
+    if (!/^https?:\/\/\S+$/.test(url)) throw new UsageError(`--url takes the server's URL (http:// or https://), not "${url}"`);
   }
-  if (parsed.values.url !== undefined) throw new UsageError('--url is for an HTTP cassette; a stdio one runs its server command');
   // Without one, the server command is the recording's, run from here as it was typed in the project folder.
-  const command = given.length > 0 ? given : cassette.provenance.command;
-  if (command === undefined) throw new UsageError(`${file}: its provenance names no server command: give one after --`);
-  if (command.some((arg) => arg.includes('<redacted:'))) {
+  const command = url !== undefined ? undefined : given.length > 0 ? given : cassette.provenance.command;
+  if (url === undefined && command === undefined)
+    throw new UsageError(
+      `${file}: its provenance names no server command: ${transport.verifiesUrl ? "give the running server's URL with --url, or a command after --" : 'give one after --'}`,
+    );
+  if (command?.some((arg) => arg.includes('<redacted:')))
     throw new UsageError(`${file}: its recorded command has redacted secrets in it: give the server command after --`);
-  }
-  const { verifyCassette } = await import('../cassette/recording/verify.ts');
   const { secretsFromCommand, secretsFromEnv } = await import('../cassette/recording/redact.ts');
   // The secrets record would find in this run: never printed, sent where the cassette has their placeholders.
-  const secrets = [...secretsFromEnv(process.env, parsed.values['redact-env'] ?? []), ...secretsFromCommand(command)];
-  return sayDrift(file, await verifyCassette(cassette, command, { timeoutMs, secrets }));
+  const secrets = [...secretsFromEnv(process.env, parsed.values['redact-env'] ?? []), ...secretsFromCommand(command ?? [])];
+  return sayDrift(file, await transport.verify(cassette, { ...(command && { command }), ...(url !== undefined && { url }), secrets }, { timeoutMs, file }));
 }
 
 function sayDrift(file: string, drift: Drift[]): number {

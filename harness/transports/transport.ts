@@ -1,11 +1,15 @@
 // A transport, as a case runs on it: how the program is started to meet the played server, and how
-// the cassette is played to it. Each transport is a folder of harness/transports/ (its face, its
-// recorder, its run) listed once in index.ts; grading asks the transport, never its name.
+// the cassette is played to it; and, for the commands, how a cassette is served to a client started
+// outside (replay) and played against its live server (verify). Each transport is a folder of
+// harness/transports/ (its face, its recorder, its run) listed once in index.ts; grading and the
+// commands ask the transport, never its name.
 import type { Duplex } from 'node:stream';
 import type { RoleSecret } from '../cassette/format/placeholders.ts';
 import type { PlayReport } from '../cassette/player/diagnosis.ts';
 import type { Cassette } from '../cassette/format/model.ts';
-import type { PlayerSession } from '../cassette/player/session.ts';
+import type { FaceOptions, PlayerSession } from '../cassette/player/session.ts';
+import type { Secret } from '../cassette/recording/redact.ts';
+import type { Drift } from '../cassette/recording/verify.ts';
 import type { Hint } from '../hint.ts';
 
 /** How a case's program meets its player, once it runs (a program started ahead gets it at its release). */
@@ -61,4 +65,37 @@ export interface Transport {
   failing?(cassette: Cassette, report: PlayReport | undefined): { hints: Hint[]; moot: string[] };
   /** The client left the session unfinished though every message was exchanged (a stream it never resumed). */
   unfinished?(report: PlayReport): boolean;
+  /** `theinference replay`: the cassette served to a client started outside (on this process's
+   *  stdin and stdout, or on a port of 127.0.0.1). A transport only grading plays on has none. */
+  serve?(cassette: Cassette, options: ServeOptions): Promise<Served>;
+  /** The replay options only this transport takes (`port`, `pace` over HTTP). */
+  serveOptions?: readonly (keyof ServeOptions)[];
+  /** `theinference verify`: the cassette's client side played against the live server, started with
+   *  `server.command` or (where this transport can reach one running) found at `server.url`; `file`
+   *  is the cassette's, named in what it says. */
+  verify?(cassette: Cassette, server: LiveServer, options: { timeoutMs: number; file: string }): Promise<Drift[]>;
+  /** Whether verify can reach a server that runs already, at a URL. */
+  verifiesUrl?: boolean;
+}
+
+export interface ServeOptions extends FaceOptions {
+  /** A port of 127.0.0.1 to listen on (0: a free one). */
+  port?: number;
+  /** recorded: each stream keeps the recorded gaps between its events; none (default): at once. */
+  pace?: 'recorded' | 'none';
+}
+
+export interface Served {
+  session: PlayerSession;
+  /** Where a client finds it (a URL), said on stdout; none where the client is this process's own streams. */
+  where?: string;
+  close(): Promise<void>;
+}
+
+/** The live server verify plays against: the command that starts it, or the URL of one running, and
+ *  the secrets of this run (sent where the cassette has their placeholders). */
+export interface LiveServer {
+  command?: string[];
+  url?: string;
+  secrets: readonly Secret[];
 }

@@ -2,6 +2,7 @@
 // the program finds its URL in THEINFERENCE_SERVER_URL. A program without network reaches it
 // through a gate of the case's own, a Unix socket in the run root (gate.ts).
 import { join, relative } from 'node:path';
+import { InputError } from '../../errors.ts';
 import type { Transport } from '../transport.ts';
 import { openGate } from './gate.ts';
 import { failingOverHttp, notResumed } from './hints.ts';
@@ -42,6 +43,35 @@ export const http: Transport = {
     'over HTTP the server closes nothing of its own accord: close() sends DELETE, then stops reading what is still open (abort its fetches) and ends messages',
   failing: failingOverHttp,
   unfinished: notResumed,
+  async serve(cassette, options) {
+    const { serveCassette } = await import('./serve.ts');
+    // a replay without sessions is over once every recorded client message was played and answered
+    const served = await serveCassette(cassette, { ...options, endWhenPlayed: true });
+    return { session: served, where: served.url, close: () => served.close() };
+  },
+  serveOptions: ['port', 'pace'],
+  async verify(cassette, server, { timeoutMs, file }) {
+    const { verifyHttpCassette } = await import('./verify-link.ts');
+    if (server.url !== undefined) return verifyHttpCassette(cassette, server.url, { timeoutMs });
+    // the server started here, on a free port (given it in PORT), as record started it
+    const { startServer } = await import('./started-server.ts');
+    let started: Awaited<ReturnType<typeof startServer>>;
+    try {
+      started = await startServer(server.command ?? [], new URL(`http://127.0.0.1:0${cassette.http?.path ?? '/mcp'}`), {
+        cwd: process.cwd(),
+        env: process.env,
+        log: () => {}, // what the server prints is not the drift
+      });
+    } catch (error) {
+      throw new InputError(`${file}: ${(error as Error).message}`);
+    }
+    try {
+      return await verifyHttpCassette(cassette, started.url.href, { timeoutMs });
+    } finally {
+      await started.stop();
+    }
+  },
+  verifiesUrl: true,
 };
 
 let sockets = 0;

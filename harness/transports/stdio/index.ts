@@ -4,7 +4,7 @@
 import type { PlayerSession } from '../../cassette/player/session.ts';
 import type { Transport } from '../transport.ts';
 import { caseServerEntry, readStartReport, startProblem, type StartReport } from './case-server.ts';
-import { attachPlayer } from './face.ts';
+import { attachPlayer, attachStreams } from './face.ts';
 
 /** The fd on which a program reaches the grader's cassette player. */
 export const WIRE_FD = 3;
@@ -36,4 +36,12 @@ export const stdio: Transport = {
     return { result, ...(played && { report: await program.settle(played) }), ...(start && { start }) };
   },
   closing: "the server's output ends only after its input does: close() ends the wire first (spawnWire's close: end the child's stdin), then waits",
+  async serve(cassette, options) {
+    // the client is this process's own streams: its stdout stays open for what the caller writes after
+    return { session: attachStreams(cassette, process.stdin, process.stdout, { ...options, endOutput: false }), close: async () => {} };
+  },
+  async verify(cassette, server, { timeoutMs }) {
+    const { verifyCassette } = await import('../../cassette/recording/verify.ts');
+    return verifyCassette(cassette, server.command ?? [], { timeoutMs, secrets: server.secrets });
+  },
 };
