@@ -26,7 +26,7 @@ import {
   type HttpPlacement,
   type HttpReply,
   type HttpSession,
-  type Transport,
+  type CassetteTransport,
   type CassetteVersion,
 } from './model.ts';
 
@@ -147,8 +147,8 @@ export function parseCassette(text: string, file = '(cassette)'): Cassette {
     }
     fail(['version'], `expected 1 or 2, got ${JSON.stringify(version ?? null)}`);
   }
-  const transports: Transport[] = version === 1 ? ['stdio'] : ['stdio', 'http'];
-  const transport = root.transport as Transport;
+  const transports: CassetteTransport[] = version === 1 ? ['stdio'] : ['stdio', 'http'];
+  const transport = root.transport as CassetteTransport;
   if (!transports.includes(transport)) {
     fail(
       ['transport'],
@@ -196,7 +196,7 @@ function checkKeys(value: JsonObject, allowed: string[], path: PathKey[], fail: 
   }
 }
 
-function readProvenance(value: unknown, transport: Transport, fail: Fail): Provenance {
+function readProvenance(value: unknown, transport: CassetteTransport, fail: Fail): Provenance {
   const path = ['provenance'];
   const needed = transport === 'stdio' ? 'command' : 'url';
   if (!isObject(value)) return fail(path, `expected a mapping with ${needed} and recorded`);
@@ -248,10 +248,10 @@ const FRAME_KEYS = {
 } as const;
 
 /** What each transport's frames may hold: the bytes of a stdio read mean nothing on HTTP, and an SSE event nothing on stdio. */
-const CASSETTE_OF: Record<Transport, string> = { stdio: 'a stdio cassette', http: 'an HTTP cassette' };
-const NOT_ON: Record<Transport, string[]> = { stdio: ['http', 'sse', 'auth'], http: ['raw', 'chunks', 'cuts', 'flush', 'stdout', 'stderr'] };
+const CASSETTE_OF: Record<CassetteTransport, string> = { stdio: 'a stdio cassette', http: 'an HTTP cassette' };
+const NOT_ON: Record<CassetteTransport, string[]> = { stdio: ['http', 'sse', 'auth'], http: ['raw', 'chunks', 'cuts', 'flush', 'stdout', 'stderr'] };
 
-function readFrame(entry: unknown, index: number, transport: Transport, fail: Fail, lineOf: (path: PathKey[]) => number | undefined): Frame {
+function readFrame(entry: unknown, index: number, transport: CassetteTransport, fail: Fail, lineOf: (path: PathKey[]) => number | undefined): Frame {
   const path: PathKey[] = ['frames', index];
   const kinds = Object.keys(FRAME_KEYS).join(', ');
   if (!isObject(entry)) return fail(path, `expected a mapping with one of ${kinds}`);

@@ -8,8 +8,9 @@ export type JsonObject = { [key: string]: Json };
 export const CASSETTE_VERSION = 2;
 export type CassetteVersion = 1 | 2;
 
-/** The transports a cassette is recorded over; any cassette plays over either where its messages allow. */
-export type Transport = 'stdio' | 'http';
+/** The transports a cassette is recorded over; any cassette plays over either where its messages allow.
+ *  (A Transport of harness/transports/ is how a case runs on one.) */
+export type CassetteTransport = 'stdio' | 'http';
 
 /** HTTP header names in lower case, as recorded: only the headers that matter to MCP (http-headers.ts). */
 export type Headers = Record<string, string>;
@@ -189,7 +190,7 @@ export interface Provenance {
 
 export interface Cassette {
   version: CassetteVersion;
-  transport: Transport;
+  transport: CassetteTransport;
   provenance: Provenance;
   /** HTTP cassettes: the path and the answers to GET and DELETE. */
   http?: HttpSession;
