@@ -5,7 +5,7 @@
 // styled spans and hint kinds; each reporter turns them into its own text.
 import { type Cell, MARK, MARK_MEANINGS, characterStart, isContinuationByte, markTrailingSpaces, snippet, toCells, visible } from './escape.ts';
 import { type Comparison, compareOutputs, firstJsonDifference } from './comparison.ts';
-import { hintsFor, type HintRule } from './hints.ts';
+import { hintsFor, type HintFinder } from './hints.ts';
 import type { Difference, Hint, Span, SpanStyle, StyledLine } from '../run/verdict.ts';
 
 /** Columns of output text a line may take, and how many of them go before the difference. */
@@ -20,7 +20,7 @@ type Side = 'expected' | 'actual';
 
 export interface ExplainOptions {
   /** The stages' rules that explain the output (CourseContent.hintRules of its stage). */
-  hintRules?: readonly HintRule[];
+  hintRules?: readonly HintFinder[];
 }
 
 export interface Explanation {

@@ -11,7 +11,7 @@ import { quote } from './escape.ts';
 import type { Hint } from '../run/verdict.ts';
 
 /** Reads a comparison and names the mistakes it shows (none when it does not know them). */
-export type HintRule = (comparison: Comparison) => Hint[];
+export type HintFinder = (comparison: Comparison) => Hint[];
 
 // ------------------------------------------------------------------------ turning it into hints
 
@@ -19,7 +19,7 @@ export type HintRule = (comparison: Comparison) => Hint[];
  * The hints for a failing output, most basic first, each kind of mistake once: the rules for any
  * JSON output, then the stages' `rules` (CourseContent.hintRules: its stage's, then earlier ones').
  */
-export function hintsFor(comparison: Comparison, rules: readonly HintRule[] = []): Hint[] {
+export function hintsFor(comparison: Comparison, rules: readonly HintFinder[] = []): Hint[] {
   if (comparison.actualText.length === 0) {
     return [
       {
@@ -30,7 +30,7 @@ export function hintsFor(comparison: Comparison, rules: readonly HintRule[] = []
     ];
   }
   const hints: Hint[] = [];
-  for (const rule of [...OUTPUT_RULES, ...rules]) {
+  for (const rule of [...OUTPUT_FINDERS, ...rules]) {
     for (const hint of rule(comparison)) {
       if (!hints.some((known) => known.kind === hint.kind)) hints.push(hint);
     }
@@ -41,7 +41,7 @@ export function hintsFor(comparison: Comparison, rules: readonly HintRule[] = []
 
 // --------------------------------------------------------------- rules for any JSON output
 
-const OUTPUT_RULES: HintRule[] = [
+const OUTPUT_FINDERS: HintFinder[] = [
   function crlfLineEnds({ crlf }) {
     return crlf ? [{ kind: 'crlf-output', lines: ['your output ends its lines with \\r\\n (CRLF); write \\n only'] }] : [];
   },

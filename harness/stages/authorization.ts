@@ -4,7 +4,7 @@
 import { bothValues, field, type Comparison } from '../grade/comparison.ts';
 import { OUTPUT_RULES } from '../cassette/rules.ts';
 import type { Hint } from '../run/verdict.ts';
-import type { HintRule, StageContent } from './stage-content.ts';
+import type { HintFinder, StageContent } from './stage-content.ts';
 
 /** The reference authorized and the client did not: where its flow stopped is on its stderr. */
 function notAuthorizedRule(comparison: Comparison): Hint[] {
@@ -41,7 +41,7 @@ const times = (n: number) => `${n} time${n === 1 ? '' : 's'}`;
 
 /** A rule for a count of `authorization` (authorizations, refreshes) the client fell short of: what it
  *  did fewer times than the reference, what that means, and what to do. */
-function fewerThanReference(what: string, kind: keyof typeof OUTPUT_RULES, did: string, meaning: string, todo: string): HintRule {
+function fewerThanReference(what: string, kind: keyof typeof OUTPUT_RULES, did: string, meaning: string, todo: string): HintFinder {
   const rule = `the course's rule (docs/course.md), beyond the spec's words: ${OUTPUT_RULES[kind]!.words.replace(/^.*?\(the spec/, '(the spec')}`;
   return (comparison) => {
     const both = bothValues(comparison);

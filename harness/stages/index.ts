@@ -10,7 +10,7 @@ import type { CourseContent } from '../grade/course-content.ts';
 import type { PropertySuite } from '../props/suite.ts';
 import { authorization } from './authorization.ts';
 import { configAndFraming } from './config-and-framing.ts';
-import type { CaseGenerator, HintRule, StageContent } from './stage-content.ts';
+import type { CaseGenerator, HintFinder, StageContent } from './stage-content.ts';
 import { handshake } from './handshake.ts';
 import { stateless } from './stateless.ts';
 import { streamableHttp } from './streamable-http.ts';
@@ -24,7 +24,7 @@ export const STAGES: readonly StageContent[] = [configAndFraming, handshake, too
  * then those of the stages before it, whose parts a later stage's output holds. Every stage's, for
  * no slug or one this table does not know.
  */
-export function hintRulesUpTo(slug?: string): HintRule[] {
+export function hintRulesUpTo(slug?: string): HintFinder[] {
   const at = STAGES.findIndex((stage) => stage.slug === slug);
   const [own, ...earlier] = STAGES.slice(0, at < 0 ? STAGES.length : at + 1).reverse();
   if (at < 0 || !own?.hintsFirst) return [own, ...earlier].flatMap((stage) => stage?.hints ?? []);

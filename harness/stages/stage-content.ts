@@ -1,10 +1,10 @@
 // What the harness knows about one stage of the course, beyond course.yaml: how to explain a wrong
 // output, how to make random cases of its commands, and the properties its functions must hold.
 // Each stage's module (harness/stages/<slug>.ts) exports one of these; index.ts lists them.
-import type { HintRule } from '../grade/hints.ts';
+import type { HintFinder } from '../grade/hints.ts';
 import type { PropertySuite } from '../props/suite.ts';
 
-export type { HintRule };
+export type { HintFinder };
 
 export interface GeneratedFiles {
   /** Files of the case folder the program is given (relative names). */
@@ -20,7 +20,7 @@ export interface StageContent {
   /** As course.yaml names the stage. */
   slug: string;
   /** The mistakes this stage's part of an output can show (outputs of later stages include it). */
-  hints: readonly HintRule[];
+  hints: readonly HintFinder[];
   /** Its own hints, when they explain a failure, say all there is: the earlier stages' rules are asked
    *  only when these say nothing (a flow that stopped before any reply leaves every reply unread). */
   hintsFirst?: true;

@@ -86,7 +86,7 @@ interface Held {
 
 /** The rules a client message is held to, in order: the first that finds a difference says it
  *  (a miss), or that the message matches whatever the rules after it would say. */
-const MATCHERS: readonly { rule: MatchRule; check(held: Held): Omit<Miss, 'rule'> | 'matches' | undefined }[] = [
+const MATCHERS: readonly { rule: MatcherName; check(held: Held): Omit<Miss, 'rule'> | 'matches' | undefined }[] = [
   { rule: 'kind', check: ({ expected, actual }) => (kindOf(expected) !== kindOf(actual) ? {} : undefined) },
   { rule: 'id', check: ({ expected, actual }) => (kindOf(expected) === 'response' && idKey(expected.id) !== idKey(actual.id) ? {} : undefined) },
   {
@@ -146,10 +146,10 @@ function asMcpMeans(method: string, params: Json | undefined): Json {
  *  rather than the recording (params-differ). */
 /** The rule that found a difference: the message's kind, an answer's id, the spec's rule for an
  *  answer to roots/list, an answer's result or error code, a request's method, its params. */
-export type MatchRule = 'kind' | 'id' | 'roots-answer' | 'answer' | 'method' | 'params';
+export type MatcherName = 'kind' | 'id' | 'roots-answer' | 'answer' | 'method' | 'params';
 
 export interface Miss {
-  rule: MatchRule;
+  rule: MatcherName;
   path?: string;
   expected?: Json;
   actual?: Json;

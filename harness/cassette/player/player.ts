@@ -3,7 +3,7 @@
 // puts the server's recorded bytes out at their recorded place: the client's next message must match
 // the next recorded one (matching.ts; answers may come out of their place, out-of-place.ts), each is
 // consumed once, ids are remapped both ways (id-map.ts). Beside the recording it holds the session's
-// own rules (session-rules.ts, schema-checks.ts, player-stateless.ts), logs the exchange (exchange.ts)
+// own rules (session-checks.ts, schema-checks.ts, player-stateless.ts), logs the exchange (exchange.ts)
 // and keeps what it found, bounded whatever the client writes (player-diagnoses.ts, MAX_LINE_CHARS).
 import { clip, cutPoint } from '../../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
@@ -14,7 +14,7 @@ import { Matching, type Miss } from '../matching/matching.ts';
 import { KeptDiagnoses, RECEIVED_CHARS, type Fields } from './player-diagnoses.ts';
 import type { Arrival, Piece, PlayerOptions, PlayerOutput } from './player-output.ts';
 import { StatelessRevision } from './player-stateless.ts';
-import { SessionRules } from './session-rules.ts';
+import { SessionChecks } from './session-checks.ts';
 import { OutOfPlace } from '../matching/out-of-place.ts';
 import { SchemaChecks } from './schema-checks.ts';
 import { messageChunks, parseLine, stdoutChunks } from './server-bytes.ts';
@@ -33,8 +33,8 @@ export const MAX_NOT_MESSAGES = 1000;
 export class Player {
   private readonly ids = new IdMap();
   private readonly kept: KeptDiagnoses;
-  /** The session's own rules; a transport tells them of a session lost, or a request refused below MCP. */
-  readonly rules: SessionRules;
+  /** The session's own checks (the lifecycle's order, ids); a transport tells them of a session lost, or a request refused below MCP. */
+  readonly checks: SessionChecks;
   private readonly matching: Matching;
   private readonly schema: SchemaChecks;
   private readonly places: OutOfPlace;
@@ -73,7 +73,7 @@ export class Player {
       if (!this.finished) this.diagnose(kind, message, fields, step);
     });
     this.kept = new KeptDiagnoses(cassette.file, (diagnosis) => this.output.diagnose?.(diagnosis));
-    this.rules = new SessionRules((kind, message, fields) => this.diagnose(kind, message, fields));
+    this.checks = new SessionChecks((kind, message, fields) => this.diagnose(kind, message, fields));
     this.matching = new Matching(cassette, (liveId) => this.ids.recordedIdOf(liveId));
     this.clientFrameCount = cassette.frames.filter((frame) => frame.from === 'client').length;
     this.stateless = speaksStateless(cassette);
@@ -210,9 +210,9 @@ export class Player {
     // Past the kept diagnoses a schema check could only add to a count.
     if (this.options.validate !== false && !this.kept.full) this.schema.check(message, this.version, this.longLine ?? message, this.step);
     const kind = kindOf(message);
-    this.rules.arrived(message, arrival);
+    this.checks.arrived(message, arrival);
     const statelessFrame = this.stateless && this.expecting !== undefined && isStatelessMessage(this.expecting.message) ? this.expecting : undefined;
-    if (kind === 'request') this.rules.checkIdIsNew(message);
+    if (kind === 'request') this.checks.checkIdIsNew(message);
     if ((statelessFrame !== undefined || (this.stateless && this.expecting === undefined)) && this.revision.refusedInitialize(message)) return;
     if (statelessFrame !== undefined && this.revision.refusedAsStateless(statelessFrame, message)) return;
     if (this.tookOutOfPlace(message)) return;
@@ -228,7 +228,7 @@ export class Player {
     const expected = this.cassette.frames[expectedIndex] as ClientFrame;
     const miss = this.matching.compare(expectedIndex, expected, message);
     if (miss === undefined) {
-      this.rules.rootsErrorCode(message, this.matching.declaresRoots, () => this.matching.serverRequestMethod(expected.message.id, expectedIndex));
+      this.checks.rootsErrorCode(message, this.matching.declaresRoots, () => this.matching.serverRequestMethod(expected.message.id, expectedIndex));
       this.consume(expected, message);
       this.play();
       return;
@@ -314,7 +314,7 @@ export class Player {
 
   /** A server message the player makes up from the recording (not a frame played at its place). */
   private answerAs(message: JsonObject, status?: number): void {
-    if (kindOf(message) === 'response') this.rules.answered(message.id);
+    if (kindOf(message) === 'response') this.checks.answered(message.id);
     this.log.add(() => exchangeStep('server', message));
     this.output.write({ bytes: compactLine(message), after: 'write', from: { message, ...(status !== undefined && { status }) } });
   }
@@ -418,7 +418,7 @@ export class Player {
       if (kindOf(message) === 'request') this.places.playedRequests.add(idKey(message.id));
       const edits = this.ids.editsFor(message);
       const sent = edits.length === 0 ? message : applyEdits(message, edits);
-      if (kindOf(sent) === 'response') this.rules.answered(sent.id);
+      if (kindOf(sent) === 'response') this.checks.answered(sent.id);
       from = { frame, message: sent };
       const step = this.log.add(() => exchangeStep('server', sent));
       if (initializeResult) this.initializeResultStep = step;
@@ -440,7 +440,7 @@ export class Player {
   }
 
   private reply(id: Json, text: string, code = MISMATCH_ERROR_CODE): void {
-    this.rules.answered(id);
+    this.checks.answered(id);
     const answer = { jsonrpc: '2.0', id, error: { code, message: `theinference: ${text}` } };
     this.log.add(() => exchangeStep('server', answer));
     this.output.write({ bytes: compactLine(answer), after: 'write', from: { message: answer } });

@@ -195,8 +195,8 @@ export class HttpFace {
     this.channels.delete(channel.id);
     if (reply.status === 404 || reply.status === 400) {
       this.sessions.lost();
-      this.player.rules.sessionRestarted();
-    } else this.player.rules.refused(JSON.parse(channel.id));
+      this.player.checks.sessionRestarted();
+    } else this.player.checks.refused(JSON.parse(channel.id));
     const type = reply.headers?.['content-type'] ?? (reply.body === 'text' ? 'text/plain' : undefined);
     this.player.transportReplied(reply.status, reply.text);
     const headers = Object.entries(this.sessions.headers(reply)).map(([name, value]) => [name, this.authorization?.fill(value) ?? value]);

@@ -7,7 +7,7 @@ import type { Arrival } from './player-output.ts';
 import { describeMessage } from './player-words.ts';
 import { isStatelessMessage } from './stateless.ts';
 
-export class SessionRules {
+export class SessionChecks {
   /** Every id the client gave a request in this session -> that request's method; a stateless request's
    *  (2026-07-28) only until its response is written, after which its id may be used again. */
   private readonly methodOfLiveId = new Map<string, string>();
