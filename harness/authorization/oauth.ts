@@ -1,7 +1,7 @@
 // OAuth's means the room shares: the PKCE S256 challenge, a client_id that is a metadata document's
 // URL, a registration's body, and a JSON value's strings mapped (to or from their stand-ins).
 import { createHash } from 'node:crypto';
-import { isObject, type Json } from '../cassette/format/model.ts';
+import { isObject, type Json } from '../cassette/index.ts';
 
 /** A client_id of the Client ID Metadata Document kind (2025-11-25 basic/authorization: it "MUST use
  *  the https scheme and contain a path component"). */

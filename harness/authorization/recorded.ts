@@ -1,6 +1,5 @@
 // What a recorded authorization says of itself, that a replay holds the client to.
-import { type AuthFrame, isObject, type Cassette } from '../cassette/format/model.ts';
-import { AUTHORIZATION_SERVER, MCP_SERVER } from '../cassette/format/placeholders.ts';
+import { AUTHORIZATION_SERVER, MCP_SERVER, isObject, type AuthFrame, type Cassette } from '../cassette/index.ts';
 import { isRegistration } from './oauth.ts';
 
 export interface RecordedAuthorization {

@@ -8,8 +8,7 @@
 // secrets, PKCE verifiers and challenges, state) by its role, before anything reaches disk.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isObject, type AuthFrame, type AuthReply, type AuthRequest, type Json } from '../cassette/format/model.ts';
-import { AUTHORIZATION_SERVER, MCP_SERVER, roleOf } from '../cassette/format/placeholders.ts';
+import { AUTHORIZATION_SERVER, MCP_SERVER, isObject, roleOf, type AuthFrame, type AuthReply, type AuthRequest, type Json } from '../cassette/index.ts';
 import { mapStrings } from './oauth.ts';
 import { Roles } from './roles.ts';
 

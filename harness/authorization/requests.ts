@@ -3,8 +3,7 @@
 // token request and the refresh, each against the recorded one, the grant it answers and what this
 // session's earlier requests said. A MUST broken is refused as the authorization server refuses it
 // (an OAuth error); a SHOULD not followed, or a choice a server of RFC 6749 would refuse, is advice.
-import type { DiagnosisKind } from '../cassette/player/diagnosis.ts';
-import { type AuthFrame, isObject, type Json } from '../cassette/format/model.ts';
+import { isObject, type AuthFrame, type DiagnosisKind, type Json } from '../cassette/index.ts';
 import { isMetadataDocumentUrl, isRegistration, s256 } from './oauth.ts';
 import type { RecordedAuthorization } from './recorded.ts';
 

@@ -1,6 +1,6 @@
 // A recording's learning of the values random by design: each value the client or a server sent,
 // by the role of its field, to the placeholder that stands for it in the cassette.
-import { roleOfField } from '../cassette/format/placeholders.ts';
+import { roleOfField } from '../cassette/index.ts';
 
 /** A path segment that is an id made to be unguessable: 20 or more base64url characters, a digit among them. */
 const RANDOM_SEGMENT = /^(?=.*\d)[A-Za-z0-9_-]{20,}$/;

@@ -8,10 +8,21 @@
 // error), with the rule named.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Diagnosis, DiagnosisKind } from '../cassette/player/diagnosis.ts';
-import { type AuthFrame, type Cassette, isObject, type Json } from '../cassette/format/model.ts';
-import { AUTHORIZATION_SERVER, MCP_SERVER, PLACEHOLDERS, roleOf, UNPRINTABLE_ROLES, type RoleSecret } from '../cassette/format/placeholders.ts';
-import type { Player } from '../cassette/player/player.ts';
+import {
+  AUTHORIZATION_SERVER,
+  MCP_SERVER,
+  PLACEHOLDERS,
+  UNPRINTABLE_ROLES,
+  isObject,
+  roleOf,
+  type AuthFrame,
+  type Cassette,
+  type Diagnosis,
+  type DiagnosisKind,
+  type Json,
+  type Player,
+  type RoleSecret,
+} from '../cassette/index.ts';
 import { isMetadataDocumentUrl, isRegistration, mapStrings } from './oauth.ts';
 import { type RecordedAuthorization, recordedAuthorization } from './recorded.ts';
 import { type Asked, AuthRequests, type Mistake, type OAuthRefusal, type ScopesDue, words } from './requests.ts';

@@ -4,9 +4,18 @@
 // replies (client credentials, the code, the token); a reply whose status or JSON fields are not the
 // recorded ones is drift. The access token it ends with goes on the MCP requests that had one.
 import { randomBytes } from 'node:crypto';
-import { isObject, type AuthFrame, type Cassette, type Json } from '../cassette/format/model.ts';
-import { AUTHORIZATION_SERVER, hasPlaceholder, MCP_SERVER, PLACEHOLDERS, roleOfField } from '../cassette/format/placeholders.ts';
-import type { Drift } from '../cassette/recording/verify.ts';
+import {
+  AUTHORIZATION_SERVER,
+  MCP_SERVER,
+  PLACEHOLDERS,
+  hasPlaceholder,
+  isObject,
+  roleOfField,
+  type AuthFrame,
+  type Cassette,
+  type Drift,
+  type Json,
+} from '../cassette/index.ts';
 import { mapStrings, s256 } from './oauth.ts';
 
 /** The fields of a live reply that carry a value the servers made, each taken for the next requests. */

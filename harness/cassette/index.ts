@@ -1,11 +1,59 @@
-// What the rest of theinference uses of the cassette engine; everything else in this folder is detail.
-export type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './player/diagnosis.ts';
-export { formatDiagnosis, formatDiagnoses } from './player/diagnosis.ts';
+// What the rest of theinference uses of the cassette engine, its one face: harness code outside this
+// folder imports it from here (a lazy import() of what a command runs may name its module). Inside:
+// format/ (the model, reading, saving, lint, placeholders), matching/, player/, recording/, kinds/.
+// loadSchemas (player/schema.ts): awaiting it once before grading makes every schema check synchronous.
 export { CassetteError, loadCassette, parseCassette } from './format/format.ts';
+export { CASSETTE_VERSION, compactLine, describeMessage, isObject, kindOf } from './format/model.ts';
+export type {
+  AuthFrame,
+  AuthReply,
+  AuthRequest,
+  Cassette,
+  ClientFrame,
+  Frame,
+  Headers,
+  HttpPlacement,
+  HttpReply,
+  HttpSession,
+  Json,
+  JsonObject,
+  Provenance,
+} from './format/model.ts';
+export { AUTHORIZATION_SERVER, MCP_SERVER, PLACEHOLDERS, UNPRINTABLE_ROLES, byRole, hasPlaceholder, roleOf, roleOfField } from './format/placeholders.ts';
+export type { RoleSecret } from './format/placeholders.ts';
 export { saveCassette } from './format/save.ts';
-export type { MemoryWire } from './player/memory-wire.ts';
+export { KINDS } from './kinds/index.ts';
+export { formatDiagnoses, formatDiagnosis, moreDiagnosesLine } from './player/diagnosis.ts';
+export type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './player/diagnosis.ts';
+export { exchangeStep, responseOutcome } from './player/exchange.ts';
+export type { Exchange, ExchangeStep } from './player/exchange.ts';
+export { LineSplitter } from './player/lines.ts';
 export { createMemoryWire } from './player/memory-wire.ts';
-export type { AuthFrame, Cassette, ClientFrame, Frame, Json, JsonObject, Provenance } from './format/model.ts';
-export type { FaceOptions, PlayerSession } from './player/session.ts';
-/** Awaiting this once before grading makes every schema check synchronous (no check can miss a report). */
+export type { MemoryWire } from './player/memory-wire.ts';
+export type { Piece } from './player/player-output.ts';
+export { Player } from './player/player.ts';
 export { loadSchemas } from './player/schema.ts';
+export type { FaceOptions, PlayerSession } from './player/session.ts';
+export {
+  META_CAPABILITIES,
+  META_VERSION,
+  headerMismatch,
+  isSessionless,
+  isStatelessMessage,
+  lacksRequiredMeta,
+  metaOf,
+  paramHeaders,
+  speaksStateless,
+} from './player/stateless.ts';
+export type { MirrorHeaders, ParamHeader } from './player/stateless.ts';
+export { carryOverHttp } from './recording/normalise.ts';
+export { DEFAULT_FREE, Recording, targetProblem } from './recording/recording.ts';
+export type { Written } from './recording/recording.ts';
+export { Redactor, secretsFromCommand, secretsFromEnv } from './recording/redact.ts';
+export type { Secret } from './recording/redact.ts';
+export type { SessionScript } from './recording/script.ts';
+export { expandEnv, prepareSetup } from './recording/setup.ts';
+export type { Setup } from './recording/setup.ts';
+export { parseOrUndefined, playClientSide } from './recording/verify.ts';
+export type { Drift, Heard, Link, VerifyOptions } from './recording/verify.ts';
+export { OUTPUT_RULES } from './rules.ts';

@@ -8,7 +8,7 @@ import { useColor } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
 import type { Case, Stage } from '../course.ts';
 import { courseHere, stageIndex } from './course.ts';
-import { loadCassette, formatDiagnoses } from '../cassette/index.ts';
+import { formatDiagnoses, loadCassette } from '../cassette/index.ts';
 import { runWithPlayer } from '../grade/case.ts';
 import { explainDifference } from '../grade/explain.ts';
 import { detailText, differenceLines } from '../report/details.ts';

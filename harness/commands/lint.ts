@@ -1,7 +1,6 @@
 // `theinference lint <cassette>...`: load and check each cassette; 0 when all are sound, 1 when one
 // has a problem, 2 when one does not load (said, and the next one checked).
-import { CassetteError, loadCassette } from '../cassette/format/format.ts';
-import type { Cassette } from '../cassette/format/model.ts';
+import { CassetteError, loadCassette, type Cassette } from '../cassette/index.ts';
 import { UsageError } from '../errors.ts';
 import { defineCommand, type Parsed } from './command.ts';
 import { say } from './say.ts';

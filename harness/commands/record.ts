@@ -6,8 +6,7 @@
 import { resolve } from 'node:path';
 import { publicUrl } from '../transports/http/headers.ts';
 import type { HttpRecordOptions } from '../transports/http/recorder.ts';
-import { targetProblem } from '../cassette/recording/recording.ts';
-import type { SessionScript } from '../cassette/recording/script.ts';
+import { targetProblem, type SessionScript } from '../cassette/index.ts';
 import { UsageError } from '../errors.ts';
 import { integer } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';

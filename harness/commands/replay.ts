@@ -1,8 +1,7 @@
 // `theinference replay <cassette>`: an MCP server that plays a cassette to any client, over stdio or
 // Streamable HTTP. Exit 0 when nothing was diagnosed, 1 when something was, 2 usage or bad input.
 // It imports what it needs when it runs: a replay starts for every test case.
-import { formatDiagnosis, moreDiagnosesLine, type Diagnosis, type PlayReport } from '../cassette/player/diagnosis.ts';
-import { loadCassette } from '../cassette/format/format.ts';
+import { formatDiagnosis, loadCassette, moreDiagnosesLine, type Diagnosis, type PlayReport } from '../cassette/index.ts';
 import { HostError, UsageError } from '../errors.ts';
 import { writeAtomically } from '../files.ts';
 import { escapeControls } from '../terminal-text.ts';

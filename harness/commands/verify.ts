@@ -1,8 +1,7 @@
 // `theinference verify <cassette>`: the cassette's client side played against the live server, and
 // how the server has drifted from the recording. 0 no drift, 1 drift, 2 usage or bad input.
-import { loadCassette } from '../cassette/format/format.ts';
+import { loadCassette, type Drift } from '../cassette/index.ts';
 import { TRANSPORTS } from '../transports/index.ts';
-import type { Drift } from '../cassette/recording/verify.ts';
 import { UsageError } from '../errors.ts';
 import { seconds } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';

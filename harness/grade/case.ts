@@ -3,9 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { byRole } from '../cassette/format/placeholders.ts';
-import { CassetteError, loadCassette, type Cassette, type PlayReport } from '../cassette/index.ts';
-import { KINDS } from '../cassette/kinds/index.ts';
+import { CassetteError, KINDS, byRole, loadCassette, type Cassette, type PlayReport } from '../cassette/index.ts';
 import type { Case } from '../course.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import type { Command } from '../run/network.ts';

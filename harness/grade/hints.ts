@@ -2,10 +2,7 @@
 // The rules here are those for any JSON output; each stage's own rules are in its module under
 // harness/stages/. All of them read the comparison made in comparison.ts.
 import { isDeepStrictEqual } from 'node:util';
-import type { Diagnosis } from '../cassette/player/diagnosis.ts';
-import { KINDS } from '../cassette/kinds/index.ts';
-import { kindOf } from '../cassette/format/model.ts';
-import { lacksRequiredMeta } from '../cassette/player/stateless.ts';
+import { KINDS, kindOf, lacksRequiredMeta, type Diagnosis } from '../cassette/index.ts';
 import { bothValues, describePath, firstJsonDifference, isNotBlank, keysAreSorted, valueAt, type Comparison } from './comparison.ts';
 import { quote } from './escape.ts';
 import type { Hint } from '../run/verdict.ts';

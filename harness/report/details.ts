@@ -1,7 +1,7 @@
 // The lines a person reads under a failing check, in one order for every text reporter: the
 // grader's notes, the difference, the hints, what the cassette player said, how to run it by
 // hand. Made from the verdict's data; colour only where the painter has it.
-import { moreDiagnosesLine } from '../cassette/player/diagnosis.ts';
+import { moreDiagnosesLine } from '../cassette/index.ts';
 import { visible } from '../grade/escape.ts';
 import type { Difference, Hint, Verdict } from '../run/verdict.ts';
 import { painter, type Painter } from './paint.ts';

@@ -3,9 +3,17 @@
 // session), and a page for one session alone (`replay --html`). Inline CSS and one line of inline
 // JS, nothing fetched. Every string from a report is escaped by page.ts's `html` template (the only
 // way text gets into the page), under a Content-Security-Policy that admits nothing but the page.
-import { moreDiagnosesLine, type Diagnosis, type PlayReport } from '../cassette/player/diagnosis.ts';
-import { exchangeStep, responseOutcome, type Exchange, type ExchangeStep } from '../cassette/player/exchange.ts';
-import { isObject, type Json } from '../cassette/format/model.ts';
+import {
+  exchangeStep,
+  isObject,
+  moreDiagnosesLine,
+  responseOutcome,
+  type Diagnosis,
+  type Exchange,
+  type ExchangeStep,
+  type Json,
+  type PlayReport,
+} from '../cassette/index.ts';
 import type { Advice, Hint, ProtocolReport, StyledLine } from '../run/verdict.ts';
 import { clip } from '../terminal-text.ts';
 import type { CheckReport, KeptText, ResultsReport, StageReport } from './model.ts';

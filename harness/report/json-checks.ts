@@ -1,7 +1,7 @@
 // Small composable checks for JSON read back from a file: each one either returns the value, typed,
 // or throws a SchemaError naming the field path (`stages[0].checks[3].status`) and what was wrong.
 // A check's type is inferred from it, so a schema can be held against the interface it describes.
-import type { Json, JsonObject } from '../cassette/format/model.ts';
+import type { Json, JsonObject } from '../cassette/index.ts';
 
 export class SchemaError extends Error {
   constructor(

@@ -3,9 +3,7 @@
 // this one model (json.ts, junit.ts, html.ts, summary.ts, terminal.ts); entries.ts makes it from the verdicts.
 import { MAX_SEED } from '../defaults.ts';
 import type { Advice, Difference, Hint, ProtocolReport } from '../run/verdict.ts';
-import type { DiagnosisKind } from '../cassette/player/diagnosis.ts';
-import type { Exchange } from '../cassette/player/exchange.ts';
-import { KINDS } from '../cassette/kinds/index.ts';
+import { KINDS, type DiagnosisKind, type Exchange } from '../cassette/index.ts';
 import {
   array,
   boolean,

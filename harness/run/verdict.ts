@@ -1,8 +1,7 @@
 // What grading one case (or one property) comes to. Everything the reporters print or write
 // is read off these values; nothing downstream looks at processes or bytes again. Kept as data
 // (kinds, positions, styled spans): each reporter turns it into its own text.
-import type { Diagnosis, DiagnosisKind } from '../cassette/player/diagnosis.ts';
-import type { Exchange } from '../cassette/player/exchange.ts';
+import type { Diagnosis, DiagnosisKind, Exchange } from '../cassette/index.ts';
 import type { Hint } from '../hint.ts';
 
 export type { Hint };

@@ -2,7 +2,7 @@
 // in what the player says (the oauth-* kinds, grade/hints.ts); this module reads the output the
 // `authorization` command prints: no authorization found where the reference found one.
 import { bothValues, field, type Comparison } from '../grade/comparison.ts';
-import { OUTPUT_RULES } from '../cassette/rules.ts';
+import { OUTPUT_RULES } from '../cassette/index.ts';
 import type { Hint } from '../run/verdict.ts';
 import type { HintFinder, StageContent } from './stage-content.ts';
 

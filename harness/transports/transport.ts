@@ -4,12 +4,7 @@
 // harness/transports/ (its face, its recorder, its run) listed once in index.ts; grading and the
 // commands ask the transport, never its name.
 import type { Duplex } from 'node:stream';
-import type { RoleSecret } from '../cassette/format/placeholders.ts';
-import type { PlayReport } from '../cassette/player/diagnosis.ts';
-import type { Cassette } from '../cassette/format/model.ts';
-import type { FaceOptions, PlayerSession } from '../cassette/player/session.ts';
-import type { Secret } from '../cassette/recording/redact.ts';
-import type { Drift } from '../cassette/recording/verify.ts';
+import type { Cassette, Drift, FaceOptions, PlayReport, PlayerSession, RoleSecret, Secret } from '../cassette/index.ts';
 import type { Hint } from '../hint.ts';
 
 /** How a case's program meets its player, once it runs (a program started ahead gets it at its release). */

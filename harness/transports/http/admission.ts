@@ -6,18 +6,22 @@
 // would answer it, the mistake said; one admitted goes on to the face.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthorizationServer } from '../../authorization/index.ts';
-import { describeMessage, isObject, kindOf, type Cassette, type JsonObject } from '../../cassette/format/model.ts';
-import type { Player } from '../../cassette/player/player.ts';
 import {
-  headerMismatch,
-  isStatelessMessage,
-  metaOf,
   META_CAPABILITIES,
   META_VERSION,
+  describeMessage,
+  headerMismatch,
+  isObject,
+  isStatelessMessage,
+  kindOf,
+  metaOf,
   paramHeaders,
   speaksStateless,
+  type Cassette,
+  type JsonObject,
   type ParamHeader,
-} from '../../cassette/player/stateless.ts';
+  type Player,
+} from '../../cassette/index.ts';
 import { JSON_TYPE, mirrorHeaders, refuseRequest, requestText, SSE_TYPE } from './refusal.ts';
 import type { HttpSessions } from './sessions.ts';
 

@@ -1,6 +1,6 @@
 // Where a client's request is answered over Streamable HTTP, and the order of the writes on a stream.
 import type { ServerResponse } from 'node:http';
-import type { HttpReply } from '../../cassette/format/model.ts';
+import type { HttpReply } from '../../cassette/index.ts';
 
 /** One stream's writes in order: each waits for the ones before it (and, paced, for its recorded gap). */
 export interface Turns {

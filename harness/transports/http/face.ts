@@ -7,12 +7,21 @@
 // (harness/authorization/) each have a module; a recording without sessions (the stateless revision)
 // plays without them, its mirrored headers checked. serve.ts listens.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DiagnosisKind, PlayReport } from '../../cassette/player/diagnosis.ts';
-import { describeMessage, kindOf, type Cassette, type ClientFrame, type HttpPlacement, type HttpReply, type JsonObject } from '../../cassette/format/model.ts';
+import {
+  Player,
+  describeMessage,
+  kindOf,
+  type Cassette,
+  type ClientFrame,
+  type DiagnosisKind,
+  type FaceOptions,
+  type HttpPlacement,
+  type HttpReply,
+  type JsonObject,
+  type Piece,
+  type PlayReport,
+} from '../../cassette/index.ts';
 import { AuthorizationServer } from '../../authorization/index.ts';
-import type { Piece } from '../../cassette/player/player-output.ts';
-import { Player } from '../../cassette/player/player.ts';
-import type { FaceOptions } from '../../cassette/player/session.ts';
 import { formatSseEvent } from './sse.ts';
 import { Admission } from './admission.ts';
 import { inTurn, turns, type Channel } from './channel.ts';

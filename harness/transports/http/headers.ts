@@ -4,8 +4,7 @@
 // "<redacted>". Whatever changes with the machine or the moment (date, host, user-agent, etags) is
 // left out, so that a recording says what the protocol said and nothing else.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import type { Headers } from '../../cassette/format/model.ts';
-import type { Secret } from '../../cassette/recording/redact.ts';
+import type { Headers, Secret } from '../../cassette/index.ts';
 
 /** What a kept credential header's value is written as. */
 export const REDACTED = '<redacted>';

@@ -1,8 +1,7 @@
 // What the HTTP transport says of a case that failed on it: the line ends of the case's event streams
 // (a reader that splits on LF alone misses the blank line of an event ended in CRLF or CR), and a
 // stream the server closed before its response that the client did not resume.
-import type { PlayReport } from '../../cassette/player/diagnosis.ts';
-import type { Cassette } from '../../cassette/format/model.ts';
+import type { Cassette, PlayReport } from '../../cassette/index.ts';
 import type { Hint } from '../../hint.ts';
 
 /** Its hints for a failing case, the resumption's first; a stream left unresumed is what the

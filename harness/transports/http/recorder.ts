@@ -12,9 +12,15 @@ import { performance } from 'node:perf_hooks';
 import { headerSecrets, keptRequestHeaders, keptResponseHeaders, publicUrl, urlSecrets } from './headers.ts';
 import {
   CASSETTE_VERSION,
+  DEFAULT_FREE,
+  Recording,
+  Redactor,
+  carryOverHttp,
   describeMessage,
   isObject,
   kindOf,
+  secretsFromCommand,
+  secretsFromEnv,
   type ClientFrame,
   type Frame,
   type HttpPlacement,
@@ -23,10 +29,9 @@ import {
   type Json,
   type JsonObject,
   type Provenance,
-} from '../../cassette/format/model.ts';
-import { carryOverHttp } from '../../cassette/recording/normalise.ts';
-import { Redactor, secretsFromCommand, secretsFromEnv, type Secret } from '../../cassette/recording/redact.ts';
-import { DEFAULT_FREE, Recording, type Written } from '../../cassette/recording/recording.ts';
+  type Secret,
+  type Written,
+} from '../../cassette/index.ts';
 import { SseParser, type SseEvent } from './sse.ts';
 import { AuthRecording, type Roles } from '../../authorization/index.ts';
 

@@ -3,10 +3,7 @@
 // body), with the mistake said on what was sent and both drawn in the exchange; and what a request
 // says in its headers.
 import { IncomingMessage, type ServerResponse } from 'node:http';
-import type { DiagnosisKind } from '../../cassette/player/diagnosis.ts';
-import type { Json, JsonObject } from '../../cassette/format/model.ts';
-import type { Player } from '../../cassette/player/player.ts';
-import type { MirrorHeaders } from '../../cassette/player/stateless.ts';
+import type { DiagnosisKind, Json, JsonObject, MirrorHeaders, Player } from '../../cassette/index.ts';
 
 export const JSON_TYPE = 'application/json';
 export const SSE_TYPE = 'text/event-stream';

@@ -3,7 +3,7 @@
 // the client got on it, after the retry the stream gave (2025-11-25 transports, resumability and
 // redelivery). The face asks here what to do with a stream's work while it is closed, and with such a GET.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DiagnosisKind } from '../../cassette/player/diagnosis.ts';
+import type { DiagnosisKind } from '../../cassette/index.ts';
 import type { Channel } from './channel.ts';
 import type { Refusal } from './refusal.ts';
 

@@ -2,10 +2,7 @@
 // (a free one by default), a bounded number of connections, and the session it plays.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { byRole, type RoleSecret } from '../../cassette/format/placeholders.ts';
-import type { Diagnosis } from '../../cassette/player/diagnosis.ts';
-import type { Cassette } from '../../cassette/format/model.ts';
-import type { PlayerSession } from '../../cassette/player/session.ts';
+import { byRole, type Cassette, type Diagnosis, type PlayerSession, type RoleSecret } from '../../cassette/index.ts';
 import { HttpFace, type HttpFaceOptions } from './face.ts';
 
 export interface HttpPlayerSession extends PlayerSession {

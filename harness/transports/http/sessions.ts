@@ -4,9 +4,7 @@
 // sessions (the stateless revision) makes none, and a request that sends one is said to.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DiagnosisKind } from '../../cassette/player/diagnosis.ts';
-import type { Cassette, HttpReply, JsonObject } from '../../cassette/format/model.ts';
-import { isSessionless } from '../../cassette/player/stateless.ts';
+import { isSessionless, type Cassette, type DiagnosisKind, type HttpReply, type JsonObject } from '../../cassette/index.ts';
 import type { Refusal } from './refusal.ts';
 
 /** What the sessions need of the face. */

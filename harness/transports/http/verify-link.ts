@@ -1,10 +1,23 @@
 // verify over Streamable HTTP: the cassette's client side played to the server at a URL, as a
 // Streamable HTTP client talks to it (cassette/recording/verify.ts compares what it says with the recording).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describeMessage, isObject, kindOf, type Cassette, type ClientFrame, type Json, type JsonObject } from '../../cassette/format/model.ts';
+import {
+  describeMessage,
+  isObject,
+  isStatelessMessage,
+  kindOf,
+  parseOrUndefined,
+  playClientSide,
+  type Cassette,
+  type ClientFrame,
+  type Drift,
+  type Heard,
+  type Json,
+  type JsonObject,
+  type Link,
+  type VerifyOptions,
+} from '../../cassette/index.ts';
 import type { SseEvent } from './sse.ts';
-import { isStatelessMessage } from '../../cassette/player/stateless.ts';
-import { parseOrUndefined, playClientSide, type Drift, type Heard, type Link, type VerifyOptions } from '../../cassette/recording/verify.ts';
 
 /** Plays the client side of an HTTP cassette against the server at `url` and says what drifted. */
 export function verifyHttpCassette(cassette: Cassette, url: string, options: VerifyOptions = {}): Promise<Drift[]> {

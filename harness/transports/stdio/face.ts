@@ -2,11 +2,7 @@
 // pipe), or stdin/stdout for the stdio server. Chunks that must reach the reader as separate
 // reads are written one at a time, each after the previous one was flushed and a short gap.
 import type { Duplex, Readable, Writable } from 'node:stream';
-import type { PlayReport } from '../../cassette/player/diagnosis.ts';
-import type { Cassette } from '../../cassette/format/model.ts';
-import type { Piece } from '../../cassette/player/player-output.ts';
-import { Player } from '../../cassette/player/player.ts';
-import type { FaceOptions, PlayerSession } from '../../cassette/player/session.ts';
+import { Player, type Cassette, type FaceOptions, type Piece, type PlayReport, type PlayerSession } from '../../cassette/index.ts';
 
 /** How long the initialize result is held back: long enough that a client which sends
  *  notifications/initialized (or anything but ping) without waiting for it is seen to, even when

@@ -1,7 +1,7 @@
 // stdio: the cassette played on the program's fd 3 (program.ts hands it to the student's client as
 // the server's stdin and stdout). A case with a .mcp.json gets the wire once the server the student's
 // spawnWire started has reported how it was started (case-server.ts).
-import type { PlayerSession } from '../../cassette/player/session.ts';
+import type { PlayerSession } from '../../cassette/index.ts';
 import type { Transport } from '../transport.ts';
 import { caseServerEntry, readStartReport, startProblem, type StartReport } from './case-server.ts';
 import { attachPlayer, attachStreams } from './face.ts';

@@ -8,11 +8,25 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
-import { DEFAULT_FREE, Recording } from '../../cassette/recording/recording.ts';
-import { LineSplitter } from '../../cassette/player/lines.ts';
-import { CASSETTE_VERSION, compactLine, isObject, kindOf, type Frame, type Json, type JsonObject, type Provenance } from '../../cassette/format/model.ts';
-import { expandEnv, prepareSetup, type Setup } from '../../cassette/recording/setup.ts';
-import { Redactor, secretsFromCommand, secretsFromEnv } from '../../cassette/recording/redact.ts';
+import {
+  CASSETTE_VERSION,
+  DEFAULT_FREE,
+  LineSplitter,
+  Recording,
+  Redactor,
+  compactLine,
+  expandEnv,
+  isObject,
+  kindOf,
+  prepareSetup,
+  secretsFromCommand,
+  secretsFromEnv,
+  type Frame,
+  type Json,
+  type JsonObject,
+  type Provenance,
+  type Setup,
+} from '../../cassette/index.ts';
 import { escapeControls } from '../../terminal-text.ts';
 
 export interface RecordOptions {
