@@ -80,15 +80,17 @@ async function recordStdio(parsed: Parsed<typeof OPTIONS>): Promise<number> {
   const toServer = new PassThrough();
   const fromServer = new PassThrough();
   let recorderDone = false;
+  let stopped: string | undefined;
   // A recorder that ended first (it refused, or the server died) ends the client's session too.
-  const recorded = recordSession({ ...options, input: toServer, output: fromServer }).then((code) => {
+  const recorded = recordSession({ ...options, input: toServer, output: fromServer, cutShort: () => stopped }).then((code) => {
     recorderDone = true;
     fromServer.end();
     return code;
   });
   const played = driveScript(script, toServer, fromServer).catch((error: Error) => {
-    if (!recorderDone) say('record', `the script stopped: ${error.message}`);
-    toServer.end(); // the session ends with what was recorded so far
+    // the session ends with what was recorded so far: cut short, so not a cassette (the recorder says why)
+    if (!recorderDone) stopped = `the script stopped: ${error.message}`;
+    toServer.end();
   });
   const [code] = await Promise.all([recorded, played]);
   return code;
@@ -174,15 +176,18 @@ async function recordThrough(options: HttpRecordOptions, script: SessionScript |
   const { driveScriptOverHttp } = await import('../cassette/recording/script.ts');
   const stop = new AbortController();
   let recorderDone = false;
+  let stopped: string | undefined;
   let played: Promise<void> = Promise.resolve();
   const recorded = recordHttpSession({
     ...options,
     stop: stop.signal,
+    cutShort: () => stopped,
     // The client starts once the recorder listens; a recorder that refused to start never calls it.
     onListening: (proxy) => {
       played = driveScriptOverHttp(script, proxy)
         .catch((error: Error) => {
-          if (!recorderDone) say('record', `the script stopped: ${error.message}`);
+          // cut short: what was recorded goes to .partial, and the recorder says why
+          if (!recorderDone) stopped = `the script stopped: ${error.message}`;
         })
         // The session ends when the steps do: at its DELETE, or (a server that gave no session, so
         // the client sends none; a script that stopped) with what was recorded so far.

@@ -59,6 +59,9 @@ export interface HttpRecordOptions {
   stop?: AbortSignal;
   /** The authorization's random values, as learned (shared with whoever relays the server's output). */
   roles?: Roles;
+  /** Why the session was cut short outside the recorder (a scripted client that stopped), asked at
+   *  its end: such a session is not clean (`.partial`, exit 1). */
+  cutShort?: () => string | undefined;
 }
 
 /** Connection-level headers (RFC 9110 7.6.1) are the proxy's own on each side, never forwarded.
@@ -357,6 +360,8 @@ export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
       }
       const unanswered = recording.unanswered();
       if (unanswered.length > 0) flaws.push(`the session ended leaving ${unanswered.join(', ')} unanswered`);
+      const cutShort = options.cutShort?.();
+      if (cutShort !== undefined) flaws.push(cutShort);
       const written = writeCassette(recording, session, upstream, options, redactor(), flaws.length > 0 ? flaws.join('; ') : undefined);
       resolvePromise(written === 'cassette' ? 0 : written === 'partial' ? 1 : 2);
     };

@@ -54,6 +54,9 @@ export interface RecordOptions {
   input?: Readable;
   output?: Writable;
   log?: (line: string) => void;
+  /** Why the session was cut short outside the recorder (a scripted client that stopped), asked at
+   *  its end: such a session is not clean (`.partial`, exit 1). */
+  cutShort?: () => string | undefined;
 }
 
 /** The MCP stdio shutdown: close stdin, wait, SIGTERM, wait, SIGKILL. */
@@ -277,6 +280,8 @@ export function record(options: RecordOptions): Promise<number> {
       }
       if (cut !== '') flaws.push(`in the middle of a line (${Buffer.byteLength(cut)} bytes after its last complete line)`);
       if (unanswered.length > 0) flaws[flaws.length - 1] += `, leaving ${unanswered.join(', ')} unanswered`;
+      const cutShort = options.cutShort?.();
+      if (cutShort !== undefined) flaws.push(cutShort);
 
       const provenance: Provenance = {
         ...recording.startedBy(options.command, redactor),
