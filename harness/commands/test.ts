@@ -291,7 +291,14 @@ interface Ahead {
 export async function gradeAndReport(settings: TestSettings, signal?: AbortSignal, ahead?: Ahead): Promise<StageResult[]> {
   const startedAt = new Date();
   const { write } = settings;
-  const reporter = allOf([new TerminalReporter(write, settings), ...settings.files.map(({ format, path }) => fileReporter(format, path))]);
+  const stageNumber = (slug: string) => {
+    const index = settings.course.stages.findIndex((stage) => stage.slug === slug);
+    return index === -1 ? undefined : index + 1;
+  };
+  const reporter = allOf([
+    new TerminalReporter(write, { ...settings, recap: { stageNumber } }),
+    ...settings.files.map(({ format, path }) => fileReporter(format, path)),
+  ]);
   const start = await launcher(settings.runRoot, { ...settings, packages: settings.course.packages, ahead: ahead?.taken?.bundles });
   const options = {
     runRoot: settings.runRoot,

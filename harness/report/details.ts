@@ -34,7 +34,7 @@ export function differenceLines(difference: Difference, paint: Painter): string[
   return difference.lines.map((line) => paint.spans(line));
 }
 
-function hintLines(hint: Hint, paint: Painter): string[] {
+export function hintLines(hint: Hint, paint: Painter): string[] {
   const [first = '', ...rest] = hint.lines;
   return [`${paint.paint(['bold', 'yellow'], 'hint:')} ${visible(first)}`, ...rest.map((line) => `      ${visible(line)}`)];
 }
