@@ -30,7 +30,7 @@ export function detailText(verdict: Account): string | undefined {
   return lines.length === 0 ? undefined : lines.join('\n');
 }
 
-export function differenceLines(difference: Difference, paint: Painter): string[] {
+export function differenceLines(difference: Pick<Difference, 'lines'>, paint: Painter): string[] {
   return difference.lines.map((line) => paint.spans(line));
 }
 

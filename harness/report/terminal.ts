@@ -2,7 +2,7 @@
 // stage. A consumer of verdicts: it decides nothing, it only prints.
 import type { Stage } from '../course.ts';
 import type { StageResult } from '../grade/stage.ts';
-import type { Status, Verdict } from '../run/verdict.ts';
+import type { Difference, Status, StyledLine, Verdict } from '../run/verdict.ts';
 import { clip, escapeControls, escapeGraderText } from '../terminal-text.ts';
 import { detailLines, differenceLines, hintLines } from './details.ts';
 import type { ResultsReport } from './model.ts';
@@ -95,9 +95,8 @@ export class TerminalReporter implements Reporter {
     if (!this.options.recap || failure === undefined) return;
     const { verdict, stage } = failure;
     this.write(`\n${this.bold('first failure')} ${this.dim(`(${stage})`)}\n${this.verdictLine(verdict, undefined)}\n`);
-    const difference = verdict.difference ? differenceLines(verdict.difference, this.painter) : [];
-    for (const line of difference.slice(0, RECAP_DIFFERENCE_LINES)) this.write(`      ${this.line(line, this.options.color)}\n`);
-    if (difference.length > RECAP_DIFFERENCE_LINES) this.write(`      ${this.dim(`… ${difference.length - RECAP_DIFFERENCE_LINES} more lines above`)}\n`);
+    const difference = verdict.difference ? pointedLines(verdict.difference) : [];
+    for (const line of differenceLines({ lines: difference }, this.painter)) this.write(`      ${this.line(line, this.options.color)}\n`);
     const [hint] = verdict.hints ?? [];
     const lines = hint ? hintLines(hint, this.painter) : [];
     for (const line of lines.slice(0, RECAP_HINT_LINES)) this.write(`      ${this.line(line, this.options.color)}\n`);
@@ -178,6 +177,18 @@ export class TerminalReporter implements Reporter {
   private paint(colour: 'red' | 'green' | 'yellow', text: string): string {
     return this.painter.paint(colour, text);
   }
+}
+
+/** Of a difference, what says where it is, in at most RECAP_DIFFERENCE_LINES: its headings, and of each
+ *  side's excerpt the line a caret points at and the caret (the lines around them are above). */
+function pointedLines(difference: Difference): StyledLine[] {
+  const isCaret = (line: StyledLine) => line.some((span) => span.style === 'caret-expected' || span.style === 'caret-actual');
+  const inExcerpt = (line: StyledLine) => line.some((span) => span.text.includes('│'));
+  const { lines } = difference;
+  const pointed = lines.some(isCaret)
+    ? lines.filter((line, at) => !inExcerpt(line) || isCaret(line) || (lines[at + 1] !== undefined && isCaret(lines[at + 1]!)))
+    : lines;
+  return pointed.slice(0, RECAP_DIFFERENCE_LINES);
 }
 
 /** Two failures are the same mistake when they say the same and name the same kinds of mistake. */
