@@ -16,9 +16,9 @@ export interface WatchTerminalOptions {
 
 /** The keys as `h` shows them. */
 const HELP = [
-  ['a', 'or Enter: grade every case again'],
-  ['f', 'grade only the checks that failed last'],
-  ['p', 'filter the cases by name (a pattern, as --case takes it)'],
+  ['a or Enter', 'grade every case again'],
+  ['f', 'grade again only the checks that failed'],
+  ['p', 'filter the cases by name: a pattern as --case takes it, then Enter'],
   ['q', 'quit'],
   ['h', 'show this help'],
 ] as const;
@@ -54,7 +54,7 @@ export class WatchTerminal {
 
   help(): void {
     this.write(`\n${this.painter.paint('bold', 'watch keys')}\n`);
-    for (const [key, what] of HELP) this.write(`  press ${this.painter.paint('bold', key)} ${what}\n`);
+    for (const [key, what] of HELP) this.write(`  press ${this.painter.paint('bold', key.padEnd(10))}  ${what}\n`);
   }
 
   /** A word from watch that changes nothing (nothing failed to grade again). */
