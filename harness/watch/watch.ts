@@ -69,6 +69,8 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
   let standing: Selection = settings.casePattern === undefined ? { kind: 'all' } : { kind: 'pattern', pattern: settings.casePattern };
   /** The checks that failed in the last round graded to its end, for `f`. */
   let lastFailed = new Map<string, FailedChecks>();
+  /** Set once `q` or Ctrl-C came: no grading starts after it. */
+  let stopping = false;
 
   /** The graded stages as the stage table has them now, every case of each. */
   const stagesNow = (table: Course) => slugs.map((slug) => table.stages.find((stage) => stage.slug === slug)).filter((stage) => stage !== undefined);
@@ -78,6 +80,7 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
       current.controller.abort();
       await current.done;
     }
+    if (stopping) return;
     const controller = new AbortController();
     terminal.gradingStarts(reason);
     const done = (async () => {
@@ -106,7 +109,6 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
 
   return new Promise((resolve) => {
     let keys: KeyInput | undefined;
-    let stopping = false;
     const stop = async () => {
       if (stopping) return;
       stopping = true;
