@@ -2,14 +2,17 @@
 // failure on the screen without scrolling, a fix saved and passing, then the keys, and `q` quits with
 // the terminal given back as it was. Every wait polls the screen; the backstop only ends a hung run.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { courseCopy, REPO, trimCourse } from '../helpers/cli.ts';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
-/** A tmux server of this test's own, so that no one's sessions are seen or touched. */
-const SOCKET = `theinference-watch-${process.pid}`;
+/** A tmux server of this test's own, so that no one's sessions are seen or touched; its socket is
+ *  in a folder of the test's, removed with it (tmux leaves its socket behind when killed). */
+const SOCKETS = mkdtempSync(join(tmpdir(), 'tmux-'));
+const SOCKET = join(SOCKETS, 'watch.sock');
 const SESSION = 'watch';
 /** How long any one wait may take before the test gives up: far beyond a grading's few seconds. */
 const BACKSTOP_MS = 25_000;
@@ -18,7 +21,7 @@ const ROWS = 50;
 
 function tmux(...args: string[]): string {
   const { TMUX: _inside, ...env } = process.env; // started from inside tmux, it would nest
-  return execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8', env });
+  return execFileSync('tmux', ['-S', SOCKET, ...args], { encoding: 'utf8', env });
 }
 
 /** What the terminal shows now: its visible rows only, as a person sees them. */
@@ -42,7 +45,8 @@ const WAITING = 'press h to show help, q to quit';
 describe.skipIf(!hasTmux)('watch mode in a terminal', () => {
   const dir = courseCopy();
   afterAll(() => {
-    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
+    spawnSync('tmux', ['-S', SOCKET, 'kill-server']);
+    rmSync(SOCKETS, { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
   });
 
