@@ -1,10 +1,11 @@
 // `theinference test`: grade the stages in order as a student does, or hand over to CI grading
 // when a CI option is given. Exit codes: 0 all pass, 1 the solution failed, 2 usage or infrastructure.
 import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
-import type { Case, Course, Stage } from '../course.ts';
+import type { Course, Stage } from '../course.ts';
 import { courseHere, publishedCourse, stageIndex } from './course.ts';
 import { HostError, stopReason, UsageError } from '../errors.ts';
 import { caseName } from '../grade/case.ts';
+import { casesToGrade } from '../grade/case-pattern.ts';
 import { prestartStages, type StageResult } from '../grade/stage.ts';
 import { gradeStages } from '../grade/stages.ts';
 import type { Prestarts } from '../run/prestart.ts';
@@ -14,6 +15,8 @@ import { fileReporter, requestedFiles, writeStopped, type ReportFormat } from '.
 import { REPORT_FILE_OPTIONS } from '../report/report-files.ts';
 import { allOf } from '../report/reporter.ts';
 import { TerminalReporter } from '../report/terminal.ts';
+import { WatchTerminal } from '../report/watch.ts';
+import type { LastPropertyRuns } from '../props/last-runs.ts';
 import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher, prestartLauncher } from '../run/launcher.ts';
 import { onInterrupt } from '../run/interrupt.ts';
@@ -118,17 +121,20 @@ async function test(values: TestValues, write: (text: string) => void): Promise<
       write(`note: grading without a sandbox (${sandboxAvailability().reason}): your code is bundled and run outside one; ${ENABLE_SANDBOX}\n\n`);
     const settings: TestSettings = { ...common, course, runRoot: scratch?.root ?? course.root, facts: scratch?.facts };
     if (values.watch) {
-      const { watch } = await import('../run/watch.ts');
+      const { watch } = await import('../watch/watch.ts');
       // Each round starts the next round's bundler and programs once its verdict is out; the next save releases them.
       let ahead: Started | undefined;
       const keep = values['no-prestart'] ? undefined : (next: Started) => (ahead = next);
+      const keys = process.stdin.isTTY ? process.stdin : undefined;
       try {
         const reload = () => courseHere({}, course.root);
-        return await watch({ ...settings, reload }, (course, stages, signal) => {
+        const terminal = new WatchTerminal(write, { color: common.color, clear: process.stdout.isTTY === true, keys: keys !== undefined });
+        // every case of the stages: watch's filter (--case to start with, then the keys) picks from them
+        const stages = stagesToGrade(course, values.stage);
+        return await watch({ course, reload, stages, casePattern: values.case, terminal, keys }, (course, stages, { signal, lastPropertyRuns }) => {
           const taken = ahead;
           ahead = undefined;
-          // the stage table read again has every case: --case picks from it again
-          return gradeAndReport({ ...settings, course, stages: casesToGrade(stages, values.case) }, signal, { taken, keep });
+          return gradeAndReport({ ...settings, course, stages }, signal, { taken, keep, lastPropertyRuns });
         });
       } finally {
         // their pipes would keep this process from ending
@@ -276,6 +282,8 @@ interface Ahead {
   taken?: Started;
   /** Where the next grading's go once started; none: nothing is started ahead (--no-prestart). */
   keep?(next: Started): void;
+  /** The property suites' last runs, which watch mode keeps across its gradings. */
+  lastPropertyRuns?: LastPropertyRuns;
 }
 
 /** Grades the stages as a student sees them, printing as it goes; stops at the first that fails.
@@ -283,7 +291,14 @@ interface Ahead {
 export async function gradeAndReport(settings: TestSettings, signal?: AbortSignal, ahead?: Ahead): Promise<StageResult[]> {
   const startedAt = new Date();
   const { write } = settings;
-  const reporter = allOf([new TerminalReporter(write, settings), ...settings.files.map(({ format, path }) => fileReporter(format, path))]);
+  const stageNumber = (slug: string) => {
+    const index = settings.course.stages.findIndex((stage) => stage.slug === slug);
+    return index === -1 ? undefined : index + 1;
+  };
+  const reporter = allOf([
+    new TerminalReporter(write, { ...settings, recap: { stageNumber } }),
+    ...settings.files.map(({ format, path }) => fileReporter(format, path)),
+  ]);
   const start = await launcher(settings.runRoot, { ...settings, packages: settings.course.packages, ahead: ahead?.taken?.bundles });
   const options = {
     runRoot: settings.runRoot,
@@ -297,7 +312,11 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
   };
   let results: StageResult[];
   try {
-    results = await gradeStages(settings.stages, { ...options, signal, prestarted: ahead?.taken?.programs }, reporter);
+    results = await gradeStages(
+      settings.stages,
+      { ...options, signal, prestarted: ahead?.taken?.programs, lastPropertyRuns: ahead?.lastPropertyRuns },
+      reporter,
+    );
   } finally {
     ahead?.taken?.programs.cancelAll(); // the ones this grading did not take (a case that changed, a stage not reached)
   }
@@ -338,33 +357,6 @@ function stagesToGrade(course: Course, slug: string | undefined): Stage[] {
   if (slug === undefined) return course.stages;
   const index = stageIndex(course, slug);
   return [course.stages[index]!, ...course.stages.slice(0, index).reverse()];
-}
-
-/** `--case P`: of each stage, only the cases P matches (see caseMatcher), and no property tests (they are
- *  no case); a stage left with none is not graded. None matching at all is a UsageError naming the cases. */
-function casesToGrade(stages: Stage[], pattern: string | undefined): Stage[] {
-  if (pattern === undefined) return stages;
-  const matches = caseMatcher(pattern);
-  const narrowed = stages.flatMap((stage) => {
-    const cases = stage.cases.filter(matches);
-    return cases.length === 0 ? [] : [{ ...stage, cases, properties: undefined }];
-  });
-  if (narrowed.length > 0) return narrowed;
-  const names = stages.map((stage) => `${stage.slug}: ${stage.cases.map(caseName).join(', ')}`).join('; ');
-  throw new UsageError(`--case ${pattern} matches no case of ${stages.length === 1 ? 'the stage' : 'the stages graded'} (${names})`);
-}
-
-/** Whether a case is one `pattern` names: the whole of its name as its check shows it (`mcp-frame/numbers`)
- *  or of its folder's (`numbers`), `*` standing for any run of characters, `/` too. A glob, not a substring,
- *  so that `refresh` names the case `refresh` and not `refresh-rotated` beside it. */
-function caseMatcher(pattern: string): (testCase: Case) => boolean {
-  const glob = new RegExp(
-    `^${pattern
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*')}$`,
-  );
-  return (testCase) => glob.test(caseName(testCase)) || glob.test(testCase.name);
 }
 
 /** What `--case` left to grade, for the line that says so. */

@@ -2,6 +2,7 @@
 // handed to the reporter in case order as soon as each is known.
 import { join } from 'node:path';
 import type { Stage } from '../course.ts';
+import type { LastPropertyRuns } from '../props/last-runs.ts';
 import { prestartProperties, runProperties, type PropertyRunOptions } from '../props/run.ts';
 import { CORES, runPooled } from '../run/pool.ts';
 import { moduleBundlePath, type Launcher } from '../run/launcher.ts';
@@ -28,6 +29,8 @@ export interface GradeOptions {
   onVerdict?: (verdict: Verdict) => void;
   /** Programs started ahead for these stages' cases (watch mode; see prestartStages). */
   prestarted?: Prestarts;
+  /** The property suites' last runs, which a run that answers as before takes its verdicts from (watch mode's). */
+  lastPropertyRuns?: LastPropertyRuns;
   /** The stages' hint rules and property suites (harness/stages/ makes them). */
   content: CourseContent;
 }
@@ -59,6 +62,7 @@ export async function gradeStage(stage: Stage, options: GradeOptions): Promise<S
             seed: options.seed,
             runs: options.propertyRuns,
             signal: options.signal,
+            lastRuns: options.lastPropertyRuns,
             ...(options.prestarted && { prestarted: options.prestarted.take(propertiesKey(stage)) }),
           })
         : Promise.resolve([]);
@@ -83,7 +87,7 @@ function asReported(verdict: Verdict): Verdict {
 /** One program per case of `stages`, and one property oracle per stage with properties, started ahead
  *  and waiting (watch mode, between saves) where the launcher can start them so; the next grading of
  *  these stages releases them. */
-export function prestartStages(stages: readonly Stage[], options: Omit<GradeOptions, 'prestarted' | 'signal' | 'onVerdict'>): Prestarts {
+export function prestartStages(stages: readonly Stage[], options: Omit<GradeOptions, 'prestarted' | 'signal' | 'onVerdict' | 'lastPropertyRuns'>): Prestarts {
   const prestarted = new Prestarts();
   for (const stage of stages) {
     const context = caseContext(stage, options);
@@ -127,7 +131,7 @@ function unknownSuite(stage: Stage): Verdict {
 }
 
 /** What every case of a stage runs with: its folder, its launcher and the stage's limits. */
-function caseContext(stage: Stage, options: Omit<GradeOptions, 'prestarted' | 'signal' | 'onVerdict'>): CaseContext {
+function caseContext(stage: Stage, options: Omit<GradeOptions, 'prestarted' | 'signal' | 'onVerdict' | 'lastPropertyRuns'>): CaseContext {
   const limits = { ...DEFAULT_LIMITS, timeoutMs: options.timeoutMs ?? stage.timeoutMs, memoryBytes: options.memoryBytes ?? DEFAULT_LIMITS.memoryBytes };
   return { runRoot: options.runRoot, launcher: options.launcher, env: options.env, limits, content: options.content };
 }

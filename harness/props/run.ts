@@ -16,6 +16,7 @@ import { checkProperty, valuesTried, type Halt, type Oracle, type Outcome } from
 import { OracleSession, prestartOracle, type Call, type TroubleAt } from './oracle-session.ts';
 import { clip } from './show.ts';
 import { describeThrown, type PropertyCheck, type PropertySuite } from './suite.ts';
+import type { Batch, LastPropertyRuns } from './last-runs.ts';
 
 export interface PropertyRunOptions {
   /** The suite course.yaml's `properties:` names (e.g. `framing`), as the stages' modules hold it. */
@@ -42,6 +43,8 @@ export interface PropertyRunOptions {
   prestarted?: Prestart;
   /** How long asking ahead waits for an answer before it gives up (default PATIENCE_MS). */
   patienceMs?: number;
+  /** Where the last runs are kept (watch mode's, across its gradings); none: nothing is kept. */
+  lastRuns?: LastPropertyRuns;
 }
 
 /** The first oracle of a suite's next run, started ahead and waiting in `warmStart` (watch mode,
@@ -63,22 +66,6 @@ const PATIENCE_MS = 2000;
 /** The tail of stderr kept on a verdict. */
 const STDERR_KEPT = 8 * 1024;
 
-/** A batch of calls asked of an oracle, and the lines that answered them, byte for byte. */
-interface Batch {
-  calls: readonly Call[];
-  lines: readonly Buffer[];
-  /** Asked ahead (with patience) or on demand (without), as asked again. */
-  patienceMs?: number;
-}
-
-/** The last run of each suite on each module in this grader process (watch mode grades again on every
- *  save), kept when it ran clean: every batch asked, and the verdicts. The checks are pure functions of
- *  the values (the same for the same seed) and the answers: a run whose oracle answers every batch of
- *  the last one with the same bytes would decide the same, so it takes the verdicts without running
- *  the checks again. Each batch is asked only once the ones before it were answered the same: then it
- *  is the batch the checks would ask next, never a call they would not make. */
-const lastRuns = new Map<string, { batches: readonly Batch[]; verdicts: readonly Verdict[] }>();
-
 /** Why a property stopped, worded; `everyProperty`: the properties after it stop the same way. */
 interface Stop extends Halt {
   status: Verdict['status'];
@@ -96,8 +83,7 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
   pool.warm(); // the oracle loads while the values are generated
 
   const runKey = JSON.stringify([suite.name, options.modulePath, options.seed, options.runs]);
-  const last = lastRuns.get(runKey);
-  lastRuns.delete(runKey);
+  const last = options.lastRuns?.take(runKey);
   const decided: Array<{ verdict: Verdict; sessions: readonly OracleSession[] }> = [];
   const replayStarted = performance.now();
   pool.beginProperty();
@@ -127,7 +113,7 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
   // Kept only where the oracle's answers decided them: a module that did not bundle asked nothing,
   // and a replay that finds nothing to ask again would keep its verdicts past the save that fixes it.
   if (pool.clean && !pool.moduleStop && decided.every(({ verdict }) => verdict.status === 'pass' || verdict.status === 'fail')) {
-    lastRuns.set(runKey, { batches: pool.batches, verdicts: decided.map(({ verdict }) => verdict) });
+    options.lastRuns?.keep(runKey, { batches: pool.batches, verdicts: decided.map(({ verdict }) => verdict) });
   }
   // The student's stderr is known once each oracle has ended; it goes with every verdict but a pass.
   await pool.close();

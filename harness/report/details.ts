@@ -30,11 +30,11 @@ export function detailText(verdict: Account): string | undefined {
   return lines.length === 0 ? undefined : lines.join('\n');
 }
 
-export function differenceLines(difference: Difference, paint: Painter): string[] {
+export function differenceLines(difference: Pick<Difference, 'lines'>, paint: Painter): string[] {
   return difference.lines.map((line) => paint.spans(line));
 }
 
-function hintLines(hint: Hint, paint: Painter): string[] {
+export function hintLines(hint: Hint, paint: Painter): string[] {
   const [first = '', ...rest] = hint.lines;
   return [`${paint.paint(['bold', 'yellow'], 'hint:')} ${visible(first)}`, ...rest.map((line) => `      ${visible(line)}`)];
 }

@@ -2,9 +2,9 @@
 // stage. A consumer of verdicts: it decides nothing, it only prints.
 import type { Stage } from '../course.ts';
 import type { StageResult } from '../grade/stage.ts';
-import type { Status, Verdict } from '../run/verdict.ts';
+import type { Difference, Status, StyledLine, Verdict } from '../run/verdict.ts';
 import { clip, escapeControls, escapeGraderText } from '../terminal-text.ts';
-import { detailLines } from './details.ts';
+import { detailLines, differenceLines, hintLines } from './details.ts';
 import type { ResultsReport } from './model.ts';
 import { painter, type Painter } from './paint.ts';
 import type { Reporter } from './reporter.ts';
@@ -18,11 +18,19 @@ const DETAILED_FAILURES = 5;
 export const DETAIL_LINES = 200;
 /** Characters of one printed line (a message, a line of details or of stderr) before it is cut. */
 export const LINE_CHARS = 1000;
+/** Lines of the first failure's difference the recap repeats: with the rest of it, the recap stays
+ *  under 20 lines, on screen at the bottom of a 50-row terminal. */
+const RECAP_DIFFERENCE_LINES = 12;
+/** Lines of the first failure's first hint the recap repeats. */
+const RECAP_HINT_LINES = 3;
 
 export interface TerminalOptions {
   color: boolean;
   /** Relay the program's stderr for passing cases too. */
   verbose: boolean;
+  /** End with the first failure again and the command that grades just it (a student's run, not CI's):
+   *  the number `--stage` takes for a stage (its place in the course), by its slug. */
+  recap?: { stageNumber(slug: string): number | undefined };
 }
 
 export class TerminalReporter implements Reporter {
@@ -31,6 +39,9 @@ export class TerminalReporter implements Reporter {
   /** The kinds of advice shown in full in this stage. */
   private advised = new Set<string>();
   private readonly painter: Painter;
+  /** The run's first check that did not pass, and the stage it is of, for the recap. */
+  private firstFailure: { verdict: Verdict; stage: string } | undefined;
+  private stage = '';
 
   constructor(
     private readonly write: (text: string) => void,
@@ -42,15 +53,15 @@ export class TerminalReporter implements Reporter {
   stageStart(stage: Stage): void {
     this.shown.clear();
     this.advised.clear();
+    this.stage = stage.slug;
     this.write(`${this.bold(stage.slug)} ${this.dim(`· ${stage.title}`)}\n`);
   }
 
   verdict(verdict: Verdict): void {
     const passed = verdict.status === 'pass';
-    const mark = this.paint(passed ? 'green' : verdict.status === 'infra' ? 'yellow' : 'red', MARKS[verdict.status]);
+    if (!passed) this.firstFailure ??= { verdict, stage: this.stage };
     const time = this.dim(`${(verdict.durationMs / 1000).toFixed(2)} s`);
-    const what = passed ? '' : `  ${this.paint('red', verdict.status)}: ${this.line(verdict.message, false)}`;
-    this.write(`  ${mark} ${this.line(verdict.name, false)}  ${time}${what}\n`);
+    this.write(`${this.verdictLine(verdict, time)}\n`);
     this.adviceUnder(verdict);
     if (passed && !this.options.verbose) return;
     if (!passed && !this.options.verbose) {
@@ -67,6 +78,33 @@ export class TerminalReporter implements Reporter {
     const more = details.length - DETAIL_LINES;
     if (more > 0) this.write(`      ${this.dim(`… ${more} more line${more === 1 ? '' : 's'}`)}\n`);
     if (verdict.stderr) for (const line of relay(verdict.stderr)) this.write(`      ${this.dim(line)}\n`);
+  }
+
+  /** `  ✗ <name>  <time>  <status>: <message>`: a check's line (`time` left out in the recap). */
+  private verdictLine(verdict: Verdict, time: string | undefined): string {
+    const passed = verdict.status === 'pass';
+    const mark = this.paint(passed ? 'green' : verdict.status === 'infra' ? 'yellow' : 'red', MARKS[verdict.status]);
+    const what = passed ? '' : `  ${this.paint('red', verdict.status)}: ${this.line(verdict.message, false)}`;
+    return `  ${mark} ${this.line(verdict.name, false)}${time === undefined ? '' : `  ${time}`}${what}`;
+  }
+
+  /** The first failure again, last of all, so that it is on screen whatever scrolled by above: its line,
+   *  its difference and its first hint as shown above, and the command that grades only it. */
+  private recap(seed: number): void {
+    const failure = this.firstFailure;
+    if (!this.options.recap || failure === undefined) return;
+    const { verdict, stage } = failure;
+    this.write(`\n${this.bold('first failure')} ${this.dim(`(${stage})`)}\n${this.verdictLine(verdict, undefined)}\n`);
+    const difference = verdict.difference ? pointedLines(verdict.difference) : [];
+    for (const line of differenceLines({ lines: difference }, this.painter)) this.write(`      ${this.line(line, this.options.color)}\n`);
+    const [hint] = verdict.hints ?? [];
+    const lines = hint ? hintLines(hint, this.painter) : [];
+    for (const line of lines.slice(0, RECAP_HINT_LINES)) this.write(`      ${this.line(line, this.options.color)}\n`);
+    if (lines.length > RECAP_HINT_LINES) this.write(`      ${this.dim('… (the whole hint is above)')}\n`);
+    const number = this.options.recap.stageNumber(stage) ?? stage;
+    // a property is no case --case can name: its seed replays it
+    const only = verdict.name.startsWith('property: ') ? `--seed ${seed}` : `--case ${verdict.name}`;
+    this.write(`grade just it: ${this.bold(`npx theinference test --stage ${number} ${only}`)}\n`);
   }
 
   /** Advice, each kind in full once a stage (the spec's words with it), then only named. */
@@ -125,6 +163,7 @@ export class TerminalReporter implements Reporter {
         `stage ${failed.slug} fails: ${failed.checks.length - passed} of ${failed.checks.length} checks; fix the first one above, then save again\n`,
       ),
     );
+    this.recap(report.seed);
   }
 
   private bold(text: string): string {
@@ -138,6 +177,18 @@ export class TerminalReporter implements Reporter {
   private paint(colour: 'red' | 'green' | 'yellow', text: string): string {
     return this.painter.paint(colour, text);
   }
+}
+
+/** Of a difference, what says where it is, in at most RECAP_DIFFERENCE_LINES: its headings, and of each
+ *  side's excerpt the line a caret points at and the caret (the lines around them are above). */
+function pointedLines(difference: Difference): StyledLine[] {
+  const isCaret = (line: StyledLine) => line.some((span) => span.style === 'caret-expected' || span.style === 'caret-actual');
+  const inExcerpt = (line: StyledLine) => line.some((span) => span.text.includes('│'));
+  const { lines } = difference;
+  const pointed = lines.some(isCaret)
+    ? lines.filter((line, at) => !inExcerpt(line) || isCaret(line) || (lines[at + 1] !== undefined && isCaret(lines[at + 1]!)))
+    : lines;
+  return pointed.slice(0, RECAP_DIFFERENCE_LINES);
 }
 
 /** Two failures are the same mistake when they say the same and name the same kinds of mistake. */

@@ -54,6 +54,7 @@ const FOLDER_ORDER = [
   'commands',
   'classroom',
   'ci',
+  'watch',
   'stages',
   'report',
   'grade',

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import type { Verdict } from '../../harness/run/verdict.ts';
 import { DEFAULT_RUNS } from '../../harness/defaults.ts';
+import { LastPropertyRuns } from '../../harness/props/last-runs.ts';
 import { prestartProperties, runProperties } from '../../harness/props/run.ts';
 import { COURSE_CONTENT, suiteNamed } from '../../harness/stages/index.ts';
 import { loadCourse } from '../../harness/course.ts';
@@ -36,7 +37,10 @@ function studentModule(source: string): string {
  *  values, and the reference is checked with the real 1,000 below. */
 const RUNS = 200;
 
-async function grade(modulePath: string, overrides: { seed?: number; runs?: number; timeoutMs?: number } = {}): Promise<Verdict[]> {
+async function grade(
+  modulePath: string,
+  overrides: { seed?: number; runs?: number; timeoutMs?: number; lastRuns?: LastPropertyRuns } = {},
+): Promise<Verdict[]> {
   return runProperties({
     suite: FRAMING,
     stage: 'config-and-framing',
@@ -47,6 +51,7 @@ async function grade(modulePath: string, overrides: { seed?: number; runs?: numb
     seed: overrides.seed ?? 1234,
     runs: overrides.runs ?? RUNS,
     timeoutMs: overrides.timeoutMs ?? 60_000,
+    lastRuns: overrides.lastRuns,
   });
 }
 
@@ -265,24 +270,33 @@ describe('runProperties on the framing suite', () => {
     const module = studentModule(`${REFERENCE_FRAME}\n${REFERENCE_PARSE}`);
     const checks = suiteNamed('framing')!.properties.map((property) => vi.spyOn(property, 'check'));
     const checked = () => checks.reduce((sum, check) => sum + check.mock.calls.length, 0);
+    // what watch mode's loop holds across its gradings; a run given none keeps nothing
+    const lastRuns = new LastPropertyRuns();
+    const kept = (modulePath: string) => grade(modulePath, { lastRuns });
     try {
-      expect(new Set((await grade(module)).map((verdict) => verdict.status))).toEqual(new Set(['pass']));
+      expect(new Set((await kept(module)).map((verdict) => verdict.status))).toEqual(new Set(['pass']));
       expect(checked()).toBeGreaterThanOrEqual(4 * RUNS); // each property checked each value
       const before = checked();
-      expect(new Set((await grade(module)).map((verdict) => verdict.status))).toEqual(new Set(['pass']));
+      expect(new Set((await kept(module)).map((verdict) => verdict.status))).toEqual(new Set(['pass']));
       expect(checked()).toBe(before); // answered the same: decided the same, with no check run
+      await grade(module);
+      await grade(module);
+      expect(checked()).toBeGreaterThanOrEqual(before + 2 * 4 * RUNS); // no last runs held: each run judged
+      const remembered = checked();
+      await kept(module);
+      expect(checked()).toBe(remembered); // the held one's are untouched by runs without it
       // parseFrame changed, frame kept: frame's batches answer the same and are read only when the
       // checks need them, parseFrame's differ, and every property is judged
       writeFileSync(module, `${REFERENCE_FRAME}\nexport function parseFrame(line: string): unknown { return JSON.parse(line.slice(0, -1)); }`);
-      expect(statuses(await grade(module))).toEqual({ oneLine: 'pass', compact: 'pass', lineEndings: 'fail', roundTrip: 'pass' });
-      expect(checked()).toBeGreaterThan(before);
+      expect(statuses(await kept(module))).toEqual({ oneLine: 'pass', compact: 'pass', lineEndings: 'fail', roundTrip: 'pass' });
+      expect(checked()).toBeGreaterThan(remembered);
       // the same file, now pretty-printing: its answers differ, and the checks say so
       writeFileSync(module, `export function frame(msg: object): string { return JSON.stringify(msg, null, 2) + '\\n'; }\n${REFERENCE_PARSE}`);
       const judged = checked();
-      expect(statuses(await grade(module))).toEqual({ oneLine: 'fail', compact: 'fail', lineEndings: 'pass', roundTrip: 'pass' });
+      expect(statuses(await kept(module))).toEqual({ oneLine: 'fail', compact: 'fail', lineEndings: 'pass', roundTrip: 'pass' });
       expect(checked()).toBeGreaterThan(judged);
       // a failing run is kept as well: the same answers again give the same counterexample
-      const again = byProperty(await grade(module)).oneLine;
+      const again = byProperty(await kept(module)).oneLine;
       expect(again.status).toBe('fail');
       expect(again.details).toContain('counterexample');
     } finally {

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { explainDifference } from '../../harness/grade/explain.ts';
 import { detailLines } from '../../harness/report/details.ts';
 import { painter } from '../../harness/report/paint.ts';
-import type { Verdict } from '../../harness/run/verdict.ts';
+import type { Stage } from '../../harness/course.ts';
+import type { Span, Verdict } from '../../harness/run/verdict.ts';
+import { reportOf } from '../helpers/reports.ts';
 import { clip, escapeControls, escapeGraderText, headLines, oneLine } from '../../harness/terminal-text.ts';
 import { DETAIL_LINES, LINE_CHARS, TerminalReporter } from '../../harness/report/terminal.ts';
 import { COURSE_CONTENT } from '../../harness/stages/index.ts';
@@ -143,5 +145,71 @@ describe('one mistake shown once', () => {
         details: 'it printed nothing',
       });
     expect(out).toContain('(the same mistake as above; --verbose shows every one)');
+  });
+});
+
+describe("the recap at the end of a student's grading", () => {
+  /** A stage whose second check fails with a long difference and two hints, reported to the end. */
+  function graded(recap: boolean): string[] {
+    let out = '';
+    const stage: Stage = { slug: 'tools', title: 'tools', timeoutMs: 1000, points: 1, cases: [] };
+    const caret = (side: 'expected' | 'actual'): Span[] => [{ text: '  │ ' }, { text: '^', style: side === 'expected' ? 'caret-expected' : 'caret-actual' }];
+    // 15 lines of a side, the caret under its 8th
+    const excerpt = (side: 'expected' | 'actual') => {
+      const lines = Array.from({ length: 15 }, (_, at): Span[] => [{ text: `${at + 1} │ `, style: 'mark' }, { text: `line ${at + 1} ${side}` }]);
+      return [...lines.slice(0, 8), caret(side), ...lines.slice(8)];
+    };
+    const difference = {
+      offset: 0,
+      line: 8,
+      column: 1,
+      lines: [[{ text: 'first difference at line 8' }], [{ text: 'expected.json:' }], ...excerpt('expected'), [{ text: 'your stdout:' }], ...excerpt('actual')],
+    };
+    const reporter = new TerminalReporter((text) => (out += text), { color: false, verbose: false, ...(recap && { recap: { stageNumber: () => 3 } }) });
+    reporter.stageStart(stage);
+    reporter.verdict({ name: 'list/one-tool', status: 'pass', message: '', durationMs: 1 });
+    const failing: Verdict = {
+      name: 'list/paged',
+      status: 'fail',
+      message: 'output differs from expected.json',
+      durationMs: 1,
+      difference,
+      hints: [
+        { kind: 'first', lines: ['the first hint', 'its second line'] },
+        { kind: 'second', lines: ['the second hint'] },
+      ],
+    };
+    reporter.verdict(failing);
+    reporter.finish(
+      reportOf({
+        stages: [{ slug: 'tools', title: 'tools', status: 'fail', points: { earned: 0, possible: 1 }, durationMs: 1, planned: 2, advisories: 0, checks: [] }],
+      }),
+    );
+    return out.split('\n');
+  }
+
+  it('ends with the first failure: its line, where its difference points, its first hint, and the command that grades just it', () => {
+    const lines = graded(true);
+    const recap = lines.slice(lines.indexOf('first failure (tools)'));
+    expect(recap).toEqual([
+      'first failure (tools)',
+      '  ✗ list/paged  fail: output differs from expected.json',
+      '      first difference at line 8',
+      '      expected.json:',
+      '      8 │ line 8 expected',
+      '        │ ^',
+      '      your stdout:',
+      '      8 │ line 8 actual',
+      '        │ ^',
+      '      hint: the first hint',
+      '            its second line',
+      'grade just it: npx theinference test --stage 3 --case list/paged',
+      '',
+    ]);
+    expect(recap.length).toBeLessThanOrEqual(20);
+  });
+
+  it('is left out where not asked for (CI)', () => {
+    expect(graded(false).join('\n')).not.toContain('first failure');
   });
 });
