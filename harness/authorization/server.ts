@@ -73,7 +73,7 @@ const ENDPOINTS: readonly Endpoint[] = [
 
 export class AuthorizationServer {
   private readonly frames: AuthFrame[];
-  private readonly played = new Set<AuthFrame>();
+  private readonly playedFrames = new Set<AuthFrame>();
   private readonly values = new Map<string, string>();
   /** What the client's requests to the authorization server are held to. */
   readonly requests: AuthRequests;
@@ -105,6 +105,13 @@ export class AuthorizationServer {
       (value) => roleOf([...this.values].find(([, one]) => one === value)?.[0] ?? ''),
     );
     this.challenges = challengesBefore(cassette);
+  }
+
+  /** Every exchange a client that follows the recording makes has been played: all but a discovery
+   *  the recording tried and was refused (a well-known URL answered 404), which a client may skip.
+   *  A recording that ends where the client must stop (a refusal case) is played once it got there. */
+  played(): boolean {
+    return this.frames.every((frame) => this.playedFrames.has(frame) || (frame.request.path.startsWith('/.well-known/') && frame.reply.status >= 400));
   }
 
   /** The 401's WWW-Authenticate, at the live origins. */
@@ -239,7 +246,7 @@ export class AuthorizationServer {
     if (refusal) return this.refuse(asked, response, 400, refusal.error, refusal.kind, refusal.message);
     const same = this.frames.filter((frame) => frame.request.server === server && frame.request.method === asked.method && this.livePath(frame) === asked.path);
     // metadata may be read any number of times; every other exchange goes once, in order
-    const frame = asked.path.startsWith('/.well-known/') ? same[0] : same.find((one) => !this.played.has(one));
+    const frame = asked.path.startsWith('/.well-known/') ? same[0] : same.find((one) => !this.playedFrames.has(one));
     if (!frame) {
       if (same.length > 0 && asked.fields.grant_type === 'authorization_code')
         return this.refuse(
@@ -267,7 +274,8 @@ export class AuthorizationServer {
     }
     const problem = this.check(frame, asked);
     if (problem) return this.refuse(asked, response, problem.status ?? 400, problem.error, problem.kind, problem.message);
-    this.played.add(frame);
+    // metadata is read as often as the client likes, from the first frame at its URL: all of them are played
+    for (const one of asked.path.startsWith('/.well-known/') ? same : [frame]) this.playedFrames.add(one);
     this.reply(frame, asked, response);
   }
 

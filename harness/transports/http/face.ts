@@ -141,7 +141,11 @@ export class HttpFace {
 
   handle(request: IncomingMessage, response: ServerResponse): void {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    if (this.authorization?.took(request, response, url)) return;
+    if (this.authorization?.took(request, response, url)) {
+      // a replay that ends when played may end at an exchange of the authorization (a refusal case's last)
+      if (this.options.endWhenPlayed) response.once('close', () => this.endIfPlayed());
+      return;
+    }
     // a DELETE refused for its token was sent all the same: the session was not left open
     const admitted = this.admission.request(request, response, url, (method) => (this.deleted ||= method === 'DELETE'));
     if (!admitted) return;
@@ -259,7 +263,7 @@ export class HttpFace {
   private endIfPlayed(): void {
     if (this.endingWhenPlayed || this.report !== undefined) return;
     if (this.sessions.live || this.player.paused || this.player.expecting !== undefined || this.resumption.waiting.size > 0) return;
-    if (this.unfinished.size > 0) return;
+    if (this.unfinished.size > 0 || this.authorization?.played() === false) return;
     this.endingWhenPlayed = true;
     // after the close of the last answer's connection handlers have run: a client reads it whole first
     setImmediate(() => {
