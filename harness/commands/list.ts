@@ -1,7 +1,7 @@
 // `theinference list`: every stage in course order, graded, with how many of its checks pass. A
 // stage graded before from the same files is not graded again: its count is remembered.
 import { courseHere } from './course.ts';
-import { gradeStages } from '../grade/stages.ts';
+import { gradeStages, type StageEvents } from '../grade/stages.ts';
 import { DEFAULT_RUNS } from '../defaults.ts';
 import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher } from '../run/launcher.ts';
@@ -32,7 +32,7 @@ async function list(): Promise<number> {
     let count = cache.get(stage);
     const remembered = count !== undefined;
     if (count === undefined) {
-      const [result] = await gradeStages([stage], options);
+      const [result] = await gradeStages([stage], options, progress(`${index + 1}. ${stage.slug}`, stage.cases.length + (stage.properties ? 1 : 0)));
       if (result === undefined) return 2;
       count = { passed: result.verdicts.filter((verdict) => verdict.status === 'pass').length, total: result.verdicts.length, at: new Date().toISOString() };
       cache.set(stage, count);
@@ -42,4 +42,20 @@ async function list(): Promise<number> {
     console.log(`  ${index + 1}. ${mark} ${stage.slug.padEnd(22)} ${stage.title.padEnd(28)} ${count.passed}/${count.total} checks pass${since}`);
   }
   return 0;
+}
+
+/** On a terminal, a line that counts the checks of the stage being graded (a first run takes a while),
+ *  rubbed out before the stage's own line; elsewhere nothing, so what is piped is only the list. */
+function progress(stage: string, total: number): StageEvents {
+  if (!process.stderr.isTTY) return {};
+  let done = 0;
+  const show = () => process.stderr.write(`\r\x1b[K  grading ${stage}: ${done}/${total} checks`);
+  return {
+    stageStart: show,
+    verdict: () => {
+      done += 1;
+      show();
+    },
+    stageEnd: () => process.stderr.write('\r\x1b[K'),
+  };
 }
