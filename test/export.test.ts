@@ -279,7 +279,11 @@ describe('the packed grader, installed in an export', () => {
     // every case (that the reference passes them all, and the starter none, is grader.test.ts's).
     trimCourse(source);
     symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
-    const pack = spawnSync('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: source, encoding: 'utf8' });
+    // lib/ built after the last change to harness/ (npm ci's prepare built it) is what the pack's own
+    // build would make: copied, the pack runs no script; else it builds (prepare), as it would publish
+    const built = libIsCurrent();
+    if (built) cpSync(join(REPO, 'lib'), join(source, 'lib'), { recursive: true });
+    const pack = spawnSync('npm', ['pack', '--pack-destination', dir, '--silent', ...(built ? ['--ignore-scripts'] : [])], { cwd: source, encoding: 'utf8' });
     expect(pack.status, pack.stderr).toBe(0);
     tarball = join(dir, pack.stdout.trim().split('\n').at(-1)!);
     // exported as a course author does, from the course (the one packed), naming the tarball by a path relative to it: it is copied into the export
@@ -527,4 +531,13 @@ function watched(child: ReturnType<typeof spawn>) {
       return taken;
     },
   };
+}
+
+/** The repository's lib/ was built after the last change to any file of harness/ (as bin/theinference.js asks). */
+function libIsCurrent(): boolean {
+  const compiled = join(REPO, 'lib', 'cli.js');
+  if (!existsSync(compiled)) return false;
+  const built = statSync(compiled).mtimeMs;
+  const harness = join(REPO, 'harness');
+  return readdirSync(harness, { recursive: true, encoding: 'utf8' }).every((file) => !file.endsWith('.ts') || statSync(join(harness, file)).mtimeMs <= built);
 }
