@@ -43,6 +43,7 @@ export interface HttpFaceOptions extends FaceOptions {
 /** Between the reads an event is cut into: long enough that a client waiting for a core on a
  *  loaded machine still reads them apart (as between the reads of a stdio case). */
 const READ_GAP_MS = 50;
+
 export class HttpFace {
   readonly player: Player;
   readonly done: Promise<PlayReport>;
