@@ -12,8 +12,10 @@ import type { Reporter } from './reporter.ts';
 const MARKS: Record<Status, string> = { pass: '✓', fail: '✗', error: '✗', timeout: '✗', crash: '✗', infra: '!' };
 /** Stderr lines relayed per case before the rest is only counted. */
 const RELAYED_LINES = 40;
-/** Failures shown in full per stage; a failure that repeats one already shown gets one line. */
+/** Failures shown in full per stage; failures that repeat one already shown, one after another, share one line. */
 const DETAILED_FAILURES = 5;
+/** Characters of the names a line of repeated failures lists before it only counts the rest. */
+const REPEAT_NAMES_CHARS = 80;
 /** Lines of one verdict's details printed before the rest is only counted. */
 export const DETAIL_LINES = 200;
 /** Characters of one printed line (a message, a line of details or of stderr) before it is cut. */
@@ -42,6 +44,8 @@ export class TerminalReporter implements Reporter {
   /** The run's first check that did not pass, and the stage it is of, for the recap. */
   private firstFailure: { verdict: Verdict; stage: string } | undefined;
   private stage = '';
+  /** Failures of a mistake shown in full above, one after another: told in one line once the run ends. */
+  private repeats: Verdict[] = [];
 
   constructor(
     private readonly write: (text: string) => void,
@@ -51,6 +55,7 @@ export class TerminalReporter implements Reporter {
   }
 
   stageStart(stage: Stage): void {
+    this.repeats = []; // a stage stopped before its end (a newer save) told none of them
     this.shown.clear();
     this.advised.clear();
     this.stage = stage.slug;
@@ -60,6 +65,13 @@ export class TerminalReporter implements Reporter {
   verdict(verdict: Verdict): void {
     const passed = verdict.status === 'pass';
     if (!passed) this.firstFailure ??= { verdict, stage: this.stage };
+    if (!passed && !this.options.verbose && this.shown.has(failureKind(verdict)) && (verdict.advice ?? []).length === 0) {
+      // the same mistake as one shown in full: it joins the run of them before it, told in one line
+      if (this.repeats[0] !== undefined && failureKind(this.repeats[0]) !== failureKind(verdict)) this.tellRepeats();
+      this.repeats.push(verdict);
+      return;
+    }
+    this.tellRepeats();
     const time = this.dim(`${(verdict.durationMs / 1000).toFixed(2)} s`);
     this.write(`${this.verdictLine(verdict, time)}\n`);
     this.adviceUnder(verdict);
@@ -78,6 +90,24 @@ export class TerminalReporter implements Reporter {
     const more = details.length - DETAIL_LINES;
     if (more > 0) this.write(`      ${this.dim(`… ${more} more line${more === 1 ? '' : 's'}`)}\n`);
     if (verdict.stderr) for (const line of relay(verdict.stderr)) this.write(`      ${this.dim(line)}\n`);
+  }
+
+  /** A run of failures that repeat a mistake shown above, in one line: `  ✗ a, b and 3 more  5 checks,
+   *  the same mistake as above`. */
+  private tellRepeats(): void {
+    const run = this.repeats;
+    if (run.length === 0) return;
+    this.repeats = [];
+    const names: string[] = [];
+    for (const { name } of run) {
+      if (names.length > 0 && [...names, name].join(', ').length > REPEAT_NAMES_CHARS) break;
+      names.push(name);
+    }
+    const more = run.length - names.length;
+    const listed = more > 0 ? `${names.join(', ')} and ${more} more` : names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0]!;
+    const mark = this.paint(run[0]!.status === 'infra' ? 'yellow' : 'red', MARKS[run[0]!.status]);
+    const count = run.length === 1 ? '' : `${run.length} checks, `;
+    this.write(`  ${mark} ${this.line(listed, false)}  ${this.dim(`${count}the same mistake as above; --verbose shows every one`)}\n`);
   }
 
   /** `  ✗ <name>  <time>  <status>: <message>`: a check's line (`time` left out in the recap). */
@@ -135,6 +165,7 @@ export class TerminalReporter implements Reporter {
   }
 
   stageEnd(result: StageResult): void {
+    this.tellRepeats();
     const counts = count(result.verdicts);
     const seconds = (result.durationMs / 1000).toFixed(1);
     const line = `${counts.passed} passed, ${counts.failed} failed`;

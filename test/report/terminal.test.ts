@@ -121,14 +121,37 @@ describe('one mistake shown once', () => {
         ['pretty-again', pretty],
       ] as const)
         reporter.verdict(failing(name, actual));
+      reporter.verdict({ name: 'ok', status: 'pass', message: '', durationMs: 1 }); // ends the run of repeats
       const plain = out.replace(/\x1b\[[\d;]*m/g, '');
-      const [, afterCrlf = '', afterPretty = '', afterRepeat = ''] = plain.split(/^ {2}✗ .*$/m);
+      const [, afterCrlf = '', afterPretty = ''] = plain.split(/^ {2}✗ .*$/m);
       expect(afterCrlf).toContain('CRLF');
       expect(afterPretty).toContain('pretty-printed');
       expect(afterPretty).not.toContain('the same mistake as above');
-      expect(afterRepeat.trim()).toBe('(the same mistake as above; --verbose shows every one)');
+      expect(plain.split('\n')).toContain('  ✗ pretty-again  the same mistake as above; --verbose shows every one');
     });
   }
+
+  it('tells a run of repeats in one line with its count, and a run another mistake breaks in two', () => {
+    let out = '';
+    const reporter = new TerminalReporter((text) => (out += text), { color: false, verbose: false });
+    for (const [name, actual] of [
+      ['crlf', crlf],
+      ['pretty', pretty],
+      ['a', pretty],
+      ['b', pretty],
+      ['c', pretty],
+      ['crlf-again', crlf],
+      ['d', pretty],
+    ] as const)
+      reporter.verdict(failing(name, actual));
+    reporter.stageEnd({ stage: { slug: 's', title: 's', timeoutMs: 1, points: 1, cases: [] }, verdicts: [], passed: false, durationMs: 1 });
+    const lines = out.split('\n').filter((line) => line.startsWith('  ✗'));
+    expect(lines.slice(2).map((line) => line.replace(/^ {2}✗ /, ''))).toEqual([
+      'a, b and c  3 checks, the same mistake as above; --verbose shows every one',
+      'crlf-again  the same mistake as above; --verbose shows every one',
+      'd  the same mistake as above; --verbose shows every one',
+    ]);
+  });
 
   it('folds two time-outs that differ only in the CPU each had used', () => {
     let out = '';
@@ -144,7 +167,8 @@ describe('one mistake shown once', () => {
         durationMs: 1,
         details: 'it printed nothing',
       });
-    expect(out).toContain('(the same mistake as above; --verbose shows every one)');
+    reporter.stageEnd({ stage: { slug: 's', title: 's', timeoutMs: 1, points: 1, cases: [] }, verdicts: [], passed: false, durationMs: 1 });
+    expect(out).toContain('  ✗ b  the same mistake as above; --verbose shows every one');
   });
 });
 
