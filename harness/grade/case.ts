@@ -43,7 +43,11 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   const name = caseName(testCase);
   // Its code imports what the grader may not read for it, or the bundler failed: nothing of it runs. Said
   // alike of every case, a hidden one too: the words are of the submission, nothing of the case is in them.
-  if (context.launcher.refused) return { name, status: 'fail', message: `not run: ${context.launcher.refused}`, durationMs: 0 };
+  if (context.launcher.refused) {
+    // a compile error's first line, and under it where in the code (a code frame)
+    const [why, ...frame] = context.launcher.refused.split('\n');
+    return { name, status: 'fail', message: `not run: ${why}`, ...(frame.length > 0 && { details: frame.join('\n') }), durationMs: 0 };
+  }
   if (context.launcher.module instanceof BundlerFailure)
     return { name, status: 'infra', message: `not run: ${context.launcher.module.message}`, durationMs: 0 };
   const verdict = await judgeCase(testCase, context);

@@ -268,7 +268,8 @@ class OraclePool implements Oracle<Stop> {
     const { bundled } = this.options;
     // It imports what it may not, or does not compile: no oracle is started for it, and no property is checked.
     if (bundled instanceof BundleRefusal)
-      return (this.moduleStop ??= { halt: true, status: 'fail', message: `not checked: ${bundled.message}`, everyProperty: true, sessions: [] });
+      // its first line: a compile error's code frame is shown under the cases, which were not run for it
+      return (this.moduleStop ??= { halt: true, status: 'fail', message: `not checked: ${bundled.message.split('\n')[0]}`, everyProperty: true, sessions: [] });
     if (bundled instanceof BundlerFailure)
       return (this.moduleStop ??= { halt: true, status: 'infra', message: bundled.message, everyProperty: true, sessions: [] });
     // Every earlier oracle has ended or is being stopped: what they used is spent.

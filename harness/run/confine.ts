@@ -230,7 +230,17 @@ export function refusalOf(errors: readonly Message[]): string | undefined {
   if (first === undefined) return undefined;
   const at = first.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';
   const computed = computedWords(first);
-  return refusedHere ? `${at}${computed ?? first.text}` : `${at}${first.text} (your code does not compile)`;
+  return refusedHere ? `${at}${computed ?? first.text}` : `${at}${first.text} (your code does not compile)${codeFrame(first)}`;
+}
+
+/** Under a compile error, the line it is on and a caret under where (`\n  12 | code\n     |   ^`): the
+ *  lines after the first, which a verdict shows as its details. */
+function codeFrame({ location }: Message): string {
+  if (!location?.lineText) return '';
+  const number = String(location.line);
+  const gutter = ' '.repeat(number.length);
+  const marks = '^'.repeat(Math.max(1, Math.min(location.length, location.lineText.length - location.column)));
+  return `\n  ${number} | ${location.lineText}\n  ${gutter} | ${' '.repeat(location.column)}${marks}`;
 }
 
 /** A computed import, told in the course's words: one esbuild cannot expand (its own message, made an

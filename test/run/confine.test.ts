@@ -127,7 +127,7 @@ describe('the bundler, confined to src/', () => {
 
   it.each(WALLS)('refuses, as not compiling, a submission without src/ at all (nothing to find there), $name', async ({ sandbox }) => {
     const root = runRoot({});
-    expect(await refusal(root, sandbox)).toBe('program.ts:1:22: cannot find "./src/mcp.ts" (your code does not compile)');
+    expect((await refusal(root, sandbox)).split('\n')[0]).toBe('program.ts:1:22: cannot find "./src/mcp.ts" (your code does not compile)');
   });
 
   it('refuses more bytes than a bundle may read', async () => {
@@ -136,10 +136,12 @@ describe('the bundler, confined to src/', () => {
     expect(await refusal(root)).toBe('src/mcp.ts:1:17: imports src/big.txt, larger than 16 MiB');
   });
 
-  it('refuses a syntax error: its first error, where it is, and that the code does not compile', async () => {
+  it('refuses a syntax error: its first error, where it is, that the code does not compile, and the line with a caret', async () => {
     const made = await bundled(runRoot({ 'src/mcp.ts': 'export const = ;' }));
     expect(made).toBeInstanceOf(BundleRefusal);
-    expect((made as BundleRefusal).message).toMatch(/^src\/mcp\.ts:1:14: .+ \(your code does not compile\)$/);
+    const [first, ...frame] = (made as BundleRefusal).message.split('\n');
+    expect(first).toMatch(/^src\/mcp\.ts:1:14: .+ \(your code does not compile\)$/);
+    expect(frame).toEqual(['  1 | export const = ;', `    | ${' '.repeat(13)}^`]);
   });
 
   it.each(WALLS)("refuses a package the course does not allow, the MCP SDK above all, quoting the course's rule, $name", async ({ sandbox }) => {

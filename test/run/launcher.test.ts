@@ -77,6 +77,10 @@ describe('launcher', () => {
     const dir = courseCopy();
     copies.push(dir);
     writeFileSync(join(dir, 'src/mcp.ts'), "export function frame(msg: object): string {\n  return JSON.stringify(msg) + '\\n;\n}\n");
-    expect((await launcher(dir, { bundle: true, sandbox: false })).refused).toBe('src/mcp.ts:2:36: Unterminated string literal (your code does not compile)');
+    expect((await launcher(dir, { bundle: true, sandbox: false })).refused?.split('\n')).toEqual([
+      'src/mcp.ts:2:36: Unterminated string literal (your code does not compile)',
+      "  2 |   return JSON.stringify(msg) + '\\n;",
+      `    | ${' '.repeat(35)}^`,
+    ]);
   });
 });
