@@ -3,7 +3,8 @@
 // nothing is written, so a broken reference can never become the standard students meet.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { writeAtomically } from '../files.ts';
-import { dirname, relative } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
+import { copyHiddenInputs, loadHiddenCases } from '../ci/hidden.ts';
 import { useColor } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
 import type { Case, Stage } from '../course.ts';
@@ -19,6 +20,7 @@ import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher, type Launcher } from '../run/launcher.ts';
 import { CORES, runPooled } from '../run/pool.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
+import { scratchCopy } from '../run/submission.ts';
 import { COURSE_CONTENT } from '../stages/index.ts';
 
 interface Blessing {
@@ -29,6 +31,11 @@ interface Blessing {
 
 const OPTIONS = {
   stage: { type: 'string', value: '<slug|n>', help: 'that stage only, by its name or number (default: every stage)' },
+  cases: {
+    type: 'string',
+    value: '<dir>',
+    help: "the hidden cases kept in <dir> (laid out as CI's --cases reads them), not the course's:\ntheir expected.json is written there",
+  },
 } as const satisfies Options;
 
 export const command = defineCommand({
@@ -42,21 +49,37 @@ export const command = defineCommand({
 async function bless({ values }: Parsed<typeof OPTIONS>): Promise<number> {
   const course = courseHere({ allowMissingExpected: true });
   checkProgram(course.root);
-  const stages = values.stage === undefined ? course.stages : [course.stages[stageIndex(course, values.stage)]!];
+  const chosen = values.stage === undefined ? course.stages : [course.stages[stageIndex(course, values.stage)]!];
+  // Hidden cases are not the course's: their inputs go into a scratch copy the reference runs in, and
+  // their expected.json beside them in <dir>; nothing of them is written into the course.
+  const hidden = values.cases === undefined ? undefined : loadHiddenCases(values.cases, course, { allowMissingExpected: true });
+  const stages = hidden ? chosen.flatMap((stage) => (hidden.byStage.has(stage.slug) ? [{ ...stage, cases: hidden.byStage.get(stage.slug)! }] : [])) : chosen;
+  const scratch = hidden && scratchCopy(course.root, course.root);
+  try {
+    if (hidden && scratch) copyHiddenInputs(hidden, scratch.root);
+    return await blessStages(stages, scratch?.root ?? course.root, course.packages, values.cases === undefined ? course.root : resolve(values.cases));
+  } finally {
+    scratch?.remove();
+  }
+}
+
+/** Runs the reference on every case of `stages` in `runRoot`; writes each expected.json that changed, or
+ *  none. `shown`: the folder the last line names (the course, or the hidden cases'). */
+async function blessStages(stages: readonly Stage[], runRoot: string, packages: readonly string[], shown: string): Promise<number> {
   const env = programEnv();
   const color = useColor(false);
   // Blessing sets the standard: the reference runs through your_program.sh itself, no shortcut.
-  const start = await launcher(course.root, { bundle: false, packages: course.packages });
+  const start = await launcher(runRoot, { bundle: false, packages });
   const blessings: Blessing[] = [];
   const refusals: string[] = [];
 
   for (const stage of stages) {
-    refusals.push(...(await propertyFailures(stage, course.root, start, env)));
+    refusals.push(...(await propertyFailures(stage, runRoot, start, env)));
     const limits = { ...DEFAULT_LIMITS, timeoutMs: stage.timeoutMs };
     await runPooled(
       stage.cases.map((testCase) => () => {
         const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
-        return runWithPlayer(testCase, { runRoot: course.root, launcher: start, env, limits }, cassette);
+        return runWithPlayer(testCase, { runRoot, launcher: start, env, limits }, cassette);
       }),
       CORES,
       ({ result, report }, index) => {
@@ -98,9 +121,7 @@ async function bless({ values }: Parsed<typeof OPTIONS>): Promise<number> {
     mkdirSync(dirname(testCase.expectedPath), { recursive: true });
     writeAtomically(testCase.expectedPath, output, { overwrite: true });
   }
-  console.log(
-    `bless: ${changed.length} expected.json written, ${blessings.length - changed.length} unchanged (${relative(process.cwd(), course.root) || '.'})`,
-  );
+  console.log(`bless: ${changed.length} expected.json written, ${blessings.length - changed.length} unchanged (${relative(process.cwd(), shown) || '.'})`);
   return 0;
 }
 
