@@ -148,14 +148,18 @@ describe('test --watch', () => {
     expect(output).toContain('all graded stages pass: config-and-framing');
 
     // A save that does not compile: nothing of it runs (not the programs started ahead on the last
-    // build), every check says where it breaks; the next save grades the new code, properties too.
+    // build); where it breaks is said once, with the line and a caret, and the checks not run are
+    // counted; the next save grades the new code, properties too.
     output = '';
     writeFileSync(source, reference.replace("  return JSON.stringify(msg) + '\\n';", "  return JSON.stringify(msg) + '\\n;"));
     // where it breaks: that line, at its end (an unterminated string runs to it)
     const line = reference.split('\n').indexOf("  return JSON.stringify(msg) + '\\n';") + 1;
     await seen('[watch] waiting for changes');
-    expect(output).toContain(`not run: src/mcp.ts:${line}:36: Unterminated string literal (your code does not compile)`);
-    expect(output).toContain(`not checked: src/mcp.ts:${line}:36: Unterminated string literal`);
+    expect(output).toContain(`✗ src/mcp.ts:${line}:36: Unterminated string literal (your code does not compile)\n`);
+    expect(output).toContain(`  ${line} |   return JSON.stringify(msg) + '\\n;\n`);
+    expect(output.match(/Unterminated string literal/g)).toHaveLength(1);
+    expect(output).toMatch(/^ {6}\d+ checks not run; --verbose lists them$/m);
+    expect(output).toContain('stage config-and-framing fails: none of its');
     expect(output).not.toContain('✓');
     output = '';
     writeFileSync(source, reference);

@@ -391,7 +391,7 @@ describe('the packed grader, installed in an export', () => {
       writeFileSync(source, REFERENCE.replace(broken, "  return JSON.stringify(msg) + '\\n;"));
       await output.round();
       const failed = output.take();
-      expect(failed).toMatch(/not run: src\/mcp\.ts:\d+:\d+: Unterminated string literal \(your code does not compile\)/);
+      expect(failed).toMatch(/✗ src\/mcp\.ts:\d+:\d+: Unterminated string literal \(your code does not compile\)/);
       expect(failed).not.toContain('✓');
       writeFileSync(source, REFERENCE);
       await output.round();

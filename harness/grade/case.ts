@@ -46,7 +46,7 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   if (context.launcher.refused) {
     // a compile error's first line, and under it where in the code (a code frame)
     const [why, ...frame] = context.launcher.refused.split('\n');
-    return { name, status: 'fail', message: `not run: ${why}`, ...(frame.length > 0 && { details: frame.join('\n') }), durationMs: 0 };
+    return { name, status: 'fail', message: `not run: ${why}`, ...(frame.length > 0 && { details: frame.join('\n') }), notRun: why, durationMs: 0 };
   }
   if (context.launcher.module instanceof BundlerFailure)
     return { name, status: 'infra', message: `not run: ${context.launcher.module.message}`, durationMs: 0 };

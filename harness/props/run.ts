@@ -72,6 +72,8 @@ interface Stop extends Halt {
   message: string;
   details?: string;
   everyProperty: boolean;
+  /** Why nothing was checked: the module was refused (Verdict's notRun). */
+  notRun?: string;
   /** The oracles whose stderr goes with the verdict. */
   sessions: readonly OracleSession[];
 }
@@ -267,9 +269,12 @@ class OraclePool implements Oracle<Stop> {
   private async start(): Promise<OracleSession | Stop> {
     const { bundled } = this.options;
     // It imports what it may not, or does not compile: no oracle is started for it, and no property is checked.
-    if (bundled instanceof BundleRefusal)
-      // its first line: a compile error's code frame is shown under the cases, which were not run for it
-      return (this.moduleStop ??= { halt: true, status: 'fail', message: `not checked: ${bundled.message.split('\n')[0]}`, everyProperty: true, sessions: [] });
+    if (bundled instanceof BundleRefusal) {
+      // its first line, and under it a compile error's code frame
+      const [why, ...frame] = bundled.message.split('\n') as [string, ...string[]];
+      const stop = { halt: true, status: 'fail', message: `not checked: ${why}`, everyProperty: true, notRun: why, sessions: [] } as const;
+      return (this.moduleStop ??= frame.length > 0 ? { ...stop, details: frame.join('\n') } : stop);
+    }
     if (bundled instanceof BundlerFailure)
       return (this.moduleStop ??= { halt: true, status: 'infra', message: bundled.message, everyProperty: true, sessions: [] });
     // Every earlier oracle has ended or is being stopped: what they used is spent.
@@ -443,7 +448,14 @@ function outcomeVerdict(check: PropertyCheck, outcome: Outcome, durationMs: numb
 }
 
 function stopVerdict(check: PropertyCheck, stop: Stop, options: PropertyRunOptions, durationMs: number): Verdict {
-  const verdict: Verdict = { name: verdictName(check), status: stop.status, message: stop.message, seed: options.seed, durationMs };
+  const verdict: Verdict = {
+    name: verdictName(check),
+    status: stop.status,
+    message: stop.message,
+    seed: options.seed,
+    durationMs,
+    ...(stop.notRun !== undefined && { notRun: stop.notRun }),
+  };
   return stop.details === undefined ? verdict : { ...verdict, details: stop.details };
 }
 

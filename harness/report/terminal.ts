@@ -46,6 +46,8 @@ export class TerminalReporter implements Reporter {
   private stage = '';
   /** Failures of a mistake shown in full above, one after another: told in one line once the run ends. */
   private repeats: Verdict[] = [];
+  /** The stage's checks that never ran (the submission was refused): told once, with the reason, at its end. */
+  private notRun: Verdict[] = [];
 
   constructor(
     private readonly write: (text: string) => void,
@@ -56,6 +58,7 @@ export class TerminalReporter implements Reporter {
 
   stageStart(stage: Stage): void {
     this.repeats = []; // a stage stopped before its end (a newer save) told none of them
+    this.notRun = [];
     this.shown.clear();
     this.advised.clear();
     this.stage = stage.slug;
@@ -65,6 +68,7 @@ export class TerminalReporter implements Reporter {
   verdict(verdict: Verdict): void {
     const passed = verdict.status === 'pass';
     if (!passed) this.firstFailure ??= { verdict, stage: this.stage };
+    if (verdict.notRun !== undefined && !this.options.verbose) return void this.notRun.push(verdict);
     if (!passed && !this.options.verbose && this.shown.has(failureKind(verdict)) && (verdict.advice ?? []).length === 0) {
       // the same mistake as one shown in full: it joins the run of them before it, told in one line
       if (this.repeats[0] !== undefined && failureKind(this.repeats[0]) !== failureKind(verdict)) this.tellRepeats();
@@ -108,6 +112,17 @@ export class TerminalReporter implements Reporter {
     const mark = this.paint(run[0]!.status === 'infra' ? 'yellow' : 'red', MARKS[run[0]!.status]);
     const count = run.length === 1 ? '' : `${run.length} checks, `;
     this.write(`  ${mark} ${this.line(listed, false)}  ${this.dim(`${count}the same mistake as above; --verbose shows every one`)}\n`);
+  }
+
+  /** Why the stage's checks never ran, once (a compile error with its code frame), and how many they are. */
+  private tellNotRun(): void {
+    const [first] = this.notRun;
+    if (first === undefined) return;
+    this.write(`  ${this.paint('red', MARKS[first.status])} ${this.line(first.notRun!, false)}\n`);
+    for (const line of (first.details ?? '').split('\n').filter((line) => line !== '')) this.write(`      ${this.line(line, false)}\n`);
+    const count = this.notRun.length;
+    this.write(`      ${this.dim(`${count} check${count === 1 ? '' : 's'} not run; --verbose lists ${count === 1 ? 'it' : 'them'}`)}\n`);
+    this.notRun = [];
   }
 
   /** `  ✗ <name>  <time>  <status>: <message>`: a check's line (`time` left out in the recap). */
@@ -166,9 +181,16 @@ export class TerminalReporter implements Reporter {
 
   stageEnd(result: StageResult): void {
     this.tellRepeats();
+    this.tellNotRun();
     const counts = count(result.verdicts);
     const seconds = (result.durationMs / 1000).toFixed(1);
-    const line = `${counts.passed} passed, ${counts.failed} failed`;
+    const line = [
+      `${counts.passed} passed`,
+      (counts.failed > 0 || counts.notRun === 0) && `${counts.failed} failed`,
+      counts.notRun > 0 && `${counts.notRun} not run`,
+    ]
+      .filter(Boolean)
+      .join(', ');
     const advice = result.verdicts.reduce((sum, verdict) => sum + (verdict.advice?.length ?? 0), 0);
     const advised = advice === 0 ? '' : `; ${result.passed ? 'passes, with' : 'and'} ${pieces(advice)} of advice`;
     this.write(`  ${result.passed ? this.paint('green', line) : this.paint('red', line)} ${this.dim(`in ${seconds} s`)}${advised}\n\n`);
@@ -177,10 +199,15 @@ export class TerminalReporter implements Reporter {
   /** The last word: where the student stands and what to do next. */
   finish(report: ResultsReport): void {
     const graded = report.stages.filter((stage) => stage.status !== 'skipped');
+    const failed = graded.find((stage) => stage.status !== 'pass');
+    if (failed && this.firstFailure?.verdict.notRun !== undefined) {
+      // nothing ran: no seed to replay, no first failure to repeat (the stage's lines are its only ones)
+      this.write(this.paint('red', `stage ${failed.slug} fails: none of its ${failed.checks.length} checks ran; fix the error above, then save again\n`));
+      return;
+    }
     if (graded.some((stage) => stage.checks.some((check) => check.origin === 'property'))) {
       this.write(this.dim(`property tests ran with --seed ${report.seed}\n`));
     }
-    const failed = graded.find((stage) => stage.status !== 'pass');
     if (!failed) {
       const advice = graded.reduce((sum, stage) => sum + stage.advisories, 0);
       const advised = advice === 0 ? '' : `, with ${pieces(advice)} of advice above`;
@@ -258,7 +285,8 @@ function pieces(count: number): string {
   return count === 1 ? 'a piece' : `${count} pieces`;
 }
 
-function count(verdicts: Verdict[]): { passed: number; failed: number } {
+function count(verdicts: Verdict[]): { passed: number; failed: number; notRun: number } {
   const passed = verdicts.filter((verdict) => verdict.status === 'pass').length;
-  return { passed, failed: verdicts.length - passed };
+  const notRun = verdicts.filter((verdict) => verdict.notRun !== undefined).length;
+  return { passed, failed: verdicts.length - passed - notRun, notRun };
 }

@@ -124,16 +124,20 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
   }
   const [module, program] = bundled as [Bundled, Bundled | undefined];
   if (program === undefined) return { ...script, module };
-  if (program instanceof BundleRefusal) return { ...script, refused: program.message, module };
   // The waiting script and what it loads go beside the bundle, which the sandbox shows.
   const warmStart = join(runRoot, WARM_START);
-  const preload = join(runRoot, PRELOAD);
   install(join(HARNESS, 'run', 'warm-start.mjs'), warmStart, 0o644);
+  const bundlePath = join(runRoot, BUNDLE);
+  const warm = { command: process.execPath, args: [warmStart, bundlePath] };
+  // Nothing runs, but the next save's programs may be started ahead all the same (watch mode): they load
+  // the bundle only on their go, once that save has bundled it, so that the fix is as quick as any save.
+  if (program instanceof BundleRefusal) return { ...script, refused: program.message, module, warm, warmStart };
+  const preload = join(runRoot, PRELOAD);
   install(join(HARNESS, 'run', 'preload.mjs'), preload, 0o644);
   return {
     command: process.execPath,
     args: [program.path],
-    warm: { command: process.execPath, args: [warmStart, program.path] },
+    warm,
     fetching: { command: process.execPath, args: ['--import', pathToFileURL(preload).href, program.path] },
     warmStart,
     positions: program.positions,

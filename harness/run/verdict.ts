@@ -42,6 +42,9 @@ export interface Verdict {
   durationMs: number;
   /** For properties and randomised cases: the seed that replays this run. */
   seed?: number;
+  /** Why the check never ran, alike for every check of the run: the submission was refused before anything
+   *  of it started (it does not compile, or imports what it may not). `message` says it too. */
+  notRun?: string;
 }
 
 /** A recommendation not followed: what the client did, and the spec's words that recommend otherwise. */

@@ -50,7 +50,7 @@ describe.skipIf(!hasTmux)('watch mode in a terminal', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('shows the first failure on screen, grades a fix, answers f, p, h and q, and gives the terminal back', { timeout: 4 * BACKSTOP_MS }, async () => {
+  it('shows the first failure on screen, a compile error once, grades a fix, answers f, p, h and q, and gives the terminal back', { timeout: 4 * BACKSTOP_MS }, async () => {
     trimCourse(dir, [], ['config-and-framing']);
     const source = join(dir, 'src/mcp.ts');
     const reference = readFileSync(source, 'utf8');
@@ -71,8 +71,17 @@ describe.skipIf(!hasTmux)('watch mode in a terminal', () => {
     expect(failed).toMatch(/hint: .*pretty-printed/);
     expect(failed).toMatch(/grade just it: npx theinference test --stage 1 --case mcp-frame\/\S+/);
 
+    // a save that does not compile: where, said once, with its line and a caret; the checks not run counted
+    writeFileSync(source, reference.replace(framing, "  return JSON.stringify(msg) + '\\n;"));
+    const broken = await waitFor('the save that does not compile graded', (text) => text.includes('Unterminated') && text.includes(WAITING));
+    expect(broken.match(/Unterminated string literal \(your code does not compile\)/g)).toHaveLength(1);
+    expect(broken).toContain("  return JSON.stringify(msg) + '\\n;");
+    expect(broken).toMatch(/^ +\| +\^$/m);
+    expect(broken).toMatch(/^ +\d+ checks not run; --verbose lists them$/m);
+    expect(broken).toContain('stage config-and-framing fails: none of its');
+
     writeFileSync(source, reference);
-    const passed = await waitFor('the fix graded', (text) => text.includes('src/mcp.ts changed') && text.includes(WAITING));
+    const passed = await waitFor('the fix graded', (text) => text.includes('all graded stages pass') && text.includes(WAITING));
     expect(passed).toContain('all graded stages pass: config-and-framing');
 
     tmux('send-keys', '-t', SESSION, 'f');
