@@ -11,7 +11,7 @@ import { gradeStages } from '../grade/stages.ts';
 import type { Prestarts } from '../run/prestart.ts';
 import type { BundlesAhead } from '../run/bundle.ts';
 import { buildReport, gradedInOrder } from '../report/build.ts';
-import { fileReporter, requestedFiles, writeStopped, type ReportFormat } from '../report/formats.ts';
+import { fileReporter, liveHtml, requestedFiles, writeStopped, type ReportFormat } from '../report/formats.ts';
 import { REPORT_FILE_OPTIONS } from '../report/report-files.ts';
 import { allOf } from '../report/reporter.ts';
 import { TerminalReporter } from '../report/terminal.ts';
@@ -126,17 +126,27 @@ async function test(values: TestValues, write: (text: string) => void): Promise<
       let ahead: Started | undefined;
       const keep = values['no-prestart'] ? undefined : (next: Started) => (ahead = next);
       const keys = process.stdin.isTTY ? process.stdin : undefined;
+      // --html: the page is served too, and reloads itself after each grading
+      const htmlFile = settings.files.find(({ format }) => format.option === 'html');
+      const live = htmlFile && (await (await import('../report/live-page.ts')).serveLive(resolve(htmlFile.path)));
+      const files = settings.files.map((file) => ({ ...file, format: liveHtml(file.format) }));
       try {
         const reload = () => courseHere({}, course.root);
-        const terminal = new WatchTerminal(write, { color: common.color, clear: process.stdout.isTTY === true, keys: keys !== undefined });
+        const terminal = new WatchTerminal(write, {
+          color: common.color,
+          clear: process.stdout.isTTY === true,
+          keys: keys !== undefined,
+          ...(live && { page: live.url }),
+        });
         // every case of the stages: watch's filter (--case to start with, then the keys) picks from them
         const stages = stagesToGrade(course, values.stage);
         return await watch({ course, reload, stages, casePattern: values.case, terminal, keys }, (course, stages, { signal, lastPropertyRuns }) => {
           const taken = ahead;
           ahead = undefined;
-          return gradeAndReport({ ...settings, course, stages }, signal, { taken, keep, lastPropertyRuns });
+          return gradeAndReport({ ...settings, course, stages, files }, signal, { taken, keep, lastPropertyRuns });
         });
       } finally {
+        await live?.close();
         // their pipes would keep this process from ending
         ahead?.bundles.cancel();
         ahead?.programs.cancelAll();

@@ -31,6 +31,11 @@ export const REPORT_FORMATS: readonly ReportFormat[] = REPORT_FILES.map((file) =
   ...(STOPPED[file.option] && { renderStopped: STOPPED[file.option] }),
 }));
 
+/** `--html` as watch mode writes it: a page that, served by live-page.ts, reloads after each grading. */
+export function liveHtml(format: ReportFormat): ReportFormat {
+  return format.option === 'html' ? { ...format, render: (report) => toHtml(report, { live: true }) } : format;
+}
+
 /** The report files asked for on a command line, in table order. */
 export function requestedFiles(values: Partial<Record<ReportOption, string>>): { format: ReportFormat; path: string }[] {
   return REPORT_FORMATS.flatMap((format) => (values[format.option] === undefined ? [] : [{ format, path: values[format.option]! }]));

@@ -25,7 +25,8 @@ const LABEL_CHARS = 80;
 
 // ---------------------------------------------------------------------------- the two pages
 
-export function toHtml(report: ResultsReport): string {
+/** `live`: the page watch mode serves, which reloads after each grading (live-page.ts). */
+export function toHtml(report: ResultsReport, { live = false }: { live?: boolean } = {}): string {
   const checks = report.stages.flatMap((stage) => stage.checks);
   const firstFailure = checks.find((check) => check.status !== 'pass');
   const title = `theinference: ${report.status}, ${report.counts.pass} of ${report.counts.total} checks pass`;
@@ -34,7 +35,7 @@ export function toHtml(report: ResultsReport): string {
   return page(
     title,
     html`${reportHeader(report, title, firstFailure)}<main>${report.stages.map((stage) => stageSection(stage, firstFailure, hinted))}</main>`,
-    { scroll: false },
+    { scroll: false, live },
   );
 }
 

@@ -44,6 +44,12 @@ function escapeText(text: string): string {
     .replace(/[&<>"']/g, (char) => ENTITIES[char]!);
 }
 
+/** Where a page served live (watch mode, live-page.ts) hears that a newer grading was written. */
+export const LIVE_EVENTS = '/events';
+
+/** A live page reloads when told to; opened from its file, it has nothing to listen to. */
+const LIVE_SCRIPT = `if (location.protocol === 'http:') new EventSource(${JSON.stringify(LIVE_EVENTS)}).onmessage = () => location.reload();`;
+
 const SCRIPT = `if (!location.hash) document.getElementById(${JSON.stringify(FIRST_FAILURE_ID)})?.scrollIntoView({ block: 'start' });`;
 
 const STYLE = `
@@ -91,18 +97,26 @@ table.gradebook { border-collapse: collapse; } .gradebook th, .gradebook td { pa
 
 const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 const POLICY = `default-src 'none'; style-src ${hash(STYLE)}; script-src ${hash(SCRIPT)}; base-uri 'none'; form-action 'none'`;
+/** A live page may also ask its own server for LIVE_EVENTS, and nothing else. */
+const LIVE_POLICY = `default-src 'none'; style-src ${hash(STYLE)}; script-src ${hash(SCRIPT)} ${hash(LIVE_SCRIPT)}; connect-src 'self'; base-uri 'none'; form-action 'none'`;
 
-/** `scroll`: the page scrolls to FIRST_FAILURE_ID when it opens (a session alone). */
-export function page(title: string, body: Html, { scroll = true }: { scroll?: boolean } = {}): string {
+export interface PageOptions {
+  /** The page scrolls to FIRST_FAILURE_ID when it opens (a session alone). */
+  scroll?: boolean;
+  /** Served by watch mode (live-page.ts): it reloads when a newer grading is written. */
+  live?: boolean;
+}
+
+export function page(title: string, body: Html, { scroll = true, live = false }: PageOptions = {}): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${POLICY}">
+<meta http-equiv="Content-Security-Policy" content="${live ? LIVE_POLICY : POLICY}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
 <style>${new Html(STYLE)}</style></head>
 <body>
 ${body}
-${scroll && html`<script>${new Html(SCRIPT)}</script>`}
+${scroll && html`<script>${new Html(SCRIPT)}</script>`}${live && html`<script>${new Html(LIVE_SCRIPT)}</script>`}
 </body></html>
 `.markup;
 }

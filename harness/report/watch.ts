@@ -12,6 +12,8 @@ export interface WatchTerminalOptions {
   clear: boolean;
   /** The keys are listened to (stdin is a terminal): say so under each grading. */
   keys: boolean;
+  /** Where the HTML report is served live (`--html`), said under each grading. */
+  page?: string;
 }
 
 /** The keys as `h` shows them. */
@@ -49,6 +51,7 @@ export class WatchTerminal {
     // a filter can only be set, and cleared, with the keys
     const graded = filter === undefined || !this.options.keys ? '' : ` (grading ${filter}; a grades all)`;
     this.write(`\n[watch] waiting for changes in src/${graded}${this.options.keys ? '' : ' (Ctrl-C to stop)'}\n`);
+    if (this.options.page) this.write(this.painter.paint('dim', `the HTML report, which reloads after each grading: ${this.options.page}\n`));
     if (this.options.keys) this.write(this.painter.paint('dim', 'press h to show help, q to quit\n'));
   }
 
