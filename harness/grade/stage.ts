@@ -85,20 +85,17 @@ function asReported(verdict: Verdict): Verdict {
 }
 
 /** One program per case of `stages`, and one property oracle per stage with properties, started ahead
- *  and waiting (watch mode, between saves) where the launcher can start them so; the next grading of
- *  these stages releases them. */
+ *  and waiting (watch mode, between saves) where the launcher can start them so, as many at once as
+ *  Prestarts allows; the next grading of these stages releases them. */
 export function prestartStages(stages: readonly Stage[], options: Omit<GradeOptions, 'prestarted' | 'signal' | 'onVerdict' | 'lastPropertyRuns'>): Prestarts {
   const prestarted = new Prestarts();
+  // in the order a grading takes them: a stage's oracle as it starts, then its cases
   for (const stage of stages) {
     const context = caseContext(stage, options);
-    for (const testCase of stage.cases) {
-      const started = prestartProgram(testCase, context);
-      if (started) prestarted.add(testCase.casePath, started);
-    }
     const suite = propertyOptions(stage, context);
-    const oracle =
-      suite && suite !== 'unknown' && options.launcher.warmStart && prestartProperties(suite, options.launcher.warmStart, moduleBundlePath(options.runRoot));
-    if (oracle) prestarted.add(propertiesKey(stage), oracle);
+    const { warmStart } = options.launcher;
+    if (suite && suite !== 'unknown' && warmStart) prestarted.add(propertiesKey(stage), () => prestartProperties(suite, warmStart, moduleBundlePath(options.runRoot)));
+    for (const testCase of stage.cases) prestarted.add(testCase.casePath, () => prestartProgram(testCase, context));
   }
   return prestarted;
 }

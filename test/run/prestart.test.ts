@@ -7,6 +7,7 @@ import { gradeAndReport, type Started } from '../../harness/commands/test.ts';
 import { loadCourse } from '../../harness/course.ts';
 import { DEFAULT_MEMORY_BYTES } from '../../harness/defaults.ts';
 import { gradeStage, prestartStages } from '../../harness/grade/stage.ts';
+import { Prestarts, type Prestart } from '../../harness/run/prestart.ts';
 import { programEnv } from '../../harness/run/env.ts';
 import { launcher } from '../../harness/run/launcher.ts';
 import { stillRunning } from '../ci/helpers.ts';
@@ -47,6 +48,27 @@ describe('programs started ahead', () => {
       for (const testCase of stage.cases) expect(prestarted.take(testCase.casePath)).toBeUndefined();
     });
   }
+
+  it('wait no more than their limit at once: each one taken starts the next in line, and one taken before its start is not started', () => {
+    const started: string[] = [];
+    const cancelled: string[] = [];
+    const program = (key: string) => (): Prestart => {
+      started.push(key);
+      return { release: () => Promise.reject(new Error('not released here')), cancel: () => cancelled.push(key) };
+    };
+    const prestarted = new Prestarts(2);
+    for (const key of ['a', 'b', 'c', 'd', 'e']) prestarted.add(key, program(key));
+    expect(started).toEqual(['a', 'b']);
+    expect(prestarted.take('a')).toBeDefined();
+    expect(started).toEqual(['a', 'b', 'c']);
+    // d's turn came before it was started: it starts on demand, and e takes its place
+    expect(prestarted.take('d')).toBeUndefined();
+    expect(started).toEqual(['a', 'b', 'c']);
+    expect(prestarted.take('b')).toBeDefined();
+    expect(started).toEqual(['a', 'b', 'c', 'e']);
+    prestarted.cancelAll();
+    expect(cancelled.sort()).toEqual(['c', 'e']);
+  });
 
   for (const sandbox of [true, false]) {
     it(`count their time limits from the release, not from the start they waited after (${sandbox ? 'in' : 'without'} a sandbox)`, async () => {
