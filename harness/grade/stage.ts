@@ -94,7 +94,8 @@ export function prestartStages(stages: readonly Stage[], options: Omit<GradeOpti
     const context = caseContext(stage, options);
     const suite = propertyOptions(stage, context);
     const { warmStart } = options.launcher;
-    if (suite && suite !== 'unknown' && warmStart) prestarted.add(propertiesKey(stage), () => prestartProperties(suite, warmStart, moduleBundlePath(options.runRoot)));
+    if (suite && suite !== 'unknown' && warmStart)
+      prestarted.add(propertiesKey(stage), () => prestartProperties(suite, warmStart, moduleBundlePath(options.runRoot)));
     for (const testCase of stage.cases) prestarted.add(testCase.casePath, () => prestartProgram(testCase, context));
   }
   return prestarted;

@@ -50,7 +50,9 @@ describe.skipIf(!hasTmux)('watch mode in a terminal', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('shows the first failure on screen, a compile error once, grades a fix, answers f, p, h and q, and gives the terminal back', { timeout: 4 * BACKSTOP_MS }, async () => {
+  it('shows the first failure and a compile error on screen, grades a fix, answers f, p, h and q, gives the terminal back', {
+    timeout: 4 * BACKSTOP_MS,
+  }, async () => {
     trimCourse(dir, [], ['config-and-framing']);
     const source = join(dir, 'src/mcp.ts');
     const reference = readFileSync(source, 'utf8');
