@@ -50,7 +50,7 @@ describe('bless', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('changed  config-and-framing/mcp-frame/numbers');
     expect(run.stdout).toContain('new      config-and-framing/mcp-config/no-servers');
-    expect(run.stdout).toContain('bless: 2 expected.json written, 2 unchanged');
+    expect(run.stdout).toContain('bless: 1 new (config-and-framing/mcp-config/no-servers), 1 changed (config-and-framing/mcp-frame/numbers), 2 unchanged\n');
     const after = expectedFiles(dir);
     const changed = [...after.keys()].filter((path) => before.get(path) !== after.get(path));
     expect(changed.sort()).toEqual([

@@ -57,15 +57,15 @@ async function bless({ values }: Parsed<typeof OPTIONS>): Promise<number> {
   const scratch = hidden && scratchCopy(course.root, course.root);
   try {
     if (hidden && scratch) copyHiddenInputs(hidden, scratch.root);
-    return await blessStages(stages, scratch?.root ?? course.root, course.packages, values.cases === undefined ? course.root : resolve(values.cases));
+    return await blessStages(stages, scratch?.root ?? course.root, course.packages, values.cases === undefined ? undefined : resolve(values.cases));
   } finally {
     scratch?.remove();
   }
 }
 
 /** Runs the reference on every case of `stages` in `runRoot`; writes each expected.json that changed, or
- *  none. `shown`: the folder the last line names (the course, or the hidden cases'). */
-async function blessStages(stages: readonly Stage[], runRoot: string, packages: readonly string[], shown: string): Promise<number> {
+ *  none. `hiddenDir`: the hidden cases' folder, which the last line names, when they are not the course's. */
+async function blessStages(stages: readonly Stage[], runRoot: string, packages: readonly string[], hiddenDir: string | undefined): Promise<number> {
   const env = programEnv();
   const color = useColor(false);
   // Blessing sets the standard: the reference runs through your_program.sh itself, no shortcut.
@@ -121,8 +121,26 @@ async function blessStages(stages: readonly Stage[], runRoot: string, packages: 
     mkdirSync(dirname(testCase.expectedPath), { recursive: true });
     writeAtomically(testCase.expectedPath, output, { overwrite: true });
   }
-  console.log(`bless: ${changed.length} expected.json written, ${blessings.length - changed.length} unchanged (${relative(process.cwd(), shown) || '.'})`);
+  console.log(summary(changed, blessings.length - changed.length, hiddenDir));
   return 0;
+}
+
+/** The last line: how many expected.json are new, changed and unchanged, the first few written named
+ *  (`bless: 1 new (tools/notes), 9 unchanged`), and the hidden cases' folder when they are those. */
+function summary(written: readonly Blessing[], unchanged: number, hiddenDir: string | undefined): string {
+  const named = (blessings: readonly Blessing[]) => {
+    const names = blessings.map(({ testCase }) => relative('cases', testCase.casePath));
+    return names.length <= 3 ? names.join(', ') : `${names.slice(0, 3).join(', ')} and ${names.length - 3} more`;
+  };
+  const created = written.filter(({ previous }) => previous === undefined);
+  const changed = written.filter(({ previous }) => previous !== undefined);
+  const parts = [
+    ...(created.length > 0 ? [`${created.length} new (${named(created)})`] : []),
+    ...(changed.length > 0 ? [`${changed.length} changed (${named(changed)})`] : []),
+    ...(unchanged > 0 || written.length === 0 ? [`${unchanged} unchanged`] : []),
+  ];
+  const where = hiddenDir === undefined ? '' : ` (the hidden cases in ${relative(process.cwd(), hiddenDir) || '.'})`;
+  return `bless${where}: ${parts.join(', ')}`;
 }
 
 async function propertyFailures(stage: Stage, courseRoot: string, start: Launcher, env: NodeJS.ProcessEnv): Promise<string[]> {

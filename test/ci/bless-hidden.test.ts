@@ -34,13 +34,14 @@ describe('bless --cases <dir>', () => {
     expect(blessed.stderr).toBe('');
     expect(blessed.code).toBe(0);
     expect(blessed.stdout).toContain('new      config-and-framing/hidden-mcp-frame/more-numbers');
+    expect(blessed.stdout).toMatch(/^bless \(the hidden cases in \S+\): 1 new \(config-and-framing\/hidden-mcp-frame\/more-numbers\)$/m);
     const written = join(hidden, 'fixtures', 'config-and-framing', 'mcp-frame', 'more-numbers', 'expected.json');
     // the same inputs as the course's case: the same bytes the reference printed there
     expect(readFileSync(written, 'utf8')).toBe(readFileSync(join(REPO, 'fixtures', 'config-and-framing', 'mcp-frame', 'numbers', 'expected.json'), 'utf8'));
     expect(tree(course)).toEqual(before);
 
     const again = await runCli(['bless', '--cases', hidden, '--stage', '1'], { cwd: course });
-    expect(again.stdout).toMatch(/^bless: 0 expected\.json written, 1 unchanged /m);
+    expect(again.stdout).toMatch(/^bless \(the hidden cases in \S+\): 1 unchanged$/m);
     expect(existsSync(join(course, 'fixtures', 'config-and-framing', 'hidden-mcp-frame'))).toBe(false);
   });
 });
