@@ -234,6 +234,11 @@ describe('record --http: redaction', () => {
     expect(text).not.toContain('sekret');
     expect(text).not.toContain('hunter22');
     expect(stderr).not.toContain('sekret');
+    // and it says what it replaced, by name and where: each header on every POST, the call's arguments and the echo
+    expect(stderr).toContain(
+      'theinference record: redacted 10 values: authorization (3 in request headers, 1 in client messages, 1 in server messages); ' +
+        'x-api-key (3 in request headers, 1 in client messages, 1 in server messages)\n',
+    );
     const cassette = loadCassette(out);
     for (const frame of clientFrames(cassette)) expect(frame.http!.headers).toMatchObject({ authorization: '<redacted>', 'x-api-key': '<redacted>' });
     const result = cassette.frames.find((frame): frame is ServerFrame => frame.from === 'server' && frame.message.id === 1)!;

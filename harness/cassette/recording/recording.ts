@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { escapeControls } from '../../terminal-text.ts';
 import { loadCassette } from '../format/format.ts';
+import { PLACEHOLDERS, SECRET_FIELDS } from '../format/placeholders.ts';
 import {
   describeMessage,
   isObject,
@@ -137,23 +138,36 @@ export class Recording {
   }
 }
 
-/** How many values record replaced, by what they were (the placeholder's name) and where. */
+/** How many values record replaced, by what they were (the placeholder's name: a variable, a flag, a
+ *  header, or the role of an authorization's value, `access-token`) and where. */
 function logRedactions(cassette: Cassette, log: (line: string) => void): void {
   const places = new Map<string, Map<string, number>>();
+  const note = (name: string, where: string) => {
+    const byPlace = places.get(name) ?? new Map<string, number>();
+    byPlace.set(where, (byPlace.get(where) ?? 0) + 1);
+    places.set(name, byPlace);
+  };
   const count = (text: string, where: string) => {
-    for (const [, name] of text.matchAll(/<redacted:([^>]+)>/g)) {
-      const byPlace = places.get(name!) ?? new Map<string, number>();
-      byPlace.set(where, (byPlace.get(where) ?? 0) + 1);
-      places.set(name!, byPlace);
-    }
+    for (const [, name] of text.matchAll(/<redacted:([^>]+)>/g)) note(name!, where);
+    // the authorization's values random by design, each by its role (<access-token>, <code-2>)
+    for (const [, role] of text.matchAll(PLACEHOLDERS)) if (SECRET_ROLES.has(role!)) note(role!, where);
   };
   // Place by place, in a fixed order: the streams interleave differently from one recording to the next.
   for (const arg of cassette.provenance.command ?? []) count(arg, 'the command');
-  for (const from of ['client', 'server', 'sse', 'stdout', 'stderr'] as const) {
+  for (const frame of cassette.frames) {
+    if (frame.from !== 'client') continue;
+    // a credential header is kept as "<redacted>", by its name
+    for (const [name, value] of Object.entries(frame.http?.headers ?? {})) {
+      if (value === '<redacted>') note(name, 'request headers');
+      else count(value, 'request headers');
+    }
+  }
+  for (const from of ['client', 'server', 'sse', 'stdout', 'stderr', 'auth'] as const) {
     for (const frame of cassette.frames) {
       if (frame.from !== from) continue;
       if (frame.from === 'stderr' || frame.from === 'stdout') count(frame.text, `${frame.from} lines`);
       else if (frame.from === 'sse') count(frame.data ?? '', 'event data');
+      else if (frame.from === 'auth') count(JSON.stringify([frame.request, frame.reply]), "the authorization's exchanges");
       else count(JSON.stringify(frame.message), `${frame.from} messages`);
     }
   }
@@ -162,6 +176,9 @@ function logRedactions(cassette: Cassette, log: (line: string) => void): void {
   const named = [...places].map(([name, byPlace]) => `${name} (${[...byPlace].map(([where, times]) => `${times} in ${where}`).join(', ')})`);
   log(`redacted ${total} value${total === 1 ? '' : 's'}: ${named.join('; ')}`);
 }
+
+/** The roles of the values an authorization keeps only by role (its secrets, and the state and PKCE challenge). */
+const SECRET_ROLES: ReadonlySet<string> = new Set(SECRET_FIELDS.values());
 
 /** Why `out` (resolved: `target`) cannot be recorded to, said in one line; none when it can. */
 export function targetProblem(out: string, target: string, force: boolean | undefined): string | undefined {
