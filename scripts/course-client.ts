@@ -2,7 +2,9 @@
 // and its Client ID Metadata Document. A real client hosts that document at an HTTPS URL of its own;
 // this one is named under .example (RFC 2606: never a real host), and the gateway that takes it
 // answers its fetch itself, so that a recording needs no network.
-export const REDIRECT_URL = 'http://127.0.0.1:8976/callback';
+import { REDIRECT_URL } from '../harness/authorization/scripted-client.ts';
+
+export { REDIRECT_URL };
 
 /** The client_id of a client that has a metadata document: the document's URL (program.ts gives the same). */
 export const CLIENT_METADATA_URL = 'https://client.example/mcp-course-client.json';

@@ -51,7 +51,7 @@ export { DEFAULT_FREE, Recording, targetProblem } from './recording/recording.ts
 export type { Written } from './recording/recording.ts';
 export { Redactor, secretsFromCommand, secretsFromEnv } from './recording/redact.ts';
 export type { Secret } from './recording/redact.ts';
-export type { SessionScript } from './recording/script.ts';
+export type { ScriptOAuth, SessionScript } from './recording/script.ts';
 export { expandEnv, prepareSetup } from './recording/setup.ts';
 export type { Setup } from './recording/setup.ts';
 export { parseOrUndefined, playClientSide } from './recording/verify.ts';

@@ -174,6 +174,8 @@ async function recordThrough(options: HttpRecordOptions, script: SessionScript |
   const { recordHttpSession } = await import('../transports/http/recorder.ts');
   if (script === undefined) return recordHttpSession(options);
   const { driveScriptOverHttp } = await import('../cassette/recording/script.ts');
+  // a server behind OAuth is authorized as it asks, as a course client would
+  const { scriptOAuth } = await import('../authorization/index.ts');
   const stop = new AbortController();
   let recorderDone = false;
   let stopped: string | undefined;
@@ -184,7 +186,7 @@ async function recordThrough(options: HttpRecordOptions, script: SessionScript |
     cutShort: () => stopped,
     // The client starts once the recorder listens; a recorder that refused to start never calls it.
     onListening: (proxy) => {
-      played = driveScriptOverHttp(script, proxy)
+      played = driveScriptOverHttp(script, proxy, scriptOAuth())
         .catch((error: Error) => {
           // cut short: what was recorded goes to .partial, and the recorder says why
           if (!recorderDone) stopped = `the script stopped: ${error.message}`;

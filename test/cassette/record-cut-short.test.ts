@@ -1,7 +1,7 @@
 // A recording cut short is not a cassette: a scripted client that stopped (here, at a server that
-// refuses it 401 invalid_token, as an OAuth-protected one does a client without a token) leaves
-// `<out>.partial` only, and record exits 1 saying why; lint refuses a cassette in which nothing
-// answered the client.
+// refuses it 401 invalid_token and names no authorization, so that the client's search for one is
+// refused too) leaves `<out>.partial` only, and record exits 1 saying why; lint refuses a cassette
+// in which nothing answered the client.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -46,7 +46,7 @@ describe('a recording cut short', () => {
     // and the partial, were it renamed to a cassette, lint refuses: nothing answered the client
     const problems = lintCassette(loadCassette(`${out}.partial`, { diskCache: false }));
     expect(problems.map((problem) => problem.message)).toContain(
-      'the session has no server message (nor an exchange of an authorization): nothing answered the client; a recording cut short is not a cassette',
+      'the session has no server message (nor an exchange of an authorization that was not refused): nothing answered the client; a recording cut short is not a cassette',
     );
   });
 });

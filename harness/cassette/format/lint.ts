@@ -46,10 +46,12 @@ export function lintCassette(cassette: Cassette): LintProblem[] {
     }
   }
   if (clientMessages === 0) problems.push({ frame: -1, message: 'the cassette has no client message: nothing to match' });
-  else if (!cassette.frames.some((frame) => frame.from === 'server' || frame.from === 'sse' || frame.from === 'auth'))
+  // an authorization whose every exchange was refused (a client that looked for metadata and found none) answered nothing either
+  else if (!cassette.frames.some((frame) => frame.from === 'server' || frame.from === 'sse' || (frame.from === 'auth' && frame.reply.status < 400)))
     problems.push({
       frame: -1,
-      message: 'the session has no server message (nor an exchange of an authorization): nothing answered the client; a recording cut short is not a cassette',
+      message:
+        'the session has no server message (nor an exchange of an authorization that was not refused): nothing answered the client; a recording cut short is not a cassette',
     });
   const absolute = (cassette.provenance.command ?? []).find((arg) => arg.startsWith('/') || /^[A-Za-z]:\\/.test(arg));
   if (absolute !== undefined) {

@@ -4,10 +4,11 @@
 // (`tools/call: {name: echo, arguments: {message: hi}}`); a method under `notifications/` is sent as
 // a notification. What the server answers, errors included, is recorded as it comes. Over stdio the
 // client talks to the recorder through a pair of streams; over Streamable HTTP, to the recorder's URL,
-// and it ends the session with DELETE, as a client that is done does.
+// authorizing where the server asks (OAuth), and it ends the session with DELETE, as a client that is done does.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Readable, Writable } from 'node:stream';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -82,15 +83,40 @@ export async function driveScript(script: SessionScript, toServer: Writable, fro
   await client.close();
 }
 
+/** How the scripted client authorizes where a server asks (harness/authorization/scripted-client.ts):
+ *  its OAuth client provider, and the code the last redirect back carried, taken once. */
+export interface ScriptOAuth {
+  provider: OAuthClientProvider;
+  code(): string | undefined;
+}
+
 /** Plays the script as the SDK client over Streamable HTTP at `url` (the recorder's): connect
  *  (initialize, initialized, the GET stream), the steps, then DELETE (terminateSession), which ends
- *  the recorded session, and close. */
-export async function driveScriptOverHttp(script: SessionScript, url: string): Promise<void> {
+ *  the recorded session, and close. With `oauth`, a server behind OAuth is authorized as it asks:
+ *  the first request refused 401, the flow runs and the client connects again with its token; a
+ *  step refused for a scope (403), the flow runs again and the step is sent again. */
+export async function driveScriptOverHttp(script: SessionScript, url: string, oauth?: ScriptOAuth): Promise<void> {
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  const client = await scriptClient(script);
-  const transport = new StreamableHTTPClientTransport(new URL(url));
-  await client.connect(transport);
-  await playSteps(client, script);
+  const { UnauthorizedError } = await import('@modelcontextprotocol/sdk/client/auth.js');
+  const open = () => new StreamableHTTPClientTransport(new URL(url), oauth && { authProvider: oauth.provider });
+  /** After the transport sent the user to authorize (UnauthorizedError), trades the code: true when it did. */
+  const authorized = async (error: unknown, transport: InstanceType<typeof StreamableHTTPClientTransport>) => {
+    const code = error instanceof UnauthorizedError ? oauth?.code() : undefined;
+    if (code === undefined) return false;
+    await transport.finishAuth(code);
+    return true;
+  };
+  let transport = open();
+  let client = await scriptClient(script);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    if (!(await authorized(error, transport))) throw error;
+    transport = open();
+    client = await scriptClient(script);
+    await client.connect(transport);
+  }
+  await playSteps(client, script, (error) => authorized(error, transport));
   await transport.terminateSession();
   await client.close();
 }
@@ -104,11 +130,17 @@ async function scriptClient(script: SessionScript): Promise<Client> {
   return client;
 }
 
-async function playSteps(client: Client, script: SessionScript): Promise<void> {
+/** Each step in turn; `again`: whether a request that failed so is to be sent again (authorized since). */
+async function playSteps(client: Client, script: SessionScript, again: (error: unknown) => Promise<boolean> = async () => false): Promise<void> {
   const { ResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
   for (const { method, params } of script.steps) {
-    if (method.startsWith('notifications/')) await client.notification({ method, ...(params && { params }) });
-    else await client.request({ method, ...(params && { params }) }, ResultSchema).catch(() => undefined); // an error is the server's answer: recorded
+    if (method.startsWith('notifications/')) {
+      await client.notification({ method, ...(params && { params }) });
+      continue;
+    }
+    const send = () => client.request({ method, ...(params && { params }) }, ResultSchema);
+    // an error is the server's answer: recorded
+    await send().catch(async (error: unknown) => ((await again(error)) ? send().catch(() => undefined) : undefined));
   }
 }
 
