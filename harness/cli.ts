@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   classroom: () => commandOf(import('./commands/classroom.ts')),
   list: () => commandOf(import('./commands/list.ts')),
   bless: () => commandOf(import('./commands/bless.ts')),
+  'new-case': () => commandOf(import('./commands/new-case.ts')),
   record: () => commandOf(import('./commands/record.ts')),
   replay: () => commandOf(import('./commands/replay.ts')),
   lint: () => commandOf(import('./commands/lint.ts')),

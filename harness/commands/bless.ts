@@ -4,10 +4,10 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { writeAtomically } from '../files.ts';
 import { dirname, relative, resolve } from 'node:path';
-import { copyHiddenInputs, loadHiddenCases } from '../ci/hidden.ts';
+import { copyHiddenInputs, loadHiddenCases, type HiddenCases } from '../ci/hidden.ts';
 import { useColor } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
-import type { Case, Stage } from '../course.ts';
+import type { Case, Course, Stage } from '../course.ts';
 import { courseHere, stageIndex } from './course.ts';
 import { formatDiagnoses, loadCassette } from '../cassette/index.ts';
 import { runWithPlayer } from '../grade/case.ts';
@@ -53,13 +53,21 @@ async function bless({ values }: Parsed<typeof OPTIONS>): Promise<number> {
   // Hidden cases are not the course's: their inputs go into a scratch copy the reference runs in, and
   // their expected.json beside them in <dir>; nothing of them is written into the course.
   const hidden = values.cases === undefined ? undefined : loadHiddenCases(values.cases, course, { allowMissingExpected: true });
-  const stages = hidden ? chosen.flatMap((stage) => (hidden.byStage.has(stage.slug) ? [{ ...stage, cases: hidden.byStage.get(stage.slug)! }] : [])) : chosen;
-  const scratch = hidden && scratchCopy(course.root, course.root);
+  if (hidden === undefined) return blessStages(chosen, course.root, course.packages, undefined);
+  const stages = chosen.flatMap((stage) => (hidden.byStage.has(stage.slug) ? [{ ...stage, cases: hidden.byStage.get(stage.slug)! }] : []));
+  return blessOutside(course, stages, hidden, resolve(values.cases!));
+}
+
+/** Blesses cases kept outside the course (hidden ones; a case `new-case` is making): the reference runs
+ *  on them in a scratch copy of the course that holds their inputs (`outside.sources`), and each
+ *  expected.json is written at its case's expectedPath. `hiddenDir`: the folder the last line names. */
+export async function blessOutside(course: Course, stages: readonly Stage[], outside: HiddenCases, hiddenDir: string | undefined): Promise<number> {
+  const scratch = scratchCopy(course.root, course.root);
   try {
-    if (hidden && scratch) copyHiddenInputs(hidden, scratch.root);
-    return await blessStages(stages, scratch?.root ?? course.root, course.packages, values.cases === undefined ? undefined : resolve(values.cases));
+    copyHiddenInputs(outside, scratch.root);
+    return await blessStages(stages, scratch.root, course.packages, hiddenDir);
   } finally {
-    scratch?.remove();
+    scratch.remove();
   }
 }
 

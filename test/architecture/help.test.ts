@@ -29,6 +29,7 @@ describe('--help', () => {
       'lint',
       'list',
       'merge-reports',
+      'new-case',
       'record',
       'replay',
       'test',

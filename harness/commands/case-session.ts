@@ -1,0 +1,65 @@
+// What program.ts's commands make of a recorded session, for `new-case`: the part of it a command
+// plays (a handshake ends at notifications/initialized), and the inputs its case folder gives the
+// command beside case.md (calls.json: the calls the recorded client made, in its order). A command
+// this table does not know gets the whole session and no inputs; bless then says what differs.
+import type { Cassette, Frame, Json, JsonObject } from '../cassette/index.ts';
+
+interface CommandSession {
+  /** The frames the command plays (all of them unless said). */
+  frames?(frames: Frame[]): Frame[];
+  /** The files of the case folder, by name, each a JSON value. */
+  inputs(frames: Frame[]): Record<string, Json>;
+}
+
+/** The calls the client made that the server answered, in order, as calls.json holds them (a name and
+ *  its arguments; the rest of the params, `_meta`, is the client's): a call refused for its token (401,
+ *  or 403 for a scope) is made again once authorized, and counts once. */
+function calls(frames: Frame[]): JsonObject[] {
+  return frames.flatMap((frame) => {
+    if (frame.from !== 'client' || frame.message.method !== 'tools/call' || (frame.http?.reply?.status ?? 200) >= 400) return [];
+    const { name, arguments: args } = (frame.message.params ?? {}) as JsonObject;
+    return [{ name: name ?? null, ...(args !== undefined && { arguments: args }) }];
+  });
+}
+
+/** calls.json where the command makes calls, only when there are some (`required`: always, as `tools` reads it). */
+const withCalls =
+  (required: boolean) =>
+  (frames: Frame[]): Record<string, Json> => {
+    const made = calls(frames);
+    return made.length > 0 || required ? { 'calls.json': made } : {};
+  };
+
+const COMMANDS: Record<string, CommandSession> = {
+  // initialize, its result, initialized: what follows is no part of a handshake
+  handshake: {
+    frames: (frames) => {
+      const end = frames.findIndex((frame) => frame.from === 'client' && frame.message.method === 'notifications/initialized');
+      return end < 0 ? frames : frames.slice(0, end + 1);
+    },
+    inputs: () => ({}),
+  },
+  tools: { inputs: withCalls(true) },
+  http: { inputs: withCalls(false) },
+  translate: { inputs: () => ({}) },
+  stateless: { inputs: withCalls(false) },
+  authorization: { inputs: withCalls(false) },
+};
+
+/** The session as `command`'s case plays it, and the inputs of its case folder. */
+export function caseOfSession(command: string, cassette: Cassette): { frames: Frame[]; inputs: Record<string, Json> } {
+  const session = COMMANDS[command];
+  const frames = session?.frames?.(cassette.frames) ?? cassette.frames;
+  return { frames, inputs: session?.inputs(frames) ?? {} };
+}
+
+/** The client's requests and notifications of a session, in order, by method (a call by its tool): what case.md says it holds. */
+export function sessionSteps(frames: Frame[]): string[] {
+  const steps = frames.flatMap((frame) => {
+    if (frame.from !== 'client' || typeof frame.message.method !== 'string') return [];
+    const params = frame.message.params as JsonObject | undefined;
+    return [frame.message.method === 'tools/call' && typeof params?.name === 'string' ? `tools/call ${params.name}` : frame.message.method];
+  });
+  // a request refused for its token and sent again is one step
+  return steps.filter((step, index) => step !== steps[index - 1]);
+}
