@@ -122,11 +122,9 @@ describe.each([
 
     const grading = performance.now();
     // a course case alone (--case); a hidden one with its stage (--case does not go with --cases)
-    const grade = (more: string[]) =>
-      // few property runs: what is under test is the case, not the properties the stages before it hold
-      runCli(['test', '--stage', path.stage, '--seed', '7', '--runs', '20', ...(hiddenDir === undefined ? ['--case', caseName] : ['--cases', hiddenDir]), ...more], {
-        cwd: course,
-      });
+    // few property runs: what is under test is the case, not the properties the stages before it hold
+    const which = hiddenDir === undefined ? ['--case', caseName] : ['--cases', hiddenDir];
+    const grade = (more: string[]) => runCli(['test', '--stage', path.stage, '--seed', '7', '--runs', '20', ...which, ...more], { cwd: course });
     const passed = await grade([]);
     expect(passed.code, passed.stdout + passed.stderr).toBe(0);
     expect(passed.stdout).toMatch(new RegExp(`✓ (hidden-${path.stage}/)?${caseName}\\b`));
