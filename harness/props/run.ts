@@ -116,6 +116,10 @@ export async function runProperties(options: PropertyRunOptions): Promise<Verdic
   // and a replay that finds nothing to ask again would keep its verdicts past the save that fixes it.
   if (pool.clean && !pool.moduleStop && decided.every(({ verdict }) => verdict.status === 'pass' || verdict.status === 'fail')) {
     options.lastRuns?.keep(runKey, { batches: pool.batches, verdicts: decided.map(({ verdict }) => verdict) });
+  } else if (last !== undefined && pool.moduleStop?.notRun !== undefined) {
+    // nothing was asked (the module was refused): the run before is still the last, and the save that
+    // fixes a compile error takes its verdicts again as any save does, once its answers are the same
+    options.lastRuns?.keep(runKey, last);
   }
   // The student's stderr is known once each oracle has ended; it goes with every verdict but a pass.
   await pool.close();

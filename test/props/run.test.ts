@@ -304,6 +304,26 @@ describe('runProperties on the framing suite', () => {
     }
   });
 
+  test('a run refused its module (it does not compile) keeps the run before it: the save that fixes it takes its verdicts again', async () => {
+    const source = `${REFERENCE_FRAME}\n${REFERENCE_PARSE}`;
+    const module = studentModule(source);
+    const checks = suiteNamed('framing')!.properties.map((property) => vi.spyOn(property, 'check'));
+    const checked = () => checks.reduce((sum, check) => sum + check.mock.calls.length, 0);
+    const lastRuns = new LastPropertyRuns();
+    try {
+      expect(new Set((await grade(module, { lastRuns })).map((verdict) => verdict.status))).toEqual(new Set(['pass']));
+      const before = checked();
+      writeFileSync(module, 'export const = ;');
+      const refused = await grade(module, { lastRuns });
+      expect(refused.every((verdict) => verdict.status === 'fail' && verdict.notRun?.endsWith('(your code does not compile)'))).toBe(true);
+      writeFileSync(module, source);
+      expect(new Set((await grade(module, { lastRuns })).map((verdict) => verdict.status))).toEqual(new Set(['pass']));
+      expect(checked()).toBe(before); // answered as before the refusal: decided as then, no check run
+    } finally {
+      for (const check of checks) check.mockRestore();
+    }
+  });
+
   test("a seed's counterexample is the one the runner found before the oracle (the pretty-printed scenario's golden)", async () => {
     const copy = join(scratch, 'pretty-printed');
     mkdirSync(join(copy, 'src'), { recursive: true });
