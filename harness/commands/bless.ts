@@ -22,6 +22,7 @@ import { CORES, runPooled } from '../run/pool.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import { scratchCopy } from '../run/submission.ts';
 import { COURSE_CONTENT } from '../stages/index.ts';
+import { ProgressLine } from '../report/progress-line.ts';
 
 interface Blessing {
   testCase: Case;
@@ -80,10 +81,16 @@ async function blessStages(stages: readonly Stage[], runRoot: string, packages: 
   const start = await launcher(runRoot, { bundle: false, packages });
   const blessings: Blessing[] = [];
   const refusals: string[] = [];
+  // the reference through your_program.sh, case by case: a whole course takes minutes
+  const progress = new ProgressLine();
 
-  for (const stage of stages) {
+  for (const [at, stage] of stages.entries()) {
+    const step = `  ${stages.length > 1 ? `${at + 1}/${stages.length} ` : ''}${stage.slug}`;
+    if (stage.properties !== undefined) progress.show(`${step}: checking the reference's properties`);
     refusals.push(...(await propertyFailures(stage, runRoot, start, env)));
     const limits = { ...DEFAULT_LIMITS, timeoutMs: stage.timeoutMs };
+    let ran = 0;
+    progress.show(`${step}: the reference ran ${ran}/${stage.cases.length} cases`);
     await runPooled(
       stage.cases.map((testCase) => () => {
         const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
@@ -91,6 +98,7 @@ async function blessStages(stages: readonly Stage[], runRoot: string, packages: 
       }),
       CORES,
       ({ result, report }, index) => {
+        progress.show(`${step}: the reference ran ${(ran += 1)}/${stage.cases.length} cases`);
         const testCase = stage.cases[index]!;
         const name = relative('cases', testCase.casePath);
         if (report && report.diagnoses.length > 0) {
@@ -116,6 +124,7 @@ async function blessStages(stages: readonly Stage[], runRoot: string, packages: 
     );
   }
 
+  progress.clear();
   if (refusals.length > 0) {
     console.error(`theinference bless: the reference solution is not fit to bless; nothing was written.\n`);
     for (const refusal of refusals) console.error(`  ✗ ${refusal.trimEnd()}`);

@@ -9,6 +9,7 @@ import { randomSeed } from './args.ts';
 import { defineCommand } from './command.ts';
 import { ListCache } from './list-cache.ts';
 import { COURSE_CONTENT } from '../stages/index.ts';
+import { ProgressLine } from '../report/progress-line.ts';
 
 export const command = defineCommand({ name: 'list', synopsis: '', summary: 'the stages, and which pass', options: {}, run: list });
 
@@ -47,15 +48,15 @@ async function list(): Promise<number> {
 /** On a terminal, a line that counts the checks of the stage being graded (a first run takes a while),
  *  rubbed out before the stage's own line; elsewhere nothing, so what is piped is only the list. */
 function progress(stage: string, total: number): StageEvents {
-  if (!process.stderr.isTTY) return {};
+  const line = new ProgressLine();
   let done = 0;
-  const show = () => process.stderr.write(`\r\x1b[K  grading ${stage}: ${done}/${total} checks`);
+  const show = () => line.show(`  grading ${stage}: ${done}/${total} checks`);
   return {
     stageStart: show,
     verdict: () => {
       done += 1;
       show();
     },
-    stageEnd: () => process.stderr.write('\r\x1b[K'),
+    stageEnd: () => line.clear(),
   };
 }
