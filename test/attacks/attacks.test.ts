@@ -312,7 +312,7 @@ try {
     const local = await runCi(['test', '--stage', 'config-and-framing', '--runs', '20', '--seed', '5'], { cwd: course, report: false });
     expect(local.code).toBe(1);
     expect(local.stdout).toMatch(/^ {2}0 passed, [1-9]\d* not run/m);
-    expect(local.stdout).toContain('✗ src/mcp.ts:1:19: imports "./pipe", a device, a FIFO or a socket, not a file\n');
+    expect(local.stdout).toContain('✗ src/mcp.ts:1:19: imports "./pipe", a device, a FIFO or a socket, not a file: only files are bundled\n');
   });
 });
 

@@ -28,19 +28,21 @@ describe('test --watch --html', () => {
       env: { ...process.env, NO_COLOR: '1' },
     });
     let output = '';
-    const waiters: { text: string; resolve: () => void }[] = [];
+    const waiters: { text: RegExp; resolve: () => void }[] = [];
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      for (const waiter of waiters.filter((candidate) => output.includes(candidate.text))) {
+      for (const waiter of waiters.filter((candidate) => candidate.text.test(output))) {
         waiters.splice(waiters.indexOf(waiter), 1);
         waiter.resolve();
       }
     });
-    const seen = (text: string) => new Promise<void>((resolve) => (output.includes(text) ? resolve() : waiters.push({ text, resolve })));
+    /** Resolves once the output holds `text`; the line after a grading's last one comes in a write of its own. */
+    const seen = (text: RegExp) => new Promise<void>((resolve) => (text.test(output) ? resolve() : waiters.push({ text, resolve })));
+    const PAGE = /^the HTML report, which reloads after each grading: (http:\/\/127\.0\.0\.1:\d+\/)$/m;
 
-    await seen('[watch] waiting for changes');
-    const url = /the HTML report, which reloads after each grading: (http:\/\/127\.0\.0\.1:\d+\/)$/m.exec(output)?.[1];
-    expect(url, output).toBeDefined();
+    await seen(PAGE);
+    expect(output).toContain('[watch] waiting for changes');
+    const url = PAGE.exec(output)?.[1];
     // what is served is what is written
     const first = await (await fetch(url!)).text();
     expect(first).toBe(readFileSync(report, 'utf8'));
@@ -60,7 +62,7 @@ describe('test --watch --html', () => {
       const source = join(dir, 'src/mcp.ts');
       const reference = readFileSync(source, 'utf8');
       writeFileSync(source, reference.replace("  return JSON.stringify(msg) + '\\n';", "  return JSON.stringify(msg, null, 2) + '\\n';"));
-      await seen('[watch] waiting for changes');
+      await seen(PAGE);
       expect(output).toContain('stage config-and-framing fails');
 
       // the page's listeners are told once the new page is written
