@@ -22,7 +22,10 @@ const SETTLE_MS = 50;
 /** Serves `path` at / and its changes at LIVE_EVENTS (server-sent events), on a free port of 127.0.0.1. */
 export async function serveLive(path: string): Promise<LivePage> {
   const listeners = new Set<ServerResponse>();
+  let hosts: readonly string[] = [];
   const server = createServer((request, response) => {
+    // a page of another site that has its name rebound to 127.0.0.1 comes with its own Host: refused
+    if (!hosts.includes(request.headers.host ?? '')) return void response.writeHead(421).end();
     if (request.method !== 'GET') return void response.writeHead(405, { allow: 'GET' }).end();
     if (request.url === LIVE_EVENTS) {
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
@@ -55,6 +58,7 @@ export async function serveLive(path: string): Promise<LivePage> {
     server.listen(0, '127.0.0.1', resolve);
   });
   const { port } = server.address() as AddressInfo;
+  hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
   return {
     url: `http://127.0.0.1:${port}/`,
     async close() {

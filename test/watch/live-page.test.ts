@@ -3,6 +3,7 @@
 // browser holds the page open across a failing save; elsewhere the page's event stream is read.
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -47,6 +48,14 @@ describe('test --watch --html', () => {
     const first = await (await fetch(url!)).text();
     expect(first).toBe(readFileSync(report, 'utf8'));
     expect(first).toMatch(/<title>theinference: pass, /);
+    // asked under another name (a site whose name was rebound to 127.0.0.1), it serves nothing
+    const rebound = await new Promise<number | undefined>((resolve, reject) =>
+      get(url!, { headers: { host: 'rebound.example' } }, (response) => {
+        response.resume();
+        resolve(response.statusCode);
+      }).on('error', reject),
+    );
+    expect(rebound).toBe(421);
 
     const browser = CHROMIUM ? await chromium.launch({ executablePath: CHROMIUM }) : undefined;
     try {
