@@ -71,7 +71,9 @@ export class Prestarts {
     // one not started yet starts on demand, as if none had been planned
     const planned = this.line.findIndex((entry) => entry.key === key);
     if (planned !== -1) this.line.splice(planned, 1);
-    this.fill();
+    // the next in line is started once this one has its go (a start is milliseconds of this thread);
+    // none once all were cancelled, which empties the line
+    setImmediate(() => this.fill());
     return started;
   }
 

@@ -49,7 +49,7 @@ describe('programs started ahead', () => {
     });
   }
 
-  it('wait no more than their limit at once: each one taken starts the next in line, and one taken before its start is not started', () => {
+  it('wait no more than their limit at once: each one taken starts the next in line once released, and one taken before its start is not started', async () => {
     const started: string[] = [];
     const cancelled: string[] = [];
     const program = (key: string) => (): Prestart => {
@@ -59,15 +59,25 @@ describe('programs started ahead', () => {
     const prestarted = new Prestarts(2);
     for (const key of ['a', 'b', 'c', 'd', 'e']) prestarted.add(key, program(key));
     expect(started).toEqual(['a', 'b']);
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
     expect(prestarted.take('a')).toBeDefined();
+    expect(started).toEqual(['a', 'b']); // a is released first
+    await turn();
     expect(started).toEqual(['a', 'b', 'c']);
     // d's turn came before it was started: it starts on demand, and e takes its place
     expect(prestarted.take('d')).toBeUndefined();
+    await turn();
     expect(started).toEqual(['a', 'b', 'c']);
     expect(prestarted.take('b')).toBeDefined();
+    await turn();
     expect(started).toEqual(['a', 'b', 'c', 'e']);
+    // c taken, and all cancelled before the next turn: e is cancelled, and f, next in line, never started
+    prestarted.add('f', program('f'));
+    prestarted.take('c');
     prestarted.cancelAll();
-    expect(cancelled.sort()).toEqual(['c', 'e']);
+    await turn();
+    expect(started).toEqual(['a', 'b', 'c', 'e']);
+    expect(cancelled).toEqual(['e']);
   });
 
   for (const sandbox of [true, false]) {
