@@ -151,7 +151,8 @@ function programOptions(testCase: Case, context: RunContext, wire: boolean): Run
 }
 
 /** How long the player may take, after the program exits, to check the last messages it sent: in the
- *  grader's progress (progress.ts), so that a grader starved of a core still checks them all. */
+ *  grader's progress (progress.ts), so that a grader starved of a core still checks them all. A
+ *  transport that can tell when they have all arrived (HTTP: every connection closed) ends it sooner. */
 const REPORT_GRACE_MS = 1000;
 
 /** The program, with the cassette's server side played to it over the case's transport. */
@@ -163,9 +164,10 @@ export async function runWithPlayer(testCase: Case, context: RunContext, cassett
   return transport.play(cassette, setting, {
     run: (wiring) => runProgram(testCase, context, wiring),
     printed: (result) => `${result.stdout.toString('utf8')}\n${result.stderr.toString('utf8')}`,
-    settle: (session) => {
+    settle: (session, arrived) => {
       const grace = new Promise<void>((resolve) => afterProgress(REPORT_GRACE_MS, resolve));
-      return Promise.race([session.done, grace.then(() => session.finish())]);
+      const ended = arrived ? [arrived().then(() => session.finish())] : [];
+      return Promise.race([session.done, ...ended, grace.then(() => session.finish())]);
     },
   });
 }

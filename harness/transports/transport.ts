@@ -21,8 +21,9 @@ export interface Wiring {
 export interface CaseProgram<R> {
   /** Starts the program (or releases the one started ahead) with this wiring; resolves once it ended. */
   run(wiring: Wiring): Promise<R>;
-  /** The session's report once the program ended: at once, or after a grace for its last messages. */
-  settle(session: PlayerSession): Promise<PlayReport>;
+  /** The session's report once the program ended: at once, or after a grace for its last messages, or
+   *  as soon as `arrived` resolves (all the program sent has reached the player: its connections are closed). */
+  settle(session: PlayerSession, arrived?: () => Promise<void>): Promise<PlayReport>;
   /** What the program printed, stdout and stderr (for what a transport's session forbids printing). */
   printed(result: R): string;
 }

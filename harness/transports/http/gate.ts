@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
+import { OpenConnections } from './connections.ts';
 
 export interface PlayerGate {
   /** The socket's path. */
@@ -14,6 +15,8 @@ export interface PlayerGate {
   /** What a connection sends first, followed by "\n". */
   readonly token: string;
   close(): Promise<void>;
+  /** Resolves once no connection through the gate is open, on either side (to the program, to the player). */
+  allClosed(): Promise<void>;
 }
 
 /** As many connections as the player itself holds (http-face.ts). */
@@ -23,10 +26,12 @@ const MAX_CONNECTIONS = 32;
 export async function openGate(path: string, port: number): Promise<PlayerGate> {
   const token = randomBytes(16).toString('hex');
   const open = new Set<Socket>();
+  const connections = new OpenConnections();
   const gate = createServer({ allowHalfOpen: true }, (client) => {
     open.add(client);
     client.once('close', () => open.delete(client));
-    admit(client, token, port);
+    connections.add(client);
+    admit(client, token, port, (player) => connections.add(player));
   });
   gate.maxConnections = MAX_CONNECTIONS;
   rmSync(path, { force: true });
@@ -39,11 +44,12 @@ export async function openGate(path: string, port: number): Promise<PlayerGate> 
         gate.close(() => resolve()); // and the socket file goes with it
         for (const client of open) client.destroy();
       }),
+    allClosed: () => connections.allClosed(),
   };
 }
 
 /** The token line first; then everything after it, both ways, to the player. */
-function admit(client: Socket, token: string, port: number): void {
+function admit(client: Socket, token: string, port: number, onPlayer: (player: Socket) => void): void {
   let head = Buffer.alloc(0);
   client.on('error', () => client.destroy());
   const onData = (chunk: Buffer) => {
@@ -57,6 +63,7 @@ function admit(client: Socket, token: string, port: number): void {
     if (head.subarray(0, end).toString('latin1') !== token) return void client.destroy();
     // Each side's end is passed on (pipe), and what it still had to say with it: half-open both ways.
     const player = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    onPlayer(player);
     player.on('error', () => client.destroy());
     client.on('error', () => player.destroy());
     if (end + 1 < head.length) player.write(head.subarray(end + 1));

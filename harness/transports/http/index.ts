@@ -27,7 +27,11 @@ export const http: Transport = {
         const reach: Record<string, string> = { [SERVER_URL_VARIABLE]: served.url };
         if (gate) Object.assign(reach, { [PLAYER_SOCKET_VARIABLE]: relative(setting.runRoot, gate.path), [PLAYER_TOKEN_VARIABLE]: gate.token });
         const result = await program.run({ env: reach, waitedOn: () => served.waitsForClient() });
-        const settled = await program.settle(served);
+        // the gate's connections first: each of them closes only after the player's end of it has
+        const settled = await program.settle(served, async () => {
+          await gate?.allClosed();
+          await served.allClosed();
+        });
         const leaks = served.leaks(program.printed(result));
         const report = leaks.length === 0 ? settled : { ...settled, ok: false, diagnoses: [...settled.diagnoses, ...leaks] };
         // the session as the report draws it: a URL the program put a token in shows it by its role

@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { byRole, type Cassette, type Diagnosis, type PlayerSession, type RoleSecret } from '../../cassette/index.ts';
+import { OpenConnections } from './connections.ts';
 import { HttpFace, type HttpFaceOptions } from './face.ts';
 
 export interface HttpPlayerSession extends PlayerSession {
@@ -10,6 +11,8 @@ export interface HttpPlayerSession extends PlayerSession {
   readonly url: string;
   /** Stops listening and ends every open stream. */
   close(): Promise<void>;
+  /** Resolves once no connection to it is open (once the program has exited: all it sent has been handled). */
+  allClosed(): Promise<void>;
   /** What of the authorization's tokens, codes and secrets `printed` holds: a diagnosis a kind of value. */
   leaks(printed: string): Diagnosis[];
   /** This session's tokens, codes and secrets, each with its role: never shown as they are. */
@@ -28,6 +31,8 @@ export async function serveCassette(cassette: Cassette, options: HttpFaceOptions
   // The client is untrusted and the player lives in the grader: it holds a bounded number of
   // connections (each with at most one body of MAX_BODY_BYTES), a further one is closed at once.
   server.maxConnections = MAX_CONNECTIONS;
+  const connections = new OpenConnections();
+  server.on('connection', (socket) => connections.add(socket));
   await listen(server, options.port ?? 0);
   const { port } = server.address() as AddressInfo;
   const path = cassette.http?.path ?? '/mcp';
@@ -40,6 +45,7 @@ export async function serveCassette(cassette: Cassette, options: HttpFaceOptions
       return face.player.diagnoses;
     },
     waitsForClient: () => face.waitsForClient(),
+    allClosed: () => connections.allClosed(),
     leaks: (printed) => face.authorization?.leaks(printed) ?? [],
     secrets: () => face.authorization?.secrets() ?? [],
     byRole: <T>(data: T): T => {

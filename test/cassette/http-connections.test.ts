@@ -1,0 +1,63 @@
+// An HTTP case's session ends as soon as the program has exited and every connection it made is
+// closed, through the gate and at the player: by then all it sent has been read. Here the player
+// is slow to read (its socket paused well after the program is gone): the end must wait for it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OpenConnections } from '../../harness/transports/http/connections.ts';
+import { openGate } from '../../harness/transports/http/gate.ts';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A player on 127.0.0.1 that reads nothing of a connection for `heldMs`, then all of it. */
+async function slowPlayer(heldMs: number) {
+  const received: Buffer[] = [];
+  const connections = new OpenConnections();
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
+    connections.add(socket);
+    socket.pause();
+    setTimeout(() => socket.resume(), heldMs);
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('end', () => socket.end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  return { port: (server.address() as { port: number }).port, connections, received: () => Buffer.concat(received).toString() };
+}
+
+describe('the connections of an HTTP case', () => {
+  it('are all closed only once the player has read all the program sent through the gate, however late it reads', async () => {
+    const player = await slowPlayer(300);
+    const folder = mkdtempSync(join(tmpdir(), 'gate-'));
+    cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
+    const gate = await openGate(join(folder, 'player.sock'), player.port);
+    cleanups.push(() => gate.close());
+
+    const body = 'POST /mcp HTTP/1.1\r\n'.repeat(2000); // more than one read
+    const program: Socket = connect(gate.path);
+    await new Promise<void>((resolve) => program.once('connect', resolve));
+    // the program exits once its bytes are with the kernel: its end of the connection is gone at once
+    await new Promise<void>((resolve) => program.end(`${gate.token}\n${body}`, resolve));
+    program.destroy();
+
+    let ended = false;
+    const arrived = (async () => {
+      await gate.allClosed();
+      await player.connections.allClosed();
+      ended = true;
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(ended).toBe(false); // the player has read nothing yet
+    await arrived;
+    expect(player.received()).toBe(body);
+  });
+
+  it('resolves at once where none was ever opened', async () => {
+    await expect(new OpenConnections().allClosed()).resolves.toBeUndefined();
+  });
+});
