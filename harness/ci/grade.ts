@@ -135,8 +135,14 @@ async function grade(
   starting.catch(() => {}); // awaited below; a reference that fails first ends the run before that
   const generatedHere = mine.filter((unit) => unit.origin === 'generated').map((unit) => unit.testCase!);
   if (generatedHere.length > 0) {
-    const reference = await launcher(settings.course.root, { bundle: settings.bundle, sandbox: settings.sandbox, packages: settings.course.packages });
-    await expectFromReference(generatedHere, settings.course.root, scratch.root, reference, env);
+    try {
+      const reference = await launcher(settings.course.root, { bundle: settings.bundle, sandbox: settings.sandbox, packages: settings.course.packages });
+      await expectFromReference(generatedHere, settings.course.root, scratch.root, reference, env);
+    } catch (error) {
+      // the run ends here: the submission's bundler, still writing in the scratch copy, ends first
+      await starting.catch(() => {});
+      throw error;
+    }
   }
 
   const start = await starting;
