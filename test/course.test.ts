@@ -66,14 +66,14 @@ describe('the stage table', () => {
     const dir = copy();
     editTable(dir, '      - command: mcp-config', '      - command: mcp-konfig');
     expect(loadError(dir)).toBe(
-      `course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig" (program.ts commands: mcp-frame, mcp-config, handshake, tools, http, translate, stateless, authorization)`,
+      `course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig" (program.ts commands: mcp-frame, mcp-config, handshake, tools, http, translate, stateless, authorization, resources, resources-http)`,
     );
   });
 
   it('names a property suite no stage has and the line it is on, and lists the suites there are', () => {
     const dir = copy();
     editTable(dir, 'properties: framing', 'properties: framng');
-    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'framng')}: unknown property suite "framng" (the stages' suites: framing)`);
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'framng')}: unknown property suite "framng" (the stages' suites: framing, resources-and-prompts)`);
   });
 
   it('names a player no transport has and the line it is on, and lists the transports there are', () => {
@@ -109,7 +109,7 @@ describe('the stage table', () => {
   });
 
   it("reads each stage's points (1 where none are given), and refuses points that are not a whole number, 0 or more", () => {
-    expect(loadCourse(REPO).stages.map((stage) => stage.points)).toEqual([10, 15, 15, 15, 10, 15, 20]);
+    expect(loadCourse(REPO).stages.map((stage) => stage.points)).toEqual([10, 15, 15, 15, 10, 15, 20, 15]);
     let dir = copy();
     editTable(dir, '    points: 10\n', '');
     expect(loadCourse(dir).stages[0]!.points).toBe(1);
