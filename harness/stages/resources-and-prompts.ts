@@ -33,6 +33,15 @@ function stepPairs(comparison: Comparison): StepPair[] {
   );
 }
 
+/** Every step before `at` printed as the reference's: a server's error at `at` is then this step's
+ *  own, not the player's answer to a session that went astray earlier. */
+function inStepUntil(comparison: Comparison, at: number): boolean {
+  const both = bothValues(comparison);
+  const expected = field(both?.expected, 'steps');
+  const actual = field(both?.actual, 'steps');
+  return Array.isArray(expected) && Array.isArray(actual) && expected.slice(0, at).every((entry, index) => isDeepStrictEqual(entry, actual[index]));
+}
+
 const listName = (step: unknown) => String(field(step, 'list'));
 const isRefused = (result: unknown) => field(result, 'refused') === true;
 
@@ -69,6 +78,11 @@ function earlierList(comparison: Comparison, before: number, name: string): unkn
   return field(earlier.at(-1), 'result');
 }
 
+/** The course's rule on lists, which the spec leaves to the client (its servers "that declared the
+ *  listChanged capability SHOULD send a notification"). */
+const KEPT_LISTS_RULE =
+  "the course's rule (docs/course.md), beyond the spec's words: a list is kept once fetched, and fetched again at its next use after the server's list_changed";
+
 /** A list printed as it was before the server said it changed. */
 function staleListRule(comparison: Comparison): Hint[] {
   for (const { at, step, expected, actual } of stepPairs(comparison)) {
@@ -81,10 +95,59 @@ function staleListRule(comparison: Comparison): Hint[] {
         lines: [
           `steps[${at}]: your client gave the ${listName(step)} it had listed before, and the server had sent notifications/${listName(step) === 'prompts' ? 'prompts' : 'resources'}/list_changed since`,
           'a list_changed notification means the list you keep is out of date: fetch it again (every page) before its next use',
+          KEPT_LISTS_RULE,
         ],
         general: [
           'your client gave a list it had kept, after the server had said that list changed',
           'a list_changed notification means the list you keep is out of date: fetch it again (every page) before its next use',
+          KEPT_LISTS_RULE,
+        ],
+      },
+    ];
+  }
+  return [];
+}
+
+/** A list asked for again with nothing changed: the recording has no request there, and the server's
+ *  side answers it with an error. */
+function keptListRule(comparison: Comparison): Hint[] {
+  for (const { at, step, expected, actual } of stepPairs(comparison)) {
+    if (field(step, 'list') === undefined || !Array.isArray(expected) || field(actual, 'error') === undefined) continue;
+    if (!isDeepStrictEqual(expected, earlierList(comparison, at, listName(step))) || !inStepUntil(comparison, at)) continue;
+    return [
+      {
+        kind: 'list-fetched-again',
+        lines: [
+          `steps[${at}]: your client asked for the ${listName(step)} again, and the server had not said the list changed: the recording has no request there`,
+          'keep each list once fetched, and give it as kept until the server sends its list_changed',
+          KEPT_LISTS_RULE,
+        ],
+        general: [
+          'your client asked for a list again, and the server had not said the list changed',
+          'keep each list once fetched, and give it as kept until the server sends its list_changed',
+          KEPT_LISTS_RULE,
+        ],
+      },
+    ];
+  }
+  return [];
+}
+
+/** A prompt the server answered with an error where it answered the reference: its arguments, most often. */
+function promptArgumentsRule(comparison: Comparison): Hint[] {
+  for (const { at, step, expected, actual } of stepPairs(comparison)) {
+    if (field(step, 'prompt') === undefined || field(expected, 'messages') === undefined || field(actual, 'error') === undefined) continue;
+    if (!inStepUntil(comparison, at)) continue;
+    return [
+      {
+        kind: 'prompt-arguments',
+        lines: [
+          `steps[${at}]: prompts/get failed where the reference's succeeded: what the player says of its params shows how they differ`,
+          'send the arguments as an object of strings, by name ({ "count": "2" }, never [..] or 2): GetPromptRequest has arguments?: { [key: string]: string }',
+        ],
+        general: [
+          "a prompts/get failed where the reference's succeeded",
+          'send the arguments as an object of strings, by name ({ "count": "2" }, never [..] or 2): GetPromptRequest has arguments?: { [key: string]: string }',
         ],
       },
     ];
@@ -178,6 +241,8 @@ function contentRule(comparison: Comparison): Hint[] {
   for (const { at, expected, actual } of stepPairs(comparison)) {
     const wanted = new Set(contentItems(expected).map((item) => String(field(item, 'type'))));
     if (wanted.size === 0 || isRefused(expected)) continue;
+    // a server's error is no content lost: the step failed (promptArgumentsRule), or the session went astray earlier
+    if (field(actual, 'error') !== undefined) continue;
     const got = new Set(contentItems(actual).map((item) => String(field(item, 'type'))));
     const missing = [...wanted].filter((type) => !got.has(type));
     if (missing.length === 0 && !isRefused(actual)) continue;
@@ -350,7 +415,7 @@ const resourcesSuite: PropertySuite = {
 
 export const resourcesAndPrompts: StageContent = {
   slug: 'resources-and-prompts',
-  hints: [capabilityRule, staleListRule, paginationRule, blobRule, contentRule, updatedRule],
+  hints: [capabilityRule, staleListRule, keptListRule, paginationRule, promptArgumentsRule, blobRule, contentRule, updatedRule],
   generators: {},
   properties: resourcesSuite,
 };
