@@ -11,7 +11,7 @@ import { courseCopies, expectGraderGolden, keepOnly, normalise, REPO, runInProce
 export const SEED = ['--seed', '7'];
 
 /** The stages, in course order. */
-export const STAGES = ['config-and-framing', 'handshake', 'tools', 'streamable-http', 'translate', 'stateless', 'authorization'];
+export const STAGES = ['config-and-framing', 'handshake', 'tools', 'streamable-http', 'translate', 'stateless', 'authorization', 'resources-and-prompts'];
 
 /** Correct clients that chose otherwise (test/variants/<choice>/change.diff): the stage where the choice
  *  shows, and the advice it earns by kind (a SHOULD of the spec it does not follow), none by default. */
