@@ -1,8 +1,9 @@
 // Derives the resources-and-prompts cases (stage 8) from the recordings in cassettes/: each case's
 // steps.json (what program.ts's resources command does, in the recording's order) and its cassette,
 // the recording with the client's capabilities free (a student's client declares its own). No edit:
-// a step the client must refuse sends nothing, so the recordings are the cases' cassettes as they are. Run: node --import tsx scripts/derive-resources-cases.ts
-// then `npx theinference bless --stage resources-and-prompts` for the expected output.
+// a step the client must refuse sends nothing, so the recordings are the cases' cassettes as they are.
+// Run: node --import tsx scripts/derive-resources-cases.ts (scripts/record-resources-cassettes.ts
+// re-records the recordings), then `npx theinference bless --stage resources-and-prompts`.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCassette, saveCassette, type Cassette } from '../harness/cassette/index.ts';
