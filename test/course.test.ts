@@ -82,6 +82,15 @@ describe('the stage table', () => {
     expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'websocket')}: player must be "stdio" or "http", not "websocket"`);
   });
 
+  it("plays a command's cases on the player its entry names, the stage's others on the stage's; an unknown one is named with its line", () => {
+    const stage = loadCourse(REPO).stages.find((one) => one.slug === 'resources-and-prompts')!;
+    expect(stage.player).toBe('stdio');
+    expect(new Set(stage.cases.map((testCase) => `${testCase.command} ${testCase.player}`))).toEqual(new Set(['resources stdio', 'resources-http http']));
+    const dir = copy();
+    editTable(dir, '        player: http', '        player: carrier-pigeon');
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'carrier-pigeon')}: player must be "stdio" or "http", not "carrier-pigeon"`);
+  });
+
   it('runs the cases "first" names first, in its order, and the rest by name; a name there that is no case is refused', () => {
     const handshake = loadCourse(REPO).stages.find((stage) => stage.slug === 'handshake')!;
     const names = handshake.cases.map((testCase) => testCase.name);
