@@ -61,7 +61,7 @@ const cases: Record<string, CaseSpec> = {
   'paged-server': {
     folder: 'resources-and-prompts/stdio',
     about:
-      'A server on the official SDK whose lists come two items a page (nextCursor followed to the end), a blob of bytes that are not UTF-8 and an empty one, URIs expanded from templates of RFC 6570 levels 2 and 3 ({+path}, {?q,lang}) with spaces and non-ASCII characters, a prompt whose arguments include a number (sent as a string) and whose messages hold an embedded resource and an assistant message, a resource_link in a prompt, a read the server answers with -32002, and a subscription refused without sending anything (the server did not declare resources.subscribe).',
+      'A server on the official SDK whose lists come two items a page (nextCursor followed to the end), a blob of bytes that are not UTF-8 and an empty one, URIs expanded from templates of RFC 6570 levels 2 and 3 ({+path}, {?q,lang}) with spaces and non-ASCII characters, a prompt whose arguments include a number (sent as a string) and whose messages hold an embedded resource and an assistant message, a resource_link in a prompt, a prompt without arguments whose messages hold audio and an image, a read the server answers with -32002, and a subscription refused without sending anything (the server did not declare resources.subscribe).',
     cassette: asCase(recorded('paged-resources'), 'paged-resources', 'the recording as it is'),
     steps: [
       { list: 'resources' },
@@ -74,6 +74,7 @@ const cases: Record<string, CaseSpec> = {
       { read: { template: 'paged://search{?q,lang}', values: { q: 'café au lait', lang: 'fr' } } },
       { prompt: 'translate', arguments: { text: 'A naïve café', to: 'French', words: 10 } },
       { prompt: 'summarize', arguments: { uri: 'paged://notes/one.md' } },
+      { prompt: 'greet' },
       { read: 'paged://nothing' },
       { subscribe: 'paged://notes/one.md' },
     ],

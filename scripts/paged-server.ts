@@ -7,8 +7,9 @@
 //   node --import tsx scripts/paged-server.ts
 //
 // It declares resources (no subscribe, no listChanged) and prompts; its resources are text or
-// binary (a blob of bytes that are not UTF-8), its one template is of RFC 6570 level 2 (`{+path}`),
-// and its prompt `translate` takes string arguments and answers with text and an embedded resource.
+// binary (a blob of bytes that are not UTF-8), its templates of RFC 6570 levels 1 to 3 ({name},
+// {+path}, {?q,lang}), its prompt `translate` takes string arguments and answers with text and an
+// embedded resource, and `greet` (no arguments) with text, audio and an image.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
@@ -23,6 +24,28 @@ import {
 const PAGE = 2;
 
 const BINARY = Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x7f, 0x0a, 0xc3, 0x28, 0xf0, 0x9f, 0x98, 0x80]);
+
+/** A WAV file of 8 silent samples (8 kHz, 8-bit mono): audio content's bytes. */
+const WAV = (() => {
+  const samples = Buffer.alloc(8, 0x80);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + samples.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(8000, 24);
+  header.writeUInt32LE(8000, 28);
+  header.writeUInt16LE(1, 32);
+  header.writeUInt16LE(8, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(samples.length, 40);
+  return Buffer.concat([header, samples]);
+})();
+
+/** A 1x1 PNG, one transparent pixel: image content's bytes. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGBgAAAABQABpfZFQAAAAABJRU5ErkJggg==', 'base64');
 
 const RESOURCES = [
   { uri: 'paged://notes/one.md', name: 'one.md', mimeType: 'text/markdown', text: '# One\n\nThe first note.\n' },
@@ -102,7 +125,14 @@ server.setRequestHandler(GetPromptRequestSchema, async (request) => {
       ],
     };
   }
-  if (name === 'greet') return { messages: [{ role: 'user', content: { type: 'text', text: 'Hello!' } }] };
+  if (name === 'greet')
+    return {
+      messages: [
+        { role: 'user', content: { type: 'text', text: 'Hello! Say it back:' } },
+        { role: 'user', content: { type: 'audio', data: WAV.toString('base64'), mimeType: 'audio/wav' } },
+        { role: 'assistant', content: { type: 'image', data: PNG.toString('base64'), mimeType: 'image/png' } },
+      ],
+    };
   if (name === 'summarize') return { messages: [{ role: 'user', content: { type: 'resource_link', uri: args.uri ?? '', name: 'the note' } }] };
   throw new McpError(-32602, `Unknown prompt: ${name}`);
 });

@@ -27,7 +27,7 @@ const RECORDINGS: { file: string; server: string[]; options?: string[]; free?: R
     provenance: {
       package: '@modelcontextprotocol/sdk',
       packageVersion: sdkVersion(),
-      note: 'every page of resources/list, resources/templates/list and prompts/list (two items a page), reads of text, a blob of bytes that are not UTF-8, an empty blob, URIs expanded from the templates ({+path}, {?q,lang}), prompts/get with string arguments, a read of a resource that does not exist (-32002); the server is scripts/paged-server.ts on the official SDK, driven by the SDK client through theinference record --script',
+      note: 'every page of resources/list, resources/templates/list and prompts/list (two items a page), reads of text, a blob of bytes that are not UTF-8, an empty blob, URIs expanded from the templates ({+path}, {?q,lang}), prompts/get with string arguments, and without (text, audio and an image), a read of a resource that does not exist (-32002); the server is scripts/paged-server.ts on the official SDK, driven by the SDK client through theinference record --script',
     },
   },
   {

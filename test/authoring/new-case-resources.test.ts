@@ -30,6 +30,7 @@ describe('new-case at resources-and-prompts', () => {
       { read: 'paged://search?q=caf%C3%A9%20au%20lait&lang=fr' },
       { prompt: 'translate', arguments: { text: 'A naïve café', to: 'French', words: '10' } },
       { prompt: 'summarize', arguments: { uri: 'paged://notes/one.md' } },
+      { prompt: 'greet' },
       { read: 'paged://nothing' },
     ]);
     const expected = JSON.parse(readFileSync(join(into, 'fixtures/resources-and-prompts/stdio/paged/expected.json'), 'utf8'));
