@@ -3,7 +3,7 @@
 // case's expected.json. Everything printed here is decided by this file, never by prose or
 // free choices in the student's code; the student's messages go to stderr.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createConnection, createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -172,7 +172,126 @@ const commands: Record<string, Command> = {
       server.done();
     }
   },
+
+  /** Resources and prompts (stage 8), over stdio: initialize, then the steps of steps.json in turn, each
+   *  printed as `{ step, result }` (see runSteps); `updated`: the URIs handed on by a subscription's
+   *  onUpdated, in order. */
+  resources: async (caseDir) => {
+    const steps = readJson(join(caseDir, 'steps.json')) as Step[];
+    const wire = await connect(caseDir);
+    const client = new mcp.McpClient(new mcp.StdioTransport(wire));
+    await client.initialize();
+    const output = await runSteps(client, steps);
+    await client.close();
+    return { ...output, ...(await afterClose(wire)) };
+  },
+
+  /** The same steps over Streamable HTTP: initialize, steps.json in turn, close() (which ends the session). */
+  'resources-http': async (caseDir) => {
+    const steps = readJson(join(caseDir, 'steps.json')) as Step[];
+    const server = await serverUrl(caseDir);
+    try {
+      const client = new mcp.McpClient(new mcp.HttpTransport(server.url));
+      await client.initialize();
+      const output = await runSteps(client, steps);
+      await client.close();
+      return output;
+    } finally {
+      server.done();
+    }
+  },
 };
+
+/** One step of a resources case (steps.json): a list, a read (of a URI, or of a template expanded with
+ *  its values), a prompt got with its arguments, a tool called, a subscription made or ended. */
+type Step =
+  | { list: 'resources' | 'templates' | 'prompts' }
+  | { read: string | { template: string; values: Record<string, mcp.TemplateValue> } }
+  | { prompt: string; arguments?: Record<string, unknown> }
+  | { call: string; arguments?: object }
+  | { subscribe: string }
+  | { unsubscribe: string };
+
+/** Each step in turn, as the course prints it: lists as the server gave them (keys sorted); a read's
+ *  contents, a prompt's messages and a call's content each by its type (showContent); a refusal or an
+ *  error as `outcome` has them. */
+async function runSteps(client: mcp.McpClient, steps: Step[]): Promise<{ steps: unknown[]; updated: string[] }> {
+  const updated: string[] = [];
+  const results: unknown[] = [];
+  for (const step of steps) {
+    if ('list' in step) {
+      const lists: Record<string, () => Promise<unknown[]>> = { resources: () => client.listResources(), templates: () => client.listResourceTemplates(), prompts: () => client.listPrompts() };
+      const list = Object.hasOwn(lists, step.list) ? lists[step.list] : undefined;
+      if (list === undefined) throw new Error(`steps.json: no list named ${JSON.stringify(step.list)} (resources, templates, prompts)`);
+      results.push({ step, result: await outcome(attempt(list)) });
+    } else if ('read' in step) {
+      const uri = typeof step.read === 'string' ? step.read : mcp.expandTemplate(step.read.template, step.read.values);
+      const read = outcome(attempt(() => client.readResource(uri)).then((contents) => ({ contents: contents.map(showContents) })));
+      results.push({ step, ...(typeof step.read !== 'string' && { uri }), result: await read });
+    } else if ('prompt' in step) {
+      const got = attempt(() => client.getPrompt(step.prompt, step.arguments ?? {})).then((prompt) => ({
+        ...prompt,
+        messages: prompt.messages.map((message) => ({ ...message, content: showContent(message.content) })),
+      }));
+      results.push({ step, result: await outcome(got) });
+    } else if ('call' in step) {
+      const called = attempt(() => client.callTool(step.call, step.arguments)).then((result) => ({ ...result, content: result.content.map(showContent) }));
+      results.push({ step, result: await outcome(called) });
+    } else if ('subscribe' in step) {
+      results.push({ step, result: await outcome(attempt(() => client.subscribe(step.subscribe, (uri) => updated.push(uri))).then(() => ({}))) });
+    } else if ('unsubscribe' in step) {
+      results.push({ step, result: await outcome(attempt(() => client.unsubscribe(step.unsubscribe)).then(() => ({}))) });
+    } else throw new Error(`steps.json: a step the course does not know: ${JSON.stringify(step)}`);
+  }
+  return { steps: results, updated };
+}
+
+/** What `start` returns, or what it throws at once as a rejection: a refusal is one either way. */
+function attempt<T>(start: () => Promise<T>): Promise<T> {
+  return Promise.resolve().then(start);
+}
+
+/** A content item by its type, as the course prints it: text as it is; image and audio with their
+ *  data decoded (your decodeBase64) and shown as bytes (showBytes); an embedded resource with its
+ *  contents shown as a read's are (a blob decoded); a resource_link as it is. Another type, or a
+ *  field missing, shows as the item is. */
+function showContent(item: Record<string, unknown>): unknown {
+  if ((item.type === 'image' || item.type === 'audio') && typeof item.data === 'string') {
+    const { data, ...rest } = item;
+    return canonical({ ...rest, data: showBytes(mcp.decodeBase64(data), rest.mimeType) });
+  }
+  if (item.type === 'resource' && typeof item.resource === 'object' && item.resource !== null) {
+    const resource = item.resource as Record<string, unknown>;
+    if (typeof resource.blob !== 'string') return canonical(item);
+    const { blob, ...rest } = resource;
+    return canonical({ ...item, resource: showContents({ ...rest, bytes: mcp.decodeBase64(blob) } as mcp.ResourceContents) });
+  }
+  return canonical(item);
+}
+
+/** A resource's contents as readResource returned them: text as it is, bytes as showBytes shows them
+ *  (under `blob`, where the server sent them). */
+function showContents(contents: mcp.ResourceContents): unknown {
+  if (!('bytes' in contents) || !(contents.bytes instanceof Uint8Array)) return canonical(contents);
+  const { bytes, ...rest } = contents;
+  return canonical({ ...rest, blob: showBytes(bytes, rest.mimeType) });
+}
+
+/** Bytes as the course prints them: how many, their SHA-256, and, for a text type whose bytes are
+ *  UTF-8, the text they hold. */
+function showBytes(bytes: Uint8Array, mimeType: unknown): object {
+  const length = bytes.length;
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  let text: string | undefined;
+  if (typeof mimeType === 'string' && mimeType.startsWith('text/')) {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      text = undefined;
+    }
+  }
+  return { length, sha256, ...(text !== undefined && { text }) };
+}
 
 /** Where the authorization server sends the course's client back: it listens nowhere, the browser
  *  (browse) stops there. */

@@ -37,7 +37,8 @@ export interface Stage {
   /** The property suite graded with this stage, if any. */
   properties?: string;
   /** Each case's server side is played from its fixture's cassette.yaml over this transport: `stdio`
-   *  over the program's fd 3, `http` over Streamable HTTP at a URL on 127.0.0.1 the grader listens on. */
+   *  over the program's fd 3, `http` over Streamable HTTP at a URL on 127.0.0.1 the grader listens on.
+   *  A command's entry may name its own (`player:` beside `command:`), which its cases take instead. */
   player?: string;
   cases: Case[];
 }
@@ -109,7 +110,12 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
       }
       const folder = table.scalar([...where, 'folder'], 'string');
       const first = table.optionalStrings([...where, 'first'], 'case names');
-      const cases = readCases(root, { stage: slug, command, folder, player }, options, (message) => table.fail([...where, 'folder'], message));
+      // a command's own player, where a stage grades one client over two transports (resources-and-prompts)
+      const own = table.optional([...where, 'player'], 'string');
+      if (own !== undefined && options.players !== undefined && !options.players.includes(own)) {
+        table.fail([...where, 'player'], `player must be ${options.players.map((name) => `"${name}"`).join(' or ')}, not "${own}"`);
+      }
+      const cases = readCases(root, { stage: slug, command, folder, player: own ?? player }, options, (message) => table.fail([...where, 'folder'], message));
       return firstNamedFirst(cases, first, (name) => table.fail([...where, 'first'], `"first" names ${name}, which is not a case folder of cases/${folder}`));
     });
     if (cases.length === 0) table.fail([...at, 'cases'], `stage "${slug}" has no cases`);

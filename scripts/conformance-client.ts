@@ -59,13 +59,14 @@ const scenarios: Record<string, Drive> = {
     console.log(`listed ${tools.length} tools`);
   },
   // 2026-07-28: Mcp-Method on every request, Mcp-Name on tools/call (a hyphenated name),
-  // resources/read (a URI with %20 and a query) and prompts/get.
+  // resources/read (a URI with %20 and a query) and prompts/get; through stage 8's API, which sends them
+  // because the server's discover result declares resources and prompts.
   'http-standard-headers': async (client) => {
     for (const tool of await client.listTools()) console.log(`${tool.name}: ${text(await client.callTool(tool.name, {}))}`);
-    const { resources } = await client.request('resources/list', {});
-    for (const resource of resources) await client.request('resources/read', { uri: resource.uri });
-    const { prompts } = await client.request('prompts/list', {});
-    for (const prompt of prompts) await client.request('prompts/get', { name: prompt.name });
+    const resources = await client.listResources();
+    for (const resource of resources) await client.readResource(resource.uri);
+    const prompts = await client.listPrompts();
+    for (const prompt of prompts) await client.getPrompt(prompt.name);
     console.log(`read ${resources.length} resources, got ${prompts.length} prompts`);
   },
   // 2026-07-28: the arguments a tool's schema marks with x-mcp-header, mirrored into Mcp-Param-*

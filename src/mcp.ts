@@ -197,6 +197,12 @@ export class McpClient {
   private readonly reading: Promise<void>;
   /** The protocol version of the stateless era, once connect() found a server that speaks it. */
   private statelessVersion: string | undefined;
+  /** What the server declared it offers (initialize's capabilities), once known: stage 8. */
+  private capabilities: Record<string, unknown> | undefined;
+  /** Each list as last fetched, by method, until the server says it changed (list_changed): stage 8. */
+  private readonly lists = new Map<string, unknown[]>();
+  /** What to call with a resource's URI when the server says it was updated, by URI: stage 8. */
+  private readonly subscriptions = new Map<string, (uri: string) => void>();
 
   constructor(
     private readonly transport: Transport,
@@ -253,6 +259,7 @@ export class McpClient {
       await this.close();
       throw new Error(`the server offered protocol version ${result.protocolVersion}, which this client does not support`);
     }
+    this.capabilities = isRecord(result.capabilities) ? result.capabilities : {};
     await this.notify('notifications/initialized');
     return result;
   }
@@ -298,7 +305,7 @@ export class McpClient {
           pending?.resolve(message.result);
         }
       }
-      // notifications (list_changed, progress, log messages) need nothing from this client
+      else if (typeof message.method === 'string') this.notified(message.method, message.params);
     }
     for (const pending of this.pending.values()) pending.reject(new Error('the connection closed before the server answered'));
     this.pending.clear();
@@ -346,6 +353,7 @@ export class McpClient {
         if (!isRecord(server) || !Array.isArray(server.supportedVersions)) break; // no discover result
         if (server.supportedVersions.includes(version)) {
           this.statelessVersion = version;
+          this.capabilities = isRecord(server.capabilities) ? server.capabilities : {};
           return { era: 'modern', protocolVersion: version, server };
         }
         supported = server.supportedVersions;
@@ -383,6 +391,90 @@ export class McpClient {
       responses[key] = await answer({ method: request.method, ...(isRecord(request.params) && { params: request.params }) });
     }
     return responses;
+  }
+
+  // -------------------------------------------------------------- stage 8: resources and prompts
+
+  /** Every resource (all pages), kept until the server's notifications/resources/list_changed. */
+  async listResources(): Promise<Resource[]> {
+    return this.list('resources/list', 'resources', 'resources') as Promise<Resource[]>;
+  }
+
+  /** Every resource template (all pages), kept until the server's notifications/resources/list_changed. */
+  async listResourceTemplates(): Promise<ResourceTemplate[]> {
+    return this.list('resources/templates/list', 'resourceTemplates', 'resources') as Promise<ResourceTemplate[]>;
+  }
+
+  /** Every prompt (all pages), kept until the server's notifications/prompts/list_changed. */
+  async listPrompts(): Promise<Prompt[]> {
+    return this.list('prompts/list', 'prompts', 'prompts') as Promise<Prompt[]>;
+  }
+
+  /** A resource's contents, each text as it is or a blob decoded from Base64 to its bytes. */
+  async readResource(uri: string): Promise<ResourceContents[]> {
+    this.require('resources', 'resources/read');
+    const result = await this.request('resources/read', { uri });
+    const contents: unknown[] = isRecord(result) && Array.isArray(result.contents) ? result.contents : [];
+    return contents.map((item) => {
+      if (!isRecord(item) || typeof item.blob !== 'string') return item as ResourceContents;
+      const { blob, ...rest } = item;
+      return { ...rest, bytes: decodeBase64(blob) } as ResourceContents;
+    });
+  }
+
+  /** A prompt's messages, its arguments sent as strings (MCP's prompt arguments are strings). */
+  async getPrompt(name: string, args: Record<string, unknown> = {}): Promise<GetPromptResult> {
+    this.require('prompts', 'prompts/get');
+    const strings = Object.fromEntries(Object.entries(args).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)]));
+    return this.request('prompts/get', { name, ...(Object.keys(strings).length > 0 && { arguments: strings }) });
+  }
+
+  /** Asks to hear of changes to a resource: onUpdated gets its URI at each notifications/resources/updated. */
+  async subscribe(uri: string, onUpdated: (uri: string) => void): Promise<void> {
+    this.require('resources', 'resources/subscribe', 'subscribe');
+    await this.request('resources/subscribe', { uri });
+    this.subscriptions.set(uri, onUpdated);
+  }
+
+  async unsubscribe(uri: string): Promise<void> {
+    this.require('resources', 'resources/unsubscribe', 'subscribe');
+    await this.request('resources/unsubscribe', { uri });
+    this.subscriptions.delete(uri);
+  }
+
+  /** A list as kept, or every page of it fetched anew (following nextCursor) when none is kept. */
+  private async list(method: string, key: string, capability: string): Promise<unknown[]> {
+    this.require(capability, method);
+    const kept = this.lists.get(method);
+    if (kept !== undefined) return structuredClone(kept);
+    const items: unknown[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.request(method, cursor === undefined ? {} : { cursor });
+      items.push(...(isRecord(page) && Array.isArray(page[key]) ? page[key] : []));
+      cursor = isRecord(page) && typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
+    } while (cursor !== undefined);
+    this.lists.set(method, items);
+    return structuredClone(items);
+  }
+
+  /** Refuses, sending nothing, a method of a capability the server did not declare (or a feature of it,
+   *  `subscribe` of resources): "Only use capabilities that were successfully negotiated". */
+  private require(capability: string, method: string, feature?: string): void {
+    if (this.capabilities === undefined) throw new Error(`${method} before initialize: the server's capabilities are not known yet`);
+    const declared = this.capabilities[capability];
+    if (!isRecord(declared)) throw new Error(`the server did not declare the ${capability} capability: ${method} is not sent`);
+    if (feature !== undefined && declared[feature] !== true) throw new Error(`the server's ${capability} capability has no ${feature}: ${method} is not sent`);
+  }
+
+  /** A notification of the server: a list that changed is fetched anew at its next use; an update of a
+   *  resource subscribed to is handed on. */
+  private notified(method: string, params: unknown): void {
+    if (method === 'notifications/resources/list_changed') {
+      this.lists.delete('resources/list');
+      this.lists.delete('resources/templates/list');
+    } else if (method === 'notifications/prompts/list_changed') this.lists.delete('prompts/list');
+    else if (method === 'notifications/resources/updated' && isRecord(params) && typeof params.uri === 'string') this.subscriptions.get(params.uri)?.(params.uri);
   }
 }
 
@@ -1202,4 +1294,130 @@ function stringsOf(value: unknown): string[] {
 function oauthError(body: Record<string, unknown> | undefined): string {
   if (typeof body?.error !== 'string') return '';
   return typeof body.error_description === 'string' ? ` ${body.error} (${body.error_description})` : ` ${body.error}`;
+}
+
+// ---------------------------------------------------------------- stage 8: resources-and-prompts
+
+export interface Resource {
+  uri: string;
+  name: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+export interface Prompt {
+  name: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+  [key: string]: unknown;
+}
+
+/** A resource's contents as readResource returns them: text as it is, a blob as its bytes. */
+export type ResourceContents = { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; bytes: Uint8Array };
+
+export interface GetPromptResult {
+  description?: string;
+  messages: { role: 'user' | 'assistant'; content: Record<string, unknown> }[];
+  [key: string]: unknown;
+}
+
+const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** Base64 (RFC 4648 section 4, the alphabet with + and /, padded with =) to its bytes; throws on
+ *  anything else. */
+export function decodeBase64(text: string): Uint8Array {
+  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw new Error(`not Base64: ${JSON.stringify(text.slice(0, 40))}`);
+  const digits = text.replace(/=+$/, '');
+  const bytes = new Uint8Array(Math.floor((digits.length * 6) / 8));
+  let bits = 0;
+  let value = 0;
+  let at = 0;
+  for (const digit of digits) {
+    value = (value << 6) | BASE64_ALPHABET.indexOf(digit);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes[at++] = (value >> bits) & 0xff;
+    }
+  }
+  return bytes;
+}
+
+/** The operators of RFC 6570 (level 2 and 3, and 4's modifiers): what starts the expansion, what
+ *  joins its values, whether names are written (and how an empty value is), and which characters pass
+ *  unencoded (unreserved only, or reserved too). */
+const OPERATORS: Record<string, { first: string; separator: string; named: boolean; ifEmpty: string; reserved: boolean }> = {
+  '': { first: '', separator: ',', named: false, ifEmpty: '', reserved: false },
+  '+': { first: '', separator: ',', named: false, ifEmpty: '', reserved: true },
+  '#': { first: '#', separator: ',', named: false, ifEmpty: '', reserved: true },
+  '.': { first: '.', separator: '.', named: false, ifEmpty: '', reserved: false },
+  '/': { first: '/', separator: '/', named: false, ifEmpty: '', reserved: false },
+  ';': { first: ';', separator: ';', named: true, ifEmpty: '', reserved: false },
+  '?': { first: '?', separator: '&', named: true, ifEmpty: '=', reserved: false },
+  '&': { first: '&', separator: '&', named: true, ifEmpty: '=', reserved: false },
+};
+
+export type TemplateValue = string | string[] | Record<string, string>;
+
+/** A URI template (RFC 6570, levels 1 to 4) expanded with the values given; a variable without a value
+ *  (undefined, an empty list or map) is left out. Characters outside those the operator lets through are
+ *  percent-encoded as UTF-8; a `%XX` already in a value passes as it is under `+` and `#`. */
+export function expandTemplate(template: string, values: Record<string, TemplateValue | undefined>): string {
+  return template.replace(/\{([^{}]*)\}/g, (_whole, expression: string) => {
+    const operator = /^[+#./;?&]/.test(expression) ? expression[0]! : '';
+    const spec = OPERATORS[operator];
+    if (spec === undefined) throw new Error(`unknown operator in {${expression}}`);
+    const parts: string[] = [];
+    for (const variable of expression.slice(operator.length).split(',')) {
+      const match = /^([A-Za-z0-9_.%]+)(?::([1-9][0-9]{0,3})|(\*))?$/.exec(variable);
+      if (match === null) throw new Error(`not a variable: ${JSON.stringify(variable)} in {${expression}}`);
+      const [, name, prefix, explode] = match as unknown as [string, string, string | undefined, string | undefined];
+      const value = Object.hasOwn(values, name) ? values[name] : undefined;
+      if (value === undefined) continue;
+      const encode = (text: string) => encodeTemplateText(text, spec.reserved);
+      if (typeof value === 'string') {
+        const text = encode(prefix === undefined ? value : [...value].slice(0, Number(prefix)).join(''));
+        parts.push(spec.named ? `${name}${text === '' ? spec.ifEmpty : `=${text}`}` : text);
+        continue;
+      }
+      const pairs: [string, string][] = Array.isArray(value) ? value.map((item) => ['', item]) : Object.entries(value);
+      if (pairs.length === 0) continue;
+      if (explode) {
+        for (const [key, item] of pairs) {
+          const itemName = Array.isArray(value) ? name : encode(key);
+          const text = encode(item);
+          parts.push(spec.named ? `${itemName}${text === '' ? spec.ifEmpty : `=${text}`}` : Array.isArray(value) ? text : `${itemName}=${text}`);
+        }
+        continue;
+      }
+      const joined = (Array.isArray(value) ? value.map(encode) : pairs.flatMap(([key, item]) => [encode(key), encode(item)])).join(',');
+      parts.push(spec.named ? `${name}=${joined}` : joined);
+    }
+    return parts.length === 0 ? '' : spec.first + parts.join(spec.separator);
+  });
+}
+
+/** Percent-encodes (UTF-8) all but the unreserved characters (RFC 3986), and with `reserved` the
+ *  reserved ones and a `%XX` already there too. */
+function encodeTemplateText(text: string, reserved: boolean): string {
+  const pass = reserved ? /[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]/ : /[A-Za-z0-9\-._~]/;
+  let out = '';
+  for (let at = 0; at < text.length; ) {
+    if (reserved && /^%[0-9A-Fa-f]{2}/.test(text.slice(at, at + 3))) {
+      out += text.slice(at, at + 3);
+      at += 3;
+      continue;
+    }
+    const char = String.fromCodePoint(text.codePointAt(at)!);
+    at += char.length;
+    out += pass.test(char) ? char : [...new TextEncoder().encode(char)].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  }
+  return out;
 }

@@ -66,20 +66,29 @@ describe('the stage table', () => {
     const dir = copy();
     editTable(dir, '      - command: mcp-config', '      - command: mcp-konfig');
     expect(loadError(dir)).toBe(
-      `course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig" (program.ts commands: mcp-frame, mcp-config, handshake, tools, http, translate, stateless, authorization)`,
+      `course.yaml:${lineOf(dir, 'mcp-konfig')}: unknown command "mcp-konfig" (program.ts commands: mcp-frame, mcp-config, handshake, tools, http, translate, stateless, authorization, resources, resources-http)`,
     );
   });
 
   it('names a property suite no stage has and the line it is on, and lists the suites there are', () => {
     const dir = copy();
     editTable(dir, 'properties: framing', 'properties: framng');
-    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'framng')}: unknown property suite "framng" (the stages' suites: framing)`);
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'framng')}: unknown property suite "framng" (the stages' suites: framing, resources-and-prompts)`);
   });
 
   it('names a player no transport has and the line it is on, and lists the transports there are', () => {
     const dir = copy();
     editTable(dir, 'player: http', 'player: websocket');
     expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'websocket')}: player must be "stdio" or "http", not "websocket"`);
+  });
+
+  it("plays a command's cases on the player its entry names, the stage's others on the stage's; an unknown one is named with its line", () => {
+    const stage = loadCourse(REPO).stages.find((one) => one.slug === 'resources-and-prompts')!;
+    expect(stage.player).toBe('stdio');
+    expect(new Set(stage.cases.map((testCase) => `${testCase.command} ${testCase.player}`))).toEqual(new Set(['resources stdio', 'resources-http http']));
+    const dir = copy();
+    editTable(dir, '        player: http', '        player: carrier-pigeon');
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'carrier-pigeon')}: player must be "stdio" or "http", not "carrier-pigeon"`);
   });
 
   it('runs the cases "first" names first, in its order, and the rest by name; a name there that is no case is refused', () => {
@@ -109,7 +118,7 @@ describe('the stage table', () => {
   });
 
   it("reads each stage's points (1 where none are given), and refuses points that are not a whole number, 0 or more", () => {
-    expect(loadCourse(REPO).stages.map((stage) => stage.points)).toEqual([10, 15, 15, 15, 10, 15, 20]);
+    expect(loadCourse(REPO).stages.map((stage) => stage.points)).toEqual([10, 15, 15, 15, 10, 15, 20, 15]);
     let dir = copy();
     editTable(dir, '    points: 10\n', '');
     expect(loadCourse(dir).stages[0]!.points).toBe(1);

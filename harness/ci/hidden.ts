@@ -86,7 +86,7 @@ export function caseFolders(course: Course): Map<string, CaseFolder> {
   const folders = new Map<string, CaseFolder>();
   for (const stage of course.stages) {
     for (const testCase of stage.cases)
-      folders.set(dirname(testCase.casePath).slice('cases/'.length), { stage: stage.slug, command: testCase.command, player: stage.player });
+      folders.set(dirname(testCase.casePath).slice('cases/'.length), { stage: stage.slug, command: testCase.command, player: testCase.player });
   }
   return folders;
 }

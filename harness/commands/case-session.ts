@@ -1,6 +1,7 @@
 // What program.ts's commands make of a recorded session, for `new-case`: the part of it a command
 // plays (a handshake ends at notifications/initialized), and the inputs its case folder gives the
-// command beside case.md (calls.json: the calls the recorded client made, in its order). A command
+// command beside case.md (calls.json: the calls the recorded client made, in its order; steps.json, the
+// resources commands' steps). A command
 // this table does not know gets the whole session and no inputs; bless then says what differs.
 import type { Cassette, Frame, Json, JsonObject } from '../cassette/index.ts';
 
@@ -30,6 +31,25 @@ const withCalls =
     return made.length > 0 || required ? { 'calls.json': made } : {};
   };
 
+/** steps.json of the resources commands (stage 8): each list (its first page: the pages after it are
+ *  the same step), read, prompt, call, subscription and its end, in the recording's order. */
+function steps(frames: Frame[]): Record<string, Json> {
+  const LISTS: Record<string, string> = { 'resources/list': 'resources', 'resources/templates/list': 'templates', 'prompts/list': 'prompts' };
+  const made = frames.flatMap((frame): JsonObject[] => {
+    if (frame.from !== 'client' || typeof frame.message.method !== 'string' || (frame.http?.reply?.status ?? 200) >= 400) return [];
+    const { method } = frame.message;
+    const params = (frame.message.params ?? {}) as JsonObject;
+    if (method in LISTS) return params.cursor === undefined ? [{ list: LISTS[method]! }] : [];
+    if (method === 'resources/read') return [{ read: params.uri ?? null }];
+    if (method === 'prompts/get') return [{ prompt: params.name ?? null, ...(params.arguments !== undefined && { arguments: params.arguments }) }];
+    if (method === 'tools/call') return [{ call: params.name ?? null, ...(params.arguments !== undefined && { arguments: params.arguments }) }];
+    if (method === 'resources/subscribe') return [{ subscribe: params.uri ?? null }];
+    if (method === 'resources/unsubscribe') return [{ unsubscribe: params.uri ?? null }];
+    return [];
+  });
+  return { 'steps.json': made };
+}
+
 const COMMANDS: Record<string, CommandSession> = {
   // initialize, its result, initialized: what follows is no part of a handshake
   handshake: {
@@ -44,6 +64,8 @@ const COMMANDS: Record<string, CommandSession> = {
   translate: { inputs: () => ({}) },
   stateless: { inputs: withCalls(false) },
   authorization: { inputs: withCalls(false) },
+  resources: { inputs: steps },
+  'resources-http': { inputs: steps },
 };
 
 /** The session as `command`'s case plays it, and the inputs of its case folder. */

@@ -65,7 +65,9 @@ async function newCase(parsed: Parsed<typeof OPTIONS>, output: Output): Promise<
 
   const course = courseHere({ allowMissingExpected: true });
   const stage = course.stages[stageIndex(course, values.stage)]!;
-  const { folder, command: programCommand } = caseFolderOf(course, stage);
+  // where a stage grades its command over two transports (a folder each), the session's transport picks the folder
+  const transport = live ? (values.http !== undefined ? 'http' : 'stdio') : peekTransport(values.from!);
+  const { folder, command: programCommand, player } = caseFolderOf(course, stage, transport);
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(values.name)) throw new UsageError(`--name ${values.name}: a case's name is lower-case words and digits joined by "-"`);
   const root = resolve(values.into ?? course.root);
   const target = { cases: join(root, 'cases', folder, values.name), fixtures: join(root, 'fixtures', folder, values.name) };
@@ -88,7 +90,7 @@ async function newCase(parsed: Parsed<typeof OPTIONS>, output: Output): Promise<
         return recorded;
       }
     }
-    const cassette = await checkedCassette(source, live ? 'the recording' : values.from!, stage);
+    const cassette = await checkedCassette(source, live ? 'the recording' : values.from!, stage, player);
     const staged = { cases: join(scratch, 'cases'), fixtures: join(scratch, 'fixtures') };
     const { frames, inputs } = caseOfSession(programCommand, cassette);
     mkdirSync(staged.cases);
@@ -112,7 +114,7 @@ async function newCase(parsed: Parsed<typeof OPTIONS>, output: Output): Promise<
       fixtureDir: staged.fixtures,
       expectedPath: join(staged.fixtures, 'expected.json'),
       cassettePath: join(staged.fixtures, 'cassette.yaml'),
-      ...(stage.player && { player: stage.player }),
+      player,
       ...(values.into !== undefined && { hidden: true }),
     };
     const blessed = await blessOutside(
@@ -134,15 +136,36 @@ async function newCase(parsed: Parsed<typeof OPTIONS>, output: Output): Promise<
   return 0;
 }
 
-/** The one case folder of course.yaml the stage's cases are in, and its command: a stage with a player. */
-function caseFolderOf(course: Course, stage: Stage): { folder: string; command: string } {
+/** The case folder of course.yaml the new case goes in, its command and the player its cases are played
+ *  on: the stage's one folder, or, of a stage with a folder for each transport (resources-and-prompts),
+ *  the one whose cases are played on the session's `transport`. A stage with a player only. */
+function caseFolderOf(course: Course, stage: Stage, transport: string | undefined): { folder: string; command: string; player: string } {
   const players = course.stages.filter((one) => one.player !== undefined).map((one) => one.slug);
   if (stage.player === undefined)
     throw new UsageError(`--stage ${stage.slug}: its cases play no server, so no cassette makes one; new-case makes cases of ${players.join(', ')}`);
-  const folders = [...new Set(stage.cases.map((one) => dirname(one.casePath)))];
-  if (folders.length !== 1)
-    throw new UsageError(`--stage ${stage.slug}: its cases are in ${folders.length} folders; new-case makes a case of a stage with one`);
-  return { folder: relative('cases', folders[0]!), command: stage.cases[0]!.command };
+  const folders = [...new Map(stage.cases.map((one) => [dirname(one.casePath), one])).entries()];
+  const pick = (at: number) => ({
+    folder: relative('cases', folders[at]![0]),
+    command: folders[at]![1].command,
+    player: folders[at]![1].player ?? stage.player!,
+  });
+  if (folders.length === 1) return pick(0);
+  const byPlayer = folders.map(([, one]) => one.player ?? stage.player!);
+  const at = byPlayer.indexOf(transport ?? '');
+  if (at < 0 || byPlayer.indexOf(transport!, at + 1) >= 0)
+    throw new UsageError(
+      `--stage ${stage.slug}: its cases are in ${folders.length} folders (${folders.map(([folder], index) => `${relative('cases', folder)} over ${byPlayer[index]}`).join(', ')}); new-case picks the one of the session's transport${transport === undefined ? ', which it could not read' : `, ${transport}, and none or more than one is`}`,
+    );
+  return pick(at);
+}
+
+/** The transport of the cassette at `file`, if it can be read: checkedCassette says what is wrong with it otherwise. */
+function peekTransport(file: string): string | undefined {
+  try {
+    return loadCassette(file, { diskCache: false }).transport;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `record` itself, into `out`, with new-case's recording options: what it says, it says. */
@@ -154,7 +177,7 @@ async function record(parsed: Parsed<typeof OPTIONS>, out: string, output: Outpu
 }
 
 /** The cassette at `file` (named `what`), loaded and linted, of the transport the stage plays; bad input names the file and what was expected. */
-async function checkedCassette(file: string, what: string, stage: Stage): Promise<Cassette> {
+async function checkedCassette(file: string, what: string, stage: Stage, player: string): Promise<Cassette> {
   let cassette: Cassette;
   try {
     cassette = loadCassette(file, { diskCache: false });
@@ -170,9 +193,9 @@ async function checkedCassette(file: string, what: string, stage: Stage): Promis
       `${what}${first!.line ? `:${first!.line}` : ''}: ${first!.message}${problems.length > 1 ? ` (and ${problems.length - 1} more: theinference lint ${what} says all)` : ''}; expected a cassette lint passes`,
     );
   }
-  if (cassette.transport !== stage.player)
+  if (cassette.transport !== player)
     throw new InputError(
-      `${what}: ${article(cassette.transport)} ${cassette.transport} session, and stage ${stage.slug} plays its cases over ${stage.player}: expected ${article(stage.player!)} ${stage.player} cassette`,
+      `${what}: ${article(cassette.transport)} ${cassette.transport} session, and stage ${stage.slug} plays its cases over ${player}: expected ${article(player)} ${player} cassette`,
     );
   return cassette;
 }

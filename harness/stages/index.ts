@@ -12,12 +12,13 @@ import { authorization } from './authorization.ts';
 import { configAndFraming } from './config-and-framing.ts';
 import type { CaseGenerator, HintFinder, StageContent } from './stage-content.ts';
 import { handshake } from './handshake.ts';
+import { resourcesAndPrompts } from './resources-and-prompts.ts';
 import { stateless } from './stateless.ts';
 import { streamableHttp } from './streamable-http.ts';
 import { tools } from './tools.ts';
 import { translate } from './translate.ts';
 
-export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools, streamableHttp, translate, stateless, authorization];
+export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools, streamableHttp, translate, stateless, authorization, resourcesAndPrompts];
 
 /**
  * The hint rules for an output of `slug`: its stage's first (they know its command's output best),

@@ -151,6 +151,46 @@ export class McpClient {
   async connect(): Promise<Connection> {
     throw new Error('not implemented yet: McpClient.connect (stage stateless)');
   }
+
+  // -------------------------------------------------------------- stage 8: resources-and-prompts
+  // Each refuses (throws, sending nothing) a method whose capability the server did not declare in
+  // its initialize result: resources (and resources.subscribe for subscribe), prompts.
+
+  /** Every resource: follow nextCursor until the server gives none. The list is kept, and fetched
+   *  again only after the server's notifications/resources/list_changed. */
+  async listResources(): Promise<Resource[]> {
+    throw new Error('not implemented yet: McpClient.listResources (stage resources-and-prompts)');
+  }
+
+  /** Every resource template, kept as listResources keeps its list. */
+  async listResourceTemplates(): Promise<ResourceTemplate[]> {
+    throw new Error('not implemented yet: McpClient.listResourceTemplates (stage resources-and-prompts)');
+  }
+
+  /** Every prompt: kept until the server's notifications/prompts/list_changed. */
+  async listPrompts(): Promise<Prompt[]> {
+    throw new Error('not implemented yet: McpClient.listPrompts (stage resources-and-prompts)');
+  }
+
+  /** resources/read: each of its contents, text as it is, a blob as its bytes (decodeBase64). */
+  async readResource(uri: string): Promise<ResourceContents[]> {
+    throw new Error('not implemented yet: McpClient.readResource (stage resources-and-prompts)');
+  }
+
+  /** prompts/get, each argument sent as a string. */
+  async getPrompt(name: string, args: Record<string, unknown> = {}): Promise<GetPromptResult> {
+    throw new Error('not implemented yet: McpClient.getPrompt (stage resources-and-prompts)');
+  }
+
+  /** resources/subscribe; then each notifications/resources/updated for `uri` calls onUpdated(uri). */
+  async subscribe(uri: string, onUpdated: (uri: string) => void): Promise<void> {
+    throw new Error('not implemented yet: McpClient.subscribe (stage resources-and-prompts)');
+  }
+
+  /** resources/unsubscribe: no more onUpdated for `uri`. */
+  async unsubscribe(uri: string): Promise<void> {
+    throw new Error('not implemented yet: McpClient.unsubscribe (stage resources-and-prompts)');
+  }
 }
 
 /** A real server as a child process (node:child_process spawn): its stdin and stdout are the wire. */
@@ -312,3 +352,46 @@ export class OAuthClient {
   }
 }
 
+// ---------------------------------------------------------------- stage 8: resources-and-prompts
+
+export interface Resource {
+  uri: string;
+  name: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+export interface Prompt {
+  name: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+  [key: string]: unknown;
+}
+
+/** A resource's contents as readResource returns them: text as it is, a blob as its bytes. */
+export type ResourceContents = { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; bytes: Uint8Array };
+
+export interface GetPromptResult {
+  description?: string;
+  messages: { role: 'user' | 'assistant'; content: Record<string, unknown> }[];
+  [key: string]: unknown;
+}
+
+/** Base64 (RFC 4648 section 4: A-Z a-z 0-9 + /, padded with =) to its bytes. */
+export function decodeBase64(text: string): Uint8Array {
+  throw new Error('not implemented yet: decodeBase64 (stage resources-and-prompts)');
+}
+
+export type TemplateValue = string | string[] | Record<string, string>;
+
+/** A URI template (RFC 6570, levels 1 to 4) expanded with these values; see docs/course.md. */
+export function expandTemplate(template: string, values: Record<string, TemplateValue | undefined>): string {
+  throw new Error('not implemented yet: expandTemplate (stage resources-and-prompts)');
+}

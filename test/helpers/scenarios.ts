@@ -11,7 +11,7 @@ import { courseCopies, expectGraderGolden, keepOnly, normalise, REPO, runInProce
 export const SEED = ['--seed', '7'];
 
 /** The stages, in course order. */
-export const STAGES = ['config-and-framing', 'handshake', 'tools', 'streamable-http', 'translate', 'stateless', 'authorization'];
+export const STAGES = ['config-and-framing', 'handshake', 'tools', 'streamable-http', 'translate', 'stateless', 'authorization', 'resources-and-prompts'];
 
 /** Correct clients that chose otherwise (test/variants/<choice>/change.diff): the stage where the choice
  *  shows, and the advice it earns by kind (a SHOULD of the spec it does not follow), none by default. */
@@ -509,6 +509,52 @@ export const SCENARIOS: Record<string, { stage: string; says: string[]; timeout?
     stage: 'authorization',
     says: ['oauth-registration-refused', 'after the authorization server refused its registration'],
     only: 'registration-refused',
+  },
+  // stage 8: resources and prompts
+  'list-cursor-not-followed': {
+    stage: 'resources-and-prompts',
+    says: ['follow nextCursor', 'your client listed 2 of the 5 resources', 'the session ended before your client sent resources/list'],
+    only: 'paged-server',
+  },
+  'blob-kept-as-text': {
+    stage: 'resources-and-prompts',
+    says: ['a blob came back as its Base64 text', 'decode it to its bytes'],
+    only: 'paged-server',
+  },
+  'capability-unchecked': {
+    stage: 'resources-and-prompts',
+    says: ['does not declare the capability this step needs', 'Only use capabilities that were successfully negotiated'],
+    only: 'memory-server',
+  },
+  'resource-updated-ignored': {
+    stage: 'resources-and-prompts',
+    says: ['notifications/resources/updated 1 time', "call the subscriber's onUpdated"],
+    only: 'memory-server',
+  },
+  'list-not-refreshed': {
+    stage: 'resources-and-prompts',
+    says: ['a list_changed notification means the list you keep is out of date', 'the session ended before your client sent resources/list'],
+    only: 'everything-server',
+  },
+  'list-fetched-every-time': {
+    stage: 'resources-and-prompts',
+    says: ['your client asked for the prompts again', "the course's rule", 'your client sent prompts/list'],
+    only: 'everything-server',
+  },
+  'non-text-content-dropped': {
+    stage: 'resources-and-prompts',
+    says: ['your client lost content items of type resource', 'keep every item as the server sent it'],
+    only: 'paged-server',
+  },
+  'prompt-arguments-unstringified': {
+    stage: 'resources-and-prompts',
+    says: ['send the arguments as an object of strings', 'params.arguments.words: expected "10", got 10'],
+    only: 'paged-server',
+  },
+  'prompt-arguments-positional': {
+    stage: 'resources-and-prompts',
+    says: ['send the arguments as an object of strings', 'params.arguments: Invalid input: expected record, received array'],
+    only: 'paged-server',
   },
 };
 

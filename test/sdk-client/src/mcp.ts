@@ -23,7 +23,17 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike, Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ListToolsResultSchema, McpError as SdkMcpError, ResultSchema, ToolSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ListToolsResultSchema,
+  McpError as SdkMcpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ResultSchema,
+  ToolSchema,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 
 export interface Wire {
   write(data: string): void;
@@ -252,6 +262,100 @@ export class McpClient {
   callTool(name: string, args: object = {}): ReturnType<Client['callTool']> {
     if (this.v2) return courseErrors(this.v2.callTool({ name, arguments: args as Record<string, unknown> })) as ReturnType<Client['callTool']>;
     return courseErrors(this.sdk.callTool({ name, arguments: args as Record<string, unknown> }));
+  }
+
+  // ------------------------------------------------ stage 8: resources and prompts, the SDK v1 Client's own
+
+  private readonly lists = new Map<string, unknown[]>();
+  private readonly subscribers = new Map<string, (uri: string) => void>();
+  private listening = false;
+
+  /** The SDK's notification handlers, set once: a list_changed drops the kept list, an update is handed on. */
+  private listen(): void {
+    if (this.listening) return;
+    this.listening = true;
+    this.sdk.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      this.lists.delete('resources');
+      this.lists.delete('templates');
+    });
+    this.sdk.setNotificationHandler(PromptListChangedNotificationSchema, () => void this.lists.delete('prompts'));
+    this.sdk.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
+      this.subscribers.get(notification.params.uri)?.(notification.params.uri),
+    );
+  }
+
+  /** The SDK's own check (Client.assertCapabilityForMethod) before a request is made. */
+  private assertCapability(method: string): void {
+    (this.sdk as unknown as { assertCapabilityForMethod(method: string): void }).assertCapabilityForMethod(method);
+  }
+
+  private async kept<T>(name: string, method: string, page: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>): Promise<T[]> {
+    this.listen();
+    this.assertCapability(method);
+    if (!this.lists.has(name)) {
+      const items: T[] = [];
+      let cursor: string | undefined;
+      do {
+        const result = await courseErrors(page(cursor));
+        items.push(...result.items);
+        cursor = result.nextCursor;
+      } while (cursor !== undefined);
+      this.lists.set(name, items);
+    }
+    return structuredClone(this.lists.get(name)) as T[];
+  }
+
+  listResources() {
+    return this.kept('resources', 'resources/list', async (cursor) => {
+      const { resources, nextCursor } = await this.sdk.listResources(cursor === undefined ? undefined : { cursor });
+      return { items: resources, nextCursor };
+    });
+  }
+
+  listResourceTemplates() {
+    return this.kept('templates', 'resources/templates/list', async (cursor) => {
+      const { resourceTemplates, nextCursor } = await this.sdk.listResourceTemplates(cursor === undefined ? undefined : { cursor });
+      return { items: resourceTemplates, nextCursor };
+    });
+  }
+
+  listPrompts() {
+    return this.kept('prompts', 'prompts/list', async (cursor) => {
+      const { prompts, nextCursor } = await this.sdk.listPrompts(cursor === undefined ? undefined : { cursor });
+      return { items: prompts, nextCursor };
+    });
+  }
+
+  async readResource(uri: string) {
+    this.listen();
+    this.assertCapability('resources/read');
+    const { contents } = await courseErrors(this.sdk.readResource({ uri }));
+    return contents.map((item) => {
+      if (!('blob' in item) || typeof item.blob !== 'string') return item as { uri: string; mimeType?: string; text: string };
+      const { blob, ...rest } = item;
+      return { ...rest, bytes: decodeBase64(blob) };
+    });
+  }
+
+  async getPrompt(name: string, args: Record<string, unknown> = {}) {
+    this.listen();
+    this.assertCapability('prompts/get');
+    const strings = Object.fromEntries(Object.entries(args).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)]));
+    const result = await courseErrors(this.sdk.getPrompt({ name, ...(Object.keys(strings).length > 0 && { arguments: strings }) }));
+    return result as typeof result & { messages: { role: 'user' | 'assistant'; content: Record<string, unknown> }[] };
+  }
+
+  async subscribe(uri: string, onUpdated: (uri: string) => void): Promise<void> {
+    this.listen();
+    this.assertCapability('resources/subscribe');
+    await courseErrors(this.sdk.subscribeResource({ uri }));
+    this.subscribers.set(uri, onUpdated);
+  }
+
+  async unsubscribe(uri: string): Promise<void> {
+    this.assertCapability('resources/unsubscribe');
+    await courseErrors(this.sdk.unsubscribeResource({ uri }));
+    this.subscribers.delete(uri);
   }
 
   async close(): Promise<void> {
@@ -692,4 +796,18 @@ export class OAuthClient {
 
 function words(text: string | undefined): string[] {
   return (text ?? '').split(' ').filter(Boolean);
+}
+
+// ---------------------------------------------------------------- stage 8: resources-and-prompts
+
+/** Node's decoder. */
+export function decodeBase64(text: string): Uint8Array {
+  return new Uint8Array(Buffer.from(text, 'base64'));
+}
+
+export type TemplateValue = string | string[] | Record<string, string>;
+
+/** The SDK's UriTemplate (RFC 6570 in part: see SDK_DIFFERS in test/sdk-client.test.ts). */
+export function expandTemplate(template: string, values: Record<string, TemplateValue | undefined>): string {
+  return new UriTemplate(template).expand(values as Record<string, string | string[]>);
 }
