@@ -16,6 +16,7 @@ import { referenceIn } from '../harness/commands/export.ts';
 import type { ResultsReport } from '../harness/report/model.ts';
 import { scratchCopy } from '../harness/run/submission.ts';
 import { REPO, runCli, trimCourse } from './helpers/cli.ts';
+import { STAGES } from './helpers/scenarios.ts';
 
 const made: string[] = [];
 afterAll(() => {
@@ -440,7 +441,7 @@ describe('the packed grader, installed in an export', () => {
     expect(green.stdout).toContain("feedback: graded with the course as published in theinference 0.1.0, not this repository's copy of it");
     expect(green.stdout).toContain("no generated cases: their expected outputs come from the course's reference solution, which is not published");
     expect(green.results).toMatchObject({ status: 'pass', feedback: true, hiddenCases: 0, generatedCases: 0, sandbox: 'bwrap' });
-    expect(green.results!.stages.map((stage) => stage.status)).toEqual(Array(7).fill('pass'));
+    expect(green.results!.stages.map((stage) => stage.status)).toEqual(STAGES.map(() => 'pass'));
     // the export's own files (its README, package.json, workflow, the grader's tarball) are not the course's
     expect(green.results!.submission.changedOutsideSrc).toEqual([]);
     expect(green.summary).toMatch(/^## theinference: every graded stage passes\n/);
