@@ -94,16 +94,23 @@ describe('adding a case, as docs/authoring.md says', () => {
     const expected = readFileSync(join(course, 'fixtures/tools/authored-notes/expected.json'), 'utf8');
     expect(expected).toContain('Café au lait, two sugars.');
     expect(expected).toContain('[FILE] café.md');
-    const graded = await cli(['test', '--seed', '7']);
+    // the case's stage and those before it: the stages after it have nothing of the new case
+    const graded = await cli(['test', '--stage', 'tools', '--seed', '7']);
     expect(graded.code).toBe(0);
     expect(graded.stdout).toMatch(/✓ authored-notes\b/);
-    // 6. the suite needs no edit: its recorded output of the reference still holds, the new case aside
-    const [output, golden] = asGoldenSees(normalise(graded.stdout), readFileSync(join(REPO, 'test/golden/reference.txt'), 'utf8'));
-    expect(output).toBe(golden);
-    expect(output).not.toContain('authored-notes');
+    // 6. the suite needs no edit: its recorded output of the reference still holds for each stage graded, the new case aside
+    const output = stageBlocks(normalise(graded.stdout));
+    const golden = stageBlocks(readFileSync(join(REPO, 'test/golden/reference.txt'), 'utf8'));
+    expect([...output.keys()]).toEqual(['tools · tools', 'handshake · the handshake', 'config-and-framing · .mcp.json + framing']);
+    for (const [heading, block] of output) {
+      const [seen, recorded] = asGoldenSees(block, golden.get(heading)!);
+      expect(seen).toBe(recorded);
+      expect(seen).not.toContain('authored-notes');
+    }
     // ...while a check it has that now says otherwise still fails it
-    const [changed] = asGoldenSees(normalise(graded.stdout).replace('✓ everything-server', '✗ everything-server'), golden);
-    expect(changed).not.toBe(golden);
+    const tools = golden.get('tools · tools')!;
+    const [changed] = asGoldenSees(output.get('tools · tools')!.replace('✓ everything-server', '✗ everything-server'), tools);
+    expect(changed).not.toBe(tools);
 
     // nothing holds the secret, nor the temporary folder a setup was copied to
     for (const [file, text] of filesWritten()) {
@@ -113,3 +120,13 @@ describe('adding a case, as docs/authoring.md says', () => {
     for (const text of said) expect(text.includes(SECRET)).toBe(false);
   });
 });
+
+/** The grader's output by stage: each heading with its lines, up to the blank line that ends them. */
+function stageBlocks(text: string): Map<string, string> {
+  const blocks = new Map<string, string>();
+  for (const block of text.split('\n\n')) {
+    const heading = block.split('\n')[0]!;
+    if (/^\S.* · /.test(heading)) blocks.set(heading, block);
+  }
+  return blocks;
+}
