@@ -43,6 +43,11 @@ function inStepUntil(comparison: Comparison, at: number): boolean {
 }
 
 const listName = (step: unknown) => String(field(step, 'list'));
+
+/** A hint whose fix quotes nothing of the case: only its first line, the mistake at its step, has words of its own for a hidden case. */
+function stepHint(kind: string, mistake: string, general: string, fix: string[]): Hint {
+  return { kind, lines: [mistake, ...fix], general: [general, ...fix] };
+}
 const isRefused = (result: unknown) => field(result, 'refused') === true;
 
 /** A list shorter than the server's, the first items right: the pages after the first not asked for. */
@@ -53,17 +58,12 @@ function paginationRule(comparison: Comparison): Hint[] {
     // the list kept from before a list_changed is the stale-list rule's
     if (!isDeepStrictEqual(actual, earlierList(comparison, at, listName(step)))) {
       return [
-        {
-          kind: 'list-pagination',
-          lines: [
-            `steps[${at}]: your client listed ${actual.length} of the ${expected.length} ${listName(step)}: the rest are on further pages`,
-            `follow nextCursor (send the list request again with { cursor }) until the server gives none`,
-          ],
-          general: [
-            'your client listed fewer items than the server has: the rest are on further pages',
-            'follow nextCursor (send the list request again with { cursor }) until the server gives none',
-          ],
-        },
+        stepHint(
+          'list-pagination',
+          `steps[${at}]: your client listed ${actual.length} of the ${expected.length} ${listName(step)}: the rest are on further pages`,
+          'your client listed fewer items than the server has: the rest are on further pages',
+          ['follow nextCursor (send the list request again with { cursor }) until the server gives none'],
+        ),
       ];
     }
   }
@@ -90,19 +90,12 @@ function staleListRule(comparison: Comparison): Hint[] {
     const before = earlierList(comparison, at, listName(step));
     if (before === undefined || !isDeepStrictEqual(actual, before)) continue;
     return [
-      {
-        kind: 'list-not-refreshed',
-        lines: [
-          `steps[${at}]: your client gave the ${listName(step)} it had listed before, and the server had sent notifications/${listName(step) === 'prompts' ? 'prompts' : 'resources'}/list_changed since`,
-          'a list_changed notification means the list you keep is out of date: fetch it again (every page) before its next use',
-          KEPT_LISTS_RULE,
-        ],
-        general: [
-          'your client gave a list it had kept, after the server had said that list changed',
-          'a list_changed notification means the list you keep is out of date: fetch it again (every page) before its next use',
-          KEPT_LISTS_RULE,
-        ],
-      },
+      stepHint(
+        'list-not-refreshed',
+        `steps[${at}]: your client gave the ${listName(step)} it had listed before, and the server had sent notifications/${listName(step) === 'prompts' ? 'prompts' : 'resources'}/list_changed since`,
+        'your client gave a list it had kept, after the server had said that list changed',
+        ['a list_changed notification means the list you keep is out of date: fetch it again (every page) before its next use', KEPT_LISTS_RULE],
+      ),
     ];
   }
   return [];
@@ -115,19 +108,12 @@ function keptListRule(comparison: Comparison): Hint[] {
     if (field(step, 'list') === undefined || !Array.isArray(expected) || field(actual, 'error') === undefined) continue;
     if (!isDeepStrictEqual(expected, earlierList(comparison, at, listName(step))) || !inStepUntil(comparison, at)) continue;
     return [
-      {
-        kind: 'list-fetched-again',
-        lines: [
-          `steps[${at}]: your client asked for the ${listName(step)} again, and the server had not said the list changed: the recording has no request there`,
-          'keep each list once fetched, and give it as kept until the server sends its list_changed',
-          KEPT_LISTS_RULE,
-        ],
-        general: [
-          'your client asked for a list again, and the server had not said the list changed',
-          'keep each list once fetched, and give it as kept until the server sends its list_changed',
-          KEPT_LISTS_RULE,
-        ],
-      },
+      stepHint(
+        'list-fetched-again',
+        `steps[${at}]: your client asked for the ${listName(step)} again, and the server had not said the list changed: the recording has no request there`,
+        'your client asked for a list again, and the server had not said the list changed',
+        ['keep each list once fetched, and give it as kept until the server sends its list_changed', KEPT_LISTS_RULE],
+      ),
     ];
   }
   return [];
@@ -139,55 +125,41 @@ function promptArgumentsRule(comparison: Comparison): Hint[] {
     if (field(step, 'prompt') === undefined || field(expected, 'messages') === undefined || field(actual, 'error') === undefined) continue;
     if (!inStepUntil(comparison, at)) continue;
     return [
-      {
-        kind: 'prompt-arguments',
-        lines: [
-          `steps[${at}]: prompts/get failed where the reference's succeeded: what the player says of its params shows how they differ`,
-          'send the arguments as an object of strings, by name ({ "count": "2" }, never [..] or 2): GetPromptRequest has arguments?: { [key: string]: string }',
-        ],
-        general: [
-          "a prompts/get failed where the reference's succeeded",
-          'send the arguments as an object of strings, by name ({ "count": "2" }, never [..] or 2): GetPromptRequest has arguments?: { [key: string]: string }',
-        ],
-      },
+      stepHint(
+        'prompt-arguments',
+        `steps[${at}]: prompts/get failed where the reference's succeeded: what the player says of its params shows how they differ`,
+        "a prompts/get failed where the reference's succeeded",
+        ['send the arguments as an object of strings, by name ({ "count": "2" }, never [..] or 2): GetPromptRequest has arguments?: { [key: string]: string }'],
+      ),
     ];
   }
   return [];
 }
 
-/** The course's rule on refusals: a step the reference refused (the capability was never declared), done anyway; or the other way. */
+/** A step the reference refused (the server never declared its capability: the lifecycle's MUST), done anyway; or one refused that the server declared. */
 function capabilityRule(comparison: Comparison): Hint[] {
   for (const { at, expected, actual } of stepPairs(comparison)) {
     if (isRefused(expected) && !isRefused(actual)) {
       return [
-        {
-          kind: 'capability-not-negotiated',
-          lines: [
-            `steps[${at}]: the server's initialize result does not declare the capability this step needs, and your client went ahead`,
+        stepHint(
+          'capability-not-negotiated',
+          `steps[${at}]: the server's initialize result does not declare the capability this step needs, and your client went ahead`,
+          'your client used a capability the server never declared',
+          [
             'check the capabilities the server declared (resources, resources.subscribe, prompts) and refuse, sending nothing, a method they do not cover',
             'MUST (2025-11-25 basic/lifecycle#operation): "Only use capabilities that were successfully negotiated."',
           ],
-          general: [
-            'your client used a capability the server never declared',
-            'check the capabilities the server declared (resources, resources.subscribe, prompts) and refuse, sending nothing, a method they do not cover',
-            'MUST (2025-11-25 basic/lifecycle#operation): "Only use capabilities that were successfully negotiated."',
-          ],
-        },
+        ),
       ];
     }
     if (!isRefused(expected) && isRefused(actual)) {
       return [
-        {
-          kind: 'capability-refused-wrongly',
-          lines: [
-            `steps[${at}]: your client refused a step the server declared the capability for (its stderr says why)`,
-            "read the capabilities from the server's initialize result: resources, its subscribe, prompts",
-          ],
-          general: [
-            'your client refused a step the server declared the capability for',
-            "read the capabilities from the server's initialize result: resources, its subscribe, prompts",
-          ],
-        },
+        stepHint(
+          'capability-refused-wrongly',
+          `steps[${at}]: your client refused a step the server declared the capability for (its stderr says why)`,
+          'your client refused a step the server declared the capability for',
+          ["read the capabilities from the server's initialize result: resources, its subscribe, prompts"],
+        ),
       ];
     }
   }
@@ -205,17 +177,12 @@ function blobRule(comparison: Comparison): Hint[] {
     const raw = wanted.some((item, index) => field(item, 'blob') !== undefined && typeof field(got[index], 'blob') === 'string');
     if (kept || raw)
       return [
-        {
-          kind: 'blob-not-decoded',
-          lines: [
-            `steps[${at}]: a blob came back as its Base64 text, not as the bytes it encodes`,
-            "a resource's `blob` is Base64 (RFC 4648): decode it to its bytes (decodeBase64) and return them as `bytes`, a Uint8Array",
-          ],
-          general: [
-            'a blob came back as its Base64 text, not as the bytes it encodes',
-            "a resource's `blob` is Base64 (RFC 4648): decode it to its bytes (decodeBase64) and return them as `bytes`, a Uint8Array",
-          ],
-        },
+        stepHint(
+          'blob-not-decoded',
+          `steps[${at}]: a blob came back as its Base64 text, not as the bytes it encodes`,
+          'a blob came back as its Base64 text, not as the bytes it encodes',
+          ["a resource's `blob` is Base64 (RFC 4648): decode it to its bytes (decodeBase64) and return them as `bytes`, a Uint8Array"],
+        ),
       ];
   }
   return [];
@@ -245,20 +212,14 @@ function contentRule(comparison: Comparison): Hint[] {
     if (field(actual, 'error') !== undefined) continue;
     const got = new Set(contentItems(actual).map((item) => String(field(item, 'type'))));
     const missing = [...wanted].filter((type) => !got.has(type));
-    if (missing.length === 0 && !isRefused(actual)) continue;
     if (missing.length === 0) continue;
     return [
-      {
-        kind: 'content-type-dropped',
-        lines: [
-          `steps[${at}]: ${isRefused(actual) ? 'your client failed on a result' : 'your client lost content items'} of type ${missing.join(', ')}`,
-          'a result holds content of any type (text, image, audio, resource_link, resource): keep every item as the server sent it',
-        ],
-        general: [
-          'your client lost or failed on content items of a type other than text',
-          'a result holds content of any type (text, image, audio, resource_link, resource): keep every item as the server sent it',
-        ],
-      },
+      stepHint(
+        'content-type-dropped',
+        `steps[${at}]: ${isRefused(actual) ? 'your client failed on a result' : 'your client lost content items'} of type ${missing.join(', ')}`,
+        'your client lost or failed on content items of a type other than text',
+        ['a result holds content of any type (text, image, audio, resource_link, resource): keep every item as the server sent it'],
+      ),
     ];
   }
   return [];
@@ -271,17 +232,12 @@ function updatedRule(comparison: Comparison): Hint[] {
   const actual = field(both?.actual, 'updated');
   if (!Array.isArray(expected) || !Array.isArray(actual) || actual.length >= expected.length) return [];
   return [
-    {
-      kind: 'updated-ignored',
-      lines: [
-        `the server sent notifications/resources/updated ${expected.length} time${expected.length === 1 ? '' : 's'} for a resource your client subscribed to, and your client handed on ${actual.length}`,
-        "call the subscriber's onUpdated with the notification's uri each time one comes for a resource subscribed to",
-      ],
-      general: [
-        'the server said a resource your client subscribed to was updated, and your client did not hand it on',
-        "call the subscriber's onUpdated with the notification's uri each time one comes for a resource subscribed to",
-      ],
-    },
+    stepHint(
+      'updated-ignored',
+      `the server sent notifications/resources/updated ${expected.length} time${expected.length === 1 ? '' : 's'} for a resource your client subscribed to, and your client handed on ${actual.length}`,
+      'the server said a resource your client subscribed to was updated, and your client did not hand it on',
+      ["call the subscriber's onUpdated with the notification's uri each time one comes for a resource subscribed to"],
+    ),
   ];
 }
 
