@@ -94,10 +94,7 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
     const slug = table.scalar([...at, 'slug'], 'string');
     if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug)) table.fail([...at, 'slug'], `slug "${slug}" must be lower-case words joined by "-"`);
     if (stages.some((stage) => stage.slug === slug)) table.fail([...at, 'slug'], `stage "${slug}" appears twice`);
-    const player = table.optional([...at, 'player'], 'string');
-    if (player !== undefined && options.players !== undefined && !options.players.includes(player)) {
-      table.fail([...at, 'player'], `player must be ${options.players.map((name) => `"${name}"`).join(' or ')}, not "${player}"`);
-    }
+    const player = playerAt(table, at, options);
     const timeout = table.optional([...at, 'timeout'], 'number') ?? DEFAULT_TIMEOUT_SECONDS;
     if (!(timeout > 0)) table.fail([...at, 'timeout'], `timeout must be a positive number of seconds`);
     const points = table.optional([...at, 'points'], 'number') ?? 1;
@@ -111,10 +108,7 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
       const folder = table.scalar([...where, 'folder'], 'string');
       const first = table.optionalStrings([...where, 'first'], 'case names');
       // a command's own player, where a stage grades one client over two transports (resources-and-prompts)
-      const own = table.optional([...where, 'player'], 'string');
-      if (own !== undefined && options.players !== undefined && !options.players.includes(own)) {
-        table.fail([...where, 'player'], `player must be ${options.players.map((name) => `"${name}"`).join(' or ')}, not "${own}"`);
-      }
+      const own = playerAt(table, where, options);
       const cases = readCases(root, { stage: slug, command, folder, player: own ?? player }, options, (message) => table.fail([...where, 'folder'], message));
       return firstNamedFirst(cases, first, (name) => table.fail([...where, 'first'], `"first" names ${name}, which is not a case folder of cases/${folder}`));
     });
@@ -182,6 +176,15 @@ function isDirectory(path: string): boolean {
 type Path = (string | number)[];
 
 /** Typed reads from the YAML document; every failure names the file, line and field. */
+/** The `player:` of a stage or of a command's entry, one of the transports when the caller names them. */
+function playerAt(table: StageTable, at: (string | number)[], options: LoadOptions): string | undefined {
+  const player = table.optional([...at, 'player'], 'string');
+  if (player !== undefined && options.players !== undefined && !options.players.includes(player)) {
+    table.fail([...at, 'player'], `player must be ${options.players.map((name) => `"${name}"`).join(' or ')}, not "${player}"`);
+  }
+  return player;
+}
+
 class StageTable {
   private readonly lines = new LineCounter();
   private readonly doc: Document;
