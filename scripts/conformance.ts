@@ -110,8 +110,6 @@ await build({
   target: 'node20',
   outfile: clientBundle,
   logLevel: 'warning',
-  // a CommonJS dependency's require() of Node's built-ins, in an ES module
-  banner: { js: "import { createRequire as theinferenceRequire } from 'node:module'; const require = theinferenceRequire(import.meta.url);" },
 });
 /** The suite splits the command at spaces and runs it in a shell, the server URL appended. */
 const clientCommand = `${quote(process.execPath)} ${quote(clientBundle)}`;
