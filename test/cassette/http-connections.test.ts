@@ -1,6 +1,6 @@
 // An HTTP case's session ends as soon as the program has exited and every connection it made is
 // closed, through the gate and at the player: by then all it sent has been read. Here the player
-// is slow to read (its socket paused well after the program is gone): the end must wait for it.
+// reads nothing until the test lets it, well after the program is gone: the end must wait for it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,25 +14,36 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A player on 127.0.0.1 that reads nothing of a connection for `heldMs`, then all of it. */
-async function slowPlayer(heldMs: number) {
+/** A player on 127.0.0.1 that reads nothing of a connection until `release()`, then all of it. */
+async function heldPlayer() {
   const received: Buffer[] = [];
   const connections = new OpenConnections();
+  let released = false;
+  const held: Socket[] = [];
+  const release = () => {
+    released = true;
+    for (const socket of held.splice(0)) socket.resume();
+  };
   const server = createServer({ allowHalfOpen: true }, (socket) => {
     connections.add(socket);
-    socket.pause();
-    setTimeout(() => socket.resume(), heldMs);
+    if (!released) {
+      socket.pause();
+      held.push(socket);
+    }
     socket.on('data', (chunk: Buffer) => received.push(chunk));
     socket.on('end', () => socket.end());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
-  return { port: (server.address() as { port: number }).port, connections, received: () => Buffer.concat(received).toString() };
+  cleanups.push(() => {
+    release(); // a failed assertion left it holding: let it read and end
+    return new Promise((resolve) => server.close(resolve));
+  });
+  return { port: (server.address() as { port: number }).port, connections, release, received: () => Buffer.concat(received).toString() };
 }
 
 describe('the connections of an HTTP case', () => {
   it('are all closed only once the player has read all the program sent through the gate, however late it reads', async () => {
-    const player = await slowPlayer(300);
+    const player = await heldPlayer();
     const folder = mkdtempSync(join(tmpdir(), 'gate-'));
     cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
     const gate = await openGate(join(folder, 'player.sock'), player.port);
@@ -52,7 +63,8 @@ describe('the connections of an HTTP case', () => {
       ended = true;
     })();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(ended).toBe(false); // the player has read nothing yet
+    expect(ended).toBe(false); // the player has read nothing yet, however long that took
+    player.release();
     await arrived;
     expect(player.received()).toBe(body);
   });
