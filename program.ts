@@ -406,7 +406,10 @@ async function serverUrl(caseDir: string): Promise<{ url: string; done: () => vo
  *  given a port on this loopback at the player's path, and each of its connections is relayed to the
  *  gate, byte for byte, after the case's token (the player still hears everything and decides). */
 async function relayedUrl(url: string, gate: string, token: string): Promise<{ url: string; done: () => void }> {
-  const relay = createServer({ allowHalfOpen: true }, (client) => {
+  // noDelay: a relay passes on each read as it comes. With Nagle's algorithm a write waits while the last
+  // is unacknowledged, and a client's kernel delays its ACK up to 40 ms: an event on the GET stream came
+  // after the answers to two later requests, and the program had printed without it.
+  const relay = createServer({ allowHalfOpen: true, noDelay: true }, (client) => {
     const player = createConnection({ path: gate, allowHalfOpen: true });
     // The relay keeps nothing alive: the client's own connection does, as it would to the player direct.
     client.unref();

@@ -69,6 +69,57 @@ describe('the connections of an HTTP case', () => {
     expect(player.received()).toBe(body);
   });
 
+  it('pass each write on as it comes: one is not held behind the last until the player acknowledges it (Nagle)', async () => {
+    // A client's kernel delays its ACK (40 ms and more) on a connection that has gone back and forth, as
+    // an HTTP client's kept-alive one has; a relay with Nagle's algorithm holds a small write until then,
+    // and what the program wrote later on another connection gets there first.
+    const arrived: string[] = [];
+    const waiters: [string, () => void][] = [];
+    const accepted: Socket[] = [];
+    const server = createServer({ allowHalfOpen: true }, (socket) => {
+      accepted.push(socket);
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        for (const piece of chunk.match(/[a-z]+\d*;/g) ?? []) {
+          arrived.push(piece);
+          if (piece.startsWith('ping')) socket.write('ok;');
+          for (const [wanted, resolve] of waiters) if (wanted === piece) resolve();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => {
+      for (const socket of accepted) socket.destroy();
+      return new Promise((resolve) => server.close(resolve));
+    });
+    const heard = (piece: string) => new Promise<void>((resolve) => (arrived.includes(piece) ? resolve() : waiters.push([piece, resolve])));
+    const folder = mkdtempSync(join(tmpdir(), 'gate-'));
+    cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
+    const gate = await openGate(join(folder, 'player.sock'), (server.address() as { port: number }).port);
+    cleanups.push(() => gate.close());
+    const through = async (first: string) => {
+      const socket = connect(gate.path);
+      cleanups.push(() => socket.destroy());
+      socket.write(`${gate.token}\n${first}`);
+      await heard(first);
+      return socket;
+    };
+
+    const kept = await through('open;');
+    for (let round = 1; round <= 5; round++) {
+      const answered = new Promise((resolve) => kept.once('data', resolve));
+      kept.write(`ping${round};`);
+      await answered;
+    }
+    const other = await through('other;');
+    kept.write('event1;');
+    await heard('event1;');
+    kept.write('event2;');
+    other.write('later;');
+    await Promise.all([heard('event2;'), heard('later;')]);
+    expect(arrived.slice(-2)).toEqual(['event2;', 'later;']);
+  });
+
   it('resolves at once where none was ever opened', async () => {
     await expect(new OpenConnections().allClosed()).resolves.toBeUndefined();
   });

@@ -62,7 +62,8 @@ function admit(client: Socket, token: string, port: number, onPlayer: (player: S
     client.off('data', onData);
     if (head.subarray(0, end).toString('latin1') !== token) return void client.destroy();
     // Each side's end is passed on (pipe), and what it still had to say with it: half-open both ways.
-    const player = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    // noDelay: each read passed on as it comes, as program.ts's relay does (it says why)
+    const player = connect({ port, host: '127.0.0.1', allowHalfOpen: true, noDelay: true });
     onPlayer(player);
     player.on('error', () => client.destroy());
     client.on('error', () => player.destroy());
