@@ -102,7 +102,7 @@ cases['memory-server'] = {
 cases['everything-http'] = {
   folder: 'resources-and-prompts/http',
   about:
-    'The everything server over Streamable HTTP: the lists, a blob read through a template, a prompt with an embedded text resource, a tool whose result embeds a blob resource, and a subscription whose notifications/resources/updated comes on a tool call’s stream.',
+    'The everything server over Streamable HTTP: the lists, a blob read through a template, a prompt with an embedded text resource, a tool whose result embeds a blob resource, and a subscription whose notifications/resources/updated comes on the GET stream while a tool call is answered.',
   cassette: asCase(recorded('everything-http-resources'), 'everything-http-resources', 'the recording as it is'),
   steps: [
     { list: 'resources' },
