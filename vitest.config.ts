@@ -53,6 +53,7 @@ delete process.env.NODE_EXTRA_CA_CERTS;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/helpers/exit-on-sigterm.ts'],
     // Most tests wait on child processes, many on a timeout or a backstop: with a worker per core the
     // cores were busy 81% of the run, with two 97% (259 s against 336 s on 2 cores). Three a core were
     // quicker on a quiet machine (178-189 s against 208 s), but beside two busy loops three tests failed

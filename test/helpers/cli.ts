@@ -226,9 +226,16 @@ export function scenarioSubmission(name: string): string {
   return patchedSubmission(join(REPO, 'test/scenarios', name, 'mistake.diff'));
 }
 
+/** Every submission folder made: some callers read one and leave it, none needs it once the worker ends. */
+const submissions = new Set<string>();
+process.once('exit', () => {
+  for (const dir of submissions) rmSync(dir, { recursive: true, force: true });
+});
+
 /** A submission folder holding the reference src/mcp.ts with `diff` applied. */
 export function patchedSubmission(diff: string): string {
   const dir = mkdtempSync(join(tmpdir(), `submission-${basename(dirname(diff))}-`));
+  submissions.add(dir);
   mkdirSync(join(dir, 'src'));
   cpSync(join(REPO, 'src/mcp.ts'), join(dir, 'src/mcp.ts'));
   try {
