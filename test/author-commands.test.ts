@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RUNS, WATCH_RUNS } from '../harness/defaults.ts';
 import { loadCourse } from '../harness/course.ts';
 import { suiteNamed } from '../harness/stages/index.ts';
 import { stillRunning } from './ci/helpers.ts';
@@ -134,6 +135,10 @@ describe('test --watch', () => {
 
     await seen('[watch] waiting for changes');
     expect(output).toContain('all graded stages pass: config-and-framing');
+    // no --runs: a save's properties make watch mode's number of runs, and say so
+    expect(output).toContain(
+      `property tests ran with --seed 3, ${WATCH_RUNS} runs each (a save in watch mode; a grading without --watch makes ${DEFAULT_RUNS})\n`,
+    );
     output = '';
     const source = join(dir, 'src/mcp.ts');
     const reference = readFileSync(source, 'utf8');
@@ -141,6 +146,7 @@ describe('test --watch', () => {
     await seen('[watch] waiting for changes');
     expect(output).toContain('src/mcp.ts changed');
     expect(output).toContain('is pretty-printed');
+    expect(output).toContain(`replay: npx theinference test --stage config-and-framing --seed 3 --runs ${WATCH_RUNS}\n`);
     expect(output).toContain('stage config-and-framing fails');
     output = '';
     writeFileSync(source, reference);

@@ -1,6 +1,6 @@
 // `theinference test`: grade the stages in order as a student does, or hand over to CI grading
 // when a CI option is given. Exit codes: 0 all pass, 1 the solution failed, 2 usage or infrastructure.
-import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND } from '../defaults.ts';
+import { DEFAULT_MEMORY_BYTES, DEFAULT_RUNS, GENERATED_PER_COMMAND, WATCH_RUNS } from '../defaults.ts';
 import type { Course, Stage } from '../course.ts';
 import { courseHere, publishedCourse, stageIndex } from './course.ts';
 import { HostError, stopReason, UsageError } from '../errors.ts';
@@ -37,7 +37,11 @@ const TEST_OPTIONS = {
   },
   watch: { type: 'boolean', help: 'grade again on every save under src/' },
   seed: { type: 'string', value: '<n>', help: 'property tests: replay this seed' },
-  runs: { type: 'string', value: '<n>', help: `property tests: runs of each (default ${DEFAULT_RUNS})` },
+  runs: {
+    type: 'string',
+    value: '<n>',
+    help: `property tests: runs of each (default ${DEFAULT_RUNS}; with --watch ${WATCH_RUNS} a save, each with a new seed)`,
+  },
   timeout: { type: 'string', value: '<seconds>', help: "CPU time per case, instead of the stage table's (wall time: 3x)" },
   submission: { type: 'string', value: '<dir>', help: 'grade <dir>/src/ in a scratch copy of this course' },
   memory: { type: 'string', value: '<MiB>', help: `memory (RSS) limit per case (default ${DEFAULT_MEMORY_BYTES / 1024 / 1024})` },
@@ -82,6 +86,8 @@ export interface TestSettings {
   stages: Stage[];
   seed: number;
   runs: number;
+  /** Set where watch mode's own number of runs applies (no --runs): the terminal says so. */
+  watchRuns?: number;
   timeoutMs?: number;
   memoryBytes: number;
   /** true: the machine's network (`--network`); false: none, sandbox or not (`--no-network`); unset: a
@@ -169,7 +175,8 @@ function commonSettings(values: TestValues, course: Course, write: (text: string
   const settings = {
     stages: casesToGrade(stagesToGrade(course, values.stage), values.case),
     seed: values.seed === undefined ? randomSeed() : seed('--seed', values.seed),
-    runs: values.runs === undefined ? DEFAULT_RUNS : runs('--runs', values.runs),
+    runs: values.runs === undefined ? (values.watch ? WATCH_RUNS : DEFAULT_RUNS) : runs('--runs', values.runs),
+    ...(values.watch && values.runs === undefined && { watchRuns: WATCH_RUNS }),
     timeoutMs: values.timeout === undefined ? undefined : seconds('--timeout', values.timeout) * 1000,
     memoryBytes: values.memory === undefined ? DEFAULT_MEMORY_BYTES : positive('--memory', values.memory, 'MiB') * 1024 * 1024,
     network: networkChoice(values),

@@ -1,5 +1,6 @@
 // What a person reads: a line per case, the details of what failed under it, a summary per
 // stage. A consumer of verdicts: it decides nothing, it only prints.
+import { DEFAULT_RUNS } from '../defaults.ts';
 import type { Stage } from '../course.ts';
 import type { StageResult } from '../grade/stage.ts';
 import type { Difference, Status, StyledLine, Verdict } from '../run/verdict.ts';
@@ -33,6 +34,8 @@ export interface TerminalOptions {
   /** End with the first failure again and the command that grades just it (a student's run, not CI's):
    *  the number `--stage` takes for a stage (its place in the course), by its slug. */
   recap?: { stageNumber(slug: string): number | undefined };
+  /** Watch mode's runs of each property on a save (no --runs given), said beside the seed. */
+  watchRuns?: number;
 }
 
 export class TerminalReporter implements Reporter {
@@ -206,7 +209,11 @@ export class TerminalReporter implements Reporter {
       return;
     }
     if (graded.some((stage) => stage.checks.some((check) => check.origin === 'property'))) {
-      this.write(this.dim(`property tests ran with --seed ${report.seed}\n`));
+      const runs =
+        this.options.watchRuns === undefined
+          ? ''
+          : `, ${this.options.watchRuns} runs each (a save in watch mode; a grading without --watch makes ${DEFAULT_RUNS})`;
+      this.write(this.dim(`property tests ran with --seed ${report.seed}${runs}\n`));
     }
     if (!failed) {
       const advice = graded.reduce((sum, stage) => sum + stage.advisories, 0);
