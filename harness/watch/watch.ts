@@ -17,6 +17,10 @@ import { listenForKeys, type KeyCommand, type KeyInput } from './keys.ts';
 /** Editors save in bursts (write, rename, chmod): wait this long for the burst to end. */
 const SETTLE_MS = 15;
 
+/** What stops watch as `q` does: Ctrl-C, a kill, and the terminal closed (SIGHUP), whose default ends the
+ *  process at once and leaves the scratch copies of the cases in the temporary folder. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 export interface WatchSettings {
   course: Course;
   /** Reads the stage table again, as the command read it. */
@@ -51,7 +55,7 @@ interface FailedChecks {
   properties: boolean;
 }
 
-/** Resolves with the exit code once watch stops: 0, on `q` or Ctrl-C, as an interrupted grading today. */
+/** Resolves with the exit code once watch stops: 0, on `q`, Ctrl-C or another of STOP_SIGNALS, as an interrupted grading today. */
 export function watch(settings: WatchSettings, round: Round): Promise<number> {
   const { root } = settings.course;
   const { terminal } = settings;
@@ -112,7 +116,7 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
     const stop = async () => {
       if (stopping) return;
       stopping = true;
-      process.off('SIGINT', stop);
+      for (const signal of STOP_SIGNALS) process.off(signal, stop);
       keys?.stop();
       for (const watcher of watchers) watcher.close();
       clearTimeout(settle);
@@ -121,7 +125,7 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
       terminal.stopped();
       resolve(0);
     };
-    process.on('SIGINT', stop);
+    for (const signal of STOP_SIGNALS) process.on(signal, stop);
 
     const onCommand = (command: KeyCommand) => {
       if (command.kind === 'quit') return void stop();
