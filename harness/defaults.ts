@@ -5,8 +5,8 @@
 export const DEFAULT_RUNS = 1000;
 
 /** Runs of each property on each save in watch mode: with 1,000 the properties took a third of a save's
- *  verdict on stage 1. Each save draws a new seed, so the runs of a session add up; a grading without
- *  --watch, and CI's, make DEFAULT_RUNS. */
+ *  verdict on stage 1. The seed is the session's, so a verdict changes only with the code; a grading
+ *  without --watch, and CI's, make DEFAULT_RUNS. */
 export const WATCH_RUNS = 100;
 
 /** Memory (RSS) a case's processes may use together, `--memory`. */

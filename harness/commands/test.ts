@@ -40,7 +40,7 @@ const TEST_OPTIONS = {
   runs: {
     type: 'string',
     value: '<n>',
-    help: `property tests: runs of each (default ${DEFAULT_RUNS}; with --watch ${WATCH_RUNS} a save, each with a new seed)`,
+    help: `property tests: runs of each (default ${DEFAULT_RUNS}; with --watch ${WATCH_RUNS} on each save)`,
   },
   timeout: { type: 'string', value: '<seconds>', help: "CPU time per case, instead of the stage table's (wall time: 3x)" },
   submission: { type: 'string', value: '<dir>', help: 'grade <dir>/src/ in a scratch copy of this course' },
