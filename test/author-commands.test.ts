@@ -153,6 +153,20 @@ describe('test --watch', () => {
     await seen('[watch] waiting for changes');
     expect(output).toContain('all graded stages pass: config-and-framing');
 
+    // A save whose code is the same (a comment's words, at the end: no position moves) grades nothing,
+    // and says so under the grading it leaves on the screen; a comment above code moves its positions,
+    // which a crash would print: that save is graded.
+    output = '';
+    writeFileSync(source, `${reference}// a note\n`);
+    await seen('[watch] waiting for changes');
+    expect(output).toMatch(/^\[watch\] .* src\/mcp\.ts changed, but not the code that runs: the grading above stands \(save a change to grade again\)$/m);
+    expect(output).not.toContain('✓');
+    output = '';
+    writeFileSync(source, `// a note\n${reference}`);
+    await seen('[watch] waiting for changes');
+    expect(output).toContain('all graded stages pass: config-and-framing');
+    expect(output).not.toContain('the grading above stands');
+
     // A save that does not compile: nothing of it runs (not the programs started ahead on the last
     // build); where it breaks is said once, with the line and a caret, and the checks not run are
     // counted; the next save grades the new code, properties too.
@@ -184,7 +198,7 @@ describe('test --watch', () => {
     output = output.slice(output.indexOf('✓ mcp-config/no-servers-again'));
     await seen('[watch] waiting for changes');
     output = '';
-    writeFileSync(source, `${reference}\n`);
+    writeFileSync(source, `${reference}export const saved = 1;\n`);
     await seen('[watch] waiting for changes');
     expect(output).toContain('✓ mcp-config/no-servers-again');
 

@@ -16,7 +16,7 @@ import { REPORT_FILE_OPTIONS } from '../report/report-files.ts';
 import { allOf } from '../report/reporter.ts';
 import { TerminalReporter } from '../report/terminal.ts';
 import { WatchTerminal } from '../report/watch.ts';
-import type { LastPropertyRuns } from '../props/last-runs.ts';
+import type { RoundContext } from '../watch/watch.ts';
 import { programEnv } from '../run/env.ts';
 import { checkProgram, launcher, prestartLauncher } from '../run/launcher.ts';
 import { onInterrupt } from '../run/interrupt.ts';
@@ -146,10 +146,10 @@ async function test(values: TestValues, write: (text: string) => void): Promise<
         });
         // every case of the stages: watch's filter (--case to start with, then the keys) picks from them
         const stages = stagesToGrade(course, values.stage);
-        return await watch({ course, reload, stages, casePattern: values.case, terminal, keys }, (course, stages, { signal, lastPropertyRuns }) => {
+        return await watch({ course, reload, stages, casePattern: values.case, terminal, keys }, (course, stages, context) => {
           const taken = ahead;
           ahead = undefined;
-          return gradeAndReport({ ...settings, course, stages, files }, signal, { taken, keep, lastPropertyRuns });
+          return gradeAndReport({ ...settings, course, stages, files }, context.signal, { taken, keep, ...context });
         });
       } finally {
         await live?.close();
@@ -294,18 +294,20 @@ export interface Started {
   programs: Prestarts;
 }
 
-/** Watch mode's processes started ahead: those for this grading, and where to keep those for the next. */
-interface Ahead {
+/** Watch mode's round: the processes started ahead for this grading, where to keep those for the next,
+ *  and what watch remembers across its gradings (RoundContext's). */
+interface Ahead extends Partial<Omit<RoundContext, 'signal'>> {
   taken?: Started;
   /** Where the next grading's go once started; none: nothing is started ahead (--no-prestart). */
   keep?(next: Started): void;
-  /** The property suites' last runs, which watch mode keeps across its gradings. */
-  lastPropertyRuns?: LastPropertyRuns;
 }
 
 /** Grades the stages as a student sees them, printing as it goes; stops at the first that fails.
- *  The report files asked for are written at the end of every run that was not stopped. */
-export async function gradeAndReport(settings: TestSettings, signal?: AbortSignal, ahead?: Ahead): Promise<StageResult[]> {
+ *  The report files asked for are written at the end of every run that was not stopped. In watch mode,
+ *  a save whose code is the last grading's grades nothing: `unchanged`. */
+export async function gradeAndReport(settings: TestSettings, signal?: AbortSignal): Promise<StageResult[]>;
+export async function gradeAndReport(settings: TestSettings, signal: AbortSignal, ahead: Ahead): Promise<StageResult[] | 'unchanged'>;
+export async function gradeAndReport(settings: TestSettings, signal?: AbortSignal, ahead?: Ahead): Promise<StageResult[] | 'unchanged'> {
   const startedAt = new Date();
   const { write } = settings;
   const stageNumber = (slug: string) => {
@@ -327,6 +329,27 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
     timeoutMs: settings.timeoutMs,
     memoryBytes: settings.memoryBytes,
   };
+  // After the save, the next one's bundler and programs: those taken are kept waiting where nothing was graded.
+  const startNext = (programs?: Prestarts) => {
+    const keep = ahead?.keep;
+    if (!keep) return;
+    // After the verdict is out, watch's last line too (starting 30 programs takes a few hundred ms of
+    // this thread): the student reads it meanwhile. Not once watch has stopped (Ctrl-C may come first):
+    // programs waiting for a go that never comes would keep this process alive.
+    setImmediate(() => {
+      if (signal?.aborted) return programs?.cancelAll();
+      // the bundler first: the programs it would load on the go are the ones it will write
+      const bundles = prestartLauncher(settings.runRoot, { ...settings, packages: settings.course.packages });
+      keep({ bundles, programs: programs ?? prestartStages(settings.stages, options) });
+    });
+  };
+  const last = ahead?.lastGrading;
+  if (last && !ahead?.asked && last.graded(start.digest, settings.course, settings.stages)) {
+    startNext(ahead?.taken?.programs);
+    return 'unchanged';
+  }
+  last?.starts(start.digest, settings.course, settings.stages);
+  ahead?.starts?.();
   let results: StageResult[];
   try {
     results = await gradeStages(
@@ -349,18 +372,8 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
   };
   reporter.finish(buildReport(run, gradedInOrder(settings.stages, results)));
   for (const { format, path } of settings.files) write(`wrote ${format.what}: ${resolve(path)}\n`);
-  // After the verdict is out, watch's last line too (starting 30 programs takes a few hundred ms of
-  // this thread): the student reads it meanwhile. Not once watch has stopped (Ctrl-C may come first):
-  // programs waiting for a go that never comes would keep this process alive.
-  const keep = ahead?.keep;
-  if (keep) {
-    setImmediate(() => {
-      if (signal?.aborted) return;
-      // the bundler first: the programs it would load on the go are the ones it will write
-      const bundles = prestartLauncher(settings.runRoot, { ...settings, packages: settings.course.packages });
-      keep({ bundles, programs: prestartStages(settings.stages, options) });
-    });
-  }
+  last?.ended();
+  startNext();
   return results;
 }
 

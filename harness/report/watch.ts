@@ -41,6 +41,12 @@ export class WatchTerminal {
     this.write(`[watch] ${new Date().toLocaleTimeString()} ${reason}\n\n`);
   }
 
+  /** A save whose code is the last grading's (LastGrading): nothing graded, the screen kept, a line under it. */
+  unchanged(reason: string): void {
+    const again = this.options.keys ? 'press a to grade it again' : 'save a change to grade again';
+    this.write(`\n[watch] ${new Date().toLocaleTimeString()} ${reason}, but not the code that runs: the grading above stands (${again})\n`);
+  }
+
   /** What stopped a grading before it began: the course could not be read, a pattern named no case. */
   problem(message: string): void {
     this.write(`theinference: ${message}\n`);

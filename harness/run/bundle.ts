@@ -6,8 +6,9 @@
 // The grader reads back only the files it wrote there, bounded. Each run is a fresh process, used
 // once; watch mode starts the next one ahead (prestartBundles), and the save releases it.
 // The source map stays with the grader, which tells stack traces in the student's files and lines.
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, type SourceMapPayload } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TsconfigRaw } from 'esbuild';
@@ -26,6 +27,10 @@ export interface Bundle {
   path: string;
   /** Rewrites the bundle's positions in what it prints as the sources' (source-positions.ts). */
   positions: PositionMapper;
+  /** A digest of the code and of where each of its positions is in the sources (the map's mappings):
+   *  two bundles with the same run the same and print the same. A comment's or a type's words, which
+   *  esbuild drops, change neither; a line added above code moves its positions, which a crash prints. */
+  digest: string;
 }
 
 /** Why a bundle was refused: one line, `<file>:<line>:<column>: <what>`; the submission's doing. */
@@ -213,7 +218,12 @@ function collectOne({ outfile }: BundleEntry, outcome: BundleOutcome, index: num
   written.add(outfile);
   // atomically: programs started ahead may be about to load it
   writeAtomically(outfile, code, { overwrite: true });
-  return { path: outfile, positions: sourcePositions(outfile, JSON.parse(Buffer.from(map).toString('utf8'))) };
+  const payload = JSON.parse(Buffer.from(map).toString('utf8')) as SourceMapPayload;
+  const digest = createHash('sha256')
+    .update(code)
+    .update(JSON.stringify([payload.sources, payload.mappings]))
+    .digest('hex');
+  return { path: outfile, positions: sourcePositions(outfile, payload), digest };
 }
 
 /** esbuild's JavaScript API, its binary for this machine, and what of them a sandbox must show. */

@@ -49,6 +49,9 @@ export interface Launcher extends Command {
   jail: Jail;
   /** Where the program is a bundle: its stack traces' positions told in the sources' (it runs without source maps). */
   positions?: PositionMapper;
+  /** Where the program and the module are bundles: their digests (Bundle's) together. Two launchers with
+   *  the same run the same code, printing the same positions, in their cases and property oracles. */
+  digest?: string;
   /** Why no program is started: the submission imports what the grader may not read (confine.ts). */
   refused?: string;
   /** The student's module bundled alone for the property oracle, or why there is none; a BundlerFailure
@@ -82,6 +85,7 @@ export async function launcher(runRoot: string, options: LaunchOptions): Promise
     ...(fetching && { fetching }),
     jail,
     ...(start.positions && { positions: start.positions }),
+    ...(start.digest && { digest: start.digest }),
     ...(start.refused && { refused: start.refused }),
     module: start.module,
   };
@@ -141,6 +145,7 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
     fetching: { command: process.execPath, args: ['--import', pathToFileURL(preload).href, program.path] },
     warmStart,
     positions: program.positions,
+    ...(!(module instanceof BundleRefusal) && { digest: `${program.digest} ${module.digest}` }),
     module,
   };
 }

@@ -1,7 +1,8 @@
 // `test --watch`: grade again on every save under src/ and in the graded stages' cases and fixtures,
 // and on the keys a terminal sends. A save during a grading stops it (its programs are killed) and
-// starts a fresh one. This loop owns what watch mode is: the files watched, the filter, the keys and
-// Ctrl-C, and what the property suites remember between gradings; what it prints goes through
+// starts a fresh one; a save whose code is the last grading's is not graded (LastGrading). This loop
+// owns what watch mode is: the files watched, the filter, the keys and Ctrl-C, and what the gradings
+// remember between them (the code graded, the property suites' runs); what it prints goes through
 // report/'s WatchTerminal, and each grading's own lines through the round's reporters.
 import { watch as watchFiles, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,6 +14,7 @@ import type { StageResult } from '../grade/stage.ts';
 import { LastPropertyRuns } from '../props/last-runs.ts';
 import type { WatchTerminal } from '../report/watch.ts';
 import { listenForKeys, type KeyCommand, type KeyInput } from './keys.ts';
+import { LastGrading } from './last-grading.ts';
 
 /** Editors save in bursts (write, rename, chmod): wait this long for the burst to end. */
 const SETTLE_MS = 15;
@@ -41,10 +43,17 @@ export interface RoundContext {
   signal: AbortSignal;
   /** The property suites' last runs, kept across rounds: a run that answers as before keeps its verdicts. */
   lastPropertyRuns: LastPropertyRuns;
+  /** The code the last round graded, and on what: a round of a save that bundles to the same grades nothing. */
+  lastGrading: LastGrading;
+  /** A key asked for this round: it grades even the last round's code. */
+  asked: boolean;
+  /** Says that the round grades (the screen cleared, the save or key that started it): before it prints. */
+  starts(): void;
 }
 
-/** Grades one round with the course and stages as they are on disk now, printing through its reporters. */
-export type Round = (course: Course, stages: Stage[], context: RoundContext) => Promise<StageResult[]>;
+/** Grades one round with the course and stages as they are on disk now, printing through its reporters;
+ *  `unchanged`: the save's code is the last round's (LastGrading), and nothing was graded or printed. */
+export type Round = (course: Course, stages: Stage[], context: RoundContext) => Promise<StageResult[] | 'unchanged'>;
 
 /** Of the stages, what a round grades: every case, those a pattern names, or the checks that failed last. */
 type Selection = { kind: 'all' } | { kind: 'pattern'; pattern: string } | { kind: 'failed'; failed: ReadonlyMap<string, FailedChecks> };
@@ -64,6 +73,7 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
   const source = join(root, 'src');
   const watched = [source, ...new Set(caseFolders.map((folder) => dirname(folder)))];
   const lastPropertyRuns = new LastPropertyRuns();
+  const lastGrading = new LastGrading();
 
   let current: { controller: AbortController; done: Promise<unknown> } | undefined;
   let settle: NodeJS.Timeout | undefined;
@@ -79,22 +89,30 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
   /** The graded stages as the stage table has them now, every case of each. */
   const stagesNow = (table: Course) => slugs.map((slug) => table.stages.find((stage) => stage.slug === slug)).filter((stage) => stage !== undefined);
 
-  const grade = async (reason: string, selection: Selection = standing) => {
+  /** `asked`: a key, not a save, asked for the grading. */
+  const grade = async (reason: string, selection: Selection = standing, asked = true) => {
     if (current) {
       current.controller.abort();
       await current.done;
     }
     if (stopping) return;
     const controller = new AbortController();
-    terminal.gradingStarts(reason);
+    let said = false;
+    const starts = () => {
+      if (!said) terminal.gradingStarts(reason);
+      said = true;
+    };
     const done = (async () => {
       try {
         course ??= settings.reload();
         const table = course;
-        const results = await round(table, selected(stagesNow(table), selection), { signal: controller.signal, lastPropertyRuns });
-        if (!controller.signal.aborted) lastFailed = failedChecks(results);
+        const context = { signal: controller.signal, lastPropertyRuns, lastGrading, asked, starts };
+        const results = await round(table, selected(stagesNow(table), selection), context);
+        if (results === 'unchanged') terminal.unchanged(reason);
+        else if (!controller.signal.aborted) lastFailed = failedChecks(results);
       } catch (error) {
         if (!(error instanceof InputError)) throw error;
+        starts();
         terminal.problem(error.message);
       }
       if (!controller.signal.aborted) terminal.waiting(standing.kind === 'pattern' ? `cases matching ${standing.pattern}` : undefined);
@@ -106,7 +124,7 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
     watchFiles(folder, { recursive: true }, (_event, file) => {
       if (folder !== source) course = undefined; // cases or fixtures changed on disk: read the stage table again
       clearTimeout(settle);
-      settle = setTimeout(() => void grade(`${join(folder, String(file ?? '')).slice(root.length + 1)} changed`), SETTLE_MS);
+      settle = setTimeout(() => void grade(`${join(folder, String(file ?? '')).slice(root.length + 1)} changed`, standing, false), SETTLE_MS);
     }),
   );
   void grade('grading');

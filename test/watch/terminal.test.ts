@@ -50,7 +50,7 @@ describe.skipIf(!hasTmux)('watch mode in a terminal', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('shows the first failure and a compile error on screen, grades a fix, answers f, p, h and q, gives the terminal back', {
+  it('shows the first failure and a compile error on screen, grades a fix, keeps the grading of the same code, answers f, p, a, h and q, gives the terminal back', {
     timeout: 4 * BACKSTOP_MS,
   }, async () => {
     trimCourse(dir, [], ['config-and-framing']);
@@ -97,6 +97,16 @@ describe.skipIf(!hasTmux)('watch mode in a terminal', () => {
     expect(filtered).toContain('✓ mcp-frame/');
     expect(filtered).not.toContain('mcp-config/');
     expect(filtered).not.toContain('property:');
+
+    // a save whose code is the same (a comment's words at the end) leaves the grading on the screen, says
+    // so under it, and a grades the same code again
+    writeFileSync(source, `${reference}// a note\n`);
+    const kept = await waitFor('the save of the same code', (text) => text.includes('the grading above stands'));
+    expect(kept).toMatch(/src\/mcp\.ts changed, but not the code that runs: the grading above stands \(press a to grade it again\)/);
+    expect(kept).toContain('✓ mcp-frame/');
+    tmux('send-keys', '-t', SESSION, 'a');
+    const again = await waitFor('a graded', (text) => text.includes('grading every case again') && text.includes(WAITING));
+    expect(again).toContain('all graded stages pass: config-and-framing');
 
     tmux('send-keys', '-t', SESSION, 'h');
     await waitFor('the help', (text) => text.includes('watch keys') && /press q +quit/.test(text));
