@@ -2,7 +2,7 @@
 // bless writes expected.json from the reference (and nothing when the reference is unfit), watch
 // grades again on every save and stops cleanly on Ctrl-C, list shows which stages pass.
 import { spawn } from 'node:child_process';
-import { appendFileSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUNS, WATCH_RUNS } from '../harness/defaults.ts';
@@ -148,8 +148,10 @@ describe('test --watch', () => {
     expect(output).toContain('is pretty-printed');
     expect(output).toContain(`replay: npx theinference test --stage config-and-framing --seed 3 --runs ${WATCH_RUNS}\n`);
     expect(output).toContain('stage config-and-framing fails');
+    // the fix saved as vim saves: a new file renamed over the old (the saves after it are heard too)
     output = '';
-    writeFileSync(source, reference);
+    writeFileSync(`${source}.new`, reference);
+    renameSync(`${source}.new`, source);
     await seen('[watch] waiting for changes');
     expect(output).toContain('all graded stages pass: config-and-framing');
 

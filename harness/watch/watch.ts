@@ -4,7 +4,6 @@
 // owns what watch mode is: the files watched, the filter, the keys and Ctrl-C, and what the gradings
 // remember between them (the code graded, the property suites' runs); what it prints goes through
 // report/'s WatchTerminal, and each grading's own lines through the round's reporters.
-import { watch as watchFiles, type FSWatcher } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Course, Stage } from '../course.ts';
 import { InputError } from '../errors.ts';
@@ -13,6 +12,7 @@ import { casesToGrade } from '../grade/case-pattern.ts';
 import type { StageResult } from '../grade/stage.ts';
 import { LastPropertyRuns } from '../props/last-runs.ts';
 import type { WatchTerminal } from '../report/watch.ts';
+import { watchFolder } from './folder-watch.ts';
 import { listenForKeys, type KeyCommand, type KeyInput } from './keys.ts';
 import { LastGrading } from './last-grading.ts';
 
@@ -120,11 +120,11 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
     current = { controller, done };
   };
 
-  const watchers: FSWatcher[] = watched.map((folder) =>
-    watchFiles(folder, { recursive: true }, (_event, file) => {
+  const watchers = watched.map((folder) =>
+    watchFolder(folder, (path) => {
       if (folder !== source) course = undefined; // cases or fixtures changed on disk: read the stage table again
       clearTimeout(settle);
-      settle = setTimeout(() => void grade(`${join(folder, String(file ?? '')).slice(root.length + 1)} changed`, standing, false), SETTLE_MS);
+      settle = setTimeout(() => void grade(`${path.slice(root.length + 1)} changed`, standing, false), SETTLE_MS);
     }),
   );
   void grade('grading');
