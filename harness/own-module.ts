@@ -1,11 +1,11 @@
 // The harness runs from its TypeScript source (harness/, through tsx) or compiled at install
 // (lib/, plain node): a file of its own that it names at run time takes the extension of the
 // module naming it, so the same code finds it either way.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scratchFolder } from './scratch.ts';
 
 /** The path of module `name` (relative, no extension) beside the module at `from` (its import.meta.url). */
 export function ownModule(from: string, name: string): string {
@@ -31,7 +31,7 @@ export function harnessScript(from: string, name: string): HarnessScript {
   let made = scripts.get(source);
   if (made) return made;
   if (source.endsWith('.ts')) {
-    const dir = mkdtempSync(join(tmpdir(), 'theinference-script-'));
+    const dir = scratchFolder('script');
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const script = join(dir, 'script.mjs');
     // loaded here, not with this module: only a harness run from source needs it, and only once

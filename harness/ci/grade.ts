@@ -2,8 +2,7 @@
 // cases plus generated ones (from the seed) plus hidden ones (--cases), this shard's part of
 // them, every stage with --all; the terminal report as a student would see it, then
 // results.json and JUnit for the machine. Decides nothing about a case: verdicts in, reports out.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Case, Course, Stage } from '../course.ts';
 import { ReportError, stopReason } from '../errors.ts';
@@ -26,6 +25,7 @@ import { copyHiddenInputs, loadHiddenCases, type HiddenCases } from './hidden.ts
 import { expectFromReference, generateCases } from './random.ts';
 import { inShard, type Shard } from './shard.ts';
 import { COURSE_CONTENT } from '../stages/index.ts';
+import { scratchFolder } from '../scratch.ts';
 
 export interface CiSettings {
   course: Course;
@@ -70,7 +70,7 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
   const started = new Date();
   let hidden: HiddenCases | undefined;
   let scratch: Scratch | undefined;
-  const fixturesRoot = mkdtempSync(join(tmpdir(), 'theinference-expected-'));
+  const fixturesRoot = scratchFolder('expected');
   // Until the programs' sandbox is made (a report of a run that failed before), none ran, with network or without.
   const run: Progress = { graded: [], generated: 0, sandbox: 'none', network: false };
   const report = (more: Partial<RunFacts> = {}) =>

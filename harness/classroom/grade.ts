@@ -7,8 +7,7 @@
 // read, and nothing of theirs runs outside the sandbox. A student who cannot be graded gets a row that
 // says why; the rest of the class is graded.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Course, Stage } from '../course.ts';
@@ -22,6 +21,7 @@ import { oneLine } from '../terminal-text.ts';
 import { FetchProblem, fetchSubmission } from './fetch.ts';
 import { GRADEBOOK_VERSION, gradedRow, rosterDigest, ungradedRow, writeGradebook, type Gradebook, type GradebookRow } from './gradebook.ts';
 import { readRoster, type Student } from './roster.ts';
+import { scratchFolder } from '../scratch.ts';
 
 export interface ClassSettings {
   course: Course;
@@ -95,7 +95,7 @@ async function gradeStudent(student: Student, folder: string, settings: ClassSet
   const base = { student: student.id, repository: student.repository, position: student.position, commit: null, committedAt: null, folder };
   const stages = settings.stages.length;
   if (settings.signal?.aborted) return ungradedRow(base, 'not graded', 'interrupted before it was graded', stages);
-  const scratch = mkdtempSync(join(tmpdir(), 'theinference-student-'));
+  const scratch = scratchFolder('student');
   try {
     const fetched = await fetchSubmission(student, scratch, { token: settings.token });
     if (fetched instanceof FetchProblem) return ungradedRow(base, 'not graded', fetched.reason, stages);

@@ -7,9 +7,8 @@
 // once; watch mode starts the next one ahead (prestartBundles), and the save releases it.
 // The source map stays with the grader, which tells stack traces in the student's files and lines.
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire, type SourceMapPayload } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TsconfigRaw } from 'esbuild';
 import { writeAtomically } from '../files.ts';
@@ -22,6 +21,7 @@ import { bundlerJail } from './sandbox.ts';
 import { sourcePositions, type PositionMapper } from './source-positions.ts';
 import { DEFAULT_LIMITS, runCommand, type Limits, type RunOptions, type RunResult } from './spawn.ts';
 import type { Command } from './network.ts';
+import { scratchFolder } from '../scratch.ts';
 
 export interface Bundle {
   path: string;
@@ -102,7 +102,7 @@ interface BundlerRun {
 }
 
 function bundlerRun(entries: readonly BundleEntry[], options: BundleOptions): BundlerRun {
-  const output = mkdtempSync(join(tmpdir(), 'theinference-bundle-'));
+  const output = scratchFolder('bundle');
   const esbuild = esbuildFiles();
   const worker = harnessScript(import.meta.url, './bundle-worker');
   const request: BundleRequest = {

@@ -2,9 +2,9 @@
 // (sandbox.ts says why), made once and shown, read-only, to every program of that case while the
 // folder stays as it was. Watch mode starts some thirty programs ahead on every save: a copy made and
 // removed for each of them was most of the file work of the grader's own thread.
-import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { scratchFolder } from '../scratch.ts';
 
 interface Copy {
   path: string;
@@ -80,7 +80,7 @@ function signatureOf(caseDir: string): string {
 /** The case folder copied to a temporary folder of neutral name: its directories and regular files
  *  (a case folder is a few small files; in a course folder a student may have put anything there). */
 function neutralCopy(caseDir: string): string {
-  const copy = mkdtempSync(join(tmpdir(), 'theinference-case-'));
+  const copy = scratchFolder('case');
   // a case folder removed meanwhile (watch mode) shows empty: the program says what it misses
   if (!existsSync(caseDir)) return copy;
   try {

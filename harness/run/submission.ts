@@ -4,13 +4,13 @@
 // course: the grader reads them from there, and a program looking for them in its folder finds none.
 // What else the submission holds is compared with the course, to say what of it was not used.
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { SubmissionError } from '../errors.ts';
 import { dependenciesOf } from '../grader-package.ts';
 // A file under src/ larger than a bundle may read in all is of no use: it is left out of the copy.
 import { MAX_BUNDLE_INPUT_BYTES as MAX_FILE_COPIED } from './confine.ts';
+import { scratchFolder } from '../scratch.ts';
 
 /** What the course contributes to a scratch copy; everything else comes from nowhere. */
 const COURSE_PARTS = ['course.yaml', 'program.ts', 'your_program.sh', 'package.json', 'tsconfig.json', 'cases'];
@@ -94,7 +94,7 @@ export function scratchCopy(courseRoot: string, submission: string, comparison: 
   if (!statSync(submission, { throwIfNoEntry: false })?.isDirectory()) {
     throw new SubmissionError(`--submission ${submission}: no such folder`);
   }
-  const root = mkdtempSync(join(tmpdir(), 'theinference-'));
+  const root = scratchFolder('submission');
   try {
     for (const part of COURSE_PARTS) {
       if (existsSync(join(courseRoot, part))) cpSync(join(courseRoot, part), join(root, part), { recursive: true });

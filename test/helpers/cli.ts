@@ -68,7 +68,7 @@ export function normalise(text: string): string {
     .replace(/\d+ ms\b/g, '# ms')
     .replace(/\b127\.0\.0\.1:\d+/g, '127.0.0.1:<port>') // the port the grader's player took for the case
     .replaceAll(tmpdir(), '<tmp>')
-    .replace(/<tmp>\/theinference-[A-Za-z0-9]+/g, '<scratch>');
+    .replace(/<tmp>\/theinference-[A-Za-z0-9-]+/g, '<scratch>');
 }
 
 /**

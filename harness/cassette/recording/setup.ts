@@ -3,11 +3,11 @@
 // cassette's `provenance.setup` folder when it names one. It is expanded in the server command, in
 // `provenance.env` and in what the client sends; what the server says about that folder's path is
 // written back as `<setup>`, so that no machine path lands in a cassette.
-import { cpSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../errors.ts';
 import { inJsonText } from '../format/model.ts';
+import { scratchFolder } from '../../scratch.ts';
 
 export const SETUP = '<setup>';
 
@@ -28,7 +28,7 @@ export function prepareSetup(seed: string | undefined, uses: readonly string[], 
   if (seed !== undefined && !statSync(resolve(cwd, seed), { throwIfNoEntry: false })?.isDirectory()) {
     throw new InputError(`setup ${seed}: no such folder (it is copied into the fresh folder ${SETUP} stands for)`);
   }
-  const dir = mkdtempSync(join(tmpdir(), 'theinference-setup-'));
+  const dir = scratchFolder('setup');
   if (seed !== undefined) cpSync(resolve(cwd, seed), dir, { recursive: true });
   const real = realpathSync(dir);
   return {
