@@ -34,6 +34,12 @@ export class LastGrading {
     this.last = this.running;
     this.running = undefined;
   }
+
+  /** What is on the screen is no grading (a problem said instead): the next save grades. */
+  forget(): void {
+    this.last = undefined;
+    this.running = undefined;
+  }
 }
 
 /** The checks of the stages, by name: a filter (p, f) grades fewer. */

@@ -108,10 +108,12 @@ export function watch(settings: WatchSettings, round: Round): Promise<number> {
         const table = course;
         const context = { signal: controller.signal, lastPropertyRuns, lastGrading, asked, starts };
         const results = await round(table, selected(stagesNow(table), selection), context);
+        if (controller.signal.aborted) return;
         if (results === 'unchanged') terminal.unchanged(reason);
-        else if (!controller.signal.aborted) lastFailed = failedChecks(results);
+        else lastFailed = failedChecks(results);
       } catch (error) {
         if (!(error instanceof InputError)) throw error;
+        lastGrading.forget(); // the screen holds the problem, not a grading
         starts();
         terminal.problem(error.message);
       }
