@@ -1,8 +1,8 @@
 // A grader killed outright (SIGKILL) cannot remove its scratch folders; the next grader does: those of
 // a grader of its pid namespace that no longer runs, and no other (a running process's, another
 // namespace's, a folder not named as the grader names them).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,5 +48,26 @@ describe.skipIf(namespace === undefined)('scratch folders', () => {
     const run = await runCli(['test', '--stage', '1', '--case', 'mcp-frame/*'], { cwd: course, env: { TMPDIR: temporary } });
     expect(run.code).toBe(0);
     expect(graders().sort()).toEqual([running, elsewhere, unnamed].sort());
+    for (const name of [running, elsewhere, unnamed]) rmSync(join(temporary, name), { recursive: true });
+  });
+
+  // On a machine its users share, a dead grader's folder may be another user's, which this one cannot
+  // remove: it is left, and the grading goes on. (An immutable file stands for it: root removes anyone's.)
+  it('that cannot be removed are left, and the grading goes on', async () => {
+    const dead = spawnSync('true').pid;
+    const theirs = join(temporary, `theinference-case-${namespace}-${dead}-Abc123`);
+    mkdirSync(theirs);
+    writeFileSync(join(theirs, 'kept'), '');
+    const locked = spawnSync('chattr', ['+i', join(theirs, 'kept')]).status === 0;
+    try {
+      if (!locked) return; // no immutable files here (not root, or a file system without them)
+      const run = await runCli(['test', '--stage', '1', '--case', 'mcp-frame/*'], { cwd: course, env: { TMPDIR: temporary } });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(graders()).toEqual([`theinference-case-${namespace}-${dead}-Abc123`]);
+    } finally {
+      spawnSync('chattr', ['-i', join(theirs, 'kept')]);
+      rmSync(theirs, { recursive: true, force: true });
+    }
   });
 });
