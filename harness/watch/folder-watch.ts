@@ -2,9 +2,10 @@
 // on Linux watches each file by its inode, and loses a file that an editor saves by renaming a new
 // one over it (vim, an IDE's safe write): after the second such save, no change to it is heard
 // again. A folder's watch hears its entries whatever their inode, so a watch per folder hears
-// every save, and one on each folder made later.
+// every save, and one on each folder made later. The folder itself is looked for in its parent:
+// one not there yet, or removed and made again (a checkout can do both), is watched once it is.
 import { type Dirent, type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
-import { join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 
 export interface FolderWatch {
   close(): void;
@@ -58,9 +59,20 @@ export function watchFolder(root: string, onChange: (path: string) => void): Fol
     }
   };
 
+  let parent: FSWatcher | undefined;
+  try {
+    parent = watch(dirname(root), (_event, name) => {
+      if (name === null || String(name) !== basename(root)) return;
+      follow(root);
+      onChange(root);
+    });
+  } catch {
+    // no parent either: only the folder, if it is there
+  }
   add(root);
   return {
     close() {
+      parent?.close();
       for (const watcher of watchers.values()) watcher.close();
       watchers.clear();
     },
