@@ -16,6 +16,9 @@ interface Copy {
 
 /** The current copy of each case folder: one the folder has changed since is removed once unused. */
 const copies = new Map<string, Copy>();
+/** How many copies there may be before the first look for folders that are gone; then, twice as many as after it. */
+const LOOK_AT_FIRST = 64;
+let lookAt = LOOK_AT_FIRST;
 /** Every copy not removed yet, removed when the grader exits. */
 const made = new Set<Copy>();
 process.once('exit', () => {
@@ -32,6 +35,10 @@ export function caseCopy(caseDir: string): { path: string; release: () => void }
     copies.set(caseDir, copy);
     made.add(copy);
     if (stale) removeIfUnused(caseDir, stale);
+    if (copies.size >= lookAt) {
+      forgetRemovedFolders(caseDir);
+      lookAt = Math.max(LOOK_AT_FIRST, 2 * copies.size);
+    }
   }
   copy.users += 1;
   const held = copy;
@@ -45,6 +52,18 @@ export function caseCopy(caseDir: string): { path: string; release: () => void }
       removeIfUnused(caseDir, held);
     },
   };
+}
+
+/** The copies of case folders that are gone (a course copy removed: a process that grades many, as a test
+ *  worker does, made hundreds), once unused: removed as new copies are made, not all at exit; but the
+ *  one of the folder `shown` now (a case folder removed meanwhile is shown empty). Looked for each time
+ *  the copies have doubled since the last look: a grading's own cases cost it a few hundred looks. */
+function forgetRemovedFolders(shown: string): void {
+  for (const [caseDir, copy] of copies) {
+    if (caseDir === shown || copy.users > 0 || existsSync(caseDir)) continue;
+    copies.delete(caseDir);
+    removeIfUnused(caseDir, copy);
+  }
 }
 
 /** Removes a copy its folder has changed since, once no program shows it. */

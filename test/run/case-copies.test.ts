@@ -51,6 +51,22 @@ describe('caseCopy', () => {
     expect(readdirSync(caseCopy(dir).path)).toEqual([]);
   });
 
+  it('removes the copies of folders that are gone, once unused, as copies of others are made', () => {
+    const gone = folder({ 'case.md': 'about\n' });
+    const shown = caseCopy(gone);
+    const unused = caseCopy(folder({ 'case.md': 'another\n' }));
+    unused.release();
+    rmSync(gone, { recursive: true });
+    // the copies are looked at once they are many (a grading's own cases cost it few looks)
+    const more = Array.from({ length: 70 }, (_, at) => caseCopy(folder({ 'case.md': `case ${at}\n` })));
+    expect(existsSync(shown.path)).toBe(true); // a program still shows it
+    shown.release();
+    for (const copy of more) copy.release();
+    for (let at = 0; at < 140; at += 1) caseCopy(folder({ 'case.md': `case ${70 + at}\n` })).release();
+    expect(existsSync(shown.path)).toBe(false);
+    expect(existsSync(unused.path)).toBe(true); // its folder is there: kept for its next program
+  });
+
   it('leaves no copy behind when the grader process exits', () => {
     const dir = folder({ 'case.md': 'about\n' });
     const script = `import { caseCopy } from ${JSON.stringify(join(REPO, 'harness/run/case-copies.ts'))}; console.log(caseCopy(${JSON.stringify(dir)}).path);`;
