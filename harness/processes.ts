@@ -6,6 +6,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** Linux reports CPU time in clock ticks of 1/100 s (USER_HZ) on every architecture Node runs on. */
 const TICK_MS = 10;
 
+/** Whether a process of this id runs (one of another user's does, though it may not be signalled): on every system. */
+export function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** The fields of /proc/<pid>/stat after "pid (comm) " (state ppid pgrp session ...), or undefined once
  *  it has ended. comm may hold spaces and parentheses: the split is after the last ')'. */
 export function statFields(pid: number | string): string[] | undefined {

@@ -6,6 +6,7 @@
 import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { running } from './processes.ts';
 
 const PREFIX = 'theinference-';
 /** The pid namespace's number: a process id names a process only within it (Linux; none elsewhere, where nothing is swept). */
@@ -37,15 +38,6 @@ function sweep(): void {
     } catch {
       // another user's, on a machine they share: theirs to remove; this grading goes on
     }
-  }
-}
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // another user's: it runs
   }
 }
 

@@ -3,7 +3,7 @@
 // them, every stage with --all; the terminal report as a student would see it, then
 // results.json and JUnit for the machine. Decides nothing about a case: verdicts in, reports out.
 import { rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Case, Course, Stage } from '../course.ts';
 import { ReportError, stopReason } from '../errors.ts';
 import { gradeStages } from '../grade/stages.ts';

@@ -21,6 +21,7 @@ import { bundlerJail } from './sandbox.ts';
 import { sourcePositions, type PositionMapper } from './source-positions.ts';
 import { DEFAULT_LIMITS, runCommand, type Limits, type RunOptions, type RunResult } from './spawn.ts';
 import type { Command } from './network.ts';
+import { running } from '../processes.ts';
 import { scratchFolder } from '../scratch.ts';
 
 export interface Bundle {
@@ -279,16 +280,7 @@ export function sweepBundles(folder: string): void {
   }
   for (const name of names) {
     const pid = Number(OWNED.exec(name)?.[1]);
-    if (pid > 0 && !alive(pid)) rmSync(join(folder, name), { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // someone else's: alive
+    if (pid > 0 && !running(pid)) rmSync(join(folder, name), { force: true });
   }
 }
 

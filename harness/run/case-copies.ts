@@ -57,7 +57,7 @@ export function caseCopy(caseDir: string): { path: string; release: () => void }
 /** The copies of case folders that are gone (a course copy removed: a process that grades many, as a test
  *  worker does, made hundreds), once unused: removed as new copies are made, not all at exit; but the
  *  one of the folder `shown` now (a case folder removed meanwhile is shown empty). Looked for each time
- *  the copies have doubled since the last look: a grading's own cases cost it a few hundred looks. */
+ *  the copies have doubled since the last look: a grading's own cases cost it a few hundred checks. */
 function forgetRemovedFolders(shown: string): void {
   for (const [caseDir, copy] of copies) {
     if (caseDir === shown || copy.users > 0 || existsSync(caseDir)) continue;

@@ -4,7 +4,7 @@
 // `provenance.env` and in what the client sends; what the server says about that folder's path is
 // written back as `<setup>`, so that no machine path lands in a cassette.
 import { cpSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { InputError } from '../../errors.ts';
 import { inJsonText } from '../format/model.ts';
 import { scratchFolder } from '../../scratch.ts';
