@@ -330,13 +330,18 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
     memoryBytes: settings.memoryBytes,
   };
   // After the save, the next one's bundler and programs: those taken are kept waiting where nothing was graded.
+  // The programs a grading took are ended first: those that said their end wait, stopped, until then.
   const startNext = (programs?: Prestarts) => {
     const keep = ahead?.keep;
-    if (!keep) return;
+    const graded = programs ? undefined : ahead?.taken?.programs;
+    if (!keep && !graded) return;
     // After the verdict is out, watch's last line too (starting 30 programs takes a few hundred ms of
-    // this thread): the student reads it meanwhile. Not once watch has stopped (Ctrl-C may come first):
-    // programs waiting for a go that never comes would keep this process alive.
+    // this thread, and their ends a few hundred ms of the kernel's): the student reads it meanwhile. Not
+    // once watch has stopped (Ctrl-C may come first): programs waiting for a go that never comes would
+    // keep this process alive.
     setImmediate(() => {
+      graded?.cancelAll();
+      if (!keep) return;
       if (signal?.aborted) return programs?.cancelAll();
       // the bundler first: the programs it would load on the go are the ones it will write
       const bundles = prestartLauncher(settings.runRoot, { ...settings, packages: settings.course.packages });
@@ -350,15 +355,14 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
   }
   last?.starts(start.digest, settings.course, settings.stages);
   ahead?.starts?.();
-  let results: StageResult[];
+  let results: StageResult[] | undefined;
+  const programs = ahead?.taken?.programs;
   try {
-    results = await gradeStages(
-      settings.stages,
-      { ...options, signal, prestarted: ahead?.taken?.programs, lastPropertyRuns: ahead?.lastPropertyRuns },
-      reporter,
-    );
+    results = await gradeStages(settings.stages, { ...options, signal, prestarted: programs, lastPropertyRuns: ahead?.lastPropertyRuns }, reporter);
   } finally {
-    ahead?.taken?.programs.cancelAll(); // the ones this grading did not take (a case that changed, a stage not reached)
+    // the ones this grading did not take (a case that changed, a stage not reached); all, where no verdict will be out
+    if (results === undefined || signal?.aborted) programs?.cancelAll();
+    else programs?.cancelWaiting();
   }
   if (signal?.aborted) return results;
   const run = {

@@ -108,7 +108,9 @@ function transportOf(testCase: Case, context: RunContext): Transport | undefined
 export function runProgram(testCase: Case, context: RunContext, { onWire, env, waitedOn }: Wiring = {}): Promise<RunResult> {
   const onPipes = onWire && (([wire]: NodeJS.ReadWriteStream[]) => onWire(wire as unknown as Duplex));
   const ready = context.prestarted?.take(testCase.casePath);
-  if (ready) return ready.release({ onPipes, env, waitedOn }, context.signal);
+  // a program that talks to no player says its end: graded then, its teardown after the grading
+  const alone = onPipes === undefined && env === undefined && waitedOn === undefined;
+  if (ready) return ready.release({ onPipes, env, waitedOn, ...(alone && { sayEnd: true }) }, context.signal);
   const options = programOptions(testCase, context, onWire !== undefined);
   const fetching = transportOf(testCase, context)?.program.fetching === true && context.launcher.fetching;
   const { start, caseArg } = showCase(fetching || context.launcher, testCase, context);

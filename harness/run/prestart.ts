@@ -47,9 +47,11 @@ export function waitingLimit(): number {
 
 /** The programs started ahead for one grading, by key (a case folder, a stage's oracle), in the order the
  *  grading takes them. At most `limit` wait at once; each one taken starts the next in line, whose boot
- *  overlaps the cases before it. Each is taken once; the rest are cancelled. */
+ *  overlaps the cases before it. Each is taken once; the rest are cancelled, and so are those taken,
+ *  when the grading is over: a program that said its end is stopped until then (spawn.ts's sayEnd). */
 export class Prestarts {
   private readonly waiting = new Map<string, Prestart>();
+  private readonly taken: Prestart[] = [];
   /** Programs planned and not started yet, in the order the grading will take them. */
   private readonly line: Array<{ key: string; start: () => Prestart | undefined }> = [];
   private readonly cancelOnExit = () => this.cancelAll();
@@ -68,6 +70,7 @@ export class Prestarts {
   take(key: string): Prestart | undefined {
     const started = this.waiting.get(key);
     this.waiting.delete(key);
+    if (started) this.taken.push(started);
     // one not started yet starts on demand, as if none had been planned
     const planned = this.line.findIndex((entry) => entry.key === key);
     if (planned !== -1) this.line.splice(planned, 1);
@@ -77,10 +80,18 @@ export class Prestarts {
     return started;
   }
 
-  cancelAll(): void {
+  /** The programs not taken: cancelled (the grading has taken all it will). */
+  cancelWaiting(): void {
     this.line.length = 0;
     for (const started of this.waiting.values()) started.cancel();
     this.waiting.clear();
+  }
+
+  /** The grading is over: the programs not taken are cancelled, and those taken that said their end are killed. */
+  cancelAll(): void {
+    this.cancelWaiting();
+    for (const started of this.taken) started.cancel();
+    this.taken.length = 0;
     process.off('exit', this.cancelOnExit);
   }
 

@@ -7,7 +7,7 @@
 // for anything the program does; a program that could not be started comes back as `startError`.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readSync } from 'node:fs';
 import { DEFAULT_MEMORY_BYTES, STARVED_WALL_FACTOR, WALL_FACTOR } from '../defaults.ts';
 import { anyThreadBusy, childrenOf, cpuMsOf, IdleClock, statFields } from '../processes.ts';
 import type { Command } from './network.ts';
@@ -55,6 +55,13 @@ export interface Release {
   env?: Record<string, string>;
   /** As RunOptions' waitedOn, known only at the release. */
   waitedOn?: () => boolean;
+  /** The program is to say its end itself (warm-start.mjs) as it exits: it is graded then, and its
+   *  processes, stopped, are killed only when `signal` aborts (the grading is over: prestart.ts). Their
+   *  teardown, half of a small case's CPU (the kernel's, mostly), is off the clock. For a program that
+   *  talks to nothing but its stdout and stderr (a player would wait for the connections it still
+   *  holds), in a sandbox (`contained`: bwrap ends it with the grader; a stopped program outside one
+   *  would outlive a grader killed outright). */
+  sayEnd?: boolean;
 }
 
 /** The fd on which bwrap reads its options (`--args`): above every pipe a program is given. */
@@ -142,6 +149,8 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     let startError: NodeJS.ErrnoException | undefined;
     let finished = false;
     let openStreams = 2; // stdout and stderr
+    /** It said its end (Release's sayEnd) and was stopped: killed once `options.signal` aborts. */
+    let lingering = false;
 
     const killGroup = (signal: NodeJS.Signals) => {
       if (child.pid === undefined) return;
@@ -154,7 +163,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     const stop = () => {
       // A sandbox ends with its init process (PID 1 of its namespace), which is killed directly: the
       // kill of bwrap alone could come before bwrap has tied the init's life to its own.
-      if (options.contained) processes.killAll();
+      if (options.contained) processes.signalAll('SIGKILL');
       killGroup('SIGTERM');
       setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
     };
@@ -165,15 +174,25 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       clearInterval(poll);
       released = true; // a release that comes after the end has nothing to start
       options.signal?.removeEventListener('abort', stop);
-      killGroup('SIGKILL'); // leave nothing behind, even a grandchild that outlived its parent
-      // Something may have left the group: a process still holds the pipes, the run was stopped,
-      // or one was seen outside the group. Only then is every process's environment read. (A
-      // sandbox that ended by itself took everything with it; one stopped early may have had its
-      // init started just as bwrap was killed, and the init carries the mark too.)
-      const suspicious =
-        openStreams > 0 || timeLimit !== undefined || flooded !== undefined || outOfMemory || stuck || options.signal?.aborted || processes.leftGroup;
-      if (suspicious) killStrays(mark);
-      else if (!options.contained) killStrays(mark, processes.tracked);
+      if (lingering) {
+        // stopped whole, as it was when it said its end: killed, all of it, once the grading is over
+        const kill = () => {
+          processes.signalAll('SIGKILL');
+          killGroup('SIGKILL');
+        };
+        if (options.signal && !options.signal.aborted) options.signal.addEventListener('abort', kill, { once: true });
+        else kill();
+      } else {
+        killGroup('SIGKILL'); // leave nothing behind, even a grandchild that outlived its parent
+        // Something may have left the group: a process still holds the pipes, the run was stopped,
+        // or one was seen outside the group. Only then is every process's environment read. (A
+        // sandbox that ended by itself took everything with it; one stopped early may have had its
+        // init started just as bwrap was killed, and the init carries the mark too.)
+        const suspicious =
+          openStreams > 0 || timeLimit !== undefined || flooded !== undefined || outOfMemory || stuck || options.signal?.aborted || processes.leftGroup;
+        if (suspicious) killStrays(mark);
+        else if (!options.contained) killStrays(mark, processes.tracked);
+      }
       child.stdout?.destroy();
       child.stderr?.destroy();
       resolve({
@@ -237,7 +256,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
           }, DISCOVERY_MS).unref()
         : undefined;
     /** The limits start: now, or when a program started ahead is released. */
-    const arm = (onPipes?: Release['onPipes'], env?: Release['env'], waitedOn = options.waitedOn) => {
+    const arm = ({ onPipes, env, waitedOn = options.waitedOn, sayEnd = false }: Release = {}) => {
       if (released) return;
       released = true;
       if (options.release) {
@@ -248,9 +267,12 @@ export function runProcess(command: string, args: string[], options: RunOptions)
         started = performance.now();
         measuredFrom = { at: progressNow(), cpuMs: cpuBefore };
         lastDiscovery = options.contained ? started : -Infinity;
-        const control = child.stdio[3 + extraPipes] as NodeJS.WritableStream | null;
+        const control = child.stdio[3 + extraPipes] as NodeJS.ReadWriteStream | null;
         control?.on('error', () => {}); // it may have ended while it waited
-        control?.end(`go ${JSON.stringify(env ?? {})}\n`);
+        // its end is taken from it only where what it wrote before can be read at once (drainNow)
+        const endSaid = sayEnd && options.contained === true && control !== null && fdOf(child.stdout) !== undefined && fdOf(child.stderr) !== undefined;
+        if (endSaid) control.on('data', (chunk: Buffer) => onEndSaid(chunk));
+        control?.end(`go ${endSaid ? 'say-end ' : ''}${JSON.stringify(env ?? {})}\n`);
       }
       lastDeadline = progressNow() + wallMs * STARVED_WALL_FACTOR;
       wallTimer = afterProgress(wallMs, onWallDeadline);
@@ -284,12 +306,13 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     };
     if (options.signal?.aborted) stop(); // aborted before it started: the listener would never fire
 
+    const take = (chunk: Buffer, capture: Capture, name: 'stdout' | 'stderr') => {
+      if (capture.add(chunk) || flooded) return;
+      flooded = name;
+      stop();
+    };
     const watch = (stream: NodeJS.ReadableStream | null, capture: Capture, name: 'stdout' | 'stderr') => {
-      stream?.on('data', (chunk: Buffer) => {
-        if (capture.add(chunk) || flooded) return;
-        flooded = name;
-        stop();
-      });
+      stream?.on('data', (chunk: Buffer) => take(chunk, capture, name));
       stream?.on('close', () => {
         openStreams -= 1;
         if (openStreams === 0 && exit) finish();
@@ -297,6 +320,25 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     };
     watch(child.stdout, stdout, 'stdout');
     watch(child.stderr, stderr, 'stderr');
+
+    // `end <code>`: it is leaving with that code, all its 'exit' listeners run (warm-start.mjs). It is
+    // stopped at once, and what it wrote before is in its pipes: read now (the end comes on a pipe of
+    // its own, which the event loop may read first), it is all a real exit would leave (what a process
+    // has not written when it exits is lost either way). A program that says so early only ends its
+    // own case there, as process.exit() would.
+    let said = '';
+    const onEndSaid = (chunk: Buffer) => {
+      said += chunk.toString('latin1');
+      const end = /^end (\d+)\n/.exec(said);
+      if (!end || exit || finished) return;
+      processes.signalAll('SIGSTOP'); // its init and node are in a session of their own
+      killGroup('SIGSTOP');
+      drainNow(child.stdout, (chunk) => take(chunk, stdout, 'stdout'));
+      drainNow(child.stderr, (chunk) => take(chunk, stderr, 'stderr'));
+      exit = { code: Number(end[1]), signal: null };
+      lingering = !flooded; // a flood was stopped (and is being killed) as any is
+      finish();
+    };
 
     child.on('error', (error: NodeJS.ErrnoException) => {
       startError = error;
@@ -310,11 +352,35 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     });
 
     child.stdin?.on('error', () => {}); // a program that exits without reading its stdin is not our error
-    if (options.release) void options.release.then((release) => arm(release.onPipes, release.env, release.waitedOn));
-    else arm(options.onPipes);
+    if (options.release) void options.release.then(arm);
+    else arm({ onPipes: options.onPipes });
     if (options.stdin !== undefined) child.stdin?.end(options.stdin);
     else if (!options.onPipes && !options.release) child.stdin?.end();
   });
+}
+
+/** The fd under a child's pipe, where Node shows it (Linux, macOS). */
+function fdOf(stream: NodeJS.ReadableStream | null): number | undefined {
+  const fd = (stream as unknown as { _handle?: { fd?: unknown } } | null)?._handle?.fd;
+  return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+}
+
+/** What is in a child's pipe now, read at once (the pipe is non-blocking: it stops where it is empty),
+ *  after all that the stream has handed on already. */
+function drainNow(stream: NodeJS.ReadableStream | null, onChunk: (chunk: Buffer) => void): void {
+  const fd = fdOf(stream);
+  if (fd === undefined) return;
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let read: number;
+    try {
+      read = readSync(fd, buffer, 0, buffer.length, null);
+    } catch {
+      return; // EAGAIN: empty
+    }
+    if (read === 0) return;
+    onChunk(Buffer.from(buffer.subarray(0, read)));
+  }
 }
 
 /** stdin, stdout, stderr and `pipes` more; and fd ARGS_FD, when there are arguments to give on it. */
@@ -387,12 +453,12 @@ class ProgramProcesses {
     }
   }
 
-  /** SIGKILL to every process of the program, as found now. */
-  killAll(): void {
+  /** `signal` to every process of the program, as found now. */
+  signalAll(signal: NodeJS.Signals): void {
     this.discover();
     for (const pid of this.tracked) {
       try {
-        process.kill(pid, 'SIGKILL');
+        process.kill(pid, signal);
       } catch {
         // gone already
       }

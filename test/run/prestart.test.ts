@@ -46,6 +46,7 @@ describe('programs started ahead', () => {
       expect(outcome(ahead.verdicts)).toEqual(outcome(onDemand.verdicts));
       expect(ahead.passed).toBe(true);
       for (const testCase of stage.cases) expect(prestarted.take(testCase.casePath)).toBeUndefined();
+      prestarted.cancelAll();
     });
   }
 
@@ -71,13 +72,16 @@ describe('programs started ahead', () => {
     expect(prestarted.take('b')).toBeDefined();
     await turn();
     expect(started).toEqual(['a', 'b', 'c', 'e']);
-    // c taken, and all cancelled before the next turn: e is cancelled, and f, next in line, never started
+    // c taken, and those waiting cancelled before the next turn: e is cancelled, and f, next in line, never started
     prestarted.add('f', program('f'));
     prestarted.take('c');
-    prestarted.cancelAll();
+    prestarted.cancelWaiting();
     await turn();
     expect(started).toEqual(['a', 'b', 'c', 'e']);
     expect(cancelled).toEqual(['e']);
+    // the grading over, those it took are cancelled too (one that said its end waits, stopped, until then)
+    prestarted.cancelAll();
+    expect(cancelled).toEqual(['e', 'a', 'b', 'c']);
   });
 
   for (const sandbox of [true, false]) {
@@ -89,6 +93,7 @@ describe('programs started ahead', () => {
       const prestarted = prestartStages([oneCase], grading);
       await new Promise((resolve) => setTimeout(resolve, 1500)); // longer than the backstop
       const result = await gradeStage(oneCase, { ...grading, prestarted });
+      prestarted.cancelAll();
       expect(result.verdicts[0]).toMatchObject({ status: 'pass' });
     });
   }

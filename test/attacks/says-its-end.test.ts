@@ -1,0 +1,27 @@
+// A program started ahead tells the grader its end on the go's pipe (warm-start.mjs), which the
+// program itself can write to as well. One that says an end early and goes on (printing, computing)
+// gains nothing a process.exit() there would not give it: its case ends there, with what it had
+// printed, and it is stopped at once, computing nothing more, until the grading is over.
+import { describe, expect, it } from 'vitest';
+import { startAhead } from '../helpers/started-ahead.ts';
+
+describe('a program that says its end early', () => {
+  it('ends its case there, as process.exit() would, and is stopped until the grading is over', async () => {
+    const ahead = startAhead(`import { writeSync } from 'node:fs';
+      process.stdout.write('printed before\\n', () => {
+        writeSync(Number(process.env.THEINFERENCE_GO_FD), 'end 0\\n');
+        setTimeout(() => {
+          process.stdout.write('printed after\\n');
+          for (;;) {}
+        }, 200);
+      });`);
+    const result = await ahead.started.release({ sayEnd: true }, undefined);
+    expect(result).toMatchObject({ exitCode: 0, signal: null, timeLimit: undefined });
+    expect(result.stdout.toString()).toBe('printed before\n');
+    // stopped: it computes nothing, however long the grading goes on
+    const stopped = ahead.processes();
+    expect(stopped.map(({ state }) => state)).toEqual(['T', 'T', 'T']);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(ahead.processes()).toEqual(stopped);
+  });
+});
