@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, readSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
 import { DEFAULT_MEMORY_BYTES, STARVED_WALL_FACTOR, WALL_FACTOR } from '../defaults.ts';
 import { anyThreadBusy, childrenOf, cpuMsOf, IdleClock, statFields } from '../processes.ts';
 import type { Command } from './network.ts';
@@ -90,6 +91,8 @@ export interface RunResult {
   startError?: NodeJS.ErrnoException;
 }
 
+/** The longest line a program started ahead may say its end in (`end <code>`, warm-start.mjs). */
+const END_LINE_MAX = 16;
 /** How long a killed group gets between SIGTERM and SIGKILL. */
 const KILL_GRACE_MS = 300;
 /** How long stdout/stderr may stay open after the program exits (a grandchild holding the pipe). */
@@ -267,11 +270,11 @@ export function runProcess(command: string, args: string[], options: RunOptions)
         started = performance.now();
         measuredFrom = { at: progressNow(), cpuMs: cpuBefore };
         lastDiscovery = options.contained ? started : -Infinity;
-        const control = child.stdio[3 + extraPipes] as NodeJS.ReadWriteStream | null;
+        const control = child.stdio[3 + extraPipes] as Duplex | null;
         control?.on('error', () => {}); // it may have ended while it waited
         // its end is taken from it only where what it wrote before can be read at once (drainNow)
         const endSaid = sayEnd && options.contained === true && control !== null && fdOf(child.stdout) !== undefined && fdOf(child.stderr) !== undefined;
-        if (endSaid) control.on('data', (chunk: Buffer) => onEndSaid(chunk));
+        if (endSaid) control.on('data', (chunk: Buffer) => onEndSaid(chunk, control));
         control?.end(`go ${endSaid ? 'say-end ' : ''}${JSON.stringify(env ?? {})}\n`);
       }
       lastDeadline = progressNow() + wallMs * STARVED_WALL_FACTOR;
@@ -327,9 +330,11 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     // has not written when it exits is lost either way). A program that says so early only ends its
     // own case there, as process.exit() would.
     let said = '';
-    const onEndSaid = (chunk: Buffer) => {
+    const onEndSaid = (chunk: Buffer, control: Duplex) => {
       said += chunk.toString('latin1');
-      const end = /^end (\d+)\n/.exec(said);
+      const end = /^end (\d{1,3})\n/.exec(said);
+      // anything else written there is not an end, and is read no further: the program ends as any does
+      if (!end && said.length > END_LINE_MAX) control.destroy();
       if (!end || exit || finished) return;
       processes.signalAll('SIGSTOP'); // its init and node are in a session of their own
       killGroup('SIGSTOP');
