@@ -329,23 +329,24 @@ export async function gradeAndReport(settings: TestSettings, signal?: AbortSigna
     timeoutMs: settings.timeoutMs,
     memoryBytes: settings.memoryBytes,
   };
-  // After the save, the next one's bundler and programs: those taken are kept waiting where nothing was graded.
-  // The programs a grading took are ended first: those that said their end wait, stopped, until then.
-  const startNext = (programs?: Prestarts) => {
+  // After the save: the programs this grading took are ended (those that said their end wait, stopped,
+  // until then), and the next save's bundler and programs are started. `kept`: the programs of a save
+  // that graded nothing, which wait on for the next.
+  const startNext = (kept?: Prestarts) => {
     const keep = ahead?.keep;
-    const graded = programs ? undefined : ahead?.taken?.programs;
-    if (!keep && !graded) return;
+    const ended = kept ? undefined : ahead?.taken?.programs;
+    if (!keep && !ended) return;
     // After the verdict is out, watch's last line too (starting 30 programs takes a few hundred ms of
     // this thread, and their ends a few hundred ms of the kernel's): the student reads it meanwhile. Not
     // once watch has stopped (Ctrl-C may come first): programs waiting for a go that never comes would
     // keep this process alive.
     setImmediate(() => {
-      graded?.cancelAll();
+      ended?.cancelAll();
       if (!keep) return;
-      if (signal?.aborted) return programs?.cancelAll();
+      if (signal?.aborted) return kept?.cancelAll();
       // the bundler first: the programs it would load on the go are the ones it will write
       const bundles = prestartLauncher(settings.runRoot, { ...settings, packages: settings.course.packages });
-      keep({ bundles, programs: programs ?? prestartStages(settings.stages, options) });
+      keep({ bundles, programs: kept ?? prestartStages(settings.stages, options) });
     });
   };
   const last = ahead?.lastGrading;

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, onTestFinished } from 'vitest';
 import { prestart, type Prestart } from '../../harness/run/prestart.ts';
 import { jailFor } from '../../harness/run/sandbox.ts';
+import { stillRunning } from '../ci/helpers.ts';
 import { REPO } from './cli.ts';
 
 const roots: string[] = [];
@@ -18,6 +19,8 @@ export interface StartedAhead {
   started: Prestart;
   /** The state (R, S, T: stopped, ...) and CPU ticks of each of its processes still there. */
   processes(): { state: string; ticks: number }[];
+  /** None of its processes is left (a kill is given the moment the kernel takes to deliver it). */
+  gone(): Promise<boolean>;
 }
 
 /** `body` (an ES module) started ahead; cancelled when the test ends. */
@@ -40,7 +43,8 @@ export function startAhead(body: string): StartedAhead {
     contained: true,
   });
   onTestFinished(() => started.cancel());
-  return { started, processes: () => processesOf(script) };
+  const gone = async () => (await stillRunning((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(script))).length === 0;
+  return { started, processes: () => processesOf(script), gone };
 }
 
 function processesOf(text: string): { state: string; ticks: number }[] {

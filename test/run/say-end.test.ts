@@ -20,12 +20,6 @@ const facts = ({ exitCode, signal, stdout, stderr, flooded }: RunResult) => ({
   stderr: stderr.toString(),
 });
 
-/** SIGKILL is delivered asynchronously: the kernel is given a moment before the processes are counted. */
-async function gone(processes: () => unknown[]): Promise<boolean> {
-  for (let attempt = 0; attempt < 40 && processes().length > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-  return processes().length === 0;
-}
-
 describe('a program that says its end', () => {
   it('is graded as its real exit is: every byte it wrote, its exit listeners too, and its code', async () => {
     // 3 MB: far more than a pipe holds, so that much of it is still on its way when the end is said
@@ -42,9 +36,9 @@ describe('a program that says its end', () => {
     expect(said.result.stderr.toString()).toBe('leaving\nexit listener: 4\n');
     // stopped, all of it (bwrap, its init, node), until the grading is over
     expect(said.processes().map(({ state }) => state)).toEqual(['T', 'T', 'T']);
-    expect(await gone(real.processes)).toBe(true);
+    expect(await real.gone()).toBe(true);
     said.started.cancel();
-    expect(await gone(said.processes)).toBe(true);
+    expect(await said.gone()).toBe(true);
   });
 
   it('the code of process.exitCode, as a real exit leaves it', async () => {
@@ -58,7 +52,7 @@ describe('a program that says its end', () => {
     expect(crash.result.stderr.toString()).toContain('Error: boom');
     const dry = await run(`process.exitCode = 3; process.stdout.write('done\\n');`, true);
     expect(facts(dry.result)).toMatchObject({ exitCode: 3, stdout: 'done\n' });
-    expect(await gone(crash.processes)).toBe(true);
-    expect(await gone(dry.processes)).toBe(true);
+    expect(await crash.gone()).toBe(true);
+    expect(await dry.gone()).toBe(true);
   });
 });
