@@ -12,6 +12,26 @@
 import fc from 'fast-check';
 import { JSON_RPC_ERROR } from '../protocol.ts';
 
+/** `build()`'s arbitrary, built when it first generates or shrinks a value, and then the same: fast-check
+ *  builds the tables of a string arbitrary when it is made (a grapheme string, 26 ms the first time; a
+ *  stringMatching, 10 ms each), which a command that generates nothing, or another stage's values,
+ *  should not pay at its start. Each call is handed on as it is: the values drawn for a seed are the same. */
+export function builtWhenUsed<T>(build: () => fc.Arbitrary<T>): fc.Arbitrary<T> {
+  let built: fc.Arbitrary<T> | undefined;
+  const arbitrary = () => (built ??= build());
+  return new (class extends fc.Arbitrary<T> {
+    generate(random: fc.Random, biasFactor: number | undefined): fc.Value<T> {
+      return arbitrary().generate(random, biasFactor);
+    }
+    canShrinkWithoutContext(value: unknown): value is T {
+      return arbitrary().canShrinkWithoutContext(value);
+    }
+    shrink(value: T, context: unknown): fc.Stream<fc.Value<T>> {
+      return arbitrary().shrink(value, context);
+    }
+  })();
+}
+
 export type Json = null | boolean | number | string | Json[] | JsonObject;
 export interface JsonObject {
   [key: string]: Json;
@@ -53,11 +73,13 @@ export const TRICKY_TEXT: readonly string[] = [
 ];
 
 /** A piece of text: a tricky piece, or a few arbitrary code points from all of Unicode. */
-export const textPiece: fc.Arbitrary<string> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom(...TRICKY_TEXT) },
-  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 4 }) }, // any code point, never a lone surrogate
-  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 3 }) },
-  { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 6 }) },
+export const textPiece: fc.Arbitrary<string> = builtWhenUsed(() =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...TRICKY_TEXT) },
+    { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 4 }) }, // any code point, never a lone surrogate
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 3 }) },
+    { weight: 1, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 6 }) },
+  ),
 );
 
 /** Unicode-heavy text: a few pieces glued together. */

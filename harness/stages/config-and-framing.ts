@@ -16,7 +16,7 @@ import {
   type Comparison,
 } from '../grade/comparison.ts';
 import type { Hint } from '../run/verdict.ts';
-import { jsonRpcMessage } from '../props/arbitraries.ts';
+import { builtWhenUsed, jsonRpcMessage } from '../props/arbitraries.ts';
 import type { StageContent } from './stage-content.ts';
 import { framingSuite } from './framing-suite.ts';
 import { draw, text, word } from './generated.ts';
@@ -429,7 +429,11 @@ function stripStringWhitespace(value: unknown): unknown {
 
 // ----------------------------------------------------------------------------- random cases
 
-const stringMap = fc.dictionary(fc.stringMatching(/^[A-Z][A-Z0-9_]{0,9}$/), text, { maxKeys: 3, noNullPrototype: true });
+const stringMap = fc.dictionary(
+  builtWhenUsed(() => fc.stringMatching(/^[A-Z][A-Z0-9_]{0,9}$/)),
+  text,
+  { maxKeys: 3, noNullPrototype: true },
+);
 
 /** One `.mcp.json` entry: stdio or http, `type` written or left to be inferred, defaults sometimes left out. */
 const serverEntry = fc.oneof(

@@ -3,6 +3,7 @@
 // tools), a generated session's handshake and its cassette.
 import fc from 'fast-check';
 import { stringify } from 'yaml';
+import { builtWhenUsed } from '../props/arbitraries.ts';
 import { REQUESTED_VERSION } from '../protocol.ts';
 
 /** A value drawn from `arbitrary`, fixed by (seed, index). */
@@ -12,9 +13,9 @@ export function draw<T>(arbitrary: fc.Arbitrary<T>, seed: number, index: number)
 }
 
 /** A name as a server or a config would have it. */
-export const word = fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/);
+export const word = builtWhenUsed(() => fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/));
 /** A short text of any graphemes. */
-export const text = fc.string({ unit: 'grapheme', maxLength: 12 });
+export const text = builtWhenUsed(() => fc.string({ unit: 'grapheme', maxLength: 12 }));
 
 /** The handshake's frames: initialize, what the server sends before its result, the result, initialized. */
 export function handshakeFrames(result: Record<string, unknown>, before: unknown[] = []): unknown[] {

@@ -6,6 +6,7 @@ import { bothValues, field, type Comparison } from '../grade/comparison.ts';
 import type { Hint } from '../run/verdict.ts';
 import { REQUESTED_VERSION } from '../protocol.ts';
 import type { GeneratedFiles, StageContent } from './stage-content.ts';
+import { builtWhenUsed } from '../props/arbitraries.ts';
 import { cassetteYaml, draw, handshakeFrames, text } from './generated.ts';
 import { outcomeMistake, outcomeOf } from './outcome.ts';
 
@@ -79,14 +80,18 @@ function contentTypes(result: unknown): Set<string> {
 /** A tool as a server lists it: a generated name, description and input schema. */
 const tool = fc.record(
   {
-    name: fc.stringMatching(/^[a-z][a-z0-9_-]{0,15}$/),
+    name: builtWhenUsed(() => fc.stringMatching(/^[a-z][a-z0-9_-]{0,15}$/)),
     description: text,
     inputSchema: fc
-      .dictionary(fc.stringMatching(/^[a-z][a-zA-Z0-9]{0,8}$/), fc.constantFrom('string', 'number', 'boolean'), {
-        minKeys: 0,
-        maxKeys: 3,
-        noNullPrototype: true,
-      })
+      .dictionary(
+        builtWhenUsed(() => fc.stringMatching(/^[a-z][a-zA-Z0-9]{0,8}$/)),
+        fc.constantFrom('string', 'number', 'boolean'),
+        {
+          minKeys: 0,
+          maxKeys: 3,
+          noNullPrototype: true,
+        },
+      )
       .map((properties) => ({
         type: 'object',
         properties: Object.fromEntries(Object.entries(properties).map(([name, type]) => [name, { type }])),
