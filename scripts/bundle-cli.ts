@@ -6,7 +6,8 @@
 // are started from there by path, and read their own folder.
 // A module that finds a file by its own location (import.meta.url, .dirname, .filename) still finds it
 // from where tsc wrote it: each of those is rewritten as that location, relative to the bundle's file,
-// which is in lib/ itself as every chunk is.
+// which is in lib/ itself as every chunk is. The rewrite is of the text: the harness writes import.meta
+// in code and comments only, never in a string it makes code of. No package bundled uses import.meta.
 // Run: node --import tsx scripts/bundle-cli.ts (after tsc -p tsconfig.build.json)
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
