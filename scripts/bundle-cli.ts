@@ -1,7 +1,8 @@
 // The second step of `npm run build`: what the CLI process loads (lib/cli.js, tsc's, and every module
-// and package it imports) bundled into lib/cli.js and chunks beside it (lib/cli-chunk-*.js, one per
-// command that is loaded only when it runs). A command then starts from a few files instead of some
-// 250 modules resolved and compiled one by one (bench/start.ts). The rest of lib/ stays as tsc wrote it:
+// and package it imports) bundled into lib/cli.js and chunks beside it (lib/cli-chunk-*.js: what is
+// imported lazily, a command's own code above all, is loaded only when it runs). A command then starts
+// from a few files instead of hundreds of modules, the harness's and its packages', resolved and
+// compiled one by one (bench/start.ts). The rest of lib/ stays as tsc wrote it:
 // the harness's scripts that run in processes of their own (the oracle, the bundler, the case server)
 // are started from there by path, and read their own folder.
 // A module that finds a file by its own location (import.meta.url, .dirname, .filename) still finds it
