@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 
 const repo = join(import.meta.dirname, '..');
 const rounds = Number(process.argv[2] ?? 20);
-// beside lib/, at its depth: the harness finds the course's files relative to its own modules
+// beside lib/, at its depth: the harness finds the course's files relative to its own modules (ignored by git; removed at exit)
 const unbundled = join(repo, '.bench-unbundled');
 
 rmSync(unbundled, { recursive: true, force: true });
