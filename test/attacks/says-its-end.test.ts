@@ -20,7 +20,7 @@ describe('a program that says its end early', () => {
     expect(result).toMatchObject({ exitCode: 0, signal: null, timeLimit: undefined });
     expect(result.stdout.toString()).toBe('printed before\n');
     // stopped: it computes nothing, however long the grading goes on
-    const stopped = ahead.processes();
+    const stopped = await ahead.afterStop();
     expect(stopped.map(({ state }) => state)).toEqual(['T', 'T', 'T']);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(ahead.processes()).toEqual(stopped);
@@ -39,7 +39,9 @@ describe('a program that says its end early', () => {
       process.stdout.write(String(sent) + '\\n');`);
     const result = await ahead.started.release({ sayEnd: true }, undefined);
     expect(result).toMatchObject({ exitCode: 0, signal: null, timeLimit: undefined });
-    expect(result.stderr.toString()).toBe('EPIPE\n');
+    // the pipe is a socket (libuv's socketpair): one closed with data unread says so to the writer
+    // as ECONNRESET, one closed before it as EPIPE, whichever the kernel saw first
+    expect(['EPIPE\n', 'ECONNRESET\n']).toContain(result.stderr.toString());
     // what a pipe holds, at most, past the line read
     expect(Number(result.stdout.toString())).toBeLessThan(1024 * 1024);
   });

@@ -19,6 +19,10 @@ export interface StartedAhead {
   started: Prestart;
   /** The state (R, S, T: stopped, ...) and CPU ticks of each of its processes still there. */
   processes(): { state: string; ticks: number }[];
+  /** Its processes once a SIGSTOP sent them is taken: the kernel takes it when it next runs one, on a
+   *  loaded machine a while after it was sent. Waits while one runs, and while they compute no more
+   *  than a fifth of a second between them (one not stopped spins on). */
+  afterStop(): Promise<{ state: string; ticks: number }[]>;
   /** None of its processes is left (a kill is given the moment the kernel takes to deliver it). */
   gone(): Promise<boolean>;
 }
@@ -44,7 +48,18 @@ export function startAhead(body: string): StartedAhead {
   });
   onTestFinished(() => started.cancel());
   const gone = async () => (await stillRunning((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(script))).length === 0;
-  return { started, processes: () => processesOf(script), gone };
+  return { started, processes: () => processesOf(script), afterStop: () => afterStop(script), gone };
+}
+
+async function afterStop(script: string): Promise<{ state: string; ticks: number }[]> {
+  const ticks = (processes: { ticks: number }[]) => processes.reduce((sum, process) => sum + process.ticks, 0);
+  let processes = processesOf(script);
+  const first = ticks(processes);
+  while (processes.some(({ state }) => state === 'R') && ticks(processes) - first < 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    processes = processesOf(script);
+  }
+  return processes;
 }
 
 function processesOf(text: string): { state: string; ticks: number }[] {

@@ -35,7 +35,7 @@ describe('a program that says its end', () => {
     expect(said.result.stdout.length).toBe(3_000_000);
     expect(said.result.stderr.toString()).toBe('leaving\nexit listener: 4\n');
     // stopped, all of it (bwrap, its init, node), until the grading is over
-    expect(said.processes().map(({ state }) => state)).toEqual(['T', 'T', 'T']);
+    expect((await said.afterStop()).map(({ state }) => state)).toEqual(['T', 'T', 'T']);
     expect(await real.gone()).toBe(true);
     said.started.cancel();
     expect(await said.gone()).toBe(true);
