@@ -65,6 +65,8 @@ function callsOf(frames: Frame[]): { name: string; arguments: object }[] {
  *  fallback's, its id 100), then echo; no GET stream (the course's client opens none). */
 function legacySession(): Frame[] {
   const frames = copy(fallback.frames);
+  // from initialize on: the probe and its answer are each case's own
+  const initialize = frames.findIndex((frame) => isClient(frame, 'initialize'));
   const initialized = frames.findIndex((frame) => isClient(frame, 'notifications/initialized'));
   const list = everything.frames.findIndex((frame) => isClient(frame, 'tools/list'));
   const session = (fallback.frames.find((frame) => isClient(frame, 'initialize')) as ClientFrame).http!.reply!.headers!['mcp-session-id']!;
@@ -76,7 +78,7 @@ function legacySession(): Frame[] {
     if ((renamed.from === 'server' || renamed.from === 'sse') && renamed.http?.request === oldId) renamed.http.request = 100;
     return renamed;
   });
-  return [...frames.slice(1, initialized + 1), ...listing, ...frames.slice(initialized + 1)];
+  return [...frames.slice(initialize, initialized + 1), ...listing, ...frames.slice(initialized + 1)];
 }
 
 /** The probe of the fallback recording, answered -32022 (HTTP 400, as the SDK v2 server refuses a

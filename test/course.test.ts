@@ -4,6 +4,8 @@ import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stageIndex } from '../harness/commands/course.ts';
+import { loadCassette } from '../harness/cassette/format/format.ts';
+import { lintCassette } from '../harness/cassette/format/lint.ts';
 import { CourseError, loadCourse } from '../harness/course.ts';
 import { UsageError } from '../harness/errors.ts';
 import { suiteNames } from '../harness/stages/index.ts';
@@ -54,6 +56,17 @@ describe('the stage table', () => {
     expect(new Set(stage!.cases.map((testCase) => testCase.command))).toEqual(new Set(['mcp-frame', 'mcp-config']));
     expect(stage!.cases.length).toBeGreaterThanOrEqual(25);
     expect(stage!.timeoutMs).toBe(10_000);
+  });
+
+  it('plays every case from a cassette that lints clean (what `theinference lint` says of it)', () => {
+    const cassettes = loadCourse(REPO, { suites: suiteNames(), players: TRANSPORT_NAMES })
+      .stages.flatMap((stage) => stage.cases)
+      .flatMap((testCase) => (testCase.cassettePath === undefined ? [] : [testCase.cassettePath]));
+    expect(cassettes.length).toBeGreaterThanOrEqual(70);
+    const problems = cassettes.flatMap((path) =>
+      lintCassette(loadCassette(path)).map((problem) => `${relative(REPO, path)}:${problem.line}: ${problem.message}`),
+    );
+    expect(problems).toEqual([]);
   });
 
   it('names the line of malformed YAML', () => {
