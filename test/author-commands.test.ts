@@ -1,5 +1,5 @@
 // The course author's and the student's other commands, run as the real binary on a course copy:
-// bless writes expected.json from the reference (and nothing when the reference is unfit), watch
+// bless writes expected.json from the reference (and nothing when the reference or a cassette is unfit), watch
 // grades again on every save and stops cleanly on Ctrl-C, list shows which stages pass.
 import { spawn } from 'node:child_process';
 import { appendFileSync, cpSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -111,6 +111,27 @@ describe('bless', () => {
       expect(expectedFiles(dir)).toEqual(before);
     });
   }
+
+  it("writes nothing where a case's cassette is not sound, naming what lint finds there", async () => {
+    const dir = copy();
+    trimCourse(dir, kept.handshake);
+    rmSync(join(dir, 'fixtures', missing.handshake, 'expected.json'));
+    // the initialize response said twice: a response to a request already answered
+    const file = join(dir, 'fixtures', missing.handshake, 'cassette.yaml');
+    const text = readFileSync(file, 'utf8');
+    const from = text.indexOf('  - server:\n');
+    const answer = text.slice(from, text.indexOf('\n  - ', from) + 1);
+    writeFileSync(file, text.replace(answer, answer + answer));
+    const line = text.slice(0, from + answer.length).split('\n').length;
+    const before = expectedFiles(dir);
+    const run = await runCli(['bless', '--stage', 'handshake'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the reference solution is not fit to bless; nothing was written');
+    expect(run.stderr).toContain(
+      `  ✗ ${missing.handshake}: its cassette is not sound (theinference lint)\n      fixtures/${missing.handshake}/cassette.yaml:${line}: server response to id 0, but no earlier client request has that id\n`,
+    );
+    expect(expectedFiles(dir)).toEqual(before);
+  });
 });
 
 describe('test --watch', () => {

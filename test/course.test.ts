@@ -4,8 +4,6 @@ import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stageIndex } from '../harness/commands/course.ts';
-import { loadCassette } from '../harness/cassette/format/format.ts';
-import { lintCassette } from '../harness/cassette/format/lint.ts';
 import { CourseError, loadCourse } from '../harness/course.ts';
 import { UsageError } from '../harness/errors.ts';
 import { suiteNames } from '../harness/stages/index.ts';
@@ -58,15 +56,23 @@ describe('the stage table', () => {
     expect(stage!.timeoutMs).toBe(10_000);
   });
 
-  it('plays every case from a cassette that lints clean (what `theinference lint` says of it)', () => {
-    const cassettes = loadCourse(REPO, { suites: suiteNames(), players: TRANSPORT_NAMES })
-      .stages.flatMap((stage) => stage.cases)
-      .flatMap((testCase) => (testCase.cassettePath === undefined ? [] : [testCase.cassettePath]));
-    expect(cassettes.length).toBeGreaterThanOrEqual(70);
-    const problems = cassettes.flatMap((path) =>
-      lintCassette(loadCassette(path)).map((problem) => `${relative(REPO, path)}:${problem.line}: ${problem.message}`),
+  it("lint without a cassette checks each one the course's cases are played from: this course's are sound, one that answers a POST twice is named at its line", async () => {
+    const sound = await runCli(['lint']);
+    expect(sound).toMatchObject({ code: 0, stderr: '' });
+    expect(Number(/^the course's (\d+) cassettes: ok\n$/.exec(sound.stdout)?.[1])).toBeGreaterThanOrEqual(70);
+    // the probe's answer (a JSON body: one message) said twice
+    const dir = copy();
+    const file = join('fixtures', 'stateless', 'fallback-2025', 'cassette.yaml');
+    const text = readFileSync(join(dir, file), 'utf8');
+    const from = text.indexOf('  - server:\n');
+    const answer = text.slice(from, text.indexOf('  - client:', from));
+    writeFileSync(join(dir, file), text.replace(answer, answer + answer));
+    const line = text.slice(0, from + answer.length).split('\n').length;
+    const twice = await runCli(['lint'], { cwd: join(dir, 'cases') });
+    expect(twice).toMatchObject({ code: 1, stdout: '' });
+    expect(twice.stderr).toBe(
+      `theinference lint: ${join('..', file)}:${line}: the response went with request "server-discover-probe-1", which is not a client request still open at that point\n`,
     );
-    expect(problems).toEqual([]);
   });
 
   it('names the line of malformed YAML', () => {

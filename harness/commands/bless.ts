@@ -1,6 +1,7 @@
 // `theinference bless`: the course author's way to make expected.json from the reference
-// solution. All or nothing: if the reference crashes, times out or fails its property tests,
-// nothing is written, so a broken reference can never become the standard students meet.
+// solution. All or nothing: if the reference crashes, times out or fails its property tests, or a
+// case's cassette is not sound (what lint finds), nothing is written, so a broken reference or
+// conversation can never become the standard students meet.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { writeAtomically } from '../files.ts';
 import { dirname, relative, resolve } from 'node:path';
@@ -9,7 +10,7 @@ import { useColor } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
 import type { Case, Course, Stage } from '../course.ts';
 import { courseHere, stageIndex } from './course.ts';
-import { formatDiagnoses, loadCassette } from '../cassette/index.ts';
+import { formatDiagnoses, loadCassette, type Cassette } from '../cassette/index.ts';
 import { runWithPlayer } from '../grade/case.ts';
 import { explainDifference } from '../grade/explain.ts';
 import { detailText, differenceLines } from '../report/details.ts';
@@ -89,13 +90,15 @@ async function blessStages(stages: readonly Stage[], runRoot: string, packages: 
     if (stage.properties !== undefined) progress.show(`${step}: checking the reference's properties`);
     refusals.push(...(await propertyFailures(stage, runRoot, start, env)));
     const limits = { ...DEFAULT_LIMITS, timeoutMs: stage.timeoutMs };
+    // an expected output is only as sound as the conversation it was played from
+    const cassettes = stage.cases.map((testCase) =>
+      testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false }),
+    );
+    refusals.push(...(await unsoundCassettes(stage.cases, cassettes)));
     let ran = 0;
     progress.show(`${step}: the reference ran ${ran}/${stage.cases.length} cases`);
     await runPooled(
-      stage.cases.map((testCase) => () => {
-        const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
-        return runWithPlayer(testCase, { runRoot, launcher: start, env, limits }, cassette);
-      }),
+      stage.cases.map((testCase, index) => () => runWithPlayer(testCase, { runRoot, launcher: start, env, limits }, cassettes[index])),
       CORES,
       ({ result, report }, index) => {
         progress.show(`${step}: the reference ran ${(ran += 1)}/${stage.cases.length} cases`);
@@ -158,6 +161,21 @@ function summary(written: readonly Blessing[], unchanged: number, hiddenDir: str
   ];
   const where = hiddenDir === undefined ? '' : ` (the hidden cases in ${relative(process.cwd(), hiddenDir) || '.'})`;
   return `bless${where}: ${parts.join(', ')}`;
+}
+
+/** What lint finds in the cassettes `cases` are played from, a line each, naming the file and its line. */
+async function unsoundCassettes(cases: readonly Case[], cassettes: readonly (Cassette | undefined)[]): Promise<string[]> {
+  if (cassettes.every((cassette) => cassette === undefined)) return [];
+  const { lintCassette } = await import('../cassette/format/lint.ts');
+  return cases.flatMap((testCase, index) => {
+    const cassette = cassettes[index];
+    if (cassette === undefined) return [];
+    const file = relative(process.cwd(), testCase.cassettePath!);
+    return lintCassette(cassette).map(
+      (problem) =>
+        `${relative('cases', testCase.casePath)}: its cassette is not sound (theinference lint)\n${indent(`${file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`)}`,
+    );
+  });
 }
 
 async function propertyFailures(stage: Stage, courseRoot: string, start: Launcher, env: NodeJS.ProcessEnv): Promise<string[]> {
