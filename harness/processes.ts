@@ -91,25 +91,32 @@ export function treeUsage(root: number): TreeUsage {
 
 /** Time a program has spent doing nothing, from looks at its CPU time: between two looks it did nothing
  *  when that stayed the same and no thread of it is busy now (asked only then). What the program runner
- *  and verify both mean by a program that waits. */
+ *  and verify both mean by a program that waits: verify counts every wait of a server (`totalMs`), the
+ *  runner's stuck rule only the one it is in (`stretchMs`), since a client that waits many times, each
+ *  time a little, does something after each. */
 export class IdleClock {
   private idleMs = 0;
+  private stretchMs = 0;
   private last: { at: number; cpuMs: number };
 
   constructor(now: number, cpuMs: number) {
     this.last = { at: now, cpuMs };
   }
 
-  /** A look at `now`: the time spent doing nothing so far. */
-  look(now: number, cpuMs: number, busy: () => boolean): number {
-    if (cpuMs === this.last.cpuMs && !busy()) this.idleMs += now - this.last.at;
+  /** A look at `now`: the time spent doing nothing so far, and since it last did something. */
+  look(now: number, cpuMs: number, busy: () => boolean): { totalMs: number; stretchMs: number } {
+    if (cpuMs === this.last.cpuMs && !busy()) {
+      this.idleMs += now - this.last.at;
+      this.stretchMs += now - this.last.at;
+    } else this.stretchMs = 0;
     this.last = { at: now, cpuMs };
-    return this.idleMs;
+    return { totalMs: this.idleMs, stretchMs: this.stretchMs };
   }
 
   /** Starts again from nothing, as of this look. */
   reset(now: number, cpuMs: number): void {
     this.idleMs = 0;
+    this.stretchMs = 0;
     this.last = { at: now, cpuMs };
   }
 }

@@ -278,7 +278,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       }
       lastDeadline = progressNow() + wallMs * STARVED_WALL_FACTOR;
       wallTimer = afterProgress(wallMs, onWallDeadline);
-      // Doing nothing while waited on, in the grader's progress.
+      // Doing nothing while waited on, in the grader's progress: one stretch of it, not a sum.
       const idle = new IdleClock(progressNow(), Number.NaN);
       poll = setInterval(() => {
         if (timeLimit !== undefined || outOfMemory || stuck) return;
@@ -289,7 +289,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
         if (discover) lastDiscovery = performance.now();
         const usage = processes.measure(discover, limits.memoryBytes !== undefined);
         const now = progressNow();
-        const idleMs = waited ? idle.look(now, usage.cpuMs, () => processes.busy()) : 0;
+        const idleMs = waited ? idle.look(now, usage.cpuMs, () => processes.busy()).stretchMs : 0;
         if (!waited) idle.reset(now, usage.cpuMs);
         if (usage.cpuMs - cpuBefore > limits.timeoutMs) {
           timeLimit = 'cpu';

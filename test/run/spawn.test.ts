@@ -88,6 +88,29 @@ describe('runProcess', () => {
     expect(sleeps.stuck).toBeUndefined();
   });
 
+  // Stuck is a stretch of doing nothing, not a sum of them: a client that waits for the player many
+  // times over a long session (each answer slow to come on a loaded machine) waits longer than
+  // STUCK_MS in all, and does something after each wait.
+  it('does not stop a program that waits a little, again and again, for longer than STUCK_MS in all', async () => {
+    const run = (script: string) =>
+      runProcess(process.execPath, ['-e', script], {
+        cwd: process.cwd(),
+        env: { PATH: process.env.PATH },
+        limits: { ...limits, timeoutMs: 60_000 },
+        waitedOn: () => true,
+      });
+    // 12 waits of 400 ms, each followed by 30 ms of its own CPU time
+    const waitsOften = await run(`let left = 12;
+      const step = () => {
+        const end = process.cpuUsage().user + 30e3;
+        while (process.cpuUsage().user < end) {}
+        if (--left > 0) setTimeout(step, 400);
+      };
+      setTimeout(step, 400);`);
+    expect(waitsOften).toMatchObject({ exitCode: 0, timeLimit: undefined });
+    expect(waitsOften.stuck).toBeUndefined();
+  });
+
   it('stops a program that ignores SIGTERM, with SIGKILL', async () => {
     // a CPU limit its boot cannot reach on a loaded machine: the wall backstop is what stops it
     const result = await node(`process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)`, { timeoutMs: 1000 });

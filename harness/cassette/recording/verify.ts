@@ -172,7 +172,7 @@ function idleFor(ms: number, usage: (() => TreeUsage) | undefined): { done: Prom
     timer = setInterval(
       () => {
         const { cpuMs: cpu, busy } = usage();
-        const idle = clock.look(performance.now(), cpu, () => busy);
+        const idle = clock.look(performance.now(), cpu, () => busy).totalMs;
         if (idle < ms && cpu - first < MAX_COMPUTING_MS) return;
         clearInterval(timer);
         resolve();
