@@ -65,22 +65,33 @@ export function leftBehind(tmp: string): Promise<number[]> {
   return stillRunning((pid) => readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(needle));
 }
 
-/** Processes still running (zombies are gone in all but name) for which `matches` holds. */
+/** Processes still running (zombies are gone in all but name) for which `matches` holds. One that has
+ *  a SIGKILL waiting, or is exiting, is gone: the kernel ends it when it next runs it, which on a loaded
+ *  machine may be a while. */
 export async function stillRunning(matches: (pid: string) => boolean): Promise<number[]> {
   const find = () =>
     readdirSync('/proc')
       .filter((entry) => /^\d+$/.test(entry))
       .filter((pid) => {
         try {
-          return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')) && matches(pid);
+          return !ending(pid) && matches(pid);
         } catch {
           return false;
         }
       })
       .map(Number);
-  // a SIGKILL is delivered asynchronously: give the kernel a moment before saying so
+  // what was killed an instant ago may not show its kill yet
   for (let attempt = 0; attempt < 20 && find().length > 0; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
   return find();
+}
+
+/** A zombie, a process exiting (PF_EXITING in its flags), or one a SIGKILL is waiting for. */
+function ending(pid: string): boolean {
+  const fields = /^\d+ \(.*\) (.*)$/s.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))![1]!.split(' ');
+  if (fields[0] === 'Z' || (Number(fields[6]) & 0x4) !== 0) return true;
+  const pending = /^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm;
+  const SIGKILL = 1n << 8n;
+  return [...readFileSync(`/proc/${pid}/status`, 'utf8').matchAll(pending)].some(([, mask]) => (BigInt(`0x${mask}`) & SIGKILL) !== 0n);
 }
 
 /** What the run left in its TMPDIR of its own making (scratch copies, generated expected outputs). */
