@@ -1,8 +1,8 @@
 // The limits around a student's program, with real processes: whatever it does, runProcess
 // comes back in bounded time with the right facts, and leaves no process behind.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runProcess, type Limits, type RunResult } from '../../harness/run/spawn.ts';
+import { stillRunning } from '../ci/helpers.ts';
 
 const limits = { timeoutMs: 1500, outputCap: 64 * 1024 };
 
@@ -10,21 +10,9 @@ function node(script: string, overrides: Partial<Limits> = {}): Promise<RunResul
   return runProcess(process.execPath, ['-e', script], { cwd: process.cwd(), env: { PATH: process.env.PATH }, limits: { ...limits, ...overrides } });
 }
 
-/** Running, as opposed to gone or a zombie waiting to be reaped (a killed orphan may stay one). */
-function running(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return false;
-  }
-  return !/^\d+ \(.*\) Z/.test(stat);
-}
-
-/** SIGKILL is delivered asynchronously: give the kernel a moment before asking. */
+/** Whether `pid` is still running: not gone, a zombie, or one a SIGKILL waits for (stillRunning). */
 async function alive(pid: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 40 && running(pid); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-  return running(pid);
+  return (await stillRunning((candidate) => candidate === String(pid))).length > 0;
 }
 
 /** A script that starts a grandchild (which prints its pid and sleeps), then does `then`. */
