@@ -108,6 +108,8 @@ describe('bless', () => {
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('the reference solution is not fit to bless; nothing was written');
       expect(run.stderr).toContain(says);
+      // each file named from where the author stands
+      expect(run.stderr).not.toContain(dir);
       expect(expectedFiles(dir)).toEqual(before);
     });
   }

@@ -92,7 +92,8 @@ async function blessStages(stages: readonly Stage[], runRoot: string, packages: 
     const limits = { ...DEFAULT_LIMITS, timeoutMs: stage.timeoutMs };
     // an expected output is only as sound as the conversation it was played from
     const cassettes = stage.cases.map((testCase) =>
-      testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false }),
+      // by its path from here: what is said of it names it so
+      testCase.cassettePath === undefined ? undefined : loadCassette(relative(process.cwd(), testCase.cassettePath), { diskCache: false }),
     );
     refusals.push(...(await unsoundCassettes(stage.cases, cassettes)));
     let ran = 0;
@@ -170,10 +171,9 @@ async function unsoundCassettes(cases: readonly Case[], cassettes: readonly (Cas
   return cases.flatMap((testCase, index) => {
     const cassette = cassettes[index];
     if (cassette === undefined) return [];
-    const file = relative(process.cwd(), testCase.cassettePath!);
     return lintCassette(cassette).map(
       (problem) =>
-        `${relative('cases', testCase.casePath)}: its cassette is not sound (theinference lint)\n${indent(`${file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`)}`,
+        `${relative('cases', testCase.casePath)}: its cassette is not sound (theinference lint)\n${indent(`${cassette.file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`)}`,
     );
   });
 }
