@@ -130,7 +130,7 @@ describe('bless', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('the reference solution is not fit to bless; nothing was written');
     expect(run.stderr).toContain(
-      `  ✗ ${missing.handshake}: its cassette is not sound (theinference lint)\n      fixtures/${missing.handshake}/cassette.yaml:${line}: server response to id 0, but no earlier client request has that id\n`,
+      `  ✗ ${missing.handshake}: its cassette is not sound (theinference lint)\n      fixtures/${missing.handshake}/cassette.yaml:${line}: server response to id 0, but request 0 was answered already (line ${line - answer.split('\n').length + 1})\n`,
     );
     expect(expectedFiles(dir)).toEqual(before);
   });

@@ -121,6 +121,11 @@ describe('cassette format v1', () => {
     expect(orphan.status).toBe(1);
     expect(orphan.stderr).toContain('orphan.yaml:8: server response to id 9, but no earlier client request has that id');
 
+    writeFileSync(join(dir, 'twice.yaml'), `${GOOD}  - server: {"jsonrpc":"2.0","id":1,"result":{}}\n`);
+    const twice = run(join(dir, 'twice.yaml'));
+    expect(twice.status).toBe(1);
+    expect(twice.stderr).toContain('twice.yaml:9: server response to id 1, but request 1 was answered already (line 8)');
+
     writeFileSync(join(dir, 'newer.yaml'), GOOD.replace('version: 1', 'version: 3'));
     const newer = run(join(dir, 'newer.yaml'));
     expect(newer.status).toBe(2);

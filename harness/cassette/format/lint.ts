@@ -17,6 +17,8 @@ export function lintCassette(cassette: Cassette): LintProblem[] {
   const problems: LintProblem[] = [];
   const clientRequests = new Set<string>();
   const serverRequests = new Set<string>();
+  /** The line each response was on, by its side and id: a second one is named as such. */
+  const answered = new Map<string, number | undefined>();
   let clientMessages = 0;
   for (const [index, frame] of cassette.frames.entries()) {
     if (frame.from !== 'client' && frame.from !== 'server') continue;
@@ -37,11 +39,13 @@ export function lintCassette(cassette: Cassette): LintProblem[] {
         frame.http.reply.body !== 'sse';
       if (!refused) own.add(idKey(message.id));
     } else if (kind === 'response' && message.id !== null) {
-      if (!other.has(idKey(message.id))) {
-        problem(
-          `${frame.from} response to id ${JSON.stringify(message.id)}, but no earlier ${frame.from === 'client' ? 'server' : 'client'} request has that id`,
-        );
-      }
+      const id = JSON.stringify(message.id);
+      const key = `${frame.from} ${idKey(message.id)}`;
+      if (other.has(idKey(message.id))) answered.set(key, frame.line);
+      else if (answered.has(key)) {
+        const first = answered.get(key);
+        problem(`${frame.from} response to id ${id}, but request ${id} was answered already${first === undefined ? '' : ` (line ${first})`}`);
+      } else problem(`${frame.from} response to id ${id}, but no earlier ${frame.from === 'client' ? 'server' : 'client'} request has that id`);
       other.delete(idKey(message.id));
     }
   }
