@@ -71,7 +71,7 @@ describe('the stage table', () => {
     const twice = await runCli(['lint'], { cwd: join(dir, 'cases') });
     expect(twice).toMatchObject({ code: 1, stdout: '' });
     expect(twice.stderr).toBe(
-      `theinference lint: ${join('..', file)}:${line}: the response went with request "server-discover-probe-1", which is not a client request still open at that point\n`,
+      `theinference lint: ${join('..', file)}:${line}: the response went with request "server-discover-probe-1", whose response (line ${line - answer.split('\n').length + 1}) had ended its POST already\n`,
     );
   });
 

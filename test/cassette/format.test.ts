@@ -233,13 +233,15 @@ describe('cassette format v2: HTTP', () => {
     misplaced.frames.splice(3, 0, { from: 'server', message: { jsonrpc: '2.0', method: 'notifications/message', params: {} }, http: { request: 1 } });
     misplaced.http = { path: '/mcp' }; // no GET stream
     misplaced.frames.push({ from: 'server', message: { jsonrpc: '2.0', method: 'notifications/message', params: {} }, http: {} });
+    misplaced.frames.push({ from: 'server', message: { jsonrpc: '2.0', method: 'notifications/message', params: {} }, http: { request: 42 } });
     const initialized = misplaced.frames[4] as ClientFrame;
     initialized.http!.reply = { status: 200, body: 'sse' };
     expect(lintCassette(misplaced).map(({ frame, message }) => ({ frame, message }))).toEqual([
-      { frame: 3, message: 'server notification notifications/message went with request 1, which is not a client request still open at that point' },
+      { frame: 3, message: 'server notification notifications/message went with request 1, whose response had ended its POST already' },
       { frame: 4, message: "a client notification was answered with a sse body; only a request's POST gets one" },
       { frame: 5, message: 'an event without a message was on the GET stream, but the recording has no GET stream the server held open' },
       { frame: 7, message: 'server notification notifications/message was on the GET stream, but the recording has no GET stream the server held open' },
+      { frame: 8, message: 'server notification notifications/message went with request 42, which is not a client request still open at that point' },
     ]);
   });
 

@@ -93,12 +93,18 @@ function httpProblems(cassette: Cassette): LintProblem[] {
   const problems: LintProblem[] = [];
   /** The client requests whose POST is still open, by recorded id: how it was answered. */
   const open = new Map<string, 'json' | 'sse'>();
+  /** The line of the response that closed each request's POST, by recorded id. */
+  const closedAt = new Map<string, number | undefined>();
   const getStream = cassette.http?.get?.status === 200 && cassette.http.get.body === 'sse';
   const place = (placement: HttpPlacement, what: string): string | undefined => {
     if (placement.request === undefined) {
       return getStream ? undefined : `${what} was on the GET stream, but the recording has no GET stream the server held open`;
     }
     const body = open.get(idKey(placement.request));
+    if (body === undefined && closedAt.has(idKey(placement.request))) {
+      const line = closedAt.get(idKey(placement.request));
+      return `${what} went with request ${JSON.stringify(placement.request)}, whose response${line === undefined ? '' : ` (line ${line})`} had ended its POST already`;
+    }
     if (body === undefined) return `${what} went with request ${JSON.stringify(placement.request)}, which is not a client request still open at that point`;
     if (body === 'json' && what !== 'the response')
       return `${what} went with request ${JSON.stringify(placement.request)}, which was answered with a JSON body, not a stream`;
@@ -116,7 +122,7 @@ function httpProblems(cassette: Cassette): LintProblem[] {
     else if (frame.from === 'server' && frame.http) {
       const response = kindOf(frame.message) === 'response';
       problem(place(frame.http, response ? 'the response' : `server ${kindOf(frame.message)} ${String(frame.message.method)}`));
-      if (response && frame.http.request !== undefined) open.delete(idKey(frame.http.request));
+      if (response && frame.http.request !== undefined && open.delete(idKey(frame.http.request))) closedAt.set(idKey(frame.http.request), frame.line);
     }
   }
   return problems;
