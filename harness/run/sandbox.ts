@@ -179,6 +179,9 @@ function namespaceArgs(network: boolean, chdir: string): string[] {
     '/proc',
     '--dev',
     '/dev',
+    // made where nothing shown is under it (a bundler shown a src/ kept elsewhere)
+    '--dir',
+    chdir,
     '--chdir',
     chdir,
   ];

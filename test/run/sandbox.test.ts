@@ -348,4 +348,18 @@ describe("the bundler's sandbox", () => {
     });
     expect(readFileSync(join(output, '0.mjs'), 'utf8')).toBe('x');
   });
+
+  it("starts in its working folder where nothing it is shown lies under it (a src/ kept elsewhere, as the property tests' variants are)", async () => {
+    const root = folder({});
+    const source = folder({ 'src/mcp.ts': '// solution\n' });
+    const jail = bundlerJail({ readOnly: [join(source, 'src')], output: folder({}), chdir: root }, { sandbox: true });
+    const result = await runCommand(jail.wrap(process.execPath, ['-e', 'console.log(process.cwd())']), [], {
+      cwd: root,
+      env: { PATH: process.env.PATH },
+      limits: { ...DEFAULT_LIMITS, timeoutMs: 5000 },
+      contained: true,
+    });
+    expect(result.stderr.toString()).toBe('');
+    expect(result.stdout.toString()).toBe(`${root}\n`);
+  });
 });
