@@ -50,6 +50,12 @@ export const VISIBLE_PARTS = ['program.ts', 'your_program.sh', 'package.json', '
 /** Size of a program's private /tmp: it is memory, which the RSS limit does not see. */
 const TMP_BYTES = 64 * 1024 * 1024;
 
+/** The most tasks (processes and their threads) a program's sandbox may hold. A client and a server it
+ *  starts need a few dozen (a Node process runs about ten threads); one that forks without end is
+ *  refused more (EAGAIN) by the kernel, before it fills the machine's table of processes. The kernel
+ *  counts them in the sandbox's own user namespace, and for every user but root (RLIMIT_NPROC). */
+export const MAX_TASKS = 512;
+
 /** The system folders a program's interpreter and shell need. */
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 /** The few files of /etc that name resolution, TLS and user names read; never the rest. */
@@ -118,7 +124,7 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
     // Its options on a pipe, not its command line: inside, /proc/1/cmdline (its init) would show the host's paths.
     wrap: (command, args, extraReadOnly = []) => ({
       command: 'bwrap',
-      args: ['--args', String(ARGS_FD), '--', command, ...args],
+      args: ['--args', String(ARGS_FD), '--', ...taskLimit(), command, ...args],
       argsFd: `${[...shown, ...extraReadOnly.flatMap(visible), ...namespaces].join('\0')}\0`,
       env: environment,
     }),
@@ -228,6 +234,15 @@ function nodeArgs(): string[] {
   const prefix = dirname(dirname(realpathSync(process.execPath)));
   return prefix === '/usr' || prefix.startsWith('/usr/') ? [] : ['--ro-bind', prefix, prefix];
 }
+
+/** Sets MAX_TASKS inside the sandbox, where the count is the sandbox's alone (set outside, before
+ *  bubblewrap makes its user namespace, it would be compared with all the user's processes too), and
+ *  then runs the command in its place: util-linux's prlimit, where the system folders have it. */
+function taskLimit(): string[] {
+  prlimit ??= ['/usr/bin/prlimit', '/bin/prlimit'].find((path) => existsSync(path)) ?? '';
+  return prlimit === '' ? [] : [prlimit, `--nproc=${MAX_TASKS}`, '--'];
+}
+let prlimit: string | undefined;
 
 /** A private, bounded /tmp; and TMPDIR, when it names another folder, a private one there too. */
 function tmpArgs(): string[] {
