@@ -10,6 +10,17 @@ function node(script: string, overrides: Partial<Limits> = {}): Promise<RunResul
   return runProcess(process.execPath, ['-e', script], { cwd: process.cwd(), env: { PATH: process.env.PATH }, limits: { ...limits, ...overrides } });
 }
 
+/** `script` run with a CPU limit far off, and `waitedOn` saying whether a player waits for it: what stops
+ *  it early is the stuck rule. */
+function run(script: string, waitedOn: () => boolean): Promise<RunResult> {
+  return runProcess(process.execPath, ['-e', script], {
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH },
+    limits: { ...limits, timeoutMs: 60_000 },
+    waitedOn,
+  });
+}
+
 /** Whether `pid` is still running: not gone, a zombie, or one a SIGKILL waits for (stillRunning). */
 async function alive(pid: number): Promise<boolean> {
   return (await stillRunning((candidate) => candidate === String(pid))).length > 0;
@@ -62,8 +73,6 @@ describe('runProcess', () => {
   // Waited on (a player with nothing left to send), a program that does nothing is stuck; one that
   // computes, or that is not waited on, is not. A wall backstop far off shows which stopped it.
   it('stops a program that does nothing while waited on; not one that computes meanwhile, nor one not waited on', async () => {
-    const run = (script: string, waitedOn: () => boolean) =>
-      runProcess(process.execPath, ['-e', script], { cwd: process.cwd(), env: { PATH: process.env.PATH }, limits: { ...limits, timeoutMs: 60_000 }, waitedOn });
     const waits = await run('setInterval(() => {}, 1000)', () => true);
     expect(waits).toMatchObject({ stuck: true, timeLimit: undefined });
     // it computes for 3 s of its own CPU time (longer than STUCK_MS), then ends by itself
@@ -80,21 +89,17 @@ describe('runProcess', () => {
   // times over a long session (each answer slow to come on a loaded machine) waits longer than
   // STUCK_MS in all, and does something after each wait.
   it('does not stop a program that waits a little, again and again, for longer than STUCK_MS in all', async () => {
-    const run = (script: string) =>
-      runProcess(process.execPath, ['-e', script], {
-        cwd: process.cwd(),
-        env: { PATH: process.env.PATH },
-        limits: { ...limits, timeoutMs: 60_000 },
-        waitedOn: () => true,
-      });
     // 12 waits of 400 ms, each followed by 30 ms of its own CPU time
-    const waitsOften = await run(`let left = 12;
+    const waitsOften = await run(
+      `let left = 12;
       const step = () => {
         const end = process.cpuUsage().user + 30e3;
         while (process.cpuUsage().user < end) {}
         if (--left > 0) setTimeout(step, 400);
       };
-      setTimeout(step, 400);`);
+      setTimeout(step, 400);`,
+      () => true,
+    );
     expect(waitsOften).toMatchObject({ exitCode: 0, timeLimit: undefined });
     expect(waitsOften.stuck).toBeUndefined();
   });
