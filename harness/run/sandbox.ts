@@ -118,13 +118,14 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
   ];
   const environment = sandboxEnvironment();
   const namespaces = namespaceArgs(network, runRoot);
+  const tasks = taskLimit();
   return {
     kind: 'bwrap',
     network,
     // Its options on a pipe, not its command line: inside, /proc/1/cmdline (its init) would show the host's paths.
     wrap: (command, args, extraReadOnly = []) => ({
       command: 'bwrap',
-      args: ['--args', String(ARGS_FD), '--', ...taskLimit(), command, ...args],
+      args: ['--args', String(ARGS_FD), '--', ...tasks, command, ...args],
       argsFd: `${[...shown, ...extraReadOnly.flatMap(visible), ...namespaces].join('\0')}\0`,
       env: environment,
     }),
@@ -239,10 +240,9 @@ function nodeArgs(): string[] {
  *  bubblewrap makes its user namespace, it would be compared with all the user's processes too), and
  *  then runs the command in its place: util-linux's prlimit, where the system folders have it. */
 function taskLimit(): string[] {
-  prlimit ??= ['/usr/bin/prlimit', '/bin/prlimit'].find((path) => existsSync(path)) ?? '';
-  return prlimit === '' ? [] : [prlimit, `--nproc=${MAX_TASKS}`, '--'];
+  const prlimit = ['/usr/bin/prlimit', '/bin/prlimit'].find((path) => existsSync(path));
+  return prlimit === undefined ? [] : [prlimit, `--nproc=${MAX_TASKS}`, '--'];
 }
-let prlimit: string | undefined;
 
 /** A private, bounded /tmp; and TMPDIR, when it names another folder, a private one there too. */
 function tmpArgs(): string[] {
