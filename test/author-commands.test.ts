@@ -9,7 +9,7 @@ import { DEFAULT_RUNS, WATCH_RUNS } from '../harness/defaults.ts';
 import { loadCourse } from '../harness/course.ts';
 import { suiteNamed } from '../harness/stages/index.ts';
 import { stillRunning } from './ci/helpers.ts';
-import { courseCopy, REPO, runCli, trimCourse } from './helpers/cli.ts';
+import { answerTwice, courseCopy, REPO, runCli, trimCourse } from './helpers/cli.ts';
 
 const copies: string[] = [];
 afterAll(() => {
@@ -119,18 +119,13 @@ describe('bless', () => {
     trimCourse(dir, kept.handshake);
     rmSync(join(dir, 'fixtures', missing.handshake, 'expected.json'));
     // the initialize response said twice: a response to a request already answered
-    const file = join(dir, 'fixtures', missing.handshake, 'cassette.yaml');
-    const text = readFileSync(file, 'utf8');
-    const from = text.indexOf('  - server:\n');
-    const answer = text.slice(from, text.indexOf('\n  - ', from) + 1);
-    writeFileSync(file, text.replace(answer, answer + answer));
-    const line = text.slice(0, from + answer.length).split('\n').length;
+    const { first, second } = answerTwice(join(dir, 'fixtures', missing.handshake, 'cassette.yaml'));
     const before = expectedFiles(dir);
     const run = await runCli(['bless', '--stage', 'handshake'], { cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('the reference solution is not fit to bless; nothing was written');
     expect(run.stderr).toContain(
-      `  ✗ ${missing.handshake}: its cassette is not sound (theinference lint)\n      fixtures/${missing.handshake}/cassette.yaml:${line}: server response to id 0, but request 0 was answered already (line ${line - answer.split('\n').length + 1})\n`,
+      `  ✗ ${missing.handshake}: its cassette is not sound (theinference lint)\n      fixtures/${missing.handshake}/cassette.yaml:${second}: server response to id 0, but request 0 was answered already (line ${first})\n`,
     );
     expect(expectedFiles(dir)).toEqual(before);
   });

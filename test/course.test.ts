@@ -8,7 +8,7 @@ import { CourseError, loadCourse } from '../harness/course.ts';
 import { UsageError } from '../harness/errors.ts';
 import { suiteNames } from '../harness/stages/index.ts';
 import { TRANSPORT_NAMES } from '../harness/transports/index.ts';
-import { courseCopy, REPO, runCli } from './helpers/cli.ts';
+import { answerTwice, courseCopy, REPO, runCli } from './helpers/cli.ts';
 
 const copies: string[] = [];
 function copy(): string {
@@ -63,15 +63,11 @@ describe('the stage table', () => {
     // the probe's answer (a JSON body: one message) said twice
     const dir = copy();
     const file = join('fixtures', 'stateless', 'fallback-2025', 'cassette.yaml');
-    const text = readFileSync(join(dir, file), 'utf8');
-    const from = text.indexOf('  - server:\n');
-    const answer = text.slice(from, text.indexOf('  - client:', from));
-    writeFileSync(join(dir, file), text.replace(answer, answer + answer));
-    const line = text.slice(0, from + answer.length).split('\n').length;
+    const { first, second } = answerTwice(join(dir, file));
     const twice = await runCli(['lint'], { cwd: join(dir, 'cases') });
     expect(twice).toMatchObject({ code: 1, stdout: '' });
     expect(twice.stderr).toBe(
-      `theinference lint: ${join('..', file)}:${line}: the response went with request "server-discover-probe-1", whose response (line ${line - answer.split('\n').length + 1}) had ended its POST already\n`,
+      `theinference lint: ${join('..', file)}:${second}: the response went with request "server-discover-probe-1", whose response (line ${first}) had ended its POST already\n`,
     );
   });
 

@@ -160,6 +160,18 @@ export function courseCopy(): string {
   return dir;
 }
 
+/** Writes the first server frame of the cassette at `file` twice, one after the other (a reply said
+ *  twice): the lines the first and the second start on. */
+export function answerTwice(file: string): { first: number; second: number } {
+  const text = readFileSync(file, 'utf8');
+  const from = text.indexOf('  - server:\n');
+  const next = text.indexOf('\n  - ', from) + 1;
+  const answer = text.slice(from, next);
+  writeFileSync(file, text.slice(0, next) + answer + text.slice(next));
+  const first = text.slice(0, from).split('\n').length;
+  return { first, second: first + answer.split('\n').length - 1 };
+}
+
 /**
  * Keeps in the course copy `dir` only the first case of each command of each stage (those course.yaml
  * names to run `first`, where it names some), and those `also` names (`cases/<folder>/<case>` ends with
