@@ -10,7 +10,7 @@ export interface Hint {
   /** The same mistake and fix in words that quote nothing of the case: no place in the output (a JSON
    *  path, an index), no key, name, value or count of the expected output, of the case's inputs or
    *  recording, or of what the program printed. What a hidden case shows instead of `lines`
-   *  (grade/hidden-verdict.ts); left out where `lines` already quote nothing. */
+   *  (grade/sealed-verdict.ts); left out where `lines` already quote nothing. */
   general?: string[];
   /** It says what sets this case apart (its streams' line ends), not what the client did: the same
    *  mistake made here and in another case is still the same one. */

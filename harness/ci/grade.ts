@@ -2,15 +2,22 @@
 // cases plus generated ones (from the seed) plus hidden ones (--cases), this shard's part of
 // them, every stage with --all; the terminal report as a student would see it, then
 // results.json and JUnit for the machine. Decides nothing about a case: verdicts in, reports out.
-import { rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+// A grading with a secret on the machine (hidden cases; `--sealed`, which classroom gives) is sealed:
+// what a student reads says of every check only what the grader chose (grade/sealed-verdict.ts), its
+// hidden cases are graded after every other check, so that no program whose verdict is reported runs
+// once one has met a secret, and the teacher's report (--teacher-report) has every verdict whole.
+import { mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Case, Course, Stage } from '../course.ts';
-import { ReportError, stopReason } from '../errors.ts';
+import { InputError, ReportError, stopReason } from '../errors.ts';
 import { gradeStages } from '../grade/stages.ts';
+import { SEALED_NOTE, sealedVerdict } from '../grade/sealed-verdict.ts';
+import type { StageEvents } from '../grade/stages.ts';
+import type { StageResult } from '../grade/stage.ts';
 import type { Verdict } from '../run/verdict.ts';
 import { buildReport, type RunFacts } from '../report/build.ts';
 import { graderVersion } from '../report/version.ts';
-import { fileReporter, writeStopped, type ReportFormat } from '../report/formats.ts';
+import { fileReporter, REPORT_FORMATS, writeStopped, type ReportFormat } from '../report/formats.ts';
 import type { GradedCheck, GradedStage } from '../report/entries.ts';
 import type { Origin, ResultsReport } from '../report/model.ts';
 import { allOf } from '../report/reporter.ts';
@@ -54,6 +61,29 @@ export interface CiSettings {
   /** A student's own workflow (`test --feedback`): `course` is the one the grader's package publishes, the
    *  submission the student's repository, whose copy of the course is compared with it (not used). */
   feedback?: boolean;
+  /** A secret is on the machine besides the hidden cases (`--sealed`: classroom's other students): sealed
+   *  as a grading with hidden cases is. */
+  sealed?: boolean;
+  /** Where the teacher's report goes (`--teacher-report`): results.json, summary.md and report.html, every
+   *  verdict whole. */
+  teacherDir?: string;
+  /** Only the checks of these origins (`--only`): classroom grades a class's hidden cases after all the rest. */
+  only?: readonly Origin[];
+}
+
+/** The teacher's report: its files in --teacher-report's folder. */
+export const TEACHER_FILES: Partial<Record<ReportFormat['option'], string>> = { report: 'results.json', summary: 'summary.md', html: 'report.html' };
+
+/** Why a run stopped, as a sealed report says it: a mistake in what the grader was given in the grader's
+ *  words (they are of the course, the options or the submission's files), and the grader's own failure in
+ *  none, since what failed it may have been a program's words. */
+function sealedStopReason(error: unknown): string {
+  return error instanceof InputError ? error.message : "the grader failed: the teacher's report says how";
+}
+
+/** Whether what a student reads of this grading is sealed (grade/sealed-verdict.ts). */
+export function isSealed(settings: Pick<CiSettings, 'hiddenDir' | 'sealed'>): boolean {
+  return settings.hiddenDir !== undefined || settings.sealed === true;
 }
 
 /** One unit of work in the plan: a case, or a stage's property suite. */
@@ -73,8 +103,13 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
   const fixturesRoot = scratchFolder('expected');
   // Until the programs' sandbox is made (a report of a run that failed before), none ran, with network or without.
   const run: Progress = { graded: [], generated: 0, sandbox: 'none', network: false };
-  const report = (more: Partial<RunFacts> = {}) =>
-    buildReport(
+  const sealed = isSealed(settings);
+  const teacherFiles = teacherFilesOf(settings.teacherDir);
+  /** The run's report as the teacher reads it, whole; as the student reads it, sealed where the run is. */
+  const report = (reader: Reader, more: Partial<RunFacts> = {}) => {
+    const told = reader === 'student' && sealed;
+    const facts = told ? { ...more, sealed: true } : more;
+    return buildReport(
       {
         course: settings.course,
         seed: settings.seed,
@@ -87,23 +122,59 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
         hiddenCases: hidden?.sources.size ?? 0,
         generatedCases: run.generated,
         feedback: settings.feedback,
-        ...more,
+        ...facts,
       },
-      run.graded,
+      told ? run.graded.map(sealedStage) : run.graded,
     );
+  };
   try {
     if (settings.hiddenDir !== undefined) hidden = loadHiddenCases(settings.hiddenDir, settings.course);
     scratch = scratchCopy(settings.course.root, settings.submission, settings.feedback ? 'published' : 'outside-src');
-    return await grade(settings, scratch, fixturesRoot, hidden, run, report);
+    return await grade(settings, scratch, fixturesRoot, hidden, run, report, teacherFiles);
   } catch (error) {
     // Bad input, or the grader failed, not the solution: the reports (if any) say why (unless writing one
     // is what failed), and the CLI prints the same in one line, exit 2.
-    if (!(error instanceof ReportError)) writeStopped(settings.files, report({ problems: [stopReason(error)] }));
+    if (!(error instanceof ReportError)) {
+      writeStopped(settings.files, report('student', { problems: [sealed ? sealedStopReason(error) : stopReason(error)] }));
+      writeStopped(teacherFiles, report('teacher', { problems: [stopReason(error)] }));
+    }
     throw error;
   } finally {
     scratch?.remove();
     rmSync(fixturesRoot, { recursive: true, force: true });
   }
+}
+
+/** Who reads a report: the student (sealed, in a sealed grading) or the teacher (whole). */
+type Reader = 'student' | 'teacher';
+
+/** The teacher's report files in `dir`, made there. */
+function teacherFilesOf(dir: string | undefined): { format: ReportFormat; path: string }[] {
+  if (dir === undefined) return [];
+  mkdirSync(dir, { recursive: true });
+  return REPORT_FORMATS.flatMap((format) => {
+    const file = TEACHER_FILES[format.option];
+    return file === undefined ? [] : [{ format, path: join(dir, file) }];
+  });
+}
+
+/** A graded stage as a sealed report tells it: each verdict sealed, no duration. */
+function sealedStage(stage: GradedStage): GradedStage {
+  return {
+    ...stage,
+    durationMs: 0,
+    checks: stage.checks.map((check) => ({ ...check, verdict: sealedVerdict(check.verdict, { hidden: check.origin === 'hidden' }) })),
+  };
+}
+
+/** The events of a grading as a student reads them in a sealed one: each verdict sealed, no duration. */
+function sealedEvents(events: StageEvents, hidden: boolean): StageEvents {
+  const seal = (verdict: Verdict) => sealedVerdict(verdict, { hidden });
+  return {
+    stageStart: (stage) => events.stageStart?.(stage),
+    verdict: (verdict) => events.verdict?.(seal(verdict)),
+    stageEnd: (result) => events.stageEnd?.({ ...result, verdicts: result.verdicts.map(seal), durationMs: 0 }),
+  };
 }
 
 /** What the run has done so far: all a report needs, should it end early. */
@@ -120,14 +191,15 @@ async function grade(
   fixturesRoot: string,
   hidden: HiddenCases | undefined,
   run: Progress,
-  report: (more?: Partial<RunFacts>) => ResultsReport,
+  report: (reader: Reader, more?: Partial<RunFacts>) => ResultsReport,
+  teacherFiles: { format: ReportFormat; path: string }[],
 ): Promise<number> {
   const { graded } = run;
   if (hidden) copyHiddenInputs(hidden, scratch.root);
   const generated = generateCases(settings.course, settings.seed, settings.generatedPerCommand, scratch.root, fixturesRoot);
   run.generated = generatedCount(generated.byStage);
   const plan = planUnits(settings.stages, generated.byStage, hidden);
-  const mine = plan.filter((unit) => inShard(unit.position, settings.shard));
+  const mine = plan.filter((unit) => inShard(unit.position, settings.shard) && (settings.only?.includes(unit.origin) ?? true));
 
   const env = programEnv();
   // The submission's bundler starts now, beside the reference's work on the generated cases.
@@ -148,57 +220,95 @@ async function grade(
   const start = await starting;
   run.sandbox = start.jail.kind;
   run.network = start.jail.network;
-  const terminal = new TerminalReporter(settings.write, settings);
+  const sealed = isSealed(settings);
+  const terminal = new TerminalReporter(settings.write, { ...settings, sealed });
   announce(settings, scratch.facts, run.sandbox, plan.length, mine.length);
 
-  // Each stage's part in this shard: its cases, and its property suite when the shard holds it.
-  const parts = settings.stages.map((stage) => {
-    const here = mine.filter((unit) => unit.stage === stage.slug);
-    const cases = here.filter((unit) => unit.testCase !== undefined);
-    const propertyUnit = here.find((unit) => unit.origin === 'property');
-    const part: Stage = { ...stage, cases: cases.map((unit) => unit.testCase!), properties: propertyUnit ? stage.properties : undefined };
-    return { stage, part, cases, propertyUnit, planned: plan.filter((unit) => unit.stage === stage.slug).length };
-  });
-  const results = await gradeStages(
-    parts.map(({ part }) => part),
-    {
-      runRoot: scratch.root,
-      launcher: start,
-      content: COURSE_CONTENT,
-      env,
-      seed: settings.seed,
-      propertyRuns: settings.runs,
-      timeoutMs: settings.timeoutMs,
-      memoryBytes: settings.memoryBytes,
-      signal: settings.interruption?.signal,
-      continueAfterFailure: settings.all,
-    },
-    terminal,
-  );
-  parts.forEach(({ stage, cases, propertyUnit, planned }, index) => {
-    const result = results[index];
-    if (!result) {
-      // after a failure without --all, or stopped: not graded
-      graded.push({ stage, graded: false, planned, durationMs: 0, checks: [] });
-      return;
-    }
-    const checks = result.verdicts.map((verdict, at): GradedCheck => {
-      const unit = cases[at] ?? propertyUnit!;
-      return { verdict: withSeed(verdict, unit, settings.seed), origin: unit.origin, testCase: unit.testCase, position: unit.position };
+  const options = {
+    runRoot: scratch.root,
+    launcher: start,
+    content: COURSE_CONTENT,
+    env,
+    seed: settings.seed,
+    propertyRuns: settings.runs,
+    timeoutMs: settings.timeoutMs,
+    memoryBytes: settings.memoryBytes,
+    signal: settings.interruption?.signal,
+  };
+  /** One pass over the stages with `units` of them: each stage's part (its cases, and its property suite when
+   *  the units hold it), the verdicts told as they come, each paired with its unit. */
+  const pass = async (units: Unit[], { hidden, everyStage }: { hidden: boolean; everyStage: boolean }) => {
+    const parts = settings.stages.flatMap((stage) => {
+      const here = units.filter((unit) => unit.stage === stage.slug);
+      if (here.length === 0 && !everyStage) return [];
+      const cases = here.filter((unit) => unit.testCase !== undefined);
+      const propertyUnit = here.find((unit) => unit.origin === 'property');
+      const part: Stage = { ...stage, cases: cases.map((unit) => unit.testCase!), properties: propertyUnit ? stage.properties : undefined };
+      return [{ stage, part, cases, propertyUnit }];
     });
-    graded.push({ stage, graded: true, planned, durationMs: result.durationMs, checks });
-  });
+    const events = sealed ? sealedEvents(terminal, hidden) : terminal;
+    const results = await gradeStages(
+      parts.map(({ part }) => part),
+      // the hidden pass grades every stage the first graded: it stopped where it had to already
+      { ...options, continueAfterFailure: settings.all || hidden },
+      hidden ? { ...events, stageStart: (stage) => events.stageStart?.({ ...stage, title: `${stage.title} (hidden cases)` }) } : events,
+    );
+    return new Map(
+      parts.map(({ stage, cases, propertyUnit }, index) => [stage.slug, results[index] && checksOf(results[index], cases, propertyUnit, settings.seed)]),
+    );
+  };
+  // Sealed: the hidden cases last, once every program whose verdict a student reads in full has ended.
+  const first = await pass(
+    mine.filter((unit) => !sealed || unit.origin !== 'hidden'),
+    { hidden: false, everyStage: true },
+  );
+  const gradedFirst = new Set([...first].filter(([, checks]) => checks !== undefined).map(([slug]) => slug));
+  const last = sealed
+    ? await pass(
+        mine.filter((unit) => unit.origin === 'hidden' && gradedFirst.has(unit.stage)),
+        { hidden: true, everyStage: false },
+      )
+    : new Map<string, Checks | undefined>();
+  for (const stage of settings.stages) {
+    const planned = plan.filter((unit) => unit.stage === stage.slug).length;
+    const parts = [first.get(stage.slug), last.get(stage.slug)].filter((part): part is Checks => part !== undefined);
+    // not graded: after a failure without --all, or stopped
+    if (!gradedFirst.has(stage.slug) || settings.interruption?.signal.aborted) {
+      graded.push({ stage, graded: false, planned, durationMs: 0, checks: [] });
+      continue;
+    }
+    const checks = parts.flatMap((part) => part.checks).sort((a, b) => a.position - b.position);
+    graded.push({ stage, graded: true, planned, durationMs: parts.reduce((sum, part) => sum + part.durationMs, 0), checks });
+  }
   const interrupted = settings.interruption?.exitCode;
-  const written = report({ interrupted });
+  const written = report('student', { interrupted });
   // A stopped run gets no summary; its files still say how far it got.
   if (interrupted === undefined) terminal.finish(written);
   allOf(settings.files.map(({ format, path }) => fileReporter(format, path))).finish(written);
-  const files = settings.files.map(({ format, path }) => `${format.what} in ${path}`).join(', ');
+  if (teacherFiles.length > 0) allOf(teacherFiles.map(({ format, path }) => fileReporter(format, path))).finish(report('teacher', { interrupted }));
+  const files = [...settings.files, ...(settings.teacherDir === undefined ? [] : [{ format: { what: "the teacher's report" }, path: settings.teacherDir }])]
+    .map(({ format, path }) => `${format.what} in ${path}`)
+    .join(', ');
   settings.write(
     `${interrupted === undefined ? '' : '\n'}graded with --seed ${settings.seed}${settings.shard.count > 1 ? ` as shard ${settings.shard.index}/${settings.shard.count}` : ''}: ${written.status}` +
       `, ${written.points.earned} of ${written.points.possible} points${files ? `; ${files}` : ''}\n`,
   );
   return written.exitCode;
+}
+
+/** A stage's checks of one pass over the stages. */
+interface Checks {
+  checks: GradedCheck[];
+  durationMs: number;
+}
+
+/** A stage result's verdicts, each with its unit: its cases', in order, then its properties'. */
+function checksOf(result: StageResult, cases: Unit[], propertyUnit: Unit | undefined, seed: number): Checks {
+  const checks = result.verdicts.map((verdict, at): GradedCheck => {
+    const unit = cases[at] ?? propertyUnit!;
+    return { verdict: withSeed(verdict, unit, seed), origin: unit.origin, testCase: unit.testCase, position: unit.position };
+  });
+  return { checks, durationMs: result.durationMs };
 }
 
 /** Every unit of the whole run in course order: per stage its public, generated and hidden cases, then its property suite. */
@@ -230,6 +340,8 @@ function announce(settings: CiSettings, facts: SubmissionFacts, sandbox: Sandbox
       `feedback: graded with the course as published in theinference ${graderVersion()}, not this repository's copy of it; the grade of record is your teacher's`,
       "no generated cases: their expected outputs come from the course's reference solution, which is not published",
     );
+  if (isSealed(settings))
+    lines.push(settings.teacherDir === undefined ? SEALED_NOTE : SEALED_NOTE.replace("the teacher's report", `the teacher's report (${settings.teacherDir})`));
   if (sandbox === 'none')
     lines.push(
       `no sandbox: ${settings.sandbox ? sandboxAvailability().reason : '--no-sandbox'}; the submission is bundled and its programs run as the grader's user (docs/ci.md)`,

@@ -22,7 +22,9 @@ import { checkProgram, launcher, prestartLauncher } from '../run/launcher.ts';
 import { onInterrupt } from '../run/interrupt.ts';
 import { ENABLE_SANDBOX, sandboxAvailability } from '../run/sandbox.ts';
 import { scratchCopy, type SubmissionFacts } from '../run/submission.ts';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { ORIGINS, type Origin } from '../report/model.ts';
 import { checkWritable, count, positive, randomSeed, runs, seconds, seed, useColor } from './args.ts';
 import { defineCommand, headed, type Options, type Parsed } from './command.ts';
 import { COURSE_CONTENT } from '../stages/index.ts';
@@ -55,7 +57,17 @@ const TEST_OPTIONS = {
   'no-prestart': { type: 'boolean', help: "watch: start each case's program on save, not ahead (less memory)" },
   ...headed(REPORT_FILE_OPTIONS, 'report files, written when grading ends (--report and --junit make it a CI run)'),
   all: { type: 'boolean', heading: 'CI grading (any of these; see docs/ci.md)', help: 'grade every stage, not stopping at the first that fails' },
-  cases: { type: 'string', value: '<dir>', help: 'add hidden cases (cases/ and fixtures/ as in the course)' },
+  cases: { type: 'string', value: '<dir>', help: 'add hidden cases (cases/ and fixtures/ as in the course); the grading is sealed' },
+  sealed: {
+    type: 'boolean',
+    help: "a secret is on this machine (hidden cases, other students' work): what a student reads says of each\ncheck its verdict and first hint only; no program's words, no durations (docs/ci.md)",
+  },
+  'teacher-report': {
+    type: 'string',
+    value: '<dir>',
+    help: "write the teacher's report in <dir>: results.json, summary.md, report.html, every\nverdict whole",
+  },
+  only: { type: 'string', value: '<origins>', help: 'grade only the checks of these origins, comma-separated: public, generated, property, hidden' },
   shard: { type: 'string', value: '<i>/<n>', help: 'grade part i of n; merge the reports with merge-reports' },
   random: { type: 'string', value: '<n>', help: `generated cases per command (default ${GENERATED_PER_COMMAND}; 0 for none)` },
   feedback: {
@@ -74,7 +86,7 @@ export const command = defineCommand({
 
 /** The options that make `test` a CI run: every stage's results kept, results.json and JUnit written.
  *  (`--html` is a student's too: a page to open beside the terminal.) */
-const CI_OPTIONS = ['all', 'report', 'junit', 'cases', 'shard', 'random', 'feedback'] as const;
+const CI_OPTIONS = ['all', 'report', 'junit', 'cases', 'sealed', 'teacher-report', 'only', 'shard', 'random', 'feedback'] as const;
 
 export interface TestSettings {
   course: Course;
@@ -223,6 +235,9 @@ async function ciTest(values: TestValues, write: (text: string) => void): Promis
       generatedPerCommand: values.feedback ? 0 : values.random === undefined ? GENERATED_PER_COMMAND : count('--random', values.random, 1000),
       shard,
       feedback: values.feedback ?? false,
+      sealed: values.sealed ?? false,
+      ...(values['teacher-report'] !== undefined && { teacherDir: teacherDir(values['teacher-report']) }),
+      ...(values.only !== undefined && { only: origins(values.only) }),
     };
   } catch (error) {
     if (course === undefined) writeStopped(files, stopReason(error));
@@ -257,10 +272,26 @@ function submissionOf(values: TestValues, course: Course): string {
   return values.feedback ? process.cwd() : (values.submission ?? course.root);
 }
 
+/** `--only`'s origins, each named once. */
+function origins(text: string): Origin[] {
+  const named = text.split(',').map((origin) => origin.trim());
+  const unknown = named.find((origin) => !(ORIGINS as readonly string[]).includes(origin));
+  if (unknown !== undefined) throw new UsageError(`--only takes origins among ${ORIGINS.join(', ')}, comma-separated, not "${unknown}"`);
+  return [...new Set(named as Origin[])];
+}
+
+/** `--teacher-report`'s folder: made if new; refused where a file stands. */
+function teacherDir(dir: string): string {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--teacher-report ${dir}: a file, not a folder`);
+  return resolve(dir);
+}
+
 /** What --feedback, a student's own CI, does not go with, each in one line. */
 function refuseBesideFeedback(values: TestValues): void {
-  if (values.cases !== undefined)
-    throw new UsageError("--feedback takes no hidden cases (--cases): a student's workflow is theirs to edit, so it holds no secret and no hidden case");
+  if (values.cases !== undefined || values.sealed || values['teacher-report'] !== undefined)
+    throw new UsageError(
+      `--feedback takes no ${values.cases !== undefined ? 'hidden cases (--cases)' : values.sealed ? '--sealed' : '--teacher-report'}: a student's workflow is theirs to edit, so it holds no secret and no hidden case`,
+    );
   if (values.submission !== undefined) throw new UsageError("--feedback grades this folder's src/; it does not go with --submission");
   if (values.random !== undefined)
     throw new UsageError(

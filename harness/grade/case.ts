@@ -15,7 +15,6 @@ import { TRANSPORTS } from '../transports/index.ts';
 import type { Played, Transport, Wiring } from '../transports/transport.ts';
 import type { CourseContent } from './course-content.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
-import { toldOfHidden } from './hidden-verdict.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';
 import type { Advice, Hint, Verdict } from '../run/verdict.ts';
 
@@ -50,9 +49,8 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
   }
   if (context.launcher.module instanceof BundlerFailure)
     return { name, status: 'infra', message: `not run: ${context.launcher.module.message}`, durationMs: 0 };
-  const verdict = await judgeCase(testCase, context);
-  // A hidden case tells its verdict and hints, nothing of itself (hidden-verdict.ts).
-  return testCase.hidden ? toldOfHidden(verdict) : verdict;
+  // Whole, a hidden case's too: what a student reads of it is sealed where it leaves grading (ci/grade.ts).
+  return judgeCase(testCase, context);
 }
 
 async function judgeCase(testCase: Case, context: CaseContext): Promise<Verdict> {

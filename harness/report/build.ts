@@ -30,6 +30,8 @@ export interface RunFacts {
   interrupted?: ExitCode;
   /** A student's own workflow graded it (`test --feedback`): feedback, not a grade of record. */
   feedback?: boolean;
+  /** The report a student reads of a sealed grading, made of sealed verdicts (grade/sealed-verdict.ts). */
+  sealed?: boolean;
 }
 
 export function buildReport(run: RunFacts, graded: GradedStage[]): ResultsReport {
@@ -50,6 +52,7 @@ export function buildReport(run: RunFacts, graded: GradedStage[]): ResultsReport
     course: { digest: courseDigest(run.course) },
     // only where true: a reader of version 1 reports that knows nothing of it reads every other as before
     ...(run.feedback && { feedback: true }),
+    ...(run.sealed && { sealed: true }),
     submission: {
       path: run.submission.path,
       changedOutsideSrc: facts?.changedOutsideSrc ?? [],

@@ -3,6 +3,7 @@
 // session), and a page for one session alone (`replay --html`). Inline CSS and one line of inline
 // JS, nothing fetched. Every string from a report is escaped by page.ts's `html` template (the only
 // way text gets into the page), under a Content-Security-Policy that admits nothing but the page.
+import { SEALED_NOTE } from '../grade/sealed-verdict.ts';
 import {
   exchangeStep,
   isObject,
@@ -34,7 +35,7 @@ export function toHtml(report: ResultsReport, { live = false }: { live?: boolean
   const hinted = new Map<string, Shown>();
   return page(
     title,
-    html`${reportHeader(report, title, firstFailure)}<main>${report.stages.map((stage) => stageSection(stage, firstFailure, hinted))}</main>`,
+    html`${reportHeader(report, title, firstFailure)}<main>${report.stages.map((stage) => stageSection(stage, firstFailure, hinted, report.sealed === true))}</main>`,
     { scroll: false, live },
   );
 }
@@ -75,6 +76,7 @@ function reportHeader(report: ResultsReport, title: string, firstFailure: CheckR
   ].filter((fact): fact is string => typeof fact === 'string');
   const { submission } = report;
   const notes = [
+    ...(report.sealed ? [SEALED_NOTE] : []),
     ...report.problems,
     ...submission.missing.map((path) => `the submission has no ${path}`),
     ...submission.changedOutsideSrc.map((change) => `${change.path} ${change.change} outside src/ (not used)`),
@@ -89,16 +91,18 @@ function reportHeader(report: ResultsReport, title: string, firstFailure: CheckR
 ${notes.length > 0 && html`<ul class="notes">${notes.map((note) => html`<li>${note}</li>`)}</ul>`}</header>`;
 }
 
-function stageSection(stage: StageReport, firstFailure: CheckReport | undefined, hinted: Map<string, Shown>): Html {
+function stageSection(stage: StageReport, firstFailure: CheckReport | undefined, hinted: Map<string, Shown>, sealed: boolean): Html {
   const passed = stage.checks.filter((check) => check.status === 'pass').length;
   const points = `${stage.points.earned} of ${stage.points.possible} points`;
   const summary =
-    stage.status === 'skipped' ? `not graded · ${points}` : `${passed} of ${stage.checks.length} checks pass · ${points} · ${seconds(stage.durationMs)}`;
+    stage.status === 'skipped'
+      ? `not graded · ${points}`
+      : `${passed} of ${stage.checks.length} checks pass · ${points}${sealed ? '' : ` · ${seconds(stage.durationMs)}`}`;
   return html`<section class="stage status-${stage.status}"><h2><span class="badge status-${stage.status}">${stage.status}</span> ${stage.slug} <span class="dim">· ${stage.title} · ${summary}</span></h2>
-${stage.checks.map((check) => checkBlock(check, check === firstFailure, hinted))}</section>`;
+${stage.checks.map((check) => checkBlock(check, check === firstFailure, hinted, sealed))}</section>`;
 }
 
-function checkBlock(check: CheckReport, first: boolean, hinted: Map<string, Shown>): Html {
+function checkBlock(check: CheckReport, first: boolean, hinted: Map<string, Shown>, sealed: boolean): Html {
   const failed = check.status !== 'pass';
   const facts = [
     check.origin !== 'public' && `${check.origin} case`,
@@ -110,7 +114,7 @@ function checkBlock(check: CheckReport, first: boolean, hinted: Map<string, Show
   const drawn = check.difference !== null || check.hints.length > 0 || check.protocol !== null;
   const anchor = first ? FIRST_FAILURE_ID : `check-${check.id}`;
   return html`<details class="check status-${check.status}" data-check="${check.id}" id="${anchor}"${failed && html` open`}>
-<summary><span class="badge status-${check.status}">${check.status}</span> <span class="name">${check.name}</span> <span class="dim">${seconds(check.durationMs)}</span>${failed && html` <span class="message">${check.message}</span>`}</summary>
+<summary><span class="badge status-${check.status}">${check.status}</span> <span class="name">${check.name}</span>${!sealed && html` <span class="dim">${seconds(check.durationMs)}</span>`}${failed && html` <span class="message">${check.message}</span>`}</summary>
 <div class="body">
 ${facts.length > 0 && html`<p class="facts">${join(facts, ' · ')}</p>`}
 ${check.difference && html`<pre class="difference">${check.difference.lines.map(styledLine)}</pre>`}

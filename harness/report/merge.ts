@@ -96,6 +96,8 @@ export function mergeReports(reports: { path: string; report: ResultsReport }[])
     startedAt: reports.map(({ report }) => report.startedAt).sort()[0]!,
     durationMs: largest(reports.map(({ report }) => report.durationMs)),
     submission: { ...first.report.submission, changedOutsideSrc: [...changes.values()].sort((a, b) => a.path.localeCompare(b.path)) },
+    // one shard a student reads sealed makes the whole sealed: its checks say no more than that
+    ...(reports.some(({ report }) => report.sealed) && { sealed: true }),
     // one shard graded without a sandbox is a run graded without one
     sandbox: reports.every(({ report }) => report.sandbox === 'bwrap') ? 'bwrap' : 'none',
     hiddenCases: largest(reports.map(({ report }) => report.hiddenCases)),

@@ -36,7 +36,8 @@ export type RunStatus = GradedStatus | 'interrupted';
 /** 0 pass, 1 fail, 2 error (or a merge holding an interrupted shard), 130/143 stopped by SIGINT/SIGTERM. */
 export type ExitCode = 0 | 1 | 2 | 130 | 143;
 export type CheckStatus = 'pass' | 'fail' | 'error' | 'timeout' | 'crash';
-export type Origin = 'public' | 'hidden' | 'generated' | 'property';
+export const ORIGINS = ['public', 'generated', 'property', 'hidden'] as const;
+export type Origin = (typeof ORIGINS)[number];
 
 export interface KeptText {
   text: string;
@@ -116,6 +117,10 @@ export interface ResultsReport {
   /** Present, and true, only in the report of a student's own workflow (`test --feedback`): graded with the
    *  course as published in the grader's package, without hidden or generated cases; feedback, not a grade. */
   feedback?: boolean;
+  /** Present, and true, only in the report a student reads of a sealed grading (hidden cases, or a class's):
+   *  every check tells its status, a fixed message and its first hint in general words; no program's words,
+   *  no durations (grade/sealed-verdict.ts). The teacher's report of the same run is whole, without it. */
+  sealed?: boolean;
   submission: {
     path: string;
     /** Files outside src/ that differ from the course's; none of them was used. `missing`: a course file a
@@ -191,7 +196,7 @@ const checkReportSchema = refine(
   object({
     id: string(),
     name: string(),
-    origin: oneOf('public', 'hidden', 'generated', 'property'),
+    origin: oneOf(...ORIGINS),
     status: oneOf('pass', 'fail', 'error', 'timeout', 'crash'),
     infra: boolean,
     message: string({ max: KEPT_MESSAGE + 1 }),
@@ -248,6 +253,7 @@ const resultsReportSchema = refine(
     grader: object({ name: string(), version: string() }),
     course: object({ digest: refine(string(), (text) => (/^[0-9a-f]{64}$/.test(text) ? undefined : { problem: 'expected a sha256 digest (64 hex digits)' })) }),
     feedback: optional(boolean),
+    sealed: optional(boolean),
     submission: object({
       path: string(),
       changedOutsideSrc: array(object({ path: string(), change: oneOf('modified', 'added', 'missing') })),

@@ -3,7 +3,7 @@
 // where it was not (its `problems`, the one-line reason of an exit 2); the files outside src/ not used;
 // a table of the stages, then the first failure with its hints. Only what a student may read of any
 // case: the check's one-line verdict and its hints, never its details (a diff quotes expected bytes)
-// nor what the program printed; a hidden case's verdict and hints quote nothing of it (grade/hidden-verdict.ts).
+// nor what the program printed; a hidden case's verdict and hints quote nothing of it (grade/sealed-verdict.ts).
 //
 // The report's texts (a check's name, its message, which may quote a program's error line, its hints)
 // are shown literally, never as Markdown: each made one line, then put in a code span (`literal`), where
@@ -11,6 +11,7 @@
 // with our words), no link, image, autolink (a bare URL, www.), HTML, entity or emphasis. The table's
 // cells (a stage's slug and title) have every ASCII punctuation character escaped instead, which
 // CommonMark allows, since a pipe splits a cell even inside a code span.
+import { SEALED_NOTE } from '../grade/sealed-verdict.ts';
 import { oneLine } from '../terminal-text.ts';
 import type { CheckReport, ResultsReport } from './model.ts';
 
@@ -58,6 +59,7 @@ function aboutTheRun(report: ResultsReport): string[] {
       '',
       `feedback: graded with the course as published in theinference ${cell(report.grader.version)}, without hidden or generated cases; the grade of record is your teacher's.`,
     );
+  if (report.sealed) lines.push('', cell(SEALED_NOTE));
   if (report.problems.length > 0) lines.push('', 'not graded to the end:', '', ...report.problems.map((problem) => `- ${literal(problem)}`));
   const changed = report.submission.changedOutsideSrc;
   if (changed.length > 0) {

@@ -36,6 +36,9 @@ export interface TerminalOptions {
   recap?: { stageNumber(slug: string): number | undefined };
   /** Watch mode's runs of each property on a save (no --runs given), said beside the seed. */
   watchRuns?: number;
+  /** A sealed grading (grade/sealed-verdict.ts): no check's or stage's duration is shown, since a program could
+   *  choose it. */
+  sealed?: boolean;
 }
 
 export class TerminalReporter implements Reporter {
@@ -79,7 +82,7 @@ export class TerminalReporter implements Reporter {
       return;
     }
     this.tellRepeats();
-    const time = this.dim(`${(verdict.durationMs / 1000).toFixed(2)} s`);
+    const time = this.options.sealed ? undefined : this.dim(`${(verdict.durationMs / 1000).toFixed(2)} s`);
     this.write(`${this.verdictLine(verdict, time)}\n`);
     this.adviceUnder(verdict);
     if (passed && !this.options.verbose) return;
@@ -186,7 +189,7 @@ export class TerminalReporter implements Reporter {
     this.tellRepeats();
     this.tellNotRun();
     const counts = count(result.verdicts);
-    const seconds = (result.durationMs / 1000).toFixed(1);
+    const seconds = this.options.sealed ? '' : ` ${this.dim(`in ${(result.durationMs / 1000).toFixed(1)} s`)}`;
     const line = [
       `${counts.passed} passed`,
       (counts.failed > 0 || counts.notRun === 0) && `${counts.failed} failed`,
@@ -196,7 +199,7 @@ export class TerminalReporter implements Reporter {
       .join(', ');
     const advice = result.verdicts.reduce((sum, verdict) => sum + (verdict.advice?.length ?? 0), 0);
     const advised = advice === 0 ? '' : `; ${result.passed ? 'passes, with' : 'and'} ${pieces(advice)} of advice`;
-    this.write(`  ${result.passed ? this.paint('green', line) : this.paint('red', line)} ${this.dim(`in ${seconds} s`)}${advised}\n\n`);
+    this.write(`  ${result.passed ? this.paint('green', line) : this.paint('red', line)}${seconds}${advised}\n\n`);
   }
 
   /** The last word: where the student stands and what to do next. */

@@ -14,7 +14,7 @@ export function outcomeOf(value: unknown): 'result' | 'error' | 'refused' | 'mis
 }
 
 /** The same outcome read the wrong way round, in words a student can act on: `what` names the
- *  request (`initialize`, `calls[1]`), `generally` names it in the general wording (grade/hidden-verdict.ts),
+ *  request (`initialize`, `calls[1]`), `generally` names it in the general wording (grade/sealed-verdict.ts),
  *  which also leaves out the error code expected and what it points to that a hidden case does not show. */
 export function outcomeMistake(expected: unknown, actual: unknown, what: string, generally: string): Pick<Hint, 'lines' | 'general'> | undefined {
   const lines = outcomeWords(expected, actual, what, true);

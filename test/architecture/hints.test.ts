@@ -1,5 +1,5 @@
 // A hint whose lines are made from values (a path, a name, a count, a quote of the output) also says
-// its mistake in general words (Hint.general): a hidden case shows those instead (grade/hidden-verdict.ts),
+// its mistake in general words (Hint.general): a hidden case shows those instead (grade/sealed-verdict.ts),
 // and a hint that forgot them would quote the hidden case. Read off the harness's source: every object
 // literal with a `kind` and `lines` (a hint) either has `general`, or is spread from one that was
 // checked where it was made, or has lines of constant text: literals, templates and conditionals of

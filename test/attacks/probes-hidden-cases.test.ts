@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HIDDEN_DETAILS } from '../../harness/grade/hidden-verdict.ts';
+import { HIDDEN_DETAILS } from '../../harness/grade/sealed-verdict.ts';
 import { checkResultsReport, type ResultsReport } from '../../harness/report/model.ts';
 import { checks, cleanUp, folder, runCi, submission, type CiRun } from '../ci/helpers.ts';
 import { courseCopy, REPO, trimCourse } from '../helpers/cli.ts';

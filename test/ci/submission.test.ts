@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCourse } from '../../harness/course.ts';
-import { HIDDEN_DETAILS } from '../../harness/grade/hidden-verdict.ts';
+import { HIDDEN_DETAILS, SEALED_DETAILS } from '../../harness/grade/sealed-verdict.ts';
 import { checkResultsReport, type ResultsReport } from '../../harness/report/model.ts';
 import { courseCopy, REPO, runCli, runInProcess, trimCourse } from '../helpers/cli.ts';
 import { checks, cleanUp, folder, leftBehind, leftInTmp, QUICK, REFERENCE, runCi, submission } from './helpers.ts';
@@ -164,12 +164,18 @@ describe('hidden cases', () => {
 
     const slashes = submission('', [["return JSON.stringify(msg) + '\\n';", "return JSON.stringify(msg).replaceAll('/', '\\\\/') + '\\n';"]]);
     const summary = join(folder({}), 'summary.md');
-    const bad = await runCi([...QUICK, '--submission', slashes, '--cases', cases, '--random', '0', '--verbose', '--summary', summary], { cwd: trimmed });
+    const teacher = join(folder({}), 'teacher');
+    const bad = await runCi(
+      [...QUICK, '--submission', slashes, '--cases', cases, '--random', '0', '--verbose', '--summary', summary, '--teacher-report', teacher],
+      {
+        cwd: trimmed,
+      },
+    );
     expect(bad.code).toBe(1);
     // the job summary: the stages and the first failure with its hints, and no case's expected bytes
     const page = readFileSync(summary, 'utf8');
     expect(page).toContain('| config\\-and\\-framing | \\.mcp\\.json \\+ framing | ❌ fail |');
-    expect(page).toMatch(/### first failure: .+\n\nfail: ` output differs from expected.json `\n\nhints:\n\n- /);
+    expect(page).toMatch(/### first failure: .+\n\nfail: ` its output is not the expected one `\n\nhints:\n\n- /);
     expect(page).not.toContain('/hidden/only-here/x');
     expect(page).not.toContain('expected.json:');
     const hidden = checks(bad.report).find((check) => check.name === 'hidden-mcp-frame/secret')!;
@@ -181,8 +187,16 @@ describe('hidden cases', () => {
     expect(hidden.details?.text).not.toContain('expected.json:');
     const terminal = bad.stdout.slice(bad.stdout.indexOf('hidden-mcp-frame/secret'));
     expect(terminal).not.toContain('/hidden/only-here/x');
-    // while a public case's failure shows them
-    expect(checks(bad.report).find((check) => check.name === 'mcp-frame/requests')?.details?.text).toContain('expected.json:');
+    // a sealed grading: a public case's failure does not show them either, and the teacher's report shows both whole
+    const requests = checks(bad.report).find((check) => check.name === 'mcp-frame/requests')!;
+    expect(requests.details?.text.split('\n')[0]).toBe(SEALED_DETAILS);
+    expect(requests.details?.text).not.toContain('expected.json:');
+    expect(bad.report?.sealed).toBe(true);
+    const whole = JSON.parse(readFileSync(join(teacher, 'results.json'), 'utf8')) as ResultsReport;
+    expect(whole.sealed).toBeUndefined();
+    expect(checks(whole).find((check) => check.name === 'mcp-frame/requests')?.details?.text).toContain('expected.json:');
+    expect(checks(whole).find((check) => check.name === 'hidden-mcp-frame/secret')?.details?.text).toContain('/hidden/only-here/x');
+    expect(readFileSync(join(teacher, 'summary.md'), 'utf8')).toMatch(/### first failure: .+\n\nfail: ` output differs from expected.json `/);
   });
 });
 
