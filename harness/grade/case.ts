@@ -339,7 +339,7 @@ export function timeoutMessage(result: RunResult, limits: Limits): string {
 }
 
 /** The line of a Node stack trace that says what went wrong, e.g. `Error: not implemented yet: ...`. */
-function firstErrorLine(stderr: string): string | undefined {
+export function firstErrorLine(stderr: string): string | undefined {
   return stderr
     .split('\n')
     .find((line) => /^\s*([A-Za-z]*Error|Uncaught)\b.*:/.test(line))

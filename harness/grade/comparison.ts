@@ -84,6 +84,14 @@ export function isNotBlank(line: string): boolean {
   return line.trim() !== '';
 }
 
+/** The line breaks (`\n` or `\r\n`) `text` ends with, read back from its end: a regular expression
+ *  anchored there, `(\r?\n)+$`, scans each run of them from every place in it (quadratic). */
+export function finalLineBreaks(text: string): string {
+  let start = text.length;
+  while (text[start - 1] === '\n') start -= text[start - 2] === '\r' ? 2 : 1;
+  return text.slice(start);
+}
+
 export interface JsonDifference {
   /** Where, as in `frames[2]` or `servers[0].args`; '' for the whole value. */
   path: string;

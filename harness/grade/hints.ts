@@ -3,7 +3,7 @@
 // harness/stages/. All of them read the comparison made in comparison.ts.
 import { isDeepStrictEqual } from 'node:util';
 import { KINDS, kindOf, lacksRequiredMeta, type Diagnosis } from '../cassette/index.ts';
-import { bothValues, describePath, firstJsonDifference, isNotBlank, keysAreSorted, valueAt, type Comparison } from './comparison.ts';
+import { bothValues, describePath, finalLineBreaks, firstJsonDifference, isNotBlank, keysAreSorted, valueAt, type Comparison } from './comparison.ts';
 import { quote } from './escape.ts';
 import type { Hint } from '../run/verdict.ts';
 
@@ -57,12 +57,11 @@ const OUTPUT_FINDERS: HintFinder[] = [
   },
 
   function finalNewline({ expectedText, actualText, strayLines }) {
-    const body = actualText.replace(/(\r?\n)+$/, '');
     if (expectedText.endsWith('\n') && !actualText.endsWith('\n')) {
       return [{ kind: 'final-newline', lines: ['your output does not end with a newline; end it with exactly one \\n'] }];
     }
     if (/\n\r?\n$/.test(actualText) && !/\n\n$/.test(expectedText)) {
-      const extra = actualText.length - body.length;
+      const extra = finalLineBreaks(actualText).length;
       return [
         {
           kind: 'final-newline',

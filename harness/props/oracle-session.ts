@@ -337,7 +337,7 @@ function answerOf(record: Record<string, unknown>): Answer {
 }
 
 /** Splits a byte stream into lines, keeping at most `max` bytes of an unfinished one. */
-class LineReader {
+export class LineReader {
   private partial: Buffer[] = [];
   private partialBytes = 0;
 

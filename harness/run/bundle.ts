@@ -143,12 +143,13 @@ function bundlerRun(entries: readonly BundleEntry[], options: BundleOptions): Bu
 
 /** The line the bundler writes on fd 3 (BundleOutcome per entry, as JSON), bounded: `said` resolves
  *  with it, or with nothing once the pipe is closed without it (the bundler ended, or never had one). */
-class OutcomeLine {
+export class OutcomeLine {
   readonly said: Promise<string | undefined>;
   private resolve!: (line: string | undefined) => void;
   private chunks: Buffer[] = [];
   private size = 0;
   private heard = false;
+  private lineEnded = false;
 
   constructor() {
     this.said = new Promise((resolve) => (this.resolve = resolve));
@@ -164,12 +165,16 @@ class OutcomeLine {
     this.heard = true;
     pipe.on('error', () => this.resolve(undefined));
     pipe.on('close', () => this.resolve(undefined));
+    // each chunk is looked at once: the line is joined when its end comes, not at every chunk of it
     pipe.on('data', (chunk: Buffer) => {
-      if (this.size > BUNDLER_LIMITS.outputCap) return;
-      this.chunks.push(chunk);
+      if (this.lineEnded || this.size > BUNDLER_LIMITS.outputCap) return;
+      const end = chunk.indexOf(0x0a);
+      this.chunks.push(end === -1 ? chunk : chunk.subarray(0, end));
       this.size += chunk.length;
-      const text = Buffer.concat(this.chunks).toString('utf8');
-      if (text.includes('\n')) this.resolve(text.slice(0, text.indexOf('\n')));
+      if (end === -1) return;
+      this.lineEnded = true;
+      this.resolve(Buffer.concat(this.chunks).toString('utf8'));
+      this.chunks = [];
     });
   }
 }

@@ -17,19 +17,29 @@ export function sourcePositions(bundlePath: string, payload: SourceMapPayload): 
   const url = pathToFileURL(bundlePath).href;
   const file = `(?:${literally(url)}|${literally(bundlePath)})`;
 
+  // Each source's lines, split the first time a position is in it: a stderr of many frames into a
+  // large source splits it once, not once a frame.
+  const lines = new Map<string, readonly string[] | undefined>();
+  const linesOf = (source: string) => {
+    if (!lines.has(source)) lines.set(source, payload.sourcesContent?.[payload.sources.indexOf(source)]?.split('\n'));
+    return lines.get(source);
+  };
+
   /** The source position of a 1-based line and column of the bundle. */
   const original = (line: number, column: number) => {
     map ??= new SourceMap(payload);
     const entry = map.findEntry(line - 1, column - 1) as Partial<{ originalSource: string; originalLine: number; originalColumn: number }>;
     if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return undefined;
-    const text = payload.sourcesContent?.[payload.sources.indexOf(entry.originalSource)]?.split('\n')[entry.originalLine];
+    const text = linesOf(entry.originalSource)?.[entry.originalLine];
     return { path: resolve(folder, entry.originalSource), line: entry.originalLine + 1, column: entry.originalColumn + 1, text };
   };
 
   // An uncaught error's header: `<file>:<line>`, the line of code, a caret under the failing column.
   const header = new RegExp(`^${file}:(\\d+)\\n.*\\n( *)(\\^+)$`, 'gm');
-  // A frame with a function name, `at f (<file>:l:c)`, or without, `at <file>:l:c`.
-  const frame = new RegExp(`^(\\s+at (?:async )?)(?:(.+?) \\()?${file}:(\\d+):(\\d+)(\\)?)$`, 'gm');
+  // A frame with a function name, `at f (<file>:l:c)`, or without, `at <file>:l:c`. Its indent is
+  // spaces and tabs: `\s` takes line breaks too, and from each line of a run of empty ones would
+  // scan the run to its end (1 MiB of newlines, then the path: about 18 minutes a case).
+  const frame = new RegExp(`^([ \\t]+at (?:async )?)(?:(.+?) \\()?${file}:(\\d+):(\\d+)(\\)?)$`, 'gm');
   // Anywhere else (an error printed by hand, a stack kept in a string).
   const position = new RegExp(`${file}:(\\d+):(\\d+)`, 'g');
 

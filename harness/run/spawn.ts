@@ -328,18 +328,17 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     // its own, which the event loop may read first), it is all a real exit would leave (what a process
     // has not written when it exits is lost either way). A program that says so early only ends its
     // own case there, as process.exit() would.
-    let said = '';
+    const endLine = new EndLine();
     const onEndSaid = (chunk: Buffer, control: Duplex) => {
-      said += chunk.toString('latin1');
-      const end = /^end (\d{1,3})\n/.exec(said);
+      const code = endLine.hear(chunk);
       // anything else written there is not an end, and is read no further: the program ends as any does
-      if (!end && said.length > END_LINE_MAX) control.destroy();
-      if (!end || exit || finished) return;
+      if (code === null) control.destroy();
+      if (code === undefined || code === null || exit || finished) return;
       processes.signalAll('SIGSTOP'); // its init and node are in a session of their own
       killGroup('SIGSTOP');
       drainNow(child.stdout, (chunk) => take(chunk, stdout, 'stdout'));
       drainNow(child.stderr, (chunk) => take(chunk, stderr, 'stderr'));
-      exit = { code: Number(end[1]), signal: null };
+      exit = { code, signal: null };
       lingering = !flooded; // a flood was stopped (and is being killed) as any is
       finish();
     };
@@ -361,6 +360,21 @@ export function runProcess(command: string, args: string[], options: RunOptions)
     if (options.stdin !== undefined) child.stdin?.end(options.stdin);
     else if (!options.onPipes && !options.release) child.stdin?.end();
   });
+}
+
+/** What a program started ahead says on the go's pipe: `end <code>`, or anything else, which is no end.
+ *  Only its first END_LINE_MAX characters and one more are kept: what the program writes there after
+ *  them (its end said, or not) decides nothing, and kept whole it was read again at each chunk. */
+export class EndLine {
+  private said = '';
+
+  /** The code once the end is said; null once what came is no end; undefined until one or the other. */
+  hear(chunk: Buffer): number | null | undefined {
+    if (this.said.length <= END_LINE_MAX) this.said += chunk.toString('latin1', 0, END_LINE_MAX + 1 - this.said.length);
+    const end = /^end (\d{1,3})\n/.exec(this.said);
+    if (end) return Number(end[1]);
+    return this.said.length > END_LINE_MAX ? null : undefined;
+  }
 }
 
 /** The fd under a child's pipe, where Node shows it (Linux, macOS). */

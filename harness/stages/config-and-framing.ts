@@ -9,6 +9,7 @@ import {
   describePath,
   describeValue,
   field,
+  finalLineBreaks,
   firstJsonDifference,
   keysAreSorted,
   parseJson,
@@ -64,7 +65,7 @@ function frameMistakes(expected: string, actual: unknown, at: string): Hint[] {
     ];
   }
   const hints: Hint[] = [];
-  const ending = /(\r?\n)*$/.exec(actual)![0];
+  const ending = finalLineBreaks(actual);
   if (ending.includes('\r')) {
     hints.push({
       kind: 'frame-crlf',
