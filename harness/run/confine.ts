@@ -12,6 +12,7 @@ import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readl
 import { isBuiltin } from 'node:module';
 import { dirname, extname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Loader, Message, Metafile, Plugin } from 'esbuild';
+import { escapeControls, oneLine } from '../terminal-text.ts';
 
 /** A bundle's files together may not be larger than this (a course's src/ is a few dozen KiB). */
 export const MAX_BUNDLE_INPUT_BYTES = 16 * 1024 * 1024;
@@ -133,7 +134,7 @@ export function confine({ entries, folder, base, packages }: Confinement): Plugi
       // Node's builtins by their `node:` names are esbuild's own to leave as imports (no file is read).
       build.onResolve({ filter: NOT_NODE_BUILTIN }, (args) => {
         const specifier = args.path;
-        const refused = (why: string) => refuse(`imports "${specifier}", ${why}`);
+        const refused = (why: string) => refuse(`imports "${oneLine(specifier)}", ${why}`);
         if (args.kind === 'entry-point') {
           const path = real(specifier);
           if (path !== undefined && realEntries.has(path)) {
@@ -158,9 +159,9 @@ export function confine({ entries, folder, base, packages }: Confinement): Plugi
         if (!within(realFolder, wanted)) return refused(`which is outside ${outside}: only the files there are bundled`);
         const found = candidate(wanted);
         const path = found && (real(found) ?? linkTarget(found));
-        if (path === undefined) return { errors: [{ text: `cannot find "${specifier}"` }] }; // a typo, or gone meanwhile
+        if (path === undefined) return { errors: [{ text: `cannot find "${oneLine(specifier)}"` }] }; // a typo, or gone meanwhile
         if (!within(realFolder, path)) return refused(`a link to a file outside ${outside}`);
-        if (real(path) === undefined) return { errors: [{ text: `cannot find "${specifier}"` }] }; // a link to nothing under src/
+        if (real(path) === undefined) return { errors: [{ text: `cannot find "${oneLine(specifier)}"` }] }; // a link to nothing under src/
         if (!statSync(path).isFile()) return refused(NOT_A_FILE);
         resolved.add(path);
         return { path };
@@ -230,9 +231,11 @@ export function refusalOf(errors: readonly Message[]): string | undefined {
   const refusedHere = errors.find((message) => computedWords(message) !== undefined || message.detail === REFUSED);
   const first = refusedHere ?? errors[0];
   if (first === undefined) return undefined;
-  const at = first.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';
+  // The file's name and esbuild's words (which quote the code) are the student's to choose: a line break in
+  // them must not start a line of theirs under ours. Only the code frame's lines follow the first.
+  const at = first.location ? `${oneLine(first.location.file)}:${first.location.line}:${first.location.column + 1}: ` : '';
   const computed = computedWords(first);
-  return refusedHere ? `${at}${computed ?? first.text}` : `${at}${first.text} (your code does not compile)${codeFrame(first)}`;
+  return refusedHere ? `${at}${oneLine(computed ?? first.text)}` : `${at}${oneLine(first.text)} (your code does not compile)${codeFrame(first)}`;
 }
 
 /** Under a compile error, the line it is on and a caret under where (`\n  12 | code\n     |   ^`): the
@@ -242,7 +245,7 @@ function codeFrame({ location }: Message): string {
   const number = String(location.line);
   const gutter = ' '.repeat(number.length);
   const marks = '^'.repeat(Math.max(1, Math.min(location.length, location.lineText.length - location.column)));
-  return `\n  ${number} | ${location.lineText}\n  ${gutter} | ${' '.repeat(location.column)}${marks}`;
+  return `\n  ${number} | ${escapeControls(location.lineText)}\n  ${gutter} | ${' '.repeat(location.column)}${marks}`;
 }
 
 /** A computed import, told in the course's words: one esbuild cannot expand (its own message, made an
@@ -293,9 +296,10 @@ export function readRegularFile(path: string, maxBytes: number): Uint8Array | st
   }
 }
 
+/** A path as a refusal names it: from `base`, its control characters (a line break) shown escaped. */
 function shown(base: string, path: string): string {
   const rel = relative(base, path);
-  return rel === '' || rel.startsWith('..') ? path : rel;
+  return oneLine(rel === '' || rel.startsWith('..') ? path : rel);
 }
 
 function mib(bytes: number): string {
