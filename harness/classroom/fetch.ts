@@ -29,8 +29,11 @@ export class FetchProblem {
   constructor(readonly reason: string) {}
 }
 
-/** A file under src/ larger than this is left out (as the scratch copy leaves it out). */
+/** A file under src/ larger than this is left out (as the scratch copy leaves it out); and the files written
+ *  are no more than this together, as many as the bundler reads (run/confine.ts). Git's objects compress:
+ *  60 KiB of them held 773 MiB of files, all written out, then copied again, before this bound. */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
+const MAX_TOTAL_BYTES = 16 * 1024 * 1024;
 /** Nor are more files than this written. */
 const MAX_FILES = 1000;
 const FULL_COMMIT = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i;
@@ -90,11 +93,13 @@ async function chosenCommit(git: Git, student: { repository: string; commit?: st
   return (await text(git, ['rev-parse', '--verify', 'FETCH_HEAD^{commit}'])).trim();
 }
 
-/** The commit's src/ as regular files under `folder`; what was left out, named. */
+/** The commit's src/ as regular files under `folder`; what was left out, named. Which files are written is
+ *  settled from the tree's listing (with each blob's size) before any is. */
 async function writeSrc(git: Git, commit: string, folder: string): Promise<string[]> {
   const listing = await text(git, ['ls-tree', '-r', '-z', '--long', '--full-tree', commit, '--', 'src']);
   const left: string[] = [];
-  let written = 0;
+  const chosen: { path: string; object: string }[] = [];
+  let total = 0;
   for (const entry of listing.split('\0')) {
     const match = /^(\d{6}) (\w+) ([0-9a-f]+) +(-|\d+)\t(.+)$/s.exec(entry);
     if (!match) continue;
@@ -111,14 +116,21 @@ async function writeSrc(git: Git, commit: string, folder: string): Promise<strin
       left.push(`${path} (larger than 16 MiB)`);
       continue;
     }
-    if (written >= MAX_FILES) {
+    if (chosen.length >= MAX_FILES) {
       left.push(`${path} (more than ${MAX_FILES} files)`);
       continue;
     }
+    if (total + Number(size) > MAX_TOTAL_BYTES) {
+      left.push(`${path} (with it, the files of src/ would be more than ${MAX_TOTAL_BYTES / 1024 / 1024} MiB together)`);
+      continue;
+    }
+    total += Number(size);
+    chosen.push({ path, object });
+  }
+  for (const { path, object } of chosen) {
     const target = join(folder, path);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, await git(['cat-file', 'blob', object]), { flag: 'wx', mode: 0o644 });
-    written += 1;
   }
   return left;
 }

@@ -2,24 +2,37 @@
 // repository's src/ fetched (fetch.ts), then graded as CI grades a submission, by this grader in a
 // process of its own (`theinference test --all --submission`: the scratch copy, the sandbox, the course's
 // own program.ts, cases and fixtures, the generated and the hidden cases, one seed for the class), up to
-// `jobs` students at once. Each student's folder gets their results.json, their feedback summary and
-// their HTML report; the class gets gradebook.json, .csv and .html. Nothing of a student's but src/ is
-// read, and nothing of theirs runs outside the sandbox. A student who cannot be graded gets a row that
-// says why; the rest of the class is graded.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+// `jobs` students at once. Nothing of a student's but src/ is read, and nothing of theirs runs outside
+// the sandbox. A student who cannot be graded gets a row that says why; the rest of the class is graded.
+//
+// Other students' work, and the hidden cases, are on the machine: every grading is sealed (ci/grade.ts).
+// A student's folder (students/<folder>/) gets the sealed results.json, summary and HTML report; the
+// teacher's (teacher/<folder>/) the whole ones and the grading's terminal output. With hidden cases, every
+// student's other checks are graded before anyone's hidden ones, so that no program whose verdict a
+// student reads runs once a program has met a hidden case, theirs or a classmate's.
+//
+// Each student's grading is bounded in CPU time (the grader's and its programs' together), with a wall
+// backstop that follows its progress (run/spawn.ts): one that goes past it is that student's error row.
+// The gradebook is written again as each student's row is done, so a run that is killed leaves every row
+// done so far; run again on the same folder, it grades only the rest.
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Course, Stage } from '../course.ts';
-import { UsageError } from '../errors.ts';
+import { InputError } from '../errors.ts';
 import { inShard, type Shard } from '../ci/shard.ts';
+import { TEACHER_FILES } from '../ci/grade.ts';
 import { courseDigest } from '../report/course-digest.ts';
-import { readReport } from '../report/merge.ts';
+import { REPORT_FORMATS } from '../report/formats.ts';
+import { mergeParts, readReport } from '../report/merge.ts';
+import type { ResultsReport } from '../report/model.ts';
 import { graderVersion } from '../report/version.ts';
+import { writeAtomically } from '../files.ts';
 import { runPooled } from '../run/pool.ts';
+import { runProcess } from '../run/spawn.ts';
 import { oneLine } from '../terminal-text.ts';
-import { FetchProblem, fetchSubmission } from './fetch.ts';
-import { GRADEBOOK_VERSION, gradedRow, rosterDigest, ungradedRow, writeGradebook, type Gradebook, type GradebookRow } from './gradebook.ts';
+import { FetchProblem, fetchSubmission, type Fetched } from './fetch.ts';
+import { GRADEBOOK_VERSION, gradedRow, readGradebook, rosterDigest, ungradedRow, writeGradebook, type Gradebook, type GradebookRow } from './gradebook.ts';
 import { readRoster, type Student } from './roster.ts';
 import { scratchFolder } from '../scratch.ts';
 
@@ -28,9 +41,10 @@ export interface ClassSettings {
   /** The stages each student is graded on, in course order: every one, or those up to --stage. */
   stages: readonly Stage[];
   roster: string;
-  /** The gradebook's folder: new, or empty. */
+  /** The gradebook's folder: new, empty, or one this class's run left (its rows done are kept). */
   out: string;
-  seed: number;
+  /** The generated cases and property tests of every student; none: the gradebook's, else a new one. */
+  seed?: number;
   shard: Shard;
   /** Students graded at once. */
   jobs: number;
@@ -40,10 +54,14 @@ export interface ClassSettings {
   hiddenDir?: string;
   /** Options handed on to each student's `theinference test` (--stage, --runs, --random, --no-network ...). */
   testArgs: string[];
+  /** The most CPU time one student's grading may take, the grader's and its programs' together. */
+  studentCpuMs: number;
   /** The teacher's token for reading private repositories on GitHub (CLASSROOM_TOKEN). */
   token?: string;
   write: (text: string) => void;
   signal?: AbortSignal;
+  /** A new seed, where neither the options nor a gradebook give one. */
+  newSeed: () => number;
 }
 
 /** The grader's own command line, run for each student. */
@@ -51,112 +69,240 @@ const BIN = fileURLToPath(new URL('../../bin/theinference.js', import.meta.url))
 /** The teacher's credentials, which a student's grading process is never given (programEnv keeps them
  *  from every program anyway; the grader itself has no need of them). */
 const KEPT_FROM_GRADING = ['CLASSROOM_TOKEN', 'GITHUB_TOKEN', 'GH_TOKEN'];
+/** What a student's grading may print (its terminal output, kept in the teacher's folder). */
+const GRADING_OUTPUT_BYTES = 16 * 1024 * 1024;
+/** The checks graded before any student's hidden cases, and those graded after. */
+const BEFORE_HIDDEN = 'public,generated,property';
+const HIDDEN = 'hidden';
 
 export async function gradeClass(settings: ClassSettings): Promise<number> {
   const students = readRoster(settings.roster, settings.deadline);
-  if (existsSync(settings.out) && readdirSync(settings.out).length > 0)
-    throw new UsageError(`classroom: ${settings.out} is not empty: give a new or empty folder for the gradebook`);
+  const earlier = earlierRun(settings);
+  const seed = settings.seed ?? earlier?.seed ?? settings.newSeed();
   mkdirSync(join(settings.out, 'students'), { recursive: true });
+  mkdirSync(join(settings.out, 'teacher'), { recursive: true });
   const mine = students.filter((student) => inShard(student.position, settings.shard));
   const folders = studentFolders(students);
-  const startedAt = new Date();
-  settings.write(
-    `grading ${mine.length} of ${students.length} students${settings.shard.count > 1 ? ` (shard ${settings.shard.index}/${settings.shard.count})` : ''} with --seed ${settings.seed}, ${settings.jobs} at once\n`,
-  );
-  const rows = await runPooled(
-    mine.map((student) => () => gradeStudent(student, folders.get(student.id)!, settings)),
-    settings.jobs,
-    (row) =>
-      settings.write(
-        `  ${MARK[row.status]} ${oneLine(row.student)}  ${row.status}${row.points ? `  ${row.points.earned}/${row.points.possible}` : ''}${row.reason ? `  (${oneLine(row.reason)})` : ''}\n`,
-      ),
-  );
+  const done = new Map((earlier?.rows ?? []).filter((row) => row.status === 'pass' || row.status === 'fail').map((row) => [row.student, row]));
+  const rest = mine.filter((student) => !done.has(student.id));
   const book: Gradebook = {
     version: GRADEBOOK_VERSION,
     course: { digest: courseDigest(settings.course) },
     roster: { digest: rosterDigest(settings.roster), students: students.length },
-    seed: settings.seed,
+    seed,
     shard: settings.shard.count > 1 ? settings.shard : null,
     mergedShards: null,
-    startedAt: startedAt.toISOString(),
+    startedAt: earlier?.startedAt ?? new Date().toISOString(),
     grader: { name: 'theinference', version: graderVersion() },
     stages: settings.stages.map((stage) => ({ slug: stage.slug, title: stage.title, points: stage.points })),
-    rows,
-    problems: settings.signal?.aborted ? ['interrupted: the students not yet graded are not graded'] : [],
+    rows: [],
+    problems: [],
   };
-  writeGradebook(settings.out, book);
+  // Every student of the shard has a row: theirs once done, until then one that says so.
+  const save = () => {
+    book.rows = mine.map(
+      (student) => done.get(student.id) ?? ungradedRow(baseRow(student, folders.get(student.id)!), 'not graded', NOT_YET, settings.stages.length),
+    );
+    const missing = mine.filter((student) => !done.has(student.id)).length;
+    book.problems = missing === 0 ? [] : [`${missing} of ${mine.length} students not graded yet: run classroom again with this --out to grade them`];
+    writeGradebook(settings.out, book);
+  };
+  save();
+  const kept = mine.length - rest.length;
+  settings.write(
+    `grading ${rest.length} of ${students.length} students${settings.shard.count > 1 ? ` (shard ${settings.shard.index}/${settings.shard.count})` : ''}` +
+      `${kept > 0 ? ` (${kept} graded already, kept)` : ''} with --seed ${seed}, ${settings.jobs} at once\n`,
+  );
+  const finished = (row: GradebookRow) => {
+    done.set(row.student, row);
+    save();
+    settings.write(
+      `  ${MARK[row.status]} ${oneLine(row.student)}  ${row.status}${row.points ? `  ${row.points.earned}/${row.points.possible}` : ''}${row.reason ? `  (${oneLine(row.reason)})` : ''}\n`,
+    );
+  };
+  const scratch = scratchFolder('class');
+  try {
+    const gradings = rest.map(
+      (student) => new StudentGrading(student, folders.get(student.id)!, { ...settings, seed }, join(scratch, String(student.position))),
+    );
+    // Without hidden cases, each student is graded whole at once; with them, everyone's other checks first.
+    await runPooled(
+      gradings.map((grading) => () => grading.firstPart()),
+      settings.jobs,
+      (row) => row && finished(row),
+    );
+    if (settings.hiddenDir !== undefined)
+      await runPooled(
+        gradings.map((grading) => () => grading.hiddenPart()),
+        settings.jobs,
+        (row) => row && finished(row),
+      );
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
   settings.write(`gradebook: ${join(settings.out, 'gradebook.csv')}, ${join(settings.out, 'gradebook.html')}\n`);
-  return rows.some((row) => row.status === 'error') || book.problems.length > 0 ? 2 : 0;
+  return book.rows.some((row) => row.status === 'error') || book.problems.length > 0 ? 2 : 0;
 }
 
 const MARK: Record<GradebookRow['status'], string> = { pass: '✓', fail: '✗', error: '!', 'not graded': '·' };
 
-async function gradeStudent(student: Student, folder: string, settings: ClassSettings): Promise<GradebookRow> {
-  const base = { student: student.id, repository: student.repository, position: student.position, commit: null, committedAt: null, folder };
-  const stages = settings.stages.length;
-  if (settings.signal?.aborted) return ungradedRow(base, 'not graded', 'interrupted before it was graded', stages);
-  const scratch = scratchFolder('student');
-  try {
-    const fetched = await fetchSubmission(student, scratch, { token: settings.token });
-    if (fetched instanceof FetchProblem) return ungradedRow(base, 'not graded', fetched.reason, stages);
-    const row = { ...base, commit: fetched.commit, committedAt: fetched.committedAt };
-    const notes = fetched.left.length > 0 ? [`left out of src/: ${fetched.left.join(', ')}`] : [];
-    const dir = join(settings.out, 'students', folder);
-    mkdirSync(dir, { recursive: true });
-    const graded = await gradeFolder(fetched.folder, dir, settings);
-    if (typeof graded === 'string') return ungradedRow(row, 'error', graded, stages);
-    return gradedRow(row, graded, notes, settings.stages);
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+/** The row of a student this run has not graded (yet): stopped before, or not reached. */
+const NOT_YET = 'not graded yet';
+
+/** What a student's row says before their grading. */
+function baseRow(student: Student, folder: string, fetched?: Fetched) {
+  return {
+    student: student.id,
+    repository: student.repository,
+    position: student.position,
+    commit: fetched?.commit ?? null,
+    committedAt: fetched?.committedAt ?? null,
+    folder,
+  };
 }
 
-/** One student's src/ graded by this grader, in CI mode, in a process of its own: their report, or why there is none. */
-async function gradeFolder(submission: string, dir: string, settings: ClassSettings) {
-  const report = join(dir, 'results.json');
-  const args = [
-    BIN,
-    'test',
-    '--all',
-    '--submission',
-    submission,
-    '--seed',
-    String(settings.seed),
-    '--report',
-    report,
-    '--summary',
-    join(dir, 'summary.md'),
-    '--html',
-    join(dir, 'report.html'),
-    '--no-color',
-    ...(settings.hiddenDir ? ['--cases', settings.hiddenDir] : []),
-    ...settings.testArgs,
-  ];
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !KEPT_FROM_GRADING.includes(name)));
-  const { code, output } = await run(process.execPath, args, settings.course.root, env, settings.signal);
-  writeFileSync(join(dir, 'grading.txt'), output);
-  try {
-    return readReport(report);
-  } catch {
-    const last = output.trim().split('\n').at(-1) ?? '';
-    return oneLine(`the grader could not grade it (exit ${code}): ${last}`, 500);
-  }
+/** The gradebook an earlier run of this class left in `out` (its rows done are kept), none for a new or
+ *  empty folder; a UsageError for a folder that holds anything else. */
+function earlierRun(settings: ClassSettings): Gradebook | undefined {
+  if (!existsSync(settings.out) || readdirSync(settings.out).length === 0) return undefined;
+  const path = join(settings.out, 'gradebook.json');
+  if (!existsSync(path)) throw new InputError(`${settings.out} is neither empty nor a gradebook's folder: give a new or empty folder`);
+  const book = readGradebook(path);
+  const differ = (what: string) => new InputError(`${settings.out} holds a gradebook of ${what}: give a new or empty folder`);
+  if (book.course.digest !== courseDigest(settings.course)) throw differ('another course (its course.yaml or case folders differ)');
+  if (book.roster.digest !== rosterDigest(settings.roster)) throw differ('another roster');
+  if (settings.seed !== undefined && book.seed !== settings.seed) throw differ(`another seed (${book.seed})`);
+  if ((book.shard?.index ?? 1) !== settings.shard.index || (book.shard?.count ?? 1) !== settings.shard.count) throw differ('another shard');
+  if (book.stages.map((stage) => stage.slug).join() !== settings.stages.map((stage) => stage.slug).join()) throw differ('other stages');
+  return book;
 }
 
-/** A grader process, its terminal output kept; stopped (SIGTERM: it writes an interrupted report) when `signal` aborts. */
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
-    const stop = () => child.kill('SIGTERM');
-    signal?.addEventListener('abort', stop, { once: true });
-    child.on('close', (code) => {
-      signal?.removeEventListener('abort', stop);
-      resolve({ code, output: Buffer.concat(chunks).toString('utf8') });
+/** One student's grading: their submission fetched, then graded in one part, or, with hidden cases, in
+ *  two (every student's first part before anyone's hidden one). */
+class StudentGrading {
+  private fetched: Fetched | undefined;
+  /** The reports of the parts graded so far: the student's (sealed) and the teacher's (whole). */
+  private parts: { student: ResultsReport; teacher: ResultsReport }[] = [];
+  /** CPU time the student's grading has used so far. */
+  private cpuMs = 0;
+  /** Set once the row is made: nothing more to grade. */
+  private ended = false;
+
+  constructor(
+    private readonly student: Student,
+    private readonly folder: string,
+    private readonly settings: ClassSettings & { seed: number },
+    private readonly scratch: string,
+  ) {}
+
+  private get base() {
+    return baseRow(this.student, this.folder, this.fetched);
+  }
+
+  private get stageCount() {
+    return this.settings.stages.length;
+  }
+
+  /** Fetched and graded: all of it, or all but the hidden cases. The row, where it is made now. */
+  async firstPart(): Promise<GradebookRow | undefined> {
+    if (this.settings.signal?.aborted) return void this.end(); // left for the next run
+    mkdirSync(this.scratch, { recursive: true });
+    const fetched = await fetchSubmission(this.student, this.scratch, { token: this.settings.token });
+    if (fetched instanceof FetchProblem) return this.end(ungradedRow(this.base, 'not graded', fetched.reason, this.stageCount));
+    this.fetched = fetched;
+    const problem = await this.grade(this.settings.hiddenDir === undefined ? undefined : BEFORE_HIDDEN);
+    if (this.settings.signal?.aborted) return void this.end();
+    if (problem !== undefined) return this.end(ungradedRow(this.base, 'error', problem, this.stageCount));
+    return this.settings.hiddenDir === undefined ? this.row() : undefined;
+  }
+
+  /** The hidden cases, graded once every student's first part is; the row. */
+  async hiddenPart(): Promise<GradebookRow | undefined> {
+    if (this.ended) return undefined;
+    if (this.settings.signal?.aborted) return void this.end(); // left for the next run
+    const problem = await this.grade(HIDDEN);
+    if (this.settings.signal?.aborted) return void this.end();
+    if (problem !== undefined) return this.end(ungradedRow(this.base, 'error', problem, this.stageCount));
+    return this.row();
+  }
+
+  /** Nothing more to grade: the row, where there is one (none: stopped, left for the next run). */
+  private end(): undefined;
+  private end(row: GradebookRow): GradebookRow;
+  private end(row?: GradebookRow): GradebookRow | undefined {
+    this.ended = true;
+    rmSync(this.scratch, { recursive: true, force: true });
+    return row;
+  }
+
+  /** The parts' reports as one, written in the student's folder and the teacher's; the row. */
+  private row(): GradebookRow {
+    const joined = (reader: 'student' | 'teacher') => mergeParts(this.parts.map((part, index) => ({ path: `part ${index + 1}`, report: part[reader] })));
+    writeReports(join(this.settings.out, 'students', this.folder), joined('student'));
+    writeReports(join(this.settings.out, 'teacher', this.folder), joined('teacher'));
+    const notes = this.fetched && this.fetched.left.length > 0 ? [`left out of src/: ${this.fetched.left.map((path) => oneLine(path)).join(', ')}`] : [];
+    return this.end(gradedRow(this.base, joined('student'), notes, this.settings.stages));
+  }
+
+  /** One part of the grading (`only`: its origins; none: all), in a process of its own, within what is
+   *  left of the student's CPU time. Why it could not be graded, or undefined. */
+  private async grade(only: string | undefined): Promise<string | undefined> {
+    const part = join(this.scratch, `part-${this.parts.length + 1}`);
+    const teacher = join(part, 'teacher');
+    const report = join(part, 'results.json');
+    const args = [
+      BIN,
+      'test',
+      '--all',
+      '--submission',
+      this.fetched!.folder,
+      '--seed',
+      String(this.settings.seed),
+      '--report',
+      report,
+      '--teacher-report',
+      teacher,
+      '--sealed',
+      '--no-color',
+      ...(this.settings.hiddenDir ? ['--cases', this.settings.hiddenDir] : []),
+      ...(only === undefined ? [] : ['--only', only]),
+      ...this.settings.testArgs,
+    ];
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !KEPT_FROM_GRADING.includes(name)));
+    mkdirSync(part, { recursive: true });
+    const left = this.settings.studentCpuMs - this.cpuMs;
+    const result = await runProcess(process.execPath, args, {
+      cwd: this.settings.course.root,
+      env,
+      limits: { timeoutMs: left, outputCap: GRADING_OUTPUT_BYTES },
+      ...(this.settings.signal && { signal: this.settings.signal }),
     });
-  });
+    this.cpuMs += result.cpuMs;
+    const output = Buffer.concat([result.stdout, result.stderr]);
+    const teacherDir = join(this.settings.out, 'teacher', this.folder);
+    mkdirSync(teacherDir, { recursive: true });
+    writeAtomically(join(teacherDir, `grading${this.parts.length === 0 ? '' : `-${this.parts.length + 1}`}.txt`), output, { overwrite: true });
+    const limit = `${Math.round(this.settings.studentCpuMs / 1000)} s`;
+    if (result.timeLimit === 'cpu') return `its grading went past the bound of ${limit} of CPU time a student's grading has, and was stopped`;
+    if (result.timeLimit === 'wall') return `its grading made no progress for too long (the wall-time backstop of a ${limit} bound), and was stopped`;
+    if (result.flooded) return `its grading printed more than ${GRADING_OUTPUT_BYTES / 1024 / 1024} MiB, and was stopped`;
+    try {
+      this.parts.push({ student: readReport(report), teacher: readReport(join(teacher, 'results.json')) });
+      return undefined;
+    } catch {
+      // the one-line error the grader ends with is in the teacher's folder, beside the rest of its output
+      return `the grader could not grade it (exit ${result.exitCode ?? result.signal}): see teacher/${this.folder}/grading.txt`;
+    }
+  }
+}
+
+/** A report's files (TEACHER_FILES' names) in `dir`. */
+function writeReports(dir: string, report: ResultsReport): void {
+  mkdirSync(dir, { recursive: true });
+  for (const format of REPORT_FORMATS) {
+    const file = TEACHER_FILES[format.option];
+    if (file !== undefined) writeAtomically(join(dir, file), format.render(report), { overwrite: true });
+  }
 }
 
 /** Each student's folder name in the gradebook: their id, made safe for a path, unique. */

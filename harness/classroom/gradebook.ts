@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { html, page, type Html } from '../report/page.ts';
 import type { Points, ResultsReport } from '../report/model.ts';
 import { InputError } from '../errors.ts';
+import { oneLine } from '../terminal-text.ts';
 
 export const GRADEBOOK_VERSION = 1;
 
@@ -27,7 +28,8 @@ export interface GradebookRow {
   points: Points | null;
   /** Why the row is what it is, beyond its points (not graded, the grader's trouble, files left out). */
   reason: string;
-  /** The student's folder in the gradebook (`students/<folder>/`: results.json, summary.md, report.html). */
+  /** The student's folder in the gradebook: `students/<folder>/` holds what the student reads (results.json,
+   *  summary.md, report.html, sealed), `teacher/<folder>/` the same whole, and the grading's output. */
   folder: string;
 }
 
@@ -130,10 +132,12 @@ export function toCsv(book: Gradebook): string {
   return `${[header, ...rows].map((cells) => cells.map(csvCell).join(',')).join('\r\n')}\r\n`;
 }
 
-/** One cell: quoted where it must be; a text a spreadsheet would take for a formula (=, +, -, @, a tab
- *  or a line break first) gets a leading apostrophe, so that opening the file runs nothing. */
-function csvCell(value: string): string {
-  const text = /^[=+\-@\t\r\n]/.test(value) && !/^-?\d+(\.\d+)?$/.test(value) ? `'${value}` : value;
+/** One cell: its control characters shown escaped, as every report shows a program's (a student's file
+ *  names reach the reason); quoted where it must be; a text a spreadsheet would take for a formula (=, +,
+ *  -, @ first) gets a leading apostrophe, so that opening the file runs nothing. */
+function csvCell(cell: string): string {
+  const value = oneLine(cell);
+  const text = /^[=+\-@]/.test(value) && !/^-?\d+(\.\d+)?$/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -158,7 +162,7 @@ export function toGradebookHtml(book: Gradebook): string {
   };
   const rows = book.rows.map(
     (row) => html`<tr><th scope="row">${row.student}</th>
-<td>${row.status === 'not graded' ? html`<span class="badge">not graded</span>` : html`<a href="${`students/${encodeURIComponent(row.folder)}/report.html`}"><span class="badge status-${row.status}">${row.status}</span></a>`}</td>
+<td>${row.status === 'not graded' ? html`<span class="badge">not graded</span>` : html`<a href="${`teacher/${encodeURIComponent(row.folder)}/report.html`}"><span class="badge status-${row.status}">${row.status}</span></a> <a class="dim" href="${`students/${encodeURIComponent(row.folder)}/report.html`}">the student's</a>`}</td>
 <td><code>${row.commit?.slice(0, 12) ?? ''}</code></td>${book.stages.map((_, index) => cell(row, index))}<td><b>${row.points?.earned ?? ''}</b></td><td class="dim">${row.reason}</td></tr>`,
   );
   return page(

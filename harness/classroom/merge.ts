@@ -1,5 +1,5 @@
-// The gradebooks of a class's shards as one: their rows in roster order, each student's folder beside
-// them. Shards of one class share the course, the roster and the seed; a shard missing is named, never
+// The gradebooks of a class's shards as one: their rows in roster order, each student's folders (theirs
+// and the teacher's) beside them. Shards of one class share the course, the roster and the seed; a shard missing is named, never
 // taken for a class with fewer students.
 import { cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,10 +12,12 @@ export function mergeGradebookFolders(folders: readonly string[], out: string): 
   if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`merge-reports: ${out} is not empty: give a new or empty folder for the gradebook`);
   const books = folders.map((folder) => ({ path: join(folder, 'gradebook.json'), book: readGradebook(join(folder, 'gradebook.json')) }));
   const merged = mergeGradebooks(books);
-  mkdirSync(join(out, 'students'), { recursive: true });
-  for (const folder of folders) {
-    const students = join(folder, 'students');
-    if (existsSync(students)) cpSync(students, join(out, 'students'), { recursive: true, errorOnExist: true, force: false });
+  for (const part of ['students', 'teacher']) {
+    mkdirSync(join(out, part), { recursive: true });
+    for (const folder of folders) {
+      const from = join(folder, part);
+      if (existsSync(from)) cpSync(from, join(out, part), { recursive: true, errorOnExist: true, force: false });
+    }
   }
   writeGradebook(out, merged);
   return merged;

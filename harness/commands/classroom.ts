@@ -7,18 +7,30 @@ import { HostError, UsageError } from '../errors.ts';
 import { CORES } from '../run/pool.ts';
 import { ENABLE_SANDBOX, sandboxAvailability } from '../run/sandbox.ts';
 import { onInterrupt } from '../run/interrupt.ts';
-import { count, randomSeed, seed } from './args.ts';
+import { count, randomSeed, seconds, seed } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
 import { courseHere, stageIndex } from './course.ts';
 
+/** CPU time a student's grading may take by default: a whole course's takes about a minute of it here. */
+const DEFAULT_STUDENT_CPU_S = 600;
+
 const OPTIONS = {
   roster: { type: 'string', value: '<csv>', help: "the students: a column naming each and one giving their repository (GitHub Classroom's export)" },
-  out: { type: 'string', value: '<dir>', help: "the gradebook's folder (new or empty): gradebook.csv, .html, .json, and each student's reports" },
+  out: {
+    type: 'string',
+    value: '<dir>',
+    help: "the gradebook's folder: gradebook.csv, .html, .json, each student's reports and the teacher's;\nnew, empty, or an earlier run's of this class, whose students graded are kept",
+  },
   cases: { type: 'string', value: '<dir>', help: 'hidden cases, given to every student (cases/ and fixtures/ as in the course)' },
   deadline: { type: 'string', value: '<time>', help: 'grade the last commit made before it (ISO 8601), where the roster pins none' },
   jobs: { type: 'string', value: '<n>', help: `students graded at once (default 1, at most the cores: ${CORES})` },
   shard: { type: 'string', value: '<i>/<n>', help: 'grade part i of n of the roster; join the gradebooks with merge-reports --gradebook' },
-  seed: { type: 'string', value: '<n>', help: 'the generated cases and property tests of every student (default: random, printed)' },
+  seed: { type: 'string', value: '<n>', help: "the generated cases and property tests of every student (default: the earlier run's, else\nrandom, printed)" },
+  'student-cpu': {
+    type: 'string',
+    value: '<seconds>',
+    help: `CPU time one student's grading may take, the grader's and its programs' (default ${DEFAULT_STUDENT_CPU_S});\npast it, the student's row is an error`,
+  },
   stage: { type: 'string', value: '<slug|n>', help: 'grade that stage (its name or number) and the stages before it (default: every stage)' },
   runs: { type: 'string', value: '<n>', help: 'property tests: runs of each' },
   random: { type: 'string', value: '<n>', help: 'generated cases per command (0 for none)' },
@@ -65,7 +77,9 @@ async function classroom(values: Parsed<typeof OPTIONS>['values'], write: (text:
       stages: course.stages.slice(0, last + 1),
       roster: resolve(values.roster),
       out: resolve(values.out),
-      seed: values.seed === undefined ? randomSeed() : seed('--seed', values.seed),
+      ...(values.seed !== undefined && { seed: seed('--seed', values.seed) }),
+      newSeed: randomSeed,
+      studentCpuMs: (values['student-cpu'] === undefined ? DEFAULT_STUDENT_CPU_S : seconds('--student-cpu', values['student-cpu'], 24 * 3600)) * 1000,
       shard,
       jobs,
       ...(deadline && { deadline }),

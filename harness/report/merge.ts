@@ -73,12 +73,43 @@ export function mergeReports(reports: { path: string; report: ResultsReport }[])
     if (!shardsSeen.has(index)) problems.push(`shard ${index}/${count} is missing from the merge`);
   }
 
+  return joined(reports, problems, interrupted, {
+    shard: count === 1 ? null : { index: 0, count },
+    mergedShards: [...shardsSeen.keys()].sort((a, b) => a - b),
+  });
+}
+
+/** The reports of one grading made in parts (`test --only`, classroom's: a class's hidden cases are graded
+ *  after all the rest), as one: their checks in course order. Parts of one run share the course, the
+ *  submission, the seed and the shard; a check graded in two parts is refused. */
+export function mergeParts(parts: { path: string; report: ResultsReport }[]): ResultsReport {
+  const [first] = parts;
+  if (first === undefined) throw new MergeError('no reports to merge');
+  for (const part of parts) {
+    validReport(part.path, part.report);
+    refuseMix(first, part);
+    if (JSON.stringify(part.report.shard) !== JSON.stringify(first.report.shard))
+      throw new MergeError(`${part.path}: another shard than ${first.path}'s (the parts of one grading grade one shard)`);
+  }
+  const problems = parts.flatMap(({ report }) => report.problems);
+  const interrupted = parts.some(({ report }) => report.status === 'interrupted');
+  return joined(parts, problems, interrupted, { shard: first.report.shard, mergedShards: first.report.mergedShards });
+}
+
+/** Reports of one run (its shards, or its parts) as one: its stages' checks together, checked whole. */
+function joined(
+  reports: { path: string; report: ResultsReport }[],
+  problems: string[],
+  interrupted: boolean,
+  placed: Pick<ResultsReport, 'shard' | 'mergedShards'>,
+): ResultsReport {
+  const first = reports[0]!;
   const stages = mergeStages(reports.map(({ report }) => report.stages));
   if (problems.length === 0) {
     for (const stage of stages) {
       const units = new Set(stage.checks.map((check) => check.position)).size;
       if (stage.status !== 'skipped' && units !== stage.planned) {
-        problems.push(`stage ${stage.slug}: the shards reported ${units} of its ${stage.planned} cases and property suites`);
+        problems.push(`stage ${stage.slug}: the reports hold ${units} of its ${stage.planned} cases and property suites`);
       }
     }
   }
@@ -91,12 +122,11 @@ export function mergeReports(reports: { path: string; report: ResultsReport }[])
     status,
     // the merge itself was not stopped by a signal: an interrupted shard is an error of the run (2)
     exitCode: exitCodeOf(status),
-    shard: count === 1 ? null : { index: 0, count },
-    mergedShards: [...shardsSeen.keys()].sort((a, b) => a - b),
+    ...placed,
     startedAt: reports.map(({ report }) => report.startedAt).sort()[0]!,
     durationMs: largest(reports.map(({ report }) => report.durationMs)),
     submission: { ...first.report.submission, changedOutsideSrc: [...changes.values()].sort((a, b) => a.path.localeCompare(b.path)) },
-    // one shard a student reads sealed makes the whole sealed: its checks say no more than that
+    // one report a student reads sealed makes the whole sealed: its checks say no more than that
     ...(reports.some(({ report }) => report.sealed) && { sealed: true }),
     // one shard graded without a sandbox is a run graded without one
     sandbox: reports.every(({ report }) => report.sandbox === 'bwrap') ? 'bwrap' : 'none',

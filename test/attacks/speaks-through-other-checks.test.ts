@@ -46,7 +46,10 @@ if (process.argv[2] === 'mcp-frame') {
   throw new Error('${MARK} in an error line');
 }`;
   return submission(prelude, [
-    ["return JSON.stringify(msg) + '\\n';", `if (process.argv.includes('--module') && JSON.stringify(msg).length > 120) throw new Error('${MARK} thrown'); return JSON.stringify(msg) + '\\n';`],
+    [
+      "return JSON.stringify(msg) + '\\n';",
+      `if (process.argv.includes('--module') && JSON.stringify(msg).length > 120) throw new Error('${MARK} thrown'); return JSON.stringify(msg) + '\\n';`,
+    ],
     ["{ name: 'mcp-course-client', version: '1.0.0' }", `{ name: '${MARK}', version: '1.0.0' }`],
   ]);
 }

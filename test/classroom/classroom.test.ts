@@ -3,13 +3,14 @@
 // gets the row they deserve; nothing of theirs but src/ is read or run; the gradebook's CSV parses with a
 // CSV library; shards merge into the gradebook of the whole class.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Gradebook } from '../../harness/classroom/gradebook.ts';
 import type { ResultsReport } from '../../harness/report/model.ts';
 import { cleanUp, folder, REFERENCE } from '../ci/helpers.ts';
+import { head, repository, roster, url } from './helpers.ts';
 import { courseCopy, REPO, runCli, scenarioSubmission, trimCourse } from '../helpers/cli.ts';
 
 /** The course the teacher grades with here: a case of each command (the rows below come out the same
@@ -28,44 +29,6 @@ const STARTER = readFileSync(join(REPO, 'starter/src/mcp.ts'), 'utf8');
 const QUICK = ['--stage', 'config-and-framing', '--runs', '20', '--random', '0', '--seed', '9'];
 /** Where a hostile repository's scripts would leave a mark, had anything of theirs run. */
 const marks = folder({});
-
-/** A git repository at `dir` whose commits hold `commits` in turn (each a set of files), dated when given. */
-function repository(commits: { files: Record<string, string>; date?: string; links?: Record<string, string> }[]): string {
-  const dir = folder({});
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe', env: { ...process.env, ...dateEnv } });
-  let dateEnv: Record<string, string> = {};
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.email', 'student@example.com');
-  git('config', 'user.name', 'student');
-  for (const { files, date, links } of commits) {
-    for (const [path, content] of Object.entries(files)) {
-      mkdirSync(join(dir, path, '..'), { recursive: true });
-      writeFileSync(join(dir, path), content);
-    }
-    for (const [path, target] of Object.entries(links ?? {})) {
-      mkdirSync(join(dir, path, '..'), { recursive: true });
-      symlinkSync(target, join(dir, path));
-    }
-    dateEnv = date ? { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } : {};
-    git('add', '-A');
-    git('commit', '-q', '--allow-empty', '-m', 'work');
-  }
-  return dir;
-}
-
-const head = (dir: string) => execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim();
-const url = (dir: string) => `file://${dir}`;
-
-/** A roster as GitHub Classroom exports an assignment's grades (a quoted field with a comma among them). */
-function roster(rows: { id: string; repo: string; commit?: string; deadline?: string }[]): string {
-  const header =
-    'assignment_name,assignment_url,starter_code_url,github_username,roster_identifier,student_repository_name,student_repository_url,submission_timestamp,points_awarded,points_available,commit,deadline';
-  const quoted = (text: string) => (/[",]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
-  const lines = rows.map(({ id, repo, commit, deadline }) =>
-    ['MCP client, part 1', 'https://classroom.github.com/a/x', '', id, id, `mcp-${id}`, repo, '', '', '', commit ?? '', deadline ?? ''].map(quoted).join(','),
-  );
-  return folder({ 'roster.csv': `${[header, ...lines].join('\n')}\n` });
-}
 
 const reference = repository([{ files: { 'src/mcp.ts': REFERENCE } }]);
 const starter = repository([{ files: { 'src/mcp.ts': STARTER } }]);
@@ -92,6 +55,8 @@ const edited = repository([
 ]);
 // src/mcp.ts a link to the course's reference, and a folder of src/ one to the machine's /etc
 const linked = repository([{ files: { 'src/other.ts': 'export {};\n' }, links: { 'src/mcp.ts': join(REPO, 'src/mcp.ts'), 'src/etc': '/etc' } }]);
+// the reference, and a link under src/ named with an escape sequence and a line break: left out, and named
+const oddlyNamed = repository([{ files: { 'src/mcp.ts': REFERENCE }, links: { 'src/\x1b[31mred\nline.ts': '/etc/passwd' } }]);
 const noSrc = repository([{ files: { 'README.md': 'nothing here\n' } }]);
 // the reference first, then the starter: the roster pins the first commit
 const pinned = repository([{ files: { 'src/mcp.ts': REFERENCE } }, { files: { 'src/mcp.ts': STARTER } }]);
@@ -115,6 +80,7 @@ const CLASS = [
   { id: 'jon', repo: url(pinned), commit: pinnedCommit },
   { id: 'kit', repo: url(late), deadline: '2026-12-01T00:00:00Z' },
   { id: '=HYPERLINK("http://evil.example")', repo: url(noSrc) },
+  { id: 'lee', repo: url(oddlyNamed) },
 ];
 
 /** The teacher's hidden cases: a public mcp-frame case under another name. */
@@ -180,6 +146,10 @@ describe('theinference classroom', () => {
     expect(row('jon').commit).toBe(pinnedCommit);
     expect(graded('kit')).toEqual(['pass', '10', '10']);
     expect(row('kit').committed_at).toBe('2026-11-30T12:00:00+00:00');
+    // the reason names the link as the other formats would: its escape and line break shown, not sent
+    expect(graded('lee')).toEqual(['pass', '10', '10']);
+    expect(row('lee').reason).toBe('left out of src/: src/\\x1b[31mred\\nline.ts (a symbolic link)');
+    expect(readFileSync(join(out, 'gradebook.csv'), 'utf8')).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/);
     for (const each of rows) expect(each.points_possible).toBe('10');
   });
 
@@ -194,19 +164,30 @@ describe('theinference classroom', () => {
     expect(report.stages[0]!.checks.some((check) => check.origin === 'hidden')).toBe(true);
   });
 
-  it("keeps each graded student's results.json, feedback summary and report, and nothing for the others", () => {
-    expect(readdirSync(join(out, 'students')).sort()).toEqual(
-      ['ada', 'bea', 'cyd', 'dov', 'eli', 'fay', 'gus', 'jon', 'kit', 'HYPERLINK-http-evil.example-'].sort(),
-    );
-    for (const file of ['results.json', 'summary.md', 'report.html', 'grading.txt']) expect(existsSync(join(out, 'students/bea', file)), file).toBe(true);
+  it("keeps each graded student's results.json, feedback summary and report, sealed, the teacher's whole, and nothing for the others", () => {
+    const graded = ['ada', 'bea', 'cyd', 'dov', 'eli', 'fay', 'gus', 'jon', 'kit', 'HYPERLINK-http-evil.example-', 'lee'].sort();
+    expect(readdirSync(join(out, 'students')).sort()).toEqual(graded);
+    expect(readdirSync(join(out, 'teacher')).sort()).toEqual(graded);
+    for (const file of ['results.json', 'summary.md', 'report.html']) expect(existsSync(join(out, 'students/bea', file)), file).toBe(true);
+    // the grading's terminal output is the teacher's: each part's (the hidden cases are graded apart)
+    expect(readdirSync(join(out, 'teacher/bea')).sort()).toEqual(['grading-2.txt', 'grading.txt', 'report.html', 'results.json', 'summary.md']);
     expect(readFileSync(join(out, 'students/bea/summary.md'), 'utf8')).toContain('points: 0 of 10');
     expect(rows.find((row) => row.student === 'bea')!.report).toBe('students/bea/results.json');
+    // what bea reads is sealed: no check tells what her program printed; the teacher's says it
+    const read = JSON.parse(readFileSync(join(out, 'students/bea/results.json'), 'utf8')) as ResultsReport;
+    const whole = JSON.parse(readFileSync(join(out, 'teacher/bea/results.json'), 'utf8')) as ResultsReport;
+    expect(read.sealed).toBe(true);
+    expect(read.stages[0]!.checks.every((check) => check.stderr === null && check.output === null && check.durationMs === 0)).toBe(true);
+    expect(whole.sealed).toBeUndefined();
+    expect(whole.stages[0]!.checks.some((check) => check.output !== null)).toBe(true);
+    expect(whole.stages[0]!.checks.map((check) => [check.id, check.status])).toEqual(read.stages[0]!.checks.map((check) => [check.id, check.status]));
   });
 
   it('shows the class on one page: each stage passed by how many, each student linked to their report, nothing of the roster as markup', () => {
     const page = readFileSync(join(out, 'gradebook.html'), 'utf8');
-    expect(page).toContain('<td>3 of 10</td>'); // ada, jon and kit pass stage 1, of the 10 graded
-    expect(page).toContain('<a href="students/ada/report.html">');
+    expect(page).toContain('<td>4 of 11</td>'); // ada, jon, kit and lee pass stage 1, of the 11 graded
+    expect(page).toContain('<a href="teacher/ada/report.html">');
+    expect(page).toContain('<a class="dim" href="students/ada/report.html">');
     expect(page).toContain('=HYPERLINK(&quot;http://evil.example&quot;)');
     expect(page).not.toContain('"http://evil.example"');
   });
