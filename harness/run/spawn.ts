@@ -11,6 +11,7 @@ import { readSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { DEFAULT_MEMORY_BYTES, STARVED_WALL_FACTOR, WALL_FACTOR } from '../defaults.ts';
 import { IdleClock } from '../processes.ts';
+import { closeInheritedFds } from './inherited-fds.ts';
 import type { Command } from './network.ts';
 import { afterProgress, progressNow } from './progress.ts';
 import { killStrays, ProgramProcesses, RUN_MARK } from './program-processes.ts';
@@ -128,6 +129,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
   let started = performance.now();
   const { limits } = options;
   const extraPipes = options.extraPipes ?? 0;
+  closeInheritedFds();
   return new Promise((resolve) => {
     const mark = randomBytes(8).toString('hex');
     const child = spawn(command, args, {
