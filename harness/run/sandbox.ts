@@ -20,7 +20,8 @@ import { dirname, join } from 'node:path';
 import { caseCopy } from './case-copies.ts';
 import { withoutNetwork, type Command } from './network.ts';
 import { packageFolders } from './packages.ts';
-import { ARGS_FD } from './spawn.ts';
+import { memoryFilter } from './memory-filter.ts';
+import { ARGS_FD, SECCOMP_FD } from './spawn.ts';
 
 export type { Command };
 
@@ -48,7 +49,8 @@ export const CASE_IN_SANDBOX = 'case';
  *  bundle. Of node_modules, only the packages it may load (JailOptions.packages). */
 export const VISIBLE_PARTS = ['program.ts', 'your_program.sh', 'package.json', 'tsconfig.json', 'src', '.theinference'];
 
-/** Size of a program's private /tmp: it is memory, which the RSS limit does not see. */
+/** Size of a program's private /tmp: memory, counted against --memory as it fills (its cgroup's count,
+ *  or the grader's look at what its tmpfs hold). */
 const TMP_BYTES = 64 * 1024 * 1024;
 
 /** After every option on the fd (where a case's folder is added last): the root bwrap makes, a tmpfs of
@@ -176,8 +178,9 @@ export function bundlerJail(parts: { readOnly: readonly string[]; output: string
   };
 }
 
-/** The namespaces of every sandbox: all but the network's unless it is given, a read-only /dev, and its
- *  working folder. */
+/** The namespaces of every sandbox: all but the network's unless it is given, a read-only /dev, the
+ *  filter of what memory the grader cannot count (memory-filter.ts; spawn.ts gives it on SECCOMP_FD),
+ *  and its working folder. */
 function namespaceArgs(network: boolean, chdir: string): string[] {
   return [
     '--unshare-user',
@@ -194,6 +197,7 @@ function namespaceArgs(network: boolean, chdir: string): string[] {
     '/dev',
     '--remount-ro', // its /dev/shm, a folder of its tmpfs, with it
     '/dev',
+    ...(memoryFilter() ? ['--seccomp', String(SECCOMP_FD)] : []),
     // made where nothing shown is under it (a bundler shown a src/ kept elsewhere)
     '--dir',
     chdir,
