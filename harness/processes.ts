@@ -120,3 +120,45 @@ export class IdleClock {
     this.last = { at: now, cpuMs };
   }
 }
+
+/** A mount as /proc/<pid>/mountinfo tells it. */
+export interface Mount {
+  /** The folder of its filesystem that it shows (a cgroup hierarchy's mount may show only part of it). */
+  root: string;
+  mountPoint: string;
+  /** Its own options: `rw` or `ro`, ... */
+  options: string[];
+  type: string;
+  /** Its filesystem's options (a cgroup v1 hierarchy's controllers are among them). */
+  superOptions: string[];
+}
+
+/** The mounts a process sees, as it names them; none where it has ended or there is no /proc. */
+export function mountsOf(pid: number | 'self'): Mount[] {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/mountinfo`, 'latin1');
+  } catch {
+    return [];
+  }
+  const mounts: Mount[] = [];
+  for (const line of text.split('\n')) {
+    // `<id> <parent> <dev> <root> <mount point> <options> [optional fields] - <type> <source> <super options>`
+    const fields = line.split(' ');
+    const dash = fields.indexOf('-');
+    if (dash < 6) continue;
+    mounts.push({
+      root: unescapeMount(fields[3]!),
+      mountPoint: unescapeMount(fields[4]!),
+      options: fields[5]!.split(','),
+      type: fields[dash + 1] ?? '',
+      superOptions: (fields[dash + 3] ?? '').split(','),
+    });
+  }
+  return mounts;
+}
+
+/** A path as mountinfo writes it: space, tab, newline and backslash as octal escapes. */
+function unescapeMount(text: string): string {
+  return text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
+}

@@ -41,7 +41,8 @@ function sweep(): void {
   }
 }
 
-function pidNamespace(): string | undefined {
+/** The number of this process's pid namespace (Linux), in which its process ids mean what they say. */
+export function pidNamespace(): string | undefined {
   try {
     return /^pid:\[(\d+)\]$/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
   } catch {

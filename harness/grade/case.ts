@@ -5,6 +5,7 @@ import { join, relative, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { CassetteError, KINDS, byRole, loadCassette, type Cassette, type PlayReport } from '../cassette/index.ts';
 import type { Case } from '../course.ts';
+import { MEMORY_COUNTED_AS } from '../run/cgroup.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import type { Command } from '../run/network.ts';
 import { BundlerFailure } from '../run/bundle.ts';
@@ -290,7 +291,8 @@ function judgeOutput(result: RunResult, expected: Buffer, context: CaseContext, 
     };
   }
   if (result.outOfMemory) {
-    return { status: 'crash', message: `used more than ${(context.limits.memoryBytes ?? 0) / 1024 / 1024} MiB of memory and was stopped` };
+    const mib = (context.limits.memoryBytes ?? 0) / 1024 / 1024;
+    return { status: 'crash', message: `used more than ${mib} MiB of memory (${MEMORY_COUNTED_AS[result.outOfMemory]}) and was stopped` };
   }
   if (result.flooded) {
     const cap = `${context.limits.outputCap / 1024 / 1024} MiB`;

@@ -3,6 +3,7 @@
 // reads this one value: the terminal's summary, results.json, JUnit, HTML.
 import type { Course, Stage } from '../course.ts';
 import type { StageResult } from '../grade/stage.ts';
+import { memoryCounted } from '../run/cgroup.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
 import type { SandboxKind } from '../run/sandbox.ts';
 import type { SubmissionFacts } from '../run/submission.ts';
@@ -64,6 +65,7 @@ export function buildReport(run: RunFacts, graded: GradedStage[]): ResultsReport
     limits: {
       timeoutMs: run.limits.timeoutMs ?? null,
       memoryBytes: run.limits.memoryBytes,
+      memoryCounted: memoryCounted(run.sandbox === 'bwrap'),
       outputCapBytes: DEFAULT_LIMITS.outputCap,
       network: run.network ? 'on' : 'off',
     },

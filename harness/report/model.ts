@@ -134,7 +134,15 @@ export interface ResultsReport {
     /** What a submission must have and this one has not (e.g. src/mcp.ts). */
     missing: string[];
   };
-  limits: { timeoutMs: number | null; memoryBytes: number; outputCapBytes: number; network: 'on' | 'off' };
+  limits: {
+    timeoutMs: number | null;
+    memoryBytes: number;
+    /** How each case's memory was counted against memoryBytes: its cgroup's count (all it made), the grader's
+     *  (resident, and in its /tmp), or not at all. Absent from the report of a grader before it. */
+    memoryCounted?: 'cgroup' | 'resident' | 'none';
+    outputCapBytes: number;
+    network: 'on' | 'off';
+  };
   /** How the program was confined: bwrap, or not at all. */
   sandbox: 'bwrap' | 'none';
   hiddenCases: number;
@@ -262,7 +270,13 @@ const resultsReportSchema = refine(
       filesIgnored: array(object({ path: string(), why: string() })),
       missing: array(string()),
     }),
-    limits: object({ timeoutMs: nullable(number(0)), memoryBytes: number(0), outputCapBytes: integer(), network: oneOf('on', 'off') }),
+    limits: object({
+      timeoutMs: nullable(number(0)),
+      memoryBytes: number(0),
+      memoryCounted: optional(oneOf('cgroup', 'resident', 'none')),
+      outputCapBytes: integer(),
+      network: oneOf('on', 'off'),
+    }),
     sandbox: oneOf('bwrap', 'none'),
     hiddenCases: integer(),
     generatedCases: integer(),

@@ -1,8 +1,9 @@
 // The processes of one program run by spawn.ts: found (its group, and what they started even outside
-// it), measured (CPU time, resident memory), signalled together, and, where something may have
-// escaped the group, looked for among all processes by the mark in their environment.
-import { readdirSync, readFileSync } from 'node:fs';
-import { anyThreadBusy, childrenOf, cpuMsOf, statFields } from '../processes.ts';
+// it), measured (CPU time, and the memory the grader counts itself where no cgroup does: resident
+// memory, and what a sandbox's tmpfs hold), signalled together, and, where something may have escaped
+// the group, looked for among all processes by the mark in their environment.
+import { readdirSync, readFileSync, statfsSync } from 'node:fs';
+import { anyThreadBusy, childrenOf, cpuMsOf, mountsOf, statFields } from '../processes.ts';
 
 /** Set in every program's environment, so that a process that left the group is still found by it. */
 export const RUN_MARK = 'THEINFERENCE_RUN';
@@ -33,6 +34,10 @@ function allProcesses(): ProcessInfo[] {
 /** The processes of one program: its group (led by the child), and whatever they started, even outside the group. */
 export class ProgramProcesses {
   readonly tracked = new Set<number>();
+  /** In a sandbox, how far below the leader (bwrap) each process was found: from 2 down, in its mounts. */
+  private readonly depth = new Map<number, number>();
+  /** The sandbox's writable tmpfs (its /tmp), as its processes see them; read once, where one is found. */
+  private tmpfs: string[] | undefined;
   /** A process started by the program was seen outside its process group (it called setsid). */
   leftGroup = false;
   /** CPU time at the last measurement; it only grows (a process that ended took its time with it). */
@@ -42,7 +47,10 @@ export class ProgramProcesses {
     private readonly leader: number | undefined,
     private readonly contained: boolean,
   ) {
-    if (leader !== undefined) this.tracked.add(leader);
+    if (leader !== undefined) {
+      this.tracked.add(leader);
+      this.depth.set(leader, 0);
+    }
   }
 
   /** Finds the processes started since the last look: in a sandbox, down the tree from the leader (its
@@ -56,6 +64,7 @@ export class ProgramProcesses {
         for (const child of childrenOf(pid)) {
           if (this.tracked.has(child)) continue;
           this.tracked.add(child);
+          this.depth.set(child, (this.depth.get(pid) ?? 0) + 1);
           unvisited.push(child);
         }
       }
@@ -80,25 +89,50 @@ export class ProgramProcesses {
     }
   }
 
-  /** CPU time and resident memory of the known processes; `discover` first looks for new ones.
-   *  CPU time counts each live process's own time plus that of the children it has waited for (Linux
-   *  moves a child's time to its parent then), so every tick is counted once. */
-  measure(discover: boolean, memory: boolean): { cpuMs: number; residentBytes: number } {
-    if (this.leader === undefined) return { cpuMs: 0, residentBytes: 0 };
+  /** CPU time of the known processes, and with `memory` the memory the grader counts: their resident
+   *  memory, and in a sandbox what its tmpfs hold (pages no process's RSS shows); `discover` first looks
+   *  for new ones. CPU time counts each live process's own time plus that of the children it has waited
+   *  for (Linux moves a child's time to its parent then), so every tick is counted once. */
+  measure(discover: boolean, memory: boolean): { cpuMs: number; memoryBytes: number } {
+    if (this.leader === undefined) return { cpuMs: 0, memoryBytes: 0 };
     if (discover) this.discover();
     let cpuMs = 0;
-    let residentBytes = 0;
+    let memoryBytes = 0;
     for (const pid of this.tracked) {
       const fields = statFields(pid);
       if (!fields) {
         this.tracked.delete(pid); // ended; its pid may be reused by a process that is not ours
+        this.depth.delete(pid);
         continue;
       }
       cpuMs += cpuMsOf(fields);
-      if (memory) residentBytes += residentBytesOf(pid);
+      if (memory) memoryBytes += residentBytesOf(pid);
     }
+    if (memory && this.contained) memoryBytes += this.tmpfsBytes();
     this.cpuMs = Math.max(this.cpuMs, cpuMs);
-    return { cpuMs: this.cpuMs, residentBytes };
+    return { cpuMs: this.cpuMs, memoryBytes };
+  }
+
+  /** What the sandbox's writable tmpfs hold, read through a process two or more below bwrap: its init
+   *  (one below) sees the host's folders until it has made the sandbox's its root. */
+  private tmpfsBytes(): number {
+    const inside = [...this.tracked].find((pid) => (this.depth.get(pid) ?? 0) >= 2);
+    if (inside === undefined) return 0;
+    if (this.tmpfs === undefined) {
+      const mounts = mountsOf(inside);
+      if (mounts.length === 0) return 0; // it ended as it was read: the next look reads another's
+      this.tmpfs = mounts.filter((mount) => mount.type === 'tmpfs' && mount.options.includes('rw')).map((mount) => mount.mountPoint);
+    }
+    let bytes = 0;
+    for (const mount of this.tmpfs) {
+      try {
+        const stats = statfsSync(`/proc/${inside}/root${mount}`);
+        bytes += (stats.blocks - stats.bfree) * stats.bsize;
+      } catch {
+        // it ended meanwhile: what it held is gone with the sandbox, or the next look reads it through another
+      }
+    }
+    return bytes;
   }
 
   /** A thread of a known process is busy (anyThreadBusy). */

@@ -3,9 +3,10 @@
 // - a PID namespace: it sees only its own processes, and when it ends everything it started ends;
 // - a mount namespace over an empty root: the system's programs and libraries, the parts of the
 //   run root a program needs (program.ts, your_program.sh, src/, and of node_modules only the
-//   packages it may load), all read-only, and a private /tmp; never fixtures/, hidden expected
-//   files, the grader's caches, reports or /proc. Of cases/, only its own case's inputs, at the same
-//   place for every case (showCase);
+//   packages it may load), all read-only, and a private /tmp of bounded size; never fixtures/, hidden
+//   expected files, the grader's caches, reports or /proc. Of cases/, only its own case's inputs, at
+//   the same place for every case (showCase). Nothing else is writable: neither the root that bwrap
+//   makes nor /dev (its /dev/shm too) is, since either would be memory of no bounded size;
 // - a user namespace with every capability dropped, so that no read-only mount can be undone;
 // - a network namespace of its own, with a loopback and nothing else: an HTTP case reaches its own
 //   player through its gate (player-gate.ts), and nothing else on the machine (`--network` lifts it).
@@ -19,7 +20,8 @@ import { dirname, join } from 'node:path';
 import { caseCopy } from './case-copies.ts';
 import { withoutNetwork, type Command } from './network.ts';
 import { packageFolders } from './packages.ts';
-import { ARGS_FD } from './spawn.ts';
+import { memoryFilter } from './memory-filter.ts';
+import { ARGS_FD, SECCOMP_FD } from './spawn.ts';
 
 export type { Command };
 
@@ -47,8 +49,13 @@ export const CASE_IN_SANDBOX = 'case';
  *  bundle. Of node_modules, only the packages it may load (JailOptions.packages). */
 export const VISIBLE_PARTS = ['program.ts', 'your_program.sh', 'package.json', 'tsconfig.json', 'src', '.theinference'];
 
-/** Size of a program's private /tmp: it is memory, which the RSS limit does not see. */
+/** Size of a program's private /tmp: memory, counted against --memory as it fills (its cgroup's count,
+ *  or the grader's look at what its tmpfs hold). */
 const TMP_BYTES = 64 * 1024 * 1024;
+
+/** After every option on the fd (where a case's folder is added last): the root bwrap makes, a tmpfs of
+ *  no bounded size, read-only once everything is mounted on it. */
+const READ_ONLY_ROOT = ['--remount-ro', '/'];
 
 /** The most tasks (processes and their threads) a program's sandbox may hold. A client and a server it
  *  starts need a few dozen (a Node process runs about ten threads); one that forks without end is
@@ -125,7 +132,7 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
     // Its options on a pipe, not its command line: inside, /proc/1/cmdline (its init) would show the host's paths.
     wrap: (command, args, extraReadOnly = []) => ({
       command: 'bwrap',
-      args: ['--args', String(ARGS_FD), '--', ...tasks, command, ...args],
+      args: ['--args', String(ARGS_FD), ...READ_ONLY_ROOT, '--', ...tasks, command, ...args],
       argsFd: `${[...shown, ...extraReadOnly.flatMap(visible), ...namespaces].join('\0')}\0`,
       env: environment,
     }),
@@ -164,14 +171,16 @@ export function bundlerJail(parts: { readOnly: readonly string[]; output: string
     kind: 'bwrap',
     wrap: (command, args) => ({
       command: 'bwrap',
-      args: ['--args', String(ARGS_FD), '--', command, ...args],
+      args: ['--args', String(ARGS_FD), ...READ_ONLY_ROOT, '--', command, ...args],
       argsFd: `${sandbox.join('\0')}\0`,
       env: sandboxEnvironment(),
     }),
   };
 }
 
-/** The namespaces of every sandbox: all but the network's unless it is given, and its working folder. */
+/** The namespaces of every sandbox: all but the network's unless it is given, a read-only /dev, the
+ *  filter of what memory the grader cannot count (memory-filter.ts; spawn.ts gives it on SECCOMP_FD),
+ *  and its working folder. */
 function namespaceArgs(network: boolean, chdir: string): string[] {
   return [
     '--unshare-user',
@@ -186,6 +195,9 @@ function namespaceArgs(network: boolean, chdir: string): string[] {
     '/proc',
     '--dev',
     '/dev',
+    '--remount-ro', // its /dev/shm, a folder of its tmpfs, with it
+    '/dev',
+    ...(memoryFilter() ? ['--seccomp', String(SECCOMP_FD)] : []),
     // made where nothing shown is under it (a bundler shown a src/ kept elsewhere)
     '--dir',
     chdir,

@@ -1,16 +1,22 @@
 // Runs one program under limits: a limit on the CPU time its processes use together (a busy
 // machine slows a program down but does not make it use more CPU, so load cannot fail a correct
 // program), a far wall-time backstop for a program that waits forever, a cap on what it may
-// print, a memory (RSS) limit, and a kill of its whole process group (grandchildren included)
-// however it ends, plus of any process it started that left the group (setsid, a daemon). In a
-// sandbox (`contained`) the kill of the leader ends everything in its PID namespace. Never throws
-// for anything the program does; a program that could not be started comes back as `startError`.
+// print, a memory limit, and a kill of its whole process group (grandchildren included) however it
+// ends, plus of any process it started that left the group (setsid, a daemon). In a sandbox
+// (`contained`) the kill of the leader ends everything in its PID namespace. A sandbox's memory is
+// counted by a cgroup of its own where the machine gives one (cgroup.ts), else by the grader (its
+// processes' resident memory and what its tmpfs hold) with what it cannot see refused
+// (memory-filter.ts). Never throws for anything the program does; a program that could not be
+// started comes back as `startError`.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import { DEFAULT_MEMORY_BYTES, STARVED_WALL_FACTOR, WALL_FACTOR } from '../defaults.ts';
 import { IdleClock } from '../processes.ts';
+import { type MemoryCounted, ProgramCgroup } from './cgroup.ts';
+import { closeInheritedFds } from './inherited-fds.ts';
+import { memoryFilter } from './memory-filter.ts';
 import type { Command } from './network.ts';
 import { afterProgress, progressNow } from './progress.ts';
 import { killStrays, ProgramProcesses, RUN_MARK } from './program-processes.ts';
@@ -22,7 +28,9 @@ export interface Limits {
   wallMs?: number;
   /** Bytes kept of stdout and of stderr each; a program that prints more is stopped. */
   outputCap: number;
-  /** Resident memory of all its processes together; past it the group is stopped (Linux: read from /proc). */
+  /** Memory of all its processes together; past it the group is stopped. In a sandbox with a cgroup, all
+   *  the kernel charges to it; otherwise their resident memory (Linux: read from /proc) and, in a
+   *  sandbox, what its tmpfs hold. */
   memoryBytes?: number;
 }
 
@@ -68,6 +76,8 @@ export interface Release {
 
 /** The fd on which bwrap reads its options (`--args`): above every pipe a program is given. */
 export const ARGS_FD = 9;
+/** The fd on which bwrap reads its seccomp filter (`--seccomp`, memory-filter.ts), below ARGS_FD. */
+export const SECCOMP_FD = 8;
 
 /** The environment variable that tells a program started ahead which fd its go comes on. */
 export const GO_FD = 'THEINFERENCE_GO_FD';
@@ -83,8 +93,8 @@ export interface RunResult {
   flooded: 'stdout' | 'stderr' | undefined;
   stdout: Buffer;
   stderr: Buffer;
-  /** Its processes together went past `limits.memoryBytes` and were stopped. */
-  outOfMemory: boolean;
+  /** Its processes together went past `limits.memoryBytes` and were stopped: by which count. */
+  outOfMemory: false | Exclude<MemoryCounted, 'none'>;
   /** It did nothing for STUCK_MS while the other side waited for it (`waitedOn`), and was stopped: the
    *  session could not go on, and the wall backstop would have come only much later. */
   stuck?: true;
@@ -128,23 +138,43 @@ export function runProcess(command: string, args: string[], options: RunOptions)
   let started = performance.now();
   const { limits } = options;
   const extraPipes = options.extraPipes ?? 0;
+  closeInheritedFds();
   return new Promise((resolve) => {
+    // A sandbox (bwrap, which reads its options on ARGS_FD before it starts anything) is put in its
+    // cgroup before its options are written: all it starts is in it.
+    const sandboxed = options.argsFd !== undefined;
+    let cgroup: ProgramCgroup | undefined;
+    try {
+      cgroup = sandboxed ? ProgramCgroup.make(limits.memoryBytes) : undefined;
+    } catch (error) {
+      resolve(notStarted(error as NodeJS.ErrnoException));
+      return;
+    }
+    const filter = sandboxed ? memoryFilter() : undefined;
     const mark = randomBytes(8).toString('hex');
     const child = spawn(command, args, {
       cwd: options.cwd,
       env: { ...options.env, [RUN_MARK]: mark, ...(options.release && { [GO_FD]: String(3 + extraPipes) }) },
       detached: true, // its own process group, so that a kill reaches everything it started
-      stdio: stdioFor(extraPipes + (options.release ? 1 : 0), options.argsFd !== undefined),
+      stdio: stdioFor(extraPipes + (options.release ? 1 : 0), sandboxed, filter !== undefined),
     });
-    if (options.argsFd !== undefined) {
-      const argsPipe = (child.stdio as unknown as (NodeJS.WritableStream | null)[])[ARGS_FD];
-      argsPipe?.on('error', () => {}); // a program that could not start never reads it
-      argsPipe?.end(options.argsFd);
+    const pipes = child.stdio as unknown as (NodeJS.WritableStream | null)[];
+    const give = (fd: number, bytes: string | Buffer) => {
+      pipes[fd]?.on('error', () => {}); // a program that could not start never reads it
+      pipes[fd]?.end(bytes);
+    };
+    let joinError: NodeJS.ErrnoException | undefined;
+    try {
+      if (cgroup && child.pid !== undefined) cgroup.join(child.pid);
+    } catch (error) {
+      joinError = error as NodeJS.ErrnoException; // never started outside it: stopped below, its options unread
     }
+    if (filter) give(SECCOMP_FD, filter);
+    if (options.argsFd !== undefined && !joinError) give(ARGS_FD, options.argsFd);
     const stdout = new Capture(limits.outputCap);
     const stderr = new Capture(limits.outputCap);
     let timeLimit: RunResult['timeLimit'];
-    let outOfMemory = false;
+    let outOfMemory: RunResult['outOfMemory'] = false;
     let stuck = false;
     let flooded: RunResult['flooded'];
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -176,11 +206,14 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       clearInterval(poll);
       released = true; // a release that comes after the end has nothing to start
       options.signal?.removeEventListener('abort', stop);
+      // the kernel may have killed in its cgroup since the last poll: the end it made is that
+      if (!outOfMemory && limits.memoryBytes !== undefined && cgroup?.oomKilled()) outOfMemory = 'cgroup';
       if (lingering) {
         // stopped whole, as it was when it said its end: killed, all of it, once the grading is over
         const kill = () => {
           processes.signalAll('SIGKILL');
           killGroup('SIGKILL');
+          cgroup?.remove();
         };
         if (options.signal && !options.signal.aborted) options.signal.addEventListener('abort', kill, { once: true });
         else kill();
@@ -194,6 +227,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
           openStreams > 0 || timeLimit !== undefined || flooded !== undefined || outOfMemory || stuck || options.signal?.aborted || processes.leftGroup;
         if (suspicious) killStrays(mark);
         else if (!options.contained) killStrays(mark, processes.tracked);
+        cgroup?.remove();
       }
       child.stdout?.destroy();
       child.stderr?.destroy();
@@ -208,7 +242,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
         outOfMemory,
         ...(stuck && { stuck: true as const }),
         durationMs: performance.now() - started,
-        startError,
+        startError: startError ?? joinError,
       });
     };
 
@@ -287,15 +321,16 @@ export function runProcess(command: string, args: string[], options: RunOptions)
         // yet found could be computing
         const discover = performance.now() - lastDiscovery >= DISCOVERY_MS || (waited && options.contained === true);
         if (discover) lastDiscovery = performance.now();
-        const usage = processes.measure(discover, limits.memoryBytes !== undefined);
+        // a cgroup counts its memory itself, and says when it went past (the kernel killed in it)
+        const usage = processes.measure(discover, limits.memoryBytes !== undefined && !cgroup);
         const now = progressNow();
         const idleMs = waited ? idle.look(now, usage.cpuMs, () => processes.busy()).stretchMs : 0;
         if (!waited) idle.reset(now, usage.cpuMs);
         if (usage.cpuMs - cpuBefore > limits.timeoutMs) {
           timeLimit = 'cpu';
           stop();
-        } else if (limits.memoryBytes !== undefined && usage.residentBytes > limits.memoryBytes) {
-          outOfMemory = true;
+        } else if (limits.memoryBytes !== undefined && (cgroup ? cgroup.oomKilled() : usage.memoryBytes > limits.memoryBytes)) {
+          outOfMemory = cgroup ? 'cgroup' : 'resident';
           stop();
         } else if (idleMs >= STUCK_MS) {
           stuck = true;
@@ -307,6 +342,7 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       if (options.release && !onPipes && options.stdin === undefined) child.stdin?.end();
     };
     if (options.signal?.aborted) stop(); // aborted before it started: the listener would never fire
+    if (joinError) stop(); // not in its cgroup: it never runs
 
     const take = (chunk: Buffer, capture: Capture, name: 'stdout' | 'stderr') => {
       if (capture.add(chunk) || flooded) return;
@@ -401,13 +437,30 @@ function drainNow(stream: NodeJS.ReadableStream | null, onChunk: (chunk: Buffer)
   }
 }
 
-/** stdin, stdout, stderr and `pipes` more; and fd ARGS_FD, when there are arguments to give on it. */
-function stdioFor(pipes: number, argsFd: boolean): ('pipe' | 'ignore')[] {
+/** stdin, stdout, stderr and `pipes` more; and fd ARGS_FD, when there are arguments to give on it,
+ *  and SECCOMP_FD, when there is a filter. */
+function stdioFor(pipes: number, argsFd: boolean, seccomp: boolean): ('pipe' | 'ignore')[] {
   const stdio: ('pipe' | 'ignore')[] = ['pipe', 'pipe', 'pipe', ...Array<'pipe'>(pipes).fill('pipe')];
   if (!argsFd) return stdio;
   while (stdio.length < ARGS_FD) stdio.push('ignore');
   stdio[ARGS_FD] = 'pipe';
+  if (seccomp) stdio[SECCOMP_FD] = 'pipe';
   return stdio;
+}
+
+/** A run that never started: what it needed could not be made. */
+function notStarted(error: NodeJS.ErrnoException): RunResult {
+  return {
+    exitCode: null,
+    signal: null,
+    cpuMs: 0,
+    flooded: undefined,
+    stdout: Buffer.alloc(0),
+    stderr: Buffer.alloc(0),
+    outOfMemory: false,
+    durationMs: 0,
+    startError: error,
+  };
 }
 
 /** Keeps the first `cap` bytes of a stream; says when more arrived. */

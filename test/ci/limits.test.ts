@@ -5,6 +5,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { loadCourse } from '../../harness/course.ts';
+import { MEMORY_COUNTED_AS, memoryCounted } from '../../harness/run/cgroup.ts';
 import { afterProgress } from '../../harness/run/progress.ts';
 import { runProcess } from '../../harness/run/spawn.ts';
 import { courseCopy, REPO, trimCourse } from '../helpers/cli.ts';
@@ -78,8 +79,10 @@ if (underProgram) {
     const run = await runCi([...QUICK, '--submission', submission(prelude), '--random', '0', '--memory', '100', '--timeout', '20'], { cwd: trimmed });
     expect(run.code).toBe(1);
     const cases = checks(run.report).filter((check) => check.origin === 'public');
-    for (const check of cases) expect(check).toMatchObject({ status: 'crash', message: 'used more than 100 MiB of memory and was stopped' });
-    expect(run.report?.limits.memoryBytes).toBe(100 * 1024 * 1024);
+    const counted = memoryCounted(true) as 'cgroup' | 'resident';
+    expect(run.report?.limits).toMatchObject({ memoryBytes: 100 * 1024 * 1024, memoryCounted: counted });
+    for (const check of cases)
+      expect(check).toMatchObject({ status: 'crash', message: `used more than 100 MiB of memory (${MEMORY_COUNTED_AS[counted]}) and was stopped` });
     expect(await leftBehind(run.tmp)).toEqual([]);
   });
 

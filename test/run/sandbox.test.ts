@@ -102,6 +102,25 @@ describe('the sandbox', () => {
     expect(seen.source.startsWith(join(realpathSync(tmpdir()), 'theinference-case-'))).toBe(true);
   });
 
+  it('writes nowhere but its /tmp: the root bwrap makes and /dev (its /dev/shm) are read-only, memory of no bounded size', async () => {
+    const { out } = await inSandbox(
+      runRoot(),
+      `
+      const fs = require('node:fs');
+      const tried = {};
+      for (const path of ['/made-here', '/dev/made-here', '/dev/shm/made-here', '/tmp/made-here']) {
+        try {
+          fs.writeFileSync(path, 'x');
+          tried[path] = 'written';
+        } catch (error) {
+          tried[path] = error.code;
+        }
+      }
+      console.log(JSON.stringify(tried));`,
+    );
+    expect(JSON.parse(out)).toEqual({ '/made-here': 'EROFS', '/dev/made-here': 'EROFS', '/dev/shm/made-here': 'EROFS', '/tmp/made-here': 'written' });
+  });
+
   it("has a /proc of its own: only its processes, none of the grader's", async () => {
     const { out } = await inSandbox(
       runRoot(),
@@ -125,7 +144,7 @@ describe('the sandbox', () => {
       console.log(JSON.stringify({ init: read('/proc/1/cmdline'), initEnv: read('/proc/1/environ'), env: read('/proc/self/environ') }));`,
     );
     const seen = JSON.parse(out) as { init: string[]; initEnv: string[]; env: string[] };
-    expect(seen.init.slice(0, 4)).toEqual(['bwrap', '--args', '9', '--']);
+    expect(seen.init.slice(0, 6)).toEqual(['bwrap', '--args', '9', '--remount-ro', '/', '--']);
     expect(seen.init.join(' ')).not.toContain(root);
     expect(seen.init.join(' ')).not.toContain('--ro-bind');
     const nodePrefix = dirname(dirname(realpathSync(process.execPath)));
