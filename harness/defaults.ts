@@ -9,7 +9,7 @@ export const DEFAULT_RUNS = 1000;
  *  without --watch, and CI's, make DEFAULT_RUNS. */
 export const WATCH_RUNS = 100;
 
-/** Memory (RSS) a case's processes may use together, `--memory`. */
+/** Memory a case's processes may make together (resident, in tmpfs, shared), `--memory` (run/cgroup.ts). */
 export const DEFAULT_MEMORY_BYTES = 512 * 1024 * 1024;
 
 /** How many cases each command's generator makes per CI run, `--random`. */

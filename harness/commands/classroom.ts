@@ -35,7 +35,7 @@ const OPTIONS = {
   runs: { type: 'string', value: '<n>', help: 'property tests: runs of each' },
   random: { type: 'string', value: '<n>', help: 'generated cases per command (0 for none)' },
   timeout: { type: 'string', value: '<seconds>', help: "CPU time per case, instead of the stage table's" },
-  memory: { type: 'string', value: '<MiB>', help: 'memory (RSS) limit per case' },
+  memory: { type: 'string', value: '<MiB>', help: 'memory limit per case: all it makes (docs/ci.md, Limits)' },
   'no-network': { type: 'boolean', help: 'no network even without a sandbox' },
   'no-sandbox': { type: 'boolean', help: 'grade without the sandbox (not for a grade of record: see docs/ci.md)' },
 } as const satisfies Options;

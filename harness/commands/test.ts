@@ -46,7 +46,11 @@ const TEST_OPTIONS = {
   },
   timeout: { type: 'string', value: '<seconds>', help: "CPU time per case, instead of the stage table's (wall time: 3x)" },
   submission: { type: 'string', value: '<dir>', help: 'grade <dir>/src/ in a scratch copy of this course' },
-  memory: { type: 'string', value: '<MiB>', help: `memory (RSS) limit per case (default ${DEFAULT_MEMORY_BYTES / 1024 / 1024})` },
+  memory: {
+    type: 'string',
+    value: '<MiB>',
+    help: `memory limit per case, all it makes: resident, tmpfs, shared (default ${DEFAULT_MEMORY_BYTES / 1024 / 1024})`,
+  },
   network: { type: 'boolean', help: "let cases reach the machine's network (default: a sandboxed case reaches only its own player)" },
   'no-network': { type: 'boolean', help: 'no network even without a sandbox (through unshare)' },
   'no-sandbox': { type: 'boolean', help: 'run cases without the bubblewrap sandbox (weaker: see docs/ci.md)' },
