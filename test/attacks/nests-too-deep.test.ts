@@ -1,9 +1,9 @@
 // JSON nested 400,000 levels deep, from a program, where the grader reads it: what a client sends the
-// player (over stdio and over HTTP). JSON.parse reads it; every walk after it (matching, a diagnosis's
-// words, JSON.stringify of the report) would overflow the stack, and one RangeError out of the player
-// ended the whole grading (exit 2). Each is the reference solution with the deep part added in some
-// cases only: those get a verdict that says why, the rest are graded as the reference is, and the
-// grader exits 1.
+// player (over stdio and over HTTP) and what a program prints. JSON.parse reads it; every walk after it
+// (matching, a diagnosis's words, JSON.stringify of the report, a hint rule) would overflow the stack,
+// and one RangeError, out of the player or a hint rule, ended the whole grading (exit 2). Each is the
+// reference solution with the deep part added in some cases only: those get a verdict that says why,
+// the rest are graded as the reference is, and the grader exits 1.
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { courseCopy, trimCourse } from '../helpers/cli.ts';
@@ -65,5 +65,45 @@ describe('a client message nested too deep', () => {
     const rest = all.filter((check) => !check.id.endsWith('/resumption') && !check.id.endsWith('/memory-server'));
     expect(rest.filter((check) => check.id.startsWith('streamable-http/')).length).toBeGreaterThan(0);
     expect(rest.filter((check) => check.status !== 'pass').map((check) => check.id)).toEqual([]);
+  });
+});
+
+describe('output nested too deep', () => {
+  it("a program's stdout, or a frame in it: its cases fail, saying why, the rest are graded, exit 1", async () => {
+    // In the notifications case, frame() makes the progress notification's frame JSON nested 400,000
+    // deep (and parseFrame leaves it unread): the frames rule's walk of it overflowed. The numbers case
+    // prints a stdout nested as deep: stage 1's rules stopped at expected.json's depth, a later stage's
+    // (stateless.ts, the tools kept) stringify it; the one bound reads neither.
+    const dir = submission(
+      `import { readFileSync as readCase, writeSync as writeOut } from 'node:fs';
+const deep = ${DEEP};
+const [, , command, caseDir] = process.argv;
+if (command === 'mcp-frame' && readCase(\`\${caseDir}/messages.json\`, 'utf8').includes('9007199254740991')) {
+  writeOut(1, \`{"frames":\${deep},"parsed":[]}\\n\`);
+  process.exit(0);
+}`,
+      [
+        [
+          "  return JSON.stringify(msg) + '\\n';",
+          "  return (msg as { method?: string }).method === 'notifications/progress' ? deep + '\\n' : JSON.stringify(msg) + '\\n';",
+        ],
+        ['  return JSON.parse(line.trim());', "  return line.startsWith('[[') ? null : JSON.parse(line.trim());"],
+      ],
+    );
+    const run = await runCi(['test', '--stage', 'config-and-framing', '--runs', '20', '--seed', '5', '--random', '0', '--submission', dir]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(1);
+    const all = checks(run.report);
+    const numbers = all.find((check) => check.name === 'mcp-frame/numbers');
+    expect(numbers?.status).toBe('fail');
+    expect(JSON.stringify(numbers)).toContain(`your stdout is JSON ${WORDS}`);
+    const notifications = all.find((check) => check.name === 'mcp-frame/notifications');
+    expect(notifications?.status).toBe('fail');
+    expect(notifications?.hints).toContainEqual(
+      expect.objectContaining({ kind: 'frame-too-deep', lines: expect.arrayContaining([`frames[1] is JSON ${WORDS}`]) }),
+    );
+    const cases = all.filter((check) => check.origin !== 'property' && !['mcp-frame/numbers', 'mcp-frame/notifications'].includes(check.name));
+    expect(cases.length).toBeGreaterThan(20);
+    expect(cases.filter((check) => check.status !== 'pass').map((check) => check.name)).toEqual([]);
   });
 });
