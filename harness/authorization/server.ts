@@ -23,6 +23,7 @@ import {
   type Player,
   type RoleSecret,
 } from '../cassette/index.ts';
+import { BODY_TOO_LARGE, readBody } from '../request-body.ts';
 import { isMetadataDocumentUrl, isRegistration, mapStrings } from './oauth.ts';
 import { type RecordedAuthorization, recordedAuthorization } from './recorded.ts';
 import { type Asked, AuthRequests, type Mistake, type OAuthRefusal, type ScopesDue, words } from './requests.ts';
@@ -40,6 +41,8 @@ export interface CredentialsRefusal {
   challenge?: string;
 }
 
+/** The two servers a request of the authorization goes to, as a mistake names them. */
+const SERVER_NAMES: Record<AuthFrame['request']['server'], string> = { resource: 'the MCP server', authorization: 'the authorization server' };
 /** Where the recorded authorization server is served, on the MCP server's origin. */
 export const AUTHORIZATION_PATH = '/authorization-server';
 /** A Host header that names an origin, and nothing more. */
@@ -218,9 +221,11 @@ export class AuthorizationServer {
   }
 
   handle(server: AuthFrame['request']['server'], request: IncomingMessage, response: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => this.answer(server, request, response, Buffer.concat(chunks).toString('utf8')));
+    readBody(request, (body) => {
+      if (body !== undefined) return this.answer(server, request, response, body);
+      const said = `your client sent ${request.method} ${new URL(request.url ?? '/', 'http://127.0.0.1').pathname} to ${SERVER_NAMES[server]} ${BODY_TOO_LARGE}`;
+      this.refuse({ text: `${request.method} ${request.url}` }, response, 413, 'invalid_request', 'body-too-large', said);
+    });
   }
 
   private answer(server: AuthFrame['request']['server'], request: IncomingMessage, response: ServerResponse, body: string): void {
@@ -262,14 +267,13 @@ export class AuthorizationServer {
         this.player.transportRefusal(asked.text, 404);
         return void response.writeHead(404).end();
       }
-      const whose = server === 'resource' ? 'the MCP server' : 'the authorization server';
       return this.refuse(
         asked,
         response,
         404,
         'invalid_request',
         asked.path.includes('/.well-known/') ? 'oauth-discovery' : 'http-method',
-        `your client sent ${asked.method} ${asked.path} to ${whose}, which the recording ${same.length > 0 ? 'answered fewer times' : 'never answered'}${this.metadataAt(asked.path)}`,
+        `your client sent ${asked.method} ${asked.path} to ${SERVER_NAMES[server]}, which the recording ${same.length > 0 ? 'answered fewer times' : 'never answered'}${this.metadataAt(asked.path)}`,
       );
     }
     const problem = this.check(frame, asked);
@@ -466,7 +470,7 @@ export class AuthorizationServer {
     return undefined;
   }
 
-  private refuse(asked: Asked, response: ServerResponse, status: number, error: string, kind: DiagnosisKind, message: string): void {
+  private refuse(asked: Pick<Asked, 'text'>, response: ServerResponse, status: number, error: string, kind: DiagnosisKind, message: string): void {
     this.player.transportRefusal(asked.text, status, error, { kind, message });
     response
       .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })

@@ -23,6 +23,7 @@ export { AUTHORIZATION_SERVER, MCP_SERVER, PLACEHOLDERS, UNPRINTABLE_ROLES, byRo
 export type { RoleSecret } from './format/placeholders.ts';
 export { saveCassette } from './format/save.ts';
 export { KINDS } from './kinds/index.ts';
+export { readClientLine } from './player/client-line.ts';
 export { formatDiagnoses, formatDiagnosis, moreDiagnosesLine } from './player/diagnosis.ts';
 export type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './player/diagnosis.ts';
 export { exchangeStep, responseOutcome } from './player/exchange.ts';

@@ -1,9 +1,11 @@
 // Comparing two outputs as JSON, after setting aside what is wrong with the raw bytes (CRLF line
 // ends, log lines around the JSON), and reading the comparison: the ground every hint rule (the
 // generic ones in hints.ts, each stage's in harness/stages/) stands on.
+import { NESTED_TOO_DEEP, nestedDeeperThan } from '../json-depth.ts';
 import { quote } from './escape.ts';
 
-export type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
+/** A text read as JSON: its value, or why not (`tooDeep`: JSON, nested deeper than the grader reads). */
+export type Parsed = { ok: true; value: unknown } | { ok: false; error: string; tooDeep?: true };
 
 export interface Comparison {
   expectedText: string;
@@ -21,12 +23,16 @@ export interface Comparison {
 
 // ------------------------------------------------------------------ comparing outputs as JSON
 
+/** The one reading of a program's output (and of a frame it printed) as JSON: every rule walks the
+ *  value, so one nested deeper than json-depth.ts allows is not read. */
 export function parseJson(text: string): Parsed {
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
+  return nestedDeeperThan(value) ? { ok: false, error: NESTED_TOO_DEEP, tooDeep: true } : { ok: true, value };
 }
 
 export function compareOutputs(expected: Buffer, actual: Buffer): Comparison {
@@ -40,7 +46,7 @@ export function compareOutputs(expected: Buffer, actual: Buffer): Comparison {
   const withoutCr = crlf ? actualText.replaceAll('\r\n', '\n') : actualText;
   let actualJson = crlf ? parseJson(withoutCr) : actualRawJson;
   let strayLines: string[] = [];
-  const split = expectedJson.ok && !actualJson.ok ? splitOffStrayLines(expectedText, withoutCr) : undefined;
+  const split = expectedJson.ok && !actualJson.ok && !actualJson.tooDeep ? splitOffStrayLines(expectedText, withoutCr) : undefined;
   if (split !== undefined) {
     strayLines = split.strayLines;
     actualJson = parseJson(split.rest);

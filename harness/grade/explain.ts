@@ -100,7 +100,7 @@ function describeJsonDifference(comparison: Comparison): string | undefined {
   if (actualRawJson.ok) {
     return `in the JSON: ${where(actualRawJson.value) ?? 'the values are equal; the bytes between the tokens differ'}`;
   }
-  const notJson = `your stdout is not valid JSON (${actualRawJson.error})`;
+  const notJson = actualRawJson.tooDeep ? `your stdout is JSON ${actualRawJson.error}` : `your stdout is not valid JSON (${actualRawJson.error})`;
   if (!actualJson.ok) return notJson;
   return `${notJson}; without the lines that are not JSON: ${where(actualJson.value) ?? 'the JSON is right'}`;
 }

@@ -89,8 +89,12 @@ function candidate(path: string): string | undefined {
   const tries = [path, ...(TS_FOR_JS[ext] ?? []).map((other) => path.slice(0, -ext.length) + other), ...IMPLIED.map((implied) => path + implied)];
   tries.push(...IMPLIED.map((implied) => resolve(path, `index${implied}`)));
   return tries.find((path) => {
-    const stat = statSync(path, { throwIfNoEntry: false }) ?? lstatSync(path, { throwIfNoEntry: false });
-    return stat !== undefined && !stat.isDirectory();
+    try {
+      const stat = statSync(path, { throwIfNoEntry: false }) ?? lstatSync(path, { throwIfNoEntry: false });
+      return stat !== undefined && !stat.isDirectory();
+    } catch {
+      return false; // a name too long for the file system (ENAMETOOLONG), or a file in the way of a folder: nothing there
+    }
   });
 }
 
@@ -134,7 +138,7 @@ export function confine({ entries, folder, base, packages }: Confinement): Plugi
       // Node's builtins by their `node:` names are esbuild's own to leave as imports (no file is read).
       build.onResolve({ filter: NOT_NODE_BUILTIN }, (args) => {
         const specifier = args.path;
-        const refused = (why: string) => refuse(`imports "${oneLine(specifier)}", ${why}`);
+        const refused = (why: string) => refuse(`imports "${oneLine(specifier, SPECIFIER_CHARS)}", ${why}`);
         if (args.kind === 'entry-point') {
           const path = real(specifier);
           if (path !== undefined && realEntries.has(path)) {
@@ -159,9 +163,9 @@ export function confine({ entries, folder, base, packages }: Confinement): Plugi
         if (!within(realFolder, wanted)) return refused(`which is outside ${outside}: only the files there are bundled`);
         const found = candidate(wanted);
         const path = found && (real(found) ?? linkTarget(found));
-        if (path === undefined) return { errors: [{ text: `cannot find "${oneLine(specifier)}"` }] }; // a typo, or gone meanwhile
+        if (path === undefined) return { errors: [{ text: `cannot find "${oneLine(specifier, SPECIFIER_CHARS)}"` }] }; // a typo, or gone meanwhile
         if (!within(realFolder, path)) return refused(`a link to a file outside ${outside}`);
-        if (real(path) === undefined) return { errors: [{ text: `cannot find "${oneLine(specifier)}"` }] }; // a link to nothing under src/
+        if (real(path) === undefined) return { errors: [{ text: `cannot find "${oneLine(specifier, SPECIFIER_CHARS)}"` }] }; // a link to nothing under src/
         if (!statSync(path).isFile()) return refused(NOT_A_FILE);
         resolved.add(path);
         return { path };
@@ -190,6 +194,8 @@ export function confine({ entries, folder, base, packages }: Confinement): Plugi
 }
 
 const COMPUTED_WORDS = 'import each of your files by a string literal, so that the bundle holds what you name and nothing else';
+/** The most characters of an import quoted in a refusal: the words after it say why, and must fit. */
+const SPECIFIER_CHARS = 200;
 const NOT_A_FILE = 'a device, a FIFO or a socket, not a file: only files are bundled';
 
 /** Marks an error as a refusal (not a mistake in the code). */
@@ -220,10 +226,19 @@ export function mapOutside(contents: Uint8Array, dir: string, folder: string): s
 export function computedImportIn(metafile: Metafile): string | undefined {
   for (const [file, input] of Object.entries(metafile.inputs)) {
     const glob = input.imports.find((record) => record.path.includes('*'));
-    if (glob) return `${file}: a computed import (esbuild reads it as "${glob.path}"): ${COMPUTED_WORDS}`;
+    if (glob) return `${file}: a computed import (esbuild reads it as "${oneLine(glob.path, SPECIFIER_CHARS)}"): ${COMPUTED_WORDS}`;
   }
   return undefined;
 }
+
+/** The most characters of a refusal's file name and of its words: both are the student's to choose
+ *  (esbuild's words quote their code, a token or an import of any length), and the refusal goes back to
+ *  the grader on the bundler's outcome line, whose cap (64 KiB, bundle.ts) holds two entries' refusals. */
+const REFUSAL_FILE_CHARS = 500;
+const REFUSAL_WORDS_CHARS = 2000;
+/** How much of a long line the code frame shows around the error, and how much of that before it. */
+const FRAME_CHARS = 120;
+const FRAME_CHARS_BEFORE = 40;
 
 /** Refusals and compile errors of a failed build, as one line: `<file>:<line>:<column>: <what>`, the
  *  file as it stands in the run root; a refusal (the plugin's, or a computed import) before a mistake. */
@@ -233,19 +248,33 @@ export function refusalOf(errors: readonly Message[]): string | undefined {
   if (first === undefined) return undefined;
   // The file's name and esbuild's words (which quote the code) are the student's to choose: a line break in
   // them must not start a line of theirs under ours. Only the code frame's lines follow the first.
-  const at = first.location ? `${oneLine(first.location.file)}:${first.location.line}:${first.location.column + 1}: ` : '';
-  const computed = computedWords(first);
-  return refusedHere ? `${at}${oneLine(computed ?? first.text)}` : `${at}${oneLine(first.text)} (your code does not compile)${codeFrame(first)}`;
+  const at = first.location ? `${oneLine(first.location.file, REFUSAL_FILE_CHARS)}:${first.location.line}:${first.location.column + 1}: ` : '';
+  const words = oneLine(computedWords(first) ?? first.text, REFUSAL_WORDS_CHARS);
+  return refusedHere ? `${at}${words}` : `${at}${words} (your code does not compile)${codeFrame(first)}`;
 }
 
 /** Under a compile error, the line it is on and a caret under where (`\n  12 | code\n     |   ^`): the
- *  lines after the first, which a verdict shows as its details. */
+ *  lines after the first, which a verdict shows as its details. A line longer than FRAME_CHARS is shown
+ *  as the window of it around the error, cut with `…`, the caret under the same place. */
 function codeFrame({ location }: Message): string {
   if (!location?.lineText) return '';
+  const line = location.lineText;
+  const column = Math.min(location.column, line.length);
+  let from = line.length <= FRAME_CHARS ? 0 : Math.max(0, Math.min(column - FRAME_CHARS_BEFORE, line.length - FRAME_CHARS));
+  let to = Math.min(line.length, from + FRAME_CHARS);
+  // a cut between the two halves of a character would show neither
+  if (isLowSurrogate(line.charCodeAt(from)) && from < column) from++;
+  if (isLowSurrogate(line.charCodeAt(to)) && to > column) to--;
+  const before = `${from > 0 ? '…' : ''}${escapeControls(line.slice(from, column))}`;
+  const after = `${escapeControls(line.slice(column, to))}${to < line.length ? '…' : ''}`;
   const number = String(location.line);
   const gutter = ' '.repeat(number.length);
-  const marks = '^'.repeat(Math.max(1, Math.min(location.length, location.lineText.length - location.column)));
-  return `\n  ${number} | ${escapeControls(location.lineText)}\n  ${gutter} | ${' '.repeat(location.column)}${marks}`;
+  const marks = '^'.repeat(Math.max(1, Math.min(location.length, to - column)));
+  return `\n  ${number} | ${before}${after}\n  ${gutter} | ${' '.repeat(before.length)}${marks}`;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** A computed import, told in the course's words: one esbuild cannot expand (its own message, made an
@@ -254,7 +283,9 @@ function computedWords(message: Message): string | undefined {
   const kind = COMPUTED_IMPORTS[message.id];
   if (kind !== undefined) return `${kind}: ${COMPUTED_WORDS}`;
   const pattern = unresolvedPattern(message.text);
-  return pattern === undefined ? undefined : `a computed import (esbuild reads it as "${pattern}", and finds nothing there): ${COMPUTED_WORDS}`;
+  return pattern === undefined
+    ? undefined
+    : `a computed import (esbuild reads it as "${oneLine(pattern, SPECIFIER_CHARS)}", and finds nothing there): ${COMPUTED_WORDS}`;
 }
 
 /** The pattern of `Could not resolve import("<pattern>")` (or require) that has a `*` in it: up to the

@@ -90,6 +90,14 @@ function frameMistakes(expected: string, actual: unknown, at: string): Hint[] {
   if (actualBody === expectedBody) return hints;
 
   const parsedActual = parseJson(actualBody);
+  if (!parsedActual.ok && parsedActual.tooDeep) {
+    hints.push({
+      kind: 'frame-too-deep',
+      lines: [`${at} is JSON ${parsedActual.error}`, "build it with JSON.stringify(msg) + '\\n'"],
+      general: ['a frame of yours is JSON nested deeper than the grader reads', "build it with JSON.stringify(msg) + '\\n'"],
+    });
+    return hints;
+  }
   if (!parsedActual.ok) {
     hints.push({
       kind: 'frame-not-json',

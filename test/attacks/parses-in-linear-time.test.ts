@@ -261,6 +261,13 @@ const PLAYER: Parser<unknown>[] = [
   }),
   row({
     parser: 'cassette/player, a client message held to the recording',
+    worst: 'an initialize whose params are nested as deep as it is long (not read past 500 levels)',
+    input: (bytes) =>
+      playerWith(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":${'['.repeat(bytes / 2)}${']'.repeat(bytes / 2)}}}\n`),
+    parse: ({ player, wire }) => player.receiveChunk(wire),
+  }),
+  row({
+    parser: 'cassette/player, a client message held to the recording',
     worst: 'messages of a few bytes, each unexpected (the diagnoses full, the rest counted)',
     input: (bytes) => playerWith(fill('{"jsonrpc":"2.0","id":7,"method":"x/y"}\n', bytes)),
     parse: ({ player, wire }) => player.receiveChunk(wire),

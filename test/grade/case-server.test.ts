@@ -73,6 +73,16 @@ describe('the report at the start of the wire', () => {
     expect(await written).toBe('all written');
   });
 
+  it('is missing when it nests deeper than the grader reads: the words of what differs would overflow the stack', async () => {
+    const { grader, program } = await socketPair();
+    const read = readAll(grader);
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    program.end(`{"caseServer":{"args":["stdio"],"env":{"GREETING":${deep}}}}\n${initialize}`);
+    const said = (await read).report;
+    expect(said).toBeUndefined();
+    expect(startProblem({ args: ['stdio'], env: { GREETING: 'hello' } }, said)).toMatch(/never reached the grader/);
+  });
+
   it('is missing when the wire ends before a whole line', async () => {
     const { grader, program } = await socketPair();
     const read = readAll(grader);

@@ -54,6 +54,14 @@ export const HTTP_KINDS = {
     refusal: true,
     example: 'your client sent PUT /mcp: a Streamable HTTP client sends POST, GET or DELETE',
   },
+  'body-too-large': {
+    what: "a request body of more than 16 MiB, to the MCP endpoint or to the authorization server (answered 413, and not read): the course's bound on what the player reads",
+    level: 'course',
+    source: COURSE,
+    words: 'a request body is at most 16 MiB: the player reads none larger',
+    refusal: true,
+    example: 'your client sent POST /mcp with a body of more than 16 MiB, which the grader does not read',
+  },
   'http-auth': {
     what: 'a POST without the `Authorization` header the recorded client sent, or over a recorded authorization any request (GET and DELETE too) without the access token issued last; the scheme is case-insensitive (answered 401)',
     level: 'must',

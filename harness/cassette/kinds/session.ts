@@ -83,6 +83,14 @@ export const SESSION_KINDS = {
     example:
       'your client wrote a line longer than 16 MiB without a newline; the player stopped reading: {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"aaaa…',
   },
+  'nested-too-deep': {
+    what: "a message that nests arrays and objects more than 500 levels deep (answered with a JSON-RPC Invalid Request error, and not read further): the course's bound on what the player reads, where JSON-RPC and MCP set none",
+    level: 'course',
+    source: COURSE,
+    words: 'a message nests arrays and objects at most 500 levels deep: the player reads no deeper',
+    example:
+      'your client wrote a message nested deeper than 500 levels, which the grader does not read: {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":[[[[[[[[[...',
+  },
   'id-reused': {
     what: 'a request with an id the client already gave a request in the session, answered or not (2025-11-25); in the stateless revision, one still unanswered',
     level: 'must',

@@ -9,6 +9,7 @@ import { clip, cutPoint } from '../../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
 import { ExchangeLog, exchangeStep, httpStep, KEPT_MESSAGE_CHARS, keptMessage, statusLine, type ExchangeStep } from './exchange.ts';
 import { LineSplitter } from './lines.ts';
+import { readClientLine } from './client-line.ts';
 import { applyEdits, IdMap } from './id-map.ts';
 import { Matching, type Miss } from '../matching/matching.ts';
 import { KeptDiagnoses, RECEIVED_CHARS, type Fields } from './player-diagnoses.ts';
@@ -172,22 +173,14 @@ export class Player {
     if (text === '') return true;
     this.longLine = text.length > RECEIVED_CHARS ? clip(text, RECEIVED_CHARS) : undefined;
     try {
-      let message: unknown;
-      try {
-        message = JSON.parse(text);
-      } catch {
-        this.step = this.logClient(text, arrival);
-        this.diagnose('not-json', () => `your client wrote a line that is not JSON: ${preview(text)}`, { received: text });
-        this.reply(null, 'Parse error: the line is not JSON', -32700);
+      const read = readClientLine(text);
+      if (!('message' in read)) {
+        this.step = this.logClient(read.shown, arrival);
+        this.diagnose(read.kind, () => read.said, { received: read.shown });
+        this.reply(null, read.error.message, read.error.code);
         return false;
       }
-      if (!isObject(message)) {
-        this.step = this.logClient(message as Json, arrival);
-        this.diagnose('not-json', () => `your client wrote JSON that is not one message object: ${preview(text)}`, { received: message as Json });
-        this.reply(null, 'Invalid Request: expected one JSON-RPC message object', -32600);
-        return false;
-      }
-      this.receive(message, arrival);
+      this.receive(read.message, arrival);
       return true;
     } finally {
       this.longLine = undefined;

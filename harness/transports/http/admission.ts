@@ -22,11 +22,9 @@ import {
   type ParamHeader,
   type Player,
 } from '../../cassette/index.ts';
+import { BODY_TOO_LARGE, MAX_BODY_BYTES, readBody } from '../../request-body.ts';
 import { JSON_TYPE, mirrorHeaders, refuseRequest, requestText, SSE_TYPE } from './refusal.ts';
 import type { HttpSessions } from './sessions.ts';
-
-/** The largest body a POST may have: a message the player would refuse as too long anyway. */
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export class Admission {
   /** The recorded server checks the headers that mirror a body (the stateless revision). */
@@ -88,16 +86,12 @@ export class Admission {
 
   /** A POST's body, read whole and handed to `then`; one too large is refused (413). */
   body(request: IncomingMessage, response: ServerResponse, then: (text: string) => void): void {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    request.on('end', () => {
-      if (size > MAX_BODY_BYTES)
-        return refuseRequest(this.player, request, response, { status: 413, error: `Payload Too Large: more than ${MAX_BODY_BYTES / 1024 / 1024} MiB` });
-      then(Buffer.concat(chunks).toString('utf8'));
+    readBody(request, (text) => {
+      if (text !== undefined) return then(text);
+      refuseRequest(this.player, request, response, { status: 413, error: `Payload Too Large: more than ${MAX_BODY_BYTES / 1024 / 1024} MiB` }, [
+        'body-too-large',
+        `your client sent POST ${this.path} ${BODY_TOO_LARGE}`,
+      ]);
     });
   }
 

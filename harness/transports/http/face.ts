@@ -20,6 +20,7 @@ import {
   type JsonObject,
   type Piece,
   type PlayReport,
+  readClientLine,
 } from '../../cassette/index.ts';
 import { AuthorizationServer } from '../../authorization/index.ts';
 import { formatSseEvent } from './sse.ts';
@@ -165,12 +166,9 @@ export class HttpFace {
   /** One POSTed body: handed to the player, answered as the recording answered it. */
   private message(text: string, request: IncomingMessage, response: ServerResponse): void {
     if (this.player.paused) return void this.postponed.push(() => this.message(text, request, response));
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      message = undefined;
-    }
+    // read as the player reads it: a body that is not one message it reads (one nested too deep among them) is the player's to say
+    const read = readClientLine(text);
+    const message = 'message' in read ? read.message : undefined;
     const expected = this.player.expectingFor(message);
     if (!this.admission.message(request, response, message, text, expected?.http?.headers?.authorization)) return;
     const isRequest = typeof message === 'object' && message !== null && kindOf(message as JsonObject) === 'request';

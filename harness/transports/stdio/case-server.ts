@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { nestedDeeperThan } from '../../json-depth.ts';
 
 /** What a server is started with: its args, and its environment (or the variables its entry adds). */
 interface Startup {
@@ -68,7 +69,10 @@ export function readStartReport(wire: Duplex, then: (report: StartReport | undef
 
 function parseReport(line: string): StartReport | undefined {
   try {
-    const report = (JSON.parse(line) as { caseServer?: unknown }).caseServer as Partial<StartReport> | undefined;
+    const parsed: unknown = JSON.parse(line);
+    // the program's to write: one nested too deep would overflow the comparison and the words of startProblem
+    if (nestedDeeperThan(parsed)) return undefined;
+    const report = (parsed as { caseServer?: unknown }).caseServer as Partial<StartReport> | undefined;
     if (!Array.isArray(report?.args) || typeof report.env !== 'object' || report.env === null) return undefined;
     return { args: report.args.map(String), env: report.env };
   } catch {
