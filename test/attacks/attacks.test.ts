@@ -148,6 +148,7 @@ describe('attacks on the verdict', () => {
 
   it('tells-cases-apart: nothing a program sees (its argument, the folders around it, the mount table) says public, generated or hidden', async () => {
     const hidden = hiddenFrameCase();
+    const teacher = join(folder({}), 'teacher');
     const run = await runCi([
       'test',
       '--stage',
@@ -162,15 +163,17 @@ describe('attacks on the verdict', () => {
       attack('tells-cases-apart'),
       '--cases',
       hidden,
+      '--teacher-report',
+      teacher,
     ]);
     expectHonest(run.report);
-    const frameCases = checks(run.report).filter((check) => check.name.includes('mcp-frame/'));
+    // what each program saw is in the teacher's report: the student's is sealed (hidden cases were given)
+    const whole = JSON.parse(readFileSync(join(teacher, 'results.json'), 'utf8')) as ResultsReport;
+    const frameCases = checks(whole).filter((check) => check.name.includes('mcp-frame/'));
     expect(new Set(frameCases.map((check) => check.origin))).toEqual(new Set(['public', 'generated', 'hidden']));
     for (const check of frameCases) {
       // it saw nothing telling, or it would have ended with nothing printed (a fail), not in the starter's crash
       expect(check.status, check.name).toBe('crash');
-      // a hidden case's report shows no stderr: its verdict is all it says
-      if (check.origin === 'hidden') continue;
       const seen = check.stderr?.text ?? '';
       // it looked, and found its own input...
       expect(seen, check.name).toContain('sees: {"caseDir":"case","caseFiles":["case/messages.json"]');
