@@ -21,8 +21,12 @@ export interface HarnessScript {
 
 const scripts = new Map<string, HarnessScript>();
 
+/** The compiled harness's top folder (lib/): this module's, which sits there. */
+const COMPILED_ROOT = dirname(fileURLToPath(import.meta.url));
+
 /** Module `name` beside `from` as a script for bare node. Compiled (lib/), the module itself, shown with
- *  its folder (the modules it imports) and the package.json that makes it an ES module. From its
+ *  the whole compiled harness (the modules it imports, wherever in it they are) and the package.json that
+ *  makes it an ES module. From its
  *  TypeScript source (the tests, a harness being edited), bundled by esbuild once per process into a
  *  private folder, so that it starts with bare node as compiled, not through tsx (a third of a second
  *  per start). The harness's own code only: nothing of a submission is read here. */
@@ -49,7 +53,7 @@ export function harnessScript(from: string, name: string): HarnessScript {
     });
     made = { script, files: [dir] };
   } else {
-    made = { script: source, files: [dirname(source), ...packageJsonAbove(source)] };
+    made = { script: source, files: [COMPILED_ROOT, ...packageJsonAbove(source)] };
   }
   scripts.set(source, made);
   return made;
