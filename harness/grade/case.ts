@@ -104,15 +104,23 @@ function transportOf(testCase: Case, context: RunContext): Transport | undefined
   return Object.hasOwn(transports, testCase.player) ? transports[testCase.player] : undefined;
 }
 
-export function runProgram(testCase: Case, context: RunContext, { onWire, env, waitedOn }: Wiring = {}): Promise<RunResult> {
+export function runProgram(testCase: Case, context: RunContext, { onWire, env, waitedOn, own }: Wiring = {}): Promise<RunResult> {
   const onPipes = onWire && (([wire]: NodeJS.ReadWriteStream[]) => onWire(wire as unknown as Duplex));
   const ready = context.prestarted?.take(testCase.casePath);
   // a program that talks to no player says its end: graded then, its teardown after the grading
   const alone = onPipes === undefined && env === undefined && waitedOn === undefined;
-  if (ready) return ready.release({ onPipes, env, waitedOn, ...(alone && { sayEnd: true }) }, context.signal);
+  if (ready) return ready.release({ onPipes, env, waitedOn, ...(alone && { sayEnd: true }) }, context.signal, own);
   const options = programOptions(testCase, context, onWire !== undefined);
   const fetching = transportOf(testCase, context)?.program.fetching === true && context.launcher.fetching;
   const { start, caseArg } = showCase(fetching || context.launcher, testCase, context);
+  if (own) {
+    try {
+      start.update?.(own);
+    } catch (error) {
+      start.cleanup?.();
+      throw error;
+    }
+  }
   return runCommand(start, [testCase.command, caseArg], {
     ...options,
     env: { ...options.env, ...env },

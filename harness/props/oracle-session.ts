@@ -72,7 +72,8 @@ function oracleStart(options: StartOptions, warmStart?: string): Command & { run
   const waiting = warmStart === undefined ? [] : [warmStart];
   // no source maps: the grader maps the stack traces (source-positions.ts)
   const args = [...waiting, oracle.script, '--module', options.bundled, '--exports', options.exports.join(',')];
-  const start = options.jail ? options.jail.wrap(process.execPath, args, oracle.files) : { command: process.execPath, args };
+  // its own copy of the run root's parts, as each case's program has
+  const start = options.jail ? options.jail.withRunRoot(options.jail.wrap(process.execPath, args, oracle.files)) : { command: process.execPath, args };
   return {
     ...start,
     run: {

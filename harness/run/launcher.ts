@@ -3,7 +3,8 @@
 // code is bundled once per grade with esbuild, in the bundler's own sandbox (bundle.ts), and started
 // with plain `node`: a third of the cost per case, for the same bytes on stdout. Anything else runs
 // your_program.sh itself. Either way the program starts inside the run root's sandbox (sandbox.ts),
-// where there is one, which shows it of node_modules only the packages it may load. The same run of
+// where there is one, which shows it of node_modules only the packages it may load, and each case's
+// program a copy of the run root's parts of its own (showCase, root-copies.ts). The same run of
 // the bundler bundles the student's module alone, for the property oracle.
 import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { writeAtomically } from '../files.ts';
@@ -134,7 +135,8 @@ async function ownLauncher(runRoot: string, options: LaunchOptions): Promise<Omi
   const bundlePath = join(runRoot, BUNDLE);
   const warm = { command: process.execPath, args: [warmStart, bundlePath] };
   // Nothing runs, but the next save's programs may be started ahead all the same (watch mode): they load
-  // the bundle only on their go, once that save has bundled it, so that the fix is as quick as any save.
+  // the bundle only on their go, once that save has bundled it (their copies of the run root take it
+  // then: root-copies.ts), so that the fix is as quick as any save.
   if (program instanceof BundleRefusal) return { ...script, refused: program.message, module, warm, warmStart };
   const preload = join(runRoot, PRELOAD);
   install(join(HARNESS, 'run', 'preload.mjs'), preload, 0o644);

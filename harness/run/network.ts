@@ -15,6 +15,10 @@ export interface Command {
   env?: Record<string, string>;
   /** Run once its run has ended: removes what was made for this one start (a case's input folder). */
   cleanup?: () => void;
+  /** Run just before the program runs (one started ahead: at its go, its bundle written since it
+   *  started): what it is shown of the run root is brought up to date, and `own`, files of the run root
+   *  made for it alone (its case's gate), are shown to it (sandbox.ts's withRunRoot). */
+  update?: (own?: readonly string[]) => void;
 }
 
 const LOOPBACK_UP = 'ip link set lo up 2>/dev/null; exec "$@"';

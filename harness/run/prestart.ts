@@ -10,8 +10,9 @@ import { runCommand, type Release, type RunOptions, type RunResult } from './spa
 
 export interface Prestart {
   /** Starts its limits and its run now, with what is known only now (Release: its extra pipes, variables,
-   *  whether its player waits for it); `signal` stops it. */
-  release(release: Release, signal: AbortSignal | undefined): Promise<RunResult>;
+   *  whether its player waits for it; `own`: files of the run root made for it alone, its case's gate);
+   *  `signal` stops it. */
+  release(release: Release, signal: AbortSignal | undefined, own?: readonly string[]): Promise<RunResult>;
   cancel(): void;
 }
 
@@ -20,7 +21,9 @@ export function prestart(start: Command, args: string[], options: Omit<RunOption
   const stopper = new AbortController();
   const result = runCommand(start, args, { ...options, release: new Promise((resolve) => (go = resolve)), signal: stopper.signal });
   return {
-    release(release, signal) {
+    release(release, signal, own) {
+      // what it is shown of the run root as it is now: the bundle it will load was written after it started
+      start.update?.(own);
       const stop = () => stopper.abort();
       if (signal?.aborted) stop();
       signal?.addEventListener('abort', stop, { once: true });

@@ -4,12 +4,15 @@
 // - a mount namespace over an empty root: the system's programs and libraries, the parts of the
 //   run root a program needs (program.ts, your_program.sh, src/, and of node_modules only the
 //   packages it may load), all read-only, and a private /tmp of bounded size; never fixtures/, hidden
-//   expected files, the grader's caches, reports or /proc. Of cases/, only its own case's inputs, at
-//   the same place for every case (showCase). Nothing else is writable: neither the root that bwrap
-//   makes nor /dev (its /dev/shm too) is, since either would be memory of no bounded size;
+//   expected files, the grader's caches, reports or /proc. The run root's parts are a copy made for the
+//   program alone (root-copies.ts says why: locks and the page cache go with an inode); the system
+//   folders and node are the machine's own, shared by every program, and so are their locks and
+//   cached pages: that is why the reports are sealed (docs/ci.md). Of cases/, only its own case's
+//   inputs, at the same place for every case (showCase). Nothing else is writable: neither the root
+//   that bwrap makes nor /dev (its /dev/shm too) is, since either would be memory of no bounded size;
 // - a user namespace with every capability dropped, so that no read-only mount can be undone;
 // - a network namespace of its own, with a loopback and nothing else: an HTTP case reaches its own
-//   player through its gate (player-gate.ts), and nothing else on the machine (`--network` lifts it).
+//   player through its gate (transports/http/gate.ts), and nothing else on the machine (`--network` lifts it).
 // The bundler, which reads the submission's files before anything runs, gets a sandbox of its own
 // (bundlerJail): the submission's src/, what esbuild needs, and one folder to write its output in.
 // Where bwrap is missing or cannot make namespaces, programs run as before (process-group kill,
@@ -21,6 +24,7 @@ import { caseCopy } from './case-copies.ts';
 import { withoutNetwork, type Command } from './network.ts';
 import { packageFolders } from './packages.ts';
 import { memoryFilter } from './memory-filter.ts';
+import { rootCopy, type Part } from './root-copies.ts';
 import { ARGS_FD, SECCOMP_FD } from './spawn.ts';
 
 export type { Command };
@@ -31,12 +35,16 @@ export type SandboxKind = 'bwrap' | 'none';
 export interface Jail {
   readonly kind: SandboxKind;
   /** false: its programs reach no network, not even the grader's 127.0.0.1 (an HTTP player reaches them
-   *  through a Unix socket in the run root's .theinference/, which program.ts relays). */
+   *  through a Unix socket, its gate, which program.ts relays). */
   readonly network: boolean;
-  /** `command args` as started in a fresh sandbox that also shows `extraReadOnly` (absolute paths). */
+  /** `command args` as started in a fresh sandbox that also shows `extraReadOnly` (absolute paths), and
+   *  nothing of the run root yet: the start every program of the run root is made from (withRunRoot). */
   wrap(command: string, args: string[], extraReadOnly?: string[]): Command;
-  /** `start` (from wrap) with one case's input folder shown to its program, and the argument that names it
-   *  there: `casePath` itself without a sandbox; in one, CASE_IN_SANDBOX for every case. */
+  /** `start` (from wrap) shown the run root's parts: in a sandbox, a copy made now for this one start,
+   *  updated by the start's `update` and removed by its `cleanup`. */
+  withRunRoot(start: Command): Command;
+  /** `start` (from wrap) shown the run root's parts (withRunRoot) and one case's input folder, and the
+   *  argument that names it there: `casePath` itself without a sandbox; in one, CASE_IN_SANDBOX for every case. */
   showCase(start: Command, caseDir: string, casePath: string): { start: Command; caseArg: string };
 }
 
@@ -120,12 +128,17 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
     ...tmpArgs(), // first: the run root may be under /tmp, and its parts are shown over it
     ...systemArgs(),
     ...nodeArgs(),
-    ...VISIBLE_PARTS.flatMap((part) => visible(join(runRoot, part))),
-    ...packageFolders(join(runRoot, 'node_modules'), options.packages ?? []).flatMap(visible),
   ];
+  const parts = [...VISIBLE_PARTS.map((part) => join(runRoot, part)), ...packageFolders(join(runRoot, 'node_modules'), options.packages ?? [])].flatMap(
+    (path): Part[] => (existsSync(path) ? [{ source: realpathSync(path), shown: path }] : []),
+  );
   const environment = sandboxEnvironment();
   const namespaces = namespaceArgs(network, runRoot);
   const tasks = taskLimit();
+  const withRunRoot = (start: Command): Command => {
+    const copy = rootCopy(runRoot, parts);
+    return { ...start, argsFd: withArgs(start, copy.args), update: copy.update, cleanup: both(start.cleanup, copy.release) };
+  };
   return {
     kind: 'bwrap',
     network,
@@ -136,17 +149,37 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
       argsFd: `${[...shown, ...extraReadOnly.flatMap(visible), ...namespaces].join('\0')}\0`,
       env: environment,
     }),
+    withRunRoot,
     showCase: (start, caseDir) => {
-      const copy = caseCopy(caseDir);
+      const own = withRunRoot(start);
+      let copy: ReturnType<typeof caseCopy>;
+      try {
+        copy = caseCopy(caseDir);
+      } catch (error) {
+        own.cleanup?.();
+        throw error;
+      }
       return {
-        start: {
-          ...start,
-          argsFd: `${start.argsFd ?? ''}${['--ro-bind', copy.path, join(runRoot, CASE_IN_SANDBOX)].join('\0')}\0`,
-          cleanup: copy.release,
-        },
+        start: { ...own, argsFd: withArgs(own, ['--ro-bind', copy.path, join(runRoot, CASE_IN_SANDBOX)]), cleanup: both(own.cleanup, copy.release) },
         caseArg: CASE_IN_SANDBOX,
       };
     },
+  };
+}
+
+/** `start`'s sandbox options, and `args` after them. */
+function withArgs(start: Command, args: readonly string[]): string | undefined {
+  return args.length === 0 ? start.argsFd : `${start.argsFd ?? ''}${args.join('\0')}\0`;
+}
+
+/** Both removals, in turn. */
+function both(first: (() => void) | undefined, then: () => void): () => void {
+  return () => {
+    try {
+      first?.();
+    } finally {
+      then();
+    }
   };
 }
 
@@ -213,6 +246,7 @@ function plainJail(network: boolean): Jail {
     kind: 'none',
     network,
     wrap: (command, args) => (offline ? offline({ command, args }) : { command, args }),
+    withRunRoot: (start) => start,
     showCase: (start, _caseDir, casePath) => ({ start, caseArg: casePath }),
   };
 }

@@ -15,6 +15,9 @@ export interface Wiring {
   env?: Record<string, string>;
   /** Whether the player now waits for the program with nothing left to send it (a program that then does nothing is stuck). */
   waitedOn?: () => boolean;
+  /** Sockets made in the grader's socketsFolder (sockets.ts) for this program alone (an HTTP player's
+   *  gate): shown to it, and to no other. */
+  own?: readonly string[];
 }
 
 /** The case's program, as grading hands it to the transport. */
@@ -32,7 +35,7 @@ export interface CaseProgram<R> {
 export interface PlaySetting {
   /** The case's input folder, as the grader sees it. */
   caseDir: string;
-  /** The folder the program runs in (a transport's sockets go in its .theinference/). */
+  /** The folder the program runs in. */
   runRoot: string;
   /** Whether the program may reach 127.0.0.1 itself (no sandbox, or one with network). */
   network: boolean;

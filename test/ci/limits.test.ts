@@ -115,17 +115,21 @@ if (underProgram && interfaces.length > 0) throw new Error('network interfaces: 
     expect(on.stdout).toContain('network interfaces: ');
   });
   it("without network (the default; --no-network without a sandbox): an HTTP stage's programs reach their case's player through its gate, and no other case's", async () => {
-    // Each program knocks at every player gate in the run root (its own among them) without the token: a
-    // gate that lets it through to a player fails its case. Then it goes on as the reference does.
+    // Each program knocks at every player gate it is shown (in a sandbox its own alone; without one, every
+    // case's, in the grader's folder of sockets) without the token: a gate that lets it through to a
+    // player fails its case. Then it goes on as the reference does.
     const prelude = `import * as ciFs from 'node:fs';
 import * as ciNet from 'node:net';
 if (process.argv[2] === 'http') {
-  const gates = ciFs.readdirSync('.theinference').filter((name) => name.endsWith('.sock'));
+  const folder = process.env.THEINFERENCE_PLAYER_SOCKET!.replace(/[^/]*$/, '');
+  const gates = ciFs.readdirSync(folder).filter((name) => name.endsWith('.sock'));
   if (gates.length === 0) throw new Error('no player gate to knock at');
+  // in a sandbox (its case at 'case'), its own alone
+  if (process.argv[3] === 'case' && gates.length > 1) throw new Error('the gates of other cases are shown: ' + gates.join(', '));
   for (const gate of gates) {
     const heard = await new Promise<string>((resolve) => {
       let answer = '';
-      const socket = ciNet.createConnection('.theinference/' + gate);
+      const socket = ciNet.createConnection(folder + gate);
       socket.on('data', (chunk) => (answer += chunk)).on('close', () => resolve(answer)).on('error', () => resolve(answer));
       socket.end('not-the-token\\nPOST /mcp HTTP/1.1\\r\\nhost: x\\r\\ncontent-length: 2\\r\\n\\r\\n{}');
     });

@@ -40,7 +40,7 @@ export function startAhead(body: string): StartedAhead {
   writeFileSync(script, body);
   const jail = jailFor(root, { sandbox: true });
   if (jail.kind !== 'bwrap') throw new Error('no sandbox here: install bubblewrap (scripts/machine-packages.sh)');
-  const started = prestart(jail.wrap(process.execPath, [warmStart]), [script], {
+  const started = prestart(jail.withRunRoot(jail.wrap(process.execPath, [warmStart])), [script], {
     cwd: root,
     env: { PATH: process.env.PATH },
     limits: { timeoutMs: 10_000, outputCap: 8 * 1024 * 1024 },

@@ -38,7 +38,8 @@ async function inSandbox(root: string, script: string, network = true, timeoutMs
   const jail = jailFor(root, { sandbox: true, network, packages: ['some-package'] });
   expect(jail.kind).toBe('bwrap');
   const wrapped = jail.wrap(process.execPath, ['-e', script]);
-  const { start, caseArg } = caseDir === undefined ? { start: wrapped, caseArg: undefined } : jail.showCase(wrapped, join(root, caseDir), caseDir);
+  const { start, caseArg } =
+    caseDir === undefined ? { start: jail.withRunRoot(wrapped), caseArg: undefined } : jail.showCase(wrapped, join(root, caseDir), caseDir);
   const result = await runCommand(start, caseArg === undefined ? [] : [caseArg], {
     cwd: root,
     env: { PATH: process.env.PATH },

@@ -21,7 +21,8 @@ const graders = () => readdirSync(temporary).filter((name) => name.startsWith('t
 
 describe.skipIf(namespace === undefined)('scratch folders', () => {
   it("are removed by the next grader when theirs was killed outright, and no one else's", async () => {
-    // a watch session: its cases' copies stay while it waits for a save
+    // a watch session: its cases' copies stay while it waits for a save, and so do the copies of the
+    // course its programs started ahead are shown (root-copies.ts)
     const child = spawn(process.execPath, [join(REPO, 'bin/theinference.js'), 'test', '--stage', '1', '--watch', '--runs', '10', '--seed', '3'], {
       cwd: course,
       env: { ...process.env, NO_COLOR: '1', TMPDIR: temporary },
@@ -34,6 +35,8 @@ describe.skipIf(namespace === undefined)('scratch folders', () => {
         if (output.includes('[watch] waiting for changes')) resolve();
       }),
     );
+    // the next grading's programs are started once the verdict is out: killed once one is
+    while (!graders().some((name) => name.startsWith('theinference-root-'))) await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGKILL');
     await exit;
     const killed = graders();

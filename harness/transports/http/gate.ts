@@ -1,9 +1,10 @@
 // A program graded without network (`--no-network`) has a loopback of its own and cannot reach the
-// HTTP player on the grader's 127.0.0.1. It reaches it through a Unix socket instead, a file in the
-// run root that its sandbox shows: this gate listens there and passes each connection on to the
+// HTTP player on the grader's 127.0.0.1. It reaches it through a Unix socket instead, in the grader's
+// folder of sockets (sockets.ts): this gate listens there and passes each connection on to the
 // player's port, byte for byte (program.ts offers the student's client a port on its own loopback and
-// relays it here). Every program of a grading sees the same folder, so a connection must open with
-// the case's token: no program can reach another case's player.
+// relays it here). A sandbox shows its program its own case's gate alone; a program without one
+// (`--no-network --no-sandbox`) sees them all, so a connection must open with the case's token: no
+// program can reach another case's player.
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';

@@ -1,16 +1,17 @@
 // Streamable HTTP: the cassette served on 127.0.0.1, on a port the grader owns for the case alone;
 // the program finds its URL in THEINFERENCE_SERVER_URL. A program without network reaches it
-// through a gate of the case's own, a Unix socket in the run root (gate.ts).
-import { join, relative } from 'node:path';
+// through a gate of the case's own, a Unix socket (gate.ts).
+import { join } from 'node:path';
 import { InputError } from '../../errors.ts';
+import { socketsFolder } from '../sockets.ts';
 import type { Transport } from '../transport.ts';
 import { openGate } from './gate.ts';
 import { failingOverHttp, notResumed } from './hints.ts';
 
 /** Where a program of an HTTP stage finds the grader's player: a URL on 127.0.0.1, on a port the grader listens on. */
 export const SERVER_URL_VARIABLE = 'THEINFERENCE_SERVER_URL';
-/** Where a program without network finds it instead: the player's gate, a Unix socket (its path from the run
- *  root), and the token its connections open with. program.ts offers the student's client a port on the
+/** Where a program without network finds it instead: the player's gate, a Unix socket (its path), and the
+ *  token its connections open with. program.ts offers the student's client a port on the
  *  program's own loopback, relayed there, at the path of THEINFERENCE_SERVER_URL. */
 export const PLAYER_SOCKET_VARIABLE = 'THEINFERENCE_PLAYER_SOCKET';
 export const PLAYER_TOKEN_VARIABLE = 'THEINFERENCE_PLAYER_TOKEN';
@@ -22,11 +23,11 @@ export const http: Transport = {
     const { serveCassette } = await import('./serve.ts');
     const served = await serveCassette(cassette);
     try {
-      const gate = setting.network ? undefined : await openGate(playerSocket(setting.runRoot), Number(new URL(served.url).port));
+      const gate = setting.network ? undefined : await openGate(playerSocket(), Number(new URL(served.url).port));
       try {
         const reach: Record<string, string> = { [SERVER_URL_VARIABLE]: served.url };
-        if (gate) Object.assign(reach, { [PLAYER_SOCKET_VARIABLE]: relative(setting.runRoot, gate.path), [PLAYER_TOKEN_VARIABLE]: gate.token });
-        const result = await program.run({ env: reach, waitedOn: () => served.waitsForClient() });
+        if (gate) Object.assign(reach, { [PLAYER_SOCKET_VARIABLE]: gate.path, [PLAYER_TOKEN_VARIABLE]: gate.token });
+        const result = await program.run({ env: reach, waitedOn: () => served.waitsForClient(), ...(gate && { own: [gate.path] }) });
         // the gate's connections first: each of them closes only after the player's end of it has
         const settled = await program.settle(served, async () => {
           await gate?.allClosed();
@@ -79,9 +80,9 @@ export const http: Transport = {
 };
 
 let sockets = 0;
-/** A socket path of its own for each case's player gate, in the run root's .theinference/ (which every
- *  sandbox shows; a Unix socket's path has room for about 100 bytes: the file name is short). */
-function playerSocket(runRoot: string): string {
+/** A socket path of its own for each case's player gate, in the grader's folder of sockets (a sandbox
+ *  shows its program its own gate there, and no other). */
+function playerSocket(): string {
   sockets += 1;
-  return join(runRoot, '.theinference', `player-${process.pid}-${sockets}.sock`);
+  return join(socketsFolder(), `player-${process.pid}-${sockets}.sock`);
 }
