@@ -61,9 +61,10 @@ export const VISIBLE_PARTS = ['program.ts', 'your_program.sh', 'package.json', '
  *  or the grader's look at what its tmpfs hold). */
 const TMP_BYTES = 64 * 1024 * 1024;
 
-/** After every option on the fd (where a case's folder is added last): the root bwrap makes, a tmpfs of
- *  no bounded size, read-only once everything is mounted on it. */
-const READ_ONLY_ROOT = ['--remount-ro', '/'];
+/** After every option on the fd (where a case's folder and its gate are added last, the gate under
+ *  /dev/shm): /dev (its /dev/shm, a folder of its tmpfs, with it) and the root bwrap makes, tmpfs of no
+ *  bounded size, read-only once everything is mounted on them. */
+const READ_ONLY_ROOT = ['--remount-ro', '/dev', '--remount-ro', '/'];
 
 /** The most tasks (processes and their threads) a program's sandbox may hold. A client and a server it
  *  starts need a few dozen (a Node process runs about ten threads); one that forks without end is
@@ -226,9 +227,7 @@ function namespaceArgs(network: boolean, chdir: string): string[] {
     '--new-session', // no controlling terminal to push keystrokes into
     '--proc',
     '/proc',
-    '--dev',
-    '/dev',
-    '--remount-ro', // its /dev/shm, a folder of its tmpfs, with it
+    '--dev', // read-only once all is mounted (READ_ONLY_ROOT)
     '/dev',
     ...(memoryFilter() ? ['--seccomp', String(SECCOMP_FD)] : []),
     // made where nothing shown is under it (a bundler shown a src/ kept elsewhere)

@@ -145,7 +145,7 @@ describe('the sandbox', () => {
       console.log(JSON.stringify({ init: read('/proc/1/cmdline'), initEnv: read('/proc/1/environ'), env: read('/proc/self/environ') }));`,
     );
     const seen = JSON.parse(out) as { init: string[]; initEnv: string[]; env: string[] };
-    expect(seen.init.slice(0, 6)).toEqual(['bwrap', '--args', '9', '--remount-ro', '/', '--']);
+    expect(seen.init.slice(0, 8)).toEqual(['bwrap', '--args', '9', '--remount-ro', '/dev', '--remount-ro', '/', '--']);
     expect(seen.init.join(' ')).not.toContain(root);
     expect(seen.init.join(' ')).not.toContain('--ro-bind');
     const nodePrefix = dirname(dirname(realpathSync(process.execPath)));
