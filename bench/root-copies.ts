@@ -19,7 +19,7 @@ import { caseCopy } from '../harness/run/case-copies.ts';
 import { programEnv } from '../harness/run/env.ts';
 import { launcher, type Launcher } from '../harness/run/launcher.ts';
 import { packageFolders } from '../harness/run/packages.ts';
-import { CASE_IN_SANDBOX, VISIBLE_PARTS, type Command, type Jail } from '../harness/run/sandbox.ts';
+import { CASE_IN_SANDBOX, VISIBLE_PARTS, type Invocation, type Jail } from '../harness/run/sandbox.ts';
 import { COURSE_CONTENT } from '../harness/stages/index.ts';
 
 const repo = join(import.meta.dirname, '..');
@@ -38,7 +38,7 @@ function shared(jail: Jail, packages: readonly string[]): Jail {
   const binds = [...VISIBLE_PARTS.map((part) => join(root, part)), ...packageFolders(join(root, 'node_modules'), packages)]
     .filter((path) => existsSync(path))
     .flatMap((path) => ['--ro-bind', realpathSync(path), path]);
-  const withRunRoot = (start: Command): Command => ({ ...start, argsFd: `${start.argsFd}${binds.join('\0')}\0` });
+  const withRunRoot = (start: Invocation): Invocation => ({ ...start, argsFd: `${start.argsFd}${binds.join('\0')}\0` });
   return {
     ...jail,
     withRunRoot,

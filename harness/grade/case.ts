@@ -7,7 +7,7 @@ import { CassetteError, KINDS, byRole, loadCassette, type Cassette, type PlayRep
 import type { Case } from '../course.ts';
 import { MEMORY_COUNTED_AS } from '../run/cgroup.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
-import type { Command } from '../run/network.ts';
+import type { Invocation } from '../run/network.ts';
 import { BundlerFailure } from '../run/bundle.ts';
 import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
 import { afterProgress } from '../run/progress.ts';
@@ -142,7 +142,7 @@ export function prestartProgram(testCase: Case, context: RunContext): Prestart |
 }
 
 /** The program's start with its case's inputs shown to it (in a sandbox, at a place that says nothing of the case). */
-function showCase(start: Command, testCase: Case, context: RunContext): { start: Command; caseArg: string } {
+function showCase(start: Invocation, testCase: Case, context: RunContext): { start: Invocation; caseArg: string } {
   return context.launcher.jail.showCase(start, resolve(context.runRoot, testCase.casePath), testCase.casePath);
 }
 

@@ -3,7 +3,7 @@
 // treated as hostile (the student's code shares its process): lines are bounded, every message
 // is checked against what is due next, and anything else ends the session with a Trouble that
 // says what came. Never throws, never waits past the process's own limits.
-import type { Command, Jail } from '../run/sandbox.ts';
+import type { Invocation, Jail } from '../run/sandbox.ts';
 import { prestart, type Prestart } from '../run/prestart.ts';
 import { DEFAULT_LIMITS, runCommand, type RunOptions, type RunResult } from '../run/spawn.ts';
 import { MAX_LINE_BYTES } from './oracle-wire.ts';
@@ -67,7 +67,7 @@ const CLOSE_GRACE_MS = 1000;
 type StartOptions = Omit<SessionOptions, 'signal' | 'prestarted'>;
 
 /** The oracle's command and what it runs under; `warmStart`: started ahead, waiting in that script for a go. */
-function oracleStart(options: StartOptions, warmStart?: string): Command & { run: Omit<RunOptions, 'signal' | 'onPipes'> } {
+function oracleStart(options: StartOptions, warmStart?: string): Invocation & { run: Omit<RunOptions, 'signal' | 'onPipes'> } {
   const oracle = harnessScript(import.meta.url, './oracle');
   const waiting = warmStart === undefined ? [] : [warmStart];
   // no source maps: the grader maps the stack traces (source-positions.ts)

@@ -20,7 +20,7 @@ import { prestart } from './prestart.ts';
 import { bundlerJail } from './sandbox.ts';
 import { sourcePositions, type PositionMapper } from './source-positions.ts';
 import { DEFAULT_LIMITS, runCommand, type Limits, type RunOptions, type RunResult } from './spawn.ts';
-import type { Command } from './network.ts';
+import type { Invocation } from './network.ts';
 import { running } from '../processes.ts';
 import { scratchFolder } from '../scratch.ts';
 
@@ -94,7 +94,7 @@ export function prestartBundles(entries: readonly BundleEntry[], options: Bundle
 }
 
 interface BundlerRun {
-  start: Command;
+  start: Invocation;
   options: Omit<RunOptions, 'release' | 'signal' | 'onPipes'>;
   /** Runs it with its outcome pipe heard: the bundles, read back bounded and put in place, as soon as it
    *  says what came of them (its process ends meanwhile, under its limits); or what stopped it. */

@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { CourseError } from '../course.ts';
 import { bundle, BundleRefusal, BundlerFailure, prestartBundles, sweepBundles, type BundleEntry, type Bundled, type BundlesAhead } from './bundle.ts';
 import type { PositionMapper } from './source-positions.ts';
-import { jailFor, type Command, type Jail } from './sandbox.ts';
+import { jailFor, type Invocation, type Jail } from './sandbox.ts';
 
 export const PROGRAM = 'your_program.sh';
 const CANONICAL_PROGRAM = readFileSync(join(import.meta.dirname, '..', '..', PROGRAM), 'utf8');
@@ -37,12 +37,12 @@ const CASE_SERVER_FILES = [
 ];
 
 /** `args`: the arguments before `<command> <case>`. */
-export interface Launcher extends Command {
+export interface Launcher extends Invocation {
   /** The same program started ahead of time, to wait for a go (warm-start.mjs) before it runs: where the
    *  course's own your_program.sh is bundled. */
-  warm?: Command;
+  warm?: Invocation;
   /** The same program for a case that talks HTTP (THEINFERENCE_FETCH=1), with fetch loaded first (preload.mjs). */
-  fetching?: Command;
+  fetching?: Invocation;
   /** The waiting script itself, in the run root, where `warm` is: any plain-JavaScript program of the
    *  run root can be started ahead through it (the property oracle). */
   warmStart?: string;

@@ -5,8 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { HostError } from '../errors.ts';
 
-/** A command line: what to start and its arguments. */
-export interface Command {
+/** An invocation: what to start, its arguments, and how it is given the rest (its options fd, variables). */
+export interface Invocation {
   command: string;
   args: string[];
   /** Arguments it reads on fd ARGS_FD (spawn.ts), NUL-terminated, kept off its command line. */
@@ -29,7 +29,7 @@ function unshareArgs(): string[] {
 }
 
 /** A wrapper that starts a launcher's program without network; throws a HostError when this machine cannot. */
-export function withoutNetwork(): (start: Command) => Command {
+export function withoutNetwork(): (start: Invocation) => Invocation {
   const args = unshareArgs();
   const probe = spawnSync('unshare', [...args, '--', 'true'], { encoding: 'utf8', timeout: 5000 });
   if (probe.error || probe.status !== 0) {

@@ -4,7 +4,7 @@
 // limits start, it runs the new bundle, and it is graded as a fresh start would be. Every case still
 // runs in a process of its own that nothing else ever ran in; the start is what is done early.
 import { freemem } from 'node:os';
-import type { Command } from './network.ts';
+import type { Invocation } from './network.ts';
 import { CORES } from './pool.ts';
 import { runCommand, type Release, type RunOptions, type RunResult } from './spawn.ts';
 
@@ -16,7 +16,7 @@ export interface Prestart {
   cancel(): void;
 }
 
-export function prestart(start: Command, args: string[], options: Omit<RunOptions, 'release' | 'onPipes' | 'signal'>): Prestart {
+export function prestart(start: Invocation, args: string[], options: Omit<RunOptions, 'release' | 'onPipes' | 'signal'>): Prestart {
   let go!: (release: Release) => void;
   const stopper = new AbortController();
   const result = runCommand(start, args, { ...options, release: new Promise((resolve) => (go = resolve)), signal: stopper.signal });

@@ -21,13 +21,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { caseCopy } from './case-copies.ts';
-import { withoutNetwork, type Command } from './network.ts';
+import { withoutNetwork, type Invocation } from './network.ts';
 import { packageFolders } from './packages.ts';
 import { memoryFilter } from './memory-filter.ts';
 import { rootCopy, type Part } from './root-copies.ts';
 import { ARGS_FD, SECCOMP_FD } from './spawn.ts';
 
-export type { Command };
+export type { Invocation };
 
 export type SandboxKind = 'bwrap' | 'none';
 
@@ -39,13 +39,13 @@ export interface Jail {
   readonly network: boolean;
   /** `command args` as started in a fresh sandbox that also shows `extraReadOnly` (absolute paths), and
    *  nothing of the run root yet: the start every program of the run root is made from (withRunRoot). */
-  wrap(command: string, args: string[], extraReadOnly?: string[]): Command;
+  wrap(command: string, args: string[], extraReadOnly?: string[]): Invocation;
   /** `start` (from wrap) shown the run root's parts: in a sandbox, a copy made now for this one start,
    *  updated by the start's `update` and removed by its `cleanup`. */
-  withRunRoot(start: Command): Command;
+  withRunRoot(start: Invocation): Invocation;
   /** `start` (from wrap) shown the run root's parts (withRunRoot) and one case's input folder, and the
    *  argument that names it there: `casePath` itself without a sandbox; in one, CASE_IN_SANDBOX for every case. */
-  showCase(start: Command, caseDir: string, casePath: string): { start: Command; caseArg: string };
+  showCase(start: Invocation, caseDir: string, casePath: string): { start: Invocation; caseArg: string };
 }
 
 /** Where a sandboxed program finds its case's inputs, whichever case it is: the folder's name, its
@@ -136,7 +136,7 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
   const environment = sandboxEnvironment();
   const namespaces = namespaceArgs(network, runRoot);
   const tasks = taskLimit();
-  const withRunRoot = (start: Command): Command => {
+  const withRunRoot = (start: Invocation): Invocation => {
     const copy = rootCopy(runRoot, parts);
     return { ...start, argsFd: withArgs(start, copy.args), update: copy.update, cleanup: both(start.cleanup, copy.release) };
   };
@@ -169,7 +169,7 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
 }
 
 /** `start`'s sandbox options, and `args` after them. */
-function withArgs(start: Command, args: readonly string[]): string | undefined {
+function withArgs(start: Invocation, args: readonly string[]): string | undefined {
   return args.length === 0 ? start.argsFd : `${start.argsFd ?? ''}${args.join('\0')}\0`;
 }
 
@@ -188,7 +188,7 @@ function both(first: (() => void) | undefined, then: () => void): () => void {
  *  script), writes only `output` (an empty folder of its own), and reaches no network, ever. */
 export interface BundlerJail {
   readonly kind: SandboxKind;
-  wrap(command: string, args: string[]): Command;
+  wrap(command: string, args: string[]): Invocation;
 }
 
 export function bundlerJail(parts: { readOnly: readonly string[]; output: string; chdir: string }, options: { sandbox: boolean }): BundlerJail {

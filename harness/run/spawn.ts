@@ -17,7 +17,7 @@ import { IdleClock } from '../processes.ts';
 import { type MemoryCounted, ProgramCgroup } from './cgroup.ts';
 import { closeInheritedFds } from './inherited-fds.ts';
 import { memoryFilter } from './memory-filter.ts';
-import type { Command } from './network.ts';
+import type { Invocation } from './network.ts';
 import { afterProgress, progressNow } from './progress.ts';
 import { killStrays, ProgramProcesses, RUN_MARK } from './program-processes.ts';
 
@@ -128,7 +128,7 @@ export const STUCK_MS = 2000;
 
 /** A command as a launcher or a sandbox made it, with `args` after its own: its options on their fd,
  *  its variables over `options.env`. */
-export function runCommand(start: Command, args: string[], options: RunOptions): Promise<RunResult> {
+export function runCommand(start: Invocation, args: string[], options: RunOptions): Promise<RunResult> {
   const own = { env: { ...options.env, ...start.env }, ...(start.argsFd !== undefined && { argsFd: start.argsFd }) };
   const run = runProcess(start.command, [...start.args, ...args], { ...options, ...own });
   return start.cleanup ? run.finally(start.cleanup) : run;
