@@ -386,8 +386,8 @@ function isFailure(outcome: unknown): boolean {
  *  owns); by hand, a `theinference replay` of the case's cassette started here. */
 async function serverUrl(caseDir: string): Promise<{ url: string; done: () => void }> {
   const url = process.env.THEINFERENCE_SERVER_URL;
-  const gate = process.env.THEINFERENCE_PLAYER_SOCKET;
-  if (url !== undefined && gate !== undefined) return relayedUrl(url, gate, process.env.THEINFERENCE_PLAYER_TOKEN ?? '');
+  const gate = process.env.THEINFERENCE_SERVER_URL_GATE;
+  if (url !== undefined && gate !== undefined) return relayedUrl(url, gate, process.env.THEINFERENCE_SERVER_URL_GATE_TOKEN ?? '');
   if (url !== undefined) return { url, done: () => {} };
   const { bin, cassette } = replayByHand(caseDir);
   const player = spawn(process.execPath, [bin, 'replay', cassette], { stdio: ['ignore', 'pipe', 'inherit'] });

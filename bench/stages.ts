@@ -36,7 +36,7 @@ async function live(stage: Stage): Promise<number> {
   const context = { runRoot: root, launcher: start, env, limits: DEFAULT_LIMITS };
   await runPooled(
     stage.cases.map((testCase) => async () => {
-      const [command, ...args] = loadCassette(testCase.cassettePath!).provenance.command!;
+      const [command, ...args] = loadCassette(testCase.endpoints[0]!.cassettePath).provenance.command!;
       const server = spawn(command!, args, { cwd: root, stdio: ['pipe', 'pipe', 'ignore'] });
       const result = await runProgram(testCase, context, {
         onWire: (wire: Duplex) => {

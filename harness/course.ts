@@ -8,6 +8,38 @@ import { LineCounter, parseDocument, isMap, isSeq, type Document, type Node } fr
 export const COURSE_FILE = 'course.yaml';
 const DEFAULT_TIMEOUT_SECONDS = 10;
 
+/** A server a command's program talks to, as course.yaml names it (`endpoints:` of the command): each case
+ *  of the command plays it from a recording of its own. */
+export interface Endpoint {
+  /** Its name under the command (`mcp`, `llm`): the lane reports give it. */
+  name: string;
+  /** How what is said is judged: a plug-in of harness/protocols/ (`mcp`, ...). */
+  protocol: string;
+  /** How its bytes go: a transport of harness/transports/ (`stdio`, the program's fd 3; `http`, a URL on
+   *  127.0.0.1 the grader listens on). */
+  transport: string;
+  /** The variable that tells the program where it is (an `http` endpoint's URL); none for `stdio`. */
+  env?: string;
+  /** The recording's file name, in each case's fixture folder. */
+  cassette: string;
+}
+
+/** An endpoint as one case plays it: from that case's recording. */
+export interface CaseEndpoint extends Endpoint {
+  /** Absolute: fixtures/<folder>/<case>/<the endpoint's cassette>. */
+  cassettePath: string;
+}
+
+/** What program.ts accepts as its first argument (course.yaml's `commands:`). */
+export interface ProgramCommand {
+  name: string;
+  /** What it does, in a sentence (`does:`). */
+  does: string;
+  /** The servers its program talks to, in the order course.yaml gives them; none for a command that
+   *  reads its case's files only. */
+  endpoints: Endpoint[];
+}
+
 export interface Case {
   /** The case folder's name: what a student sees and passes to your_program.sh. */
   name: string;
@@ -16,14 +48,11 @@ export interface Case {
   command: string;
   /** What the program is given, relative to the folder it runs in: `cases/<folder>/<case>`. */
   casePath: string;
-  /** Absolute: fixtures/<folder>/<case>/, holding expected.json (and a cassette, for later stages). */
+  /** Absolute: fixtures/<folder>/<case>/, holding expected.json (and a recording per endpoint). */
   fixtureDir: string;
   expectedPath: string;
-  /** fixtures/<folder>/<case>/cassette.yaml, for stages whose server side is played from a cassette. */
-  cassettePath?: string;
-  /** The transport the cassette's player is reached over (a name of harness/transports/index.ts:
-   *  `stdio`, fd 3; `http`, a URL on 127.0.0.1). */
-  player?: string;
+  /** The servers its program talks to, each played from its recording in fixtureDir; none for most of stage 1. */
+  endpoints: CaseEndpoint[];
   /** A case kept outside the course (CI's --cases): its failures show the verdict and hint, never the expected bytes. */
   hidden?: boolean;
 }
@@ -36,16 +65,12 @@ export interface Stage {
   points: number;
   /** The property suite graded with this stage, if any. */
   properties?: string;
-  /** Each case's server side is played from its fixture's cassette.yaml over this transport: `stdio`
-   *  over the program's fd 3, `http` over Streamable HTTP at a URL on 127.0.0.1 the grader listens on.
-   *  A command's entry may name its own (`player:` beside `command:`), which its cases take instead. */
-  player?: string;
   cases: Case[];
 }
 
 export interface Course {
   root: string;
-  commands: string[];
+  commands: ProgramCommand[];
   stages: Stage[];
   /** The packages a submission may import besides Node's built-ins and its own files (`packages:`). */
   packages: string[];
@@ -69,18 +94,25 @@ export interface LoadOptions {
   /** The property suites a stage may name (the stages' modules hold them; the commands pass
    *  stages/index.ts suiteNames()); a stage's `properties:` is not checked without them. */
   suites?: readonly string[];
-  /** The transports a stage's `player:` may name (transports/index.ts TRANSPORT_NAMES, passed by the
-   *  commands); not checked without them. */
-  players?: readonly string[];
+  /** The protocols and transports an endpoint may name (protocols/index.ts, transports/index.ts, passed
+   *  by the commands); not checked without them. */
+  protocols?: readonly string[];
+  transports?: readonly string[];
 }
+
+/** The course.yaml version this grader reads. Version 1 named one transport a stage (`player:`) and a
+ *  command by a sentence; version 2 names each command's endpoints. */
+const COURSE_VERSION = 2;
 
 export function loadCourse(root: string, options: LoadOptions = {}): Course {
   const file = join(root, COURSE_FILE);
   const table = new StageTable(readFileSync(file, 'utf8'));
   const version = table.scalar(['version'], 'number');
-  if (version !== 1) table.fail(['version'], `version ${version} is not supported (expected 1)`);
+  if (version !== COURSE_VERSION)
+    table.fail(['version'], `version ${version} is not supported (expected ${COURSE_VERSION}: each command names its endpoints, docs/authoring.md)`);
 
-  const commands = table.map(['commands']);
+  const commands = table.keys(['commands']).map((name) => programCommand(table, name, options));
+  const names = commands.map((command) => command.name);
   const packages = table.optionalStrings(['packages'], 'package names') ?? [];
   packages.forEach((name, index) => {
     if (!/^(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(name))
@@ -94,22 +126,19 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
     const slug = table.scalar([...at, 'slug'], 'string');
     if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug)) table.fail([...at, 'slug'], `slug "${slug}" must be lower-case words joined by "-"`);
     if (stages.some((stage) => stage.slug === slug)) table.fail([...at, 'slug'], `stage "${slug}" appears twice`);
-    const player = playerAt(table, at, options);
     const timeout = table.optional([...at, 'timeout'], 'number') ?? DEFAULT_TIMEOUT_SECONDS;
     if (!(timeout > 0)) table.fail([...at, 'timeout'], `timeout must be a positive number of seconds`);
     const points = table.optional([...at, 'points'], 'number') ?? 1;
     if (!Number.isInteger(points) || points < 0) table.fail([...at, 'points'], `points must be a whole number, 0 or more, not ${points}`);
     const cases = table.seq([...at, 'cases']).flatMap((_, caseIndex) => {
       const where = [...at, 'cases', caseIndex];
-      const command = table.scalar([...where, 'command'], 'string');
-      if (!commands.includes(command)) {
-        table.fail([...where, 'command'], `unknown command "${command}" (program.ts commands: ${commands.join(', ')})`);
-      }
+      const name = table.scalar([...where, 'command'], 'string');
+      const command =
+        commands.find((known) => known.name === name) ??
+        table.fail([...where, 'command'], `unknown command "${name}" (program.ts commands: ${names.join(', ')})`);
       const folder = table.scalar([...where, 'folder'], 'string');
       const first = table.optionalStrings([...where, 'first'], 'case names');
-      // a command's own player, where a stage grades one client over two transports (resources-and-prompts)
-      const own = playerAt(table, where, options);
-      const cases = readCases(root, { stage: slug, command, folder, player: own ?? player }, options, (message) => table.fail([...where, 'folder'], message));
+      const cases = readCases(root, { stage: slug, command, folder }, options, (message) => table.fail([...where, 'folder'], message));
       return firstNamedFirst(cases, first, (name) => table.fail([...where, 'first'], `"first" names ${name}, which is not a case folder of cases/${folder}`));
     });
     if (cases.length === 0) table.fail([...at, 'cases'], `stage "${slug}" has no cases`);
@@ -123,7 +152,6 @@ export function loadCourse(root: string, options: LoadOptions = {}): Course {
       timeoutMs: timeout * 1000,
       points,
       properties,
-      player,
       cases,
     });
   });
@@ -142,13 +170,13 @@ function firstNamedFirst(cases: Case[], first: string[] | undefined, unknown: (n
 
 interface CaseFolder {
   stage: string;
-  command: string;
+  command: ProgramCommand;
   folder: string;
-  player: string | undefined;
 }
 
-/** The cases of one command: every folder under cases/<folder>/, each with its expected.json (and cassette). */
-function readCases(root: string, { stage, command, folder, player }: CaseFolder, options: LoadOptions, fail: (message: string) => never): Case[] {
+/** The cases of one command: every folder under cases/<folder>/, each with its expected.json (and a
+ *  recording per endpoint of the command). */
+function readCases(root: string, { stage, command, folder }: CaseFolder, options: LoadOptions, fail: (message: string) => never): Case[] {
   const casesDir = join(root, 'cases', folder);
   if (!isDirectory(casesDir)) fail(`cases/${folder} is not a folder (expected a folder of case folders)`);
   const names = readdirSync(casesDir)
@@ -161,12 +189,54 @@ function readCases(root: string, { stage, command, folder, player }: CaseFolder,
     if (!options.allowMissingExpected && !existsSync(expectedPath)) {
       fail(`case ${folder}/${name} has no ${relative(root, expectedPath)} (run \`theinference bless\` to make it from the reference solution)`);
     }
-    const cassettePath = player === undefined ? undefined : join(fixtureDir, 'cassette.yaml');
-    if (cassettePath !== undefined && !existsSync(cassettePath)) {
-      fail(`case ${folder}/${name} has no ${relative(root, cassettePath)} (its stage plays the server's side from a cassette)`);
-    }
-    return { name, stage, command, casePath: join('cases', folder, name), fixtureDir, expectedPath, cassettePath, ...(player && { player }) };
+    const endpoints = caseEndpoints(command, fixtureDir, (endpoint, path) =>
+      fail(`case ${folder}/${name} has no ${relative(root, path)} (its command's endpoint ${endpoint.name} is played from a recording)`),
+    );
+    return { name, stage, command: command.name, casePath: join('cases', folder, name), fixtureDir, expectedPath, endpoints };
   });
+}
+
+/** A command's endpoints as a case with fixture folder `fixtureDir` plays them: each from its recording there. */
+export function caseEndpoints(command: ProgramCommand, fixtureDir: string, missing?: (endpoint: Endpoint, path: string) => never): CaseEndpoint[] {
+  return command.endpoints.map((endpoint) => {
+    const cassettePath = join(fixtureDir, endpoint.cassette);
+    if (missing && !existsSync(cassettePath)) missing(endpoint, cassettePath);
+    return { ...endpoint, cassettePath };
+  });
+}
+
+/** A command of `commands:`: what it does and its endpoints, each checked. */
+function programCommand(table: StageTable, name: string, options: LoadOptions): ProgramCommand {
+  const at = ['commands', name];
+  const does = table.scalar([...at, 'does'], 'string');
+  const endpoints = table.optionalKeys([...at, 'endpoints']) ?? [];
+  return {
+    name,
+    does,
+    endpoints: endpoints.map((endpoint) => {
+      const where = [...at, 'endpoints', endpoint];
+      if (!/^[a-z][a-z0-9-]*$/.test(endpoint)) table.fail(where, `endpoint "${endpoint}" must be a lower-case name ("mcp", "llm")`);
+      const protocol = table.scalar([...where, 'protocol'], 'string');
+      if (options.protocols && !options.protocols.includes(protocol))
+        table.fail([...where, 'protocol'], `protocol must be ${oneOf(options.protocols)}, not "${protocol}"`);
+      const transport = table.scalar([...where, 'transport'], 'string');
+      if (options.transports && !options.transports.includes(transport))
+        table.fail([...where, 'transport'], `transport must be ${oneOf(options.transports)}, not "${transport}"`);
+      const env = table.optional([...where, 'env'], 'string');
+      if (env !== undefined && !/^[A-Z][A-Z0-9_]*$/.test(env))
+        table.fail([...where, 'env'], `env "${env}" must be a variable's name (THEINFERENCE_SERVER_URL)`);
+      const cassette = table.optional([...where, 'cassette'], 'string') ?? `${endpoint}.yaml`;
+      if (!/^[\w.-]+\.yaml$/.test(cassette) || cassette === 'expected.json')
+        table.fail([...where, 'cassette'], `cassette "${cassette}" must be a file name ending in .yaml, in each case's fixture folder`);
+      return { name: endpoint, protocol, transport, ...(env !== undefined && { env }), cassette };
+    }),
+  };
+}
+
+/** `"a" or "b"`, `"a", "b" or "c"`. */
+function oneOf(names: readonly string[]): string {
+  const quoted = names.map((name) => `"${name}"`);
+  return quoted.length <= 1 ? (quoted[0] ?? '') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
 }
 
 function isDirectory(path: string): boolean {
@@ -176,15 +246,6 @@ function isDirectory(path: string): boolean {
 type Path = (string | number)[];
 
 /** Typed reads from the YAML document; every failure names the file, line and field. */
-/** The `player:` of a stage or of a command's entry, one of the transports when the caller names them. */
-function playerAt(table: StageTable, at: (string | number)[], options: LoadOptions): string | undefined {
-  const player = table.optional([...at, 'player'], 'string');
-  if (player !== undefined && options.players !== undefined && !options.players.includes(player)) {
-    table.fail([...at, 'player'], `player must be ${options.players.map((name) => `"${name}"`).join(' or ')}, not "${player}"`);
-  }
-  return player;
-}
-
 class StageTable {
   private readonly lines = new LineCounter();
   private readonly doc: Document;
@@ -215,11 +276,16 @@ class StageTable {
     return value as string | number;
   }
 
-  /** The keys of a mapping whose values are all strings. */
-  map(path: Path): string[] {
+  /** The keys of a mapping. */
+  keys(path: Path): string[] {
     const node = this.doc.getIn(path, true);
     if (!isMap(node)) this.fail(path, `${this.name(path)} must be a mapping`);
     return node.items.map((item) => String((item.key as { value?: unknown })?.value ?? item.key));
+  }
+
+  /** The keys of a mapping, or undefined where there is none. */
+  optionalKeys(path: Path): string[] | undefined {
+    return this.doc.hasIn(path) ? this.keys(path) : undefined;
   }
 
   /** A list of strings (`what` they are), or undefined where there is none. */

@@ -7,6 +7,7 @@ import { stageIndex } from '../harness/commands/course.ts';
 import { CourseError, loadCourse } from '../harness/course.ts';
 import { UsageError } from '../harness/errors.ts';
 import { suiteNames } from '../harness/stages/index.ts';
+import { PROTOCOL_NAMES } from '../harness/protocols/index.ts';
 import { TRANSPORT_NAMES } from '../harness/transports/index.ts';
 import { answerTwice, courseCopy, REPO, runCli } from './helpers/cli.ts';
 
@@ -35,10 +36,10 @@ function lineOf(dir: string, text: string): number {
   );
 }
 
-/** What loading the course as the commands load it (the stages' suites and the transports known) says is wrong. */
+/** What loading the course as the commands load it (the stages' suites, the protocols and transports known) says is wrong. */
 function loadError(dir: string): string {
   try {
-    loadCourse(dir, { suites: suiteNames(), players: TRANSPORT_NAMES });
+    loadCourse(dir, { suites: suiteNames(), protocols: PROTOCOL_NAMES, transports: TRANSPORT_NAMES });
   } catch (error) {
     expect(error).toBeInstanceOf(CourseError);
     return (error as Error).message;
@@ -91,19 +92,40 @@ describe('the stage table', () => {
     expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'framng')}: unknown property suite "framng" (the stages' suites: framing, resources-and-prompts)`);
   });
 
-  it('names a player no transport has and the line it is on, and lists the transports there are', () => {
-    const dir = copy();
-    editTable(dir, 'player: http', 'player: websocket');
-    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'websocket')}: player must be "stdio" or "http", not "websocket"`);
+  it('names a transport or a protocol no plug-in has, an endpoint without a protocol, each with the line it is on', () => {
+    let dir = copy();
+    editTable(
+      dir,
+      'mcp: { protocol: mcp, transport: stdio, cassette: cassette.yaml }',
+      'mcp: { protocol: mcp, transport: websocket, cassette: cassette.yaml }',
+    );
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'websocket')}: transport must be "stdio" or "http", not "websocket"`);
+    dir = copy();
+    editTable(dir, 'mcp: { protocol: mcp, transport: stdio, cassette: cassette.yaml }', 'mcp: { protocol: smtp, transport: stdio, cassette: cassette.yaml }');
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'smtp')}: protocol must be "mcp", not "smtp"`);
+    dir = copy();
+    editTable(dir, 'mcp: { protocol: mcp, transport: stdio, cassette: cassette.yaml }', 'mcp: { transport: stdio }');
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'mcp: { transport: stdio }')}: missing "protocol" (expected a string)`);
   });
 
-  it("plays a command's cases on the player its entry names, the stage's others on the stage's; an unknown one is named with its line", () => {
-    const stage = loadCourse(REPO).stages.find((one) => one.slug === 'resources-and-prompts')!;
-    expect(stage.player).toBe('stdio');
-    expect(new Set(stage.cases.map((testCase) => `${testCase.command} ${testCase.player}`))).toEqual(new Set(['resources stdio', 'resources-http http']));
-    const dir = copy();
-    editTable(dir, '        player: http', '        player: carrier-pigeon');
-    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'carrier-pigeon')}: player must be "stdio" or "http", not "carrier-pigeon"`);
+  it("gives each case its command's endpoints, each with its recording in the case's fixture folder", () => {
+    const course = loadCourse(REPO);
+    const stage = course.stages.find((one) => one.slug === 'resources-and-prompts')!;
+    expect(
+      new Set(stage.cases.map((testCase) => `${testCase.command} ${testCase.endpoints.map((endpoint) => `${endpoint.name}:${endpoint.transport}`).join()}`)),
+    ).toEqual(new Set(['resources mcp:stdio', 'resources-http mcp:http']));
+    const everything = stage.cases.find((testCase) => testCase.casePath === 'cases/resources-and-prompts/http/everything-http')!;
+    expect(everything.endpoints).toEqual([
+      {
+        name: 'mcp',
+        protocol: 'mcp',
+        transport: 'http',
+        env: 'THEINFERENCE_SERVER_URL',
+        cassette: 'cassette.yaml',
+        cassettePath: join(REPO, 'fixtures/resources-and-prompts/http/everything-http/cassette.yaml'),
+      },
+    ]);
+    expect(course.stages[0]!.cases.every((testCase) => testCase.endpoints.length === 0)).toBe(true);
   });
 
   it('runs the cases "first" names first, in its order, and the rest by name; a name there that is no case is refused', () => {
@@ -164,8 +186,10 @@ describe('the stage table', () => {
     );
     expect(loadError(dir)).toMatch(/^course\.yaml:\d+: stage "config-and-framing" appears twice$/);
     dir = copy();
-    editTable(dir, 'version: 1', 'version: 2');
-    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'version: 2')}: version 2 is not supported (expected 1)`);
+    editTable(dir, 'version: 2', 'version: 1');
+    expect(loadError(dir)).toBe(
+      `course.yaml:${lineOf(dir, 'version: 1')}: version 1 is not supported (expected 2: each command names its endpoints, docs/authoring.md)`,
+    );
   });
 });
 

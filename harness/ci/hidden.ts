@@ -1,11 +1,11 @@
 // Hidden cases (`--cases <dir>`): cases kept outside the course repo, laid out as the course's
 // own are: <dir>/cases/<folder>/<case>/ (what the program is given) and
-// <dir>/fixtures/<folder>/<case>/expected.json (and cassette.yaml, for a stage that plays one),
+// <dir>/fixtures/<folder>/<case>/expected.json (and a recording per endpoint of its command),
 // where <folder> is a case folder of course.yaml (e.g. config-and-framing/mcp-frame, handshake). Their inputs are copied into the scratch copy; their
 // expected output is read from <dir>, never from where the program runs.
 import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { CourseError, type Case, type Course, type Stage } from '../course.ts';
+import { caseEndpoints, CourseError, type Case, type Course, type ProgramCommand } from '../course.ts';
 
 /** Where a hidden case's input goes in the scratch copy; its name in reports is `hidden-<command folder>/<case>`. */
 export function hiddenCasePath(folder: string, name: string): string {
@@ -52,18 +52,17 @@ export function loadHiddenCases(dir: string, course: Course, { allowMissingExpec
       if (!expected && !allowMissingExpected) fail(`case ${folder}/${name} has no ${where}/expected.json`);
       if (expected && !readFileSync(expectedPath, 'utf8').endsWith('\n'))
         fail(`${where}/expected.json does not end with a newline (program.ts always prints one)`);
-      const cassettePath = owner.player === undefined ? undefined : join(fixtureDir, 'cassette.yaml');
-      if (cassettePath !== undefined && !existsSync(cassettePath))
-        fail(`case ${folder}/${name} has no ${where}/cassette.yaml (its stage plays the server's side from one)`);
+      const endpoints = caseEndpoints(owner.command, fixtureDir, (endpoint) =>
+        fail(`case ${folder}/${name} has no ${where}/${endpoint.cassette} (its command's endpoint ${endpoint.name} is played from one)`),
+      );
       const testCase: Case = {
         name,
         stage: owner.stage,
-        command: owner.command,
+        command: owner.command.name,
         casePath: hiddenCasePath(folder, name),
         fixtureDir,
         expectedPath,
-        cassettePath,
-        ...(owner.player && { player: owner.player }),
+        endpoints,
         hidden: true,
       };
       byStage.set(owner.stage, [...(byStage.get(owner.stage) ?? []), testCase]);
@@ -85,17 +84,18 @@ export function copyHiddenInputs(hidden: HiddenCases, scratchRoot: string): void
 export function caseFolders(course: Course): Map<string, CaseFolder> {
   const folders = new Map<string, CaseFolder>();
   for (const stage of course.stages) {
-    for (const testCase of stage.cases)
-      folders.set(dirname(testCase.casePath).slice('cases/'.length), { stage: stage.slug, command: testCase.command, player: testCase.player });
+    for (const testCase of stage.cases) {
+      const command = course.commands.find((one) => one.name === testCase.command)!;
+      folders.set(dirname(testCase.casePath).slice('cases/'.length), { stage: stage.slug, command });
+    }
   }
   return folders;
 }
 
 interface CaseFolder {
   stage: string;
-  command: string;
-  /** Set when the stage plays the server's side from each case's cassette. */
-  player: Stage['player'];
+  /** Its endpoints are played from each case's recordings. */
+  command: ProgramCommand;
 }
 
 function subfolders(dir: string): string[] {

@@ -5,14 +5,14 @@
 // kept outside the scratch copy.
 //
 // The generators are the stages' own (harness/stages/<slug>.ts), keyed by program command. One
-// that plays a server from a cassette returns the cassette among its `fixtures` (as `handshake`
-// and `tools` do), and the case gets it as its cassette, played by the grader from outside the
-// scratch copy.
+// whose command talks to endpoints returns each endpoint's recording among its `fixtures`, under the
+// endpoint's file name (as `handshake` and `tools` do, `cassette.yaml`), played by the grader from
+// outside the scratch copy.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadCassette } from '../cassette/index.ts';
 import { CourseError, type Case, type Course } from '../course.ts';
-import { runWithPlayer } from '../grade/case.ts';
+import { runWithEndpoints } from '../grade/case.ts';
+import { playingOf } from '../grade/played.ts';
 import type { Launcher } from '../run/launcher.ts';
 import { CORES, runPooled } from '../run/pool.ts';
 import { DEFAULT_LIMITS } from '../run/spawn.ts';
@@ -49,11 +49,12 @@ export function generateCases(course: Course, seed: number, perCommand: number, 
         const fixtureDir = join(fixturesRoot, casePath);
         writeAll(join(scratchRoot, casePath), files.inputs);
         writeAll(fixtureDir, files.fixtures ?? {});
-        // played as the stage's own cases are, over its transport
-        const cassette =
-          files.fixtures?.['cassette.yaml'] === undefined
-            ? {}
-            : { cassettePath: join(fixtureDir, 'cassette.yaml'), ...(publicCase.player && { player: publicCase.player }) };
+        // played as the stage's own cases are, each endpoint from the recording made for it
+        const endpoints = publicCase.endpoints.map((endpoint) => {
+          if (files.fixtures?.[endpoint.cassette] === undefined)
+            throw new CourseError(`the generator of ${publicCase.command} made no ${endpoint.cassette} for its endpoint ${endpoint.name}`);
+          return { ...endpoint, cassettePath: join(fixtureDir, endpoint.cassette) };
+        });
         cases.push({
           name: String(index + 1),
           stage: stage.slug,
@@ -61,7 +62,7 @@ export function generateCases(course: Course, seed: number, perCommand: number, 
           casePath,
           fixtureDir,
           expectedPath: join(fixtureDir, 'expected.json'),
-          ...cassette,
+          endpoints,
         });
       }
     }
@@ -85,11 +86,10 @@ export class ReferenceFailure extends CourseError {}
 export async function expectFromReference(cases: Case[], courseRoot: string, inputsRoot: string, start: Launcher, env: NodeJS.ProcessEnv): Promise<void> {
   await runPooled(
     cases.map((testCase) => async () => {
-      // run from the course with the input where it was generated, and the cassette, if any, played as for the student
-      const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
+      // run from the course with the input where it was generated, and its endpoints, if any, played as for the student
       const here = { ...testCase, casePath: join(inputsRoot, testCase.casePath) };
-      const { result, report } = await runWithPlayer(here, { runRoot: courseRoot, launcher: start, env, limits: DEFAULT_LIMITS }, cassette);
-      const protocol = report?.diagnoses[0]?.message;
+      const { result, endpoints } = await runWithEndpoints(here, { runRoot: courseRoot, launcher: start, env, limits: DEFAULT_LIMITS }, playingOf(testCase));
+      const protocol = endpoints.flatMap((endpoint) => endpoint.report?.diagnoses ?? [])[0]?.message;
       if (result.exitCode !== 0 || result.timeLimit || result.flooded || result.outOfMemory || protocol !== undefined) {
         const said =
           protocol ??

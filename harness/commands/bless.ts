@@ -10,8 +10,9 @@ import { useColor } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
 import type { Case, Course, Stage } from '../course.ts';
 import { courseHere, stageIndex } from './course.ts';
-import { formatDiagnoses, loadCassette, type Cassette } from '../cassette/index.ts';
-import { runWithPlayer } from '../grade/case.ts';
+import { formatDiagnoses, type Cassette } from '../cassette/index.ts';
+import { runWithEndpoints } from '../grade/case.ts';
+import { playingOf, type Playing } from '../grade/played.ts';
 import { explainDifference } from '../grade/explain.ts';
 import { detailText, differenceLines } from '../report/details.ts';
 import { painter } from '../report/paint.ts';
@@ -90,23 +91,26 @@ async function blessStages(stages: readonly Stage[], runRoot: string, packages: 
     if (stage.properties !== undefined) progress.show(`${step}: checking the reference's properties`);
     refusals.push(...(await propertyFailures(stage, runRoot, start, env)));
     const limits = { ...DEFAULT_LIMITS, timeoutMs: stage.timeoutMs };
-    // an expected output is only as sound as the conversation it was played from
-    const cassettes = stage.cases.map((testCase) =>
-      // by its path from here: what is said of it names it so
-      testCase.cassettePath === undefined ? undefined : loadCassette(relative(process.cwd(), testCase.cassettePath), { diskCache: false }),
-    );
-    refusals.push(...(await unsoundCassettes(stage.cases, cassettes)));
+    // an expected output is only as sound as the conversations it was played from; each recording is named
+    // by its path from here, as what is said of it names it
+    const playing = stage.cases.map((testCase) => playingOf(testCase, undefined, (path) => relative(process.cwd(), path)));
+    refusals.push(...(await unsoundCassettes(stage.cases, playing)));
     let ran = 0;
     progress.show(`${step}: the reference ran ${ran}/${stage.cases.length} cases`);
     await runPooled(
-      stage.cases.map((testCase, index) => () => runWithPlayer(testCase, { runRoot, launcher: start, env, limits }, cassettes[index])),
+      stage.cases.map((testCase, index) => () => runWithEndpoints(testCase, { runRoot, launcher: start, env, limits }, playing[index]!)),
       CORES,
-      ({ result, report }, index) => {
+      ({ result, endpoints }, index) => {
         progress.show(`${step}: the reference ran ${(ran += 1)}/${stage.cases.length} cases`);
         const testCase = stage.cases[index]!;
         const name = relative('cases', testCase.casePath);
-        if (report && report.diagnoses.length > 0) {
-          refusals.push(`${name}: the reference broke the protocol of its cassette\n${indent(formatDiagnoses(report).join('\n'))}`);
+        const broken = endpoints.flatMap(({ report }, at) =>
+          report && report.diagnoses.length > 0
+            ? [`${name}: the reference broke the protocol of its cassette ${playing[index]![at]!.cassette.file}\n${indent(formatDiagnoses(report).join('\n'))}`]
+            : [],
+        );
+        if (broken.length > 0) {
+          refusals.push(...broken);
           return;
         }
         if (result.startError || result.timeLimit || result.flooded || result.signal || result.exitCode !== 0) {
@@ -165,17 +169,18 @@ function summary(written: readonly Blessing[], unchanged: number, hiddenDir: str
 }
 
 /** What lint finds in the cassettes `cases` are played from, a line each, naming the file and its line. */
-async function unsoundCassettes(cases: readonly Case[], cassettes: readonly (Cassette | undefined)[]): Promise<string[]> {
-  if (cassettes.every((cassette) => cassette === undefined)) return [];
+async function unsoundCassettes(cases: readonly Case[], playing: readonly (readonly Playing[])[]): Promise<string[]> {
+  if (playing.every((endpoints) => endpoints.length === 0)) return [];
   const { lintCassette } = await import('../cassette/format/lint.ts');
-  return cases.flatMap((testCase, index) => {
-    const cassette = cassettes[index];
-    if (cassette === undefined) return [];
-    return lintCassette(cassette).map(
-      (problem) =>
-        `${relative('cases', testCase.casePath)}: its cassette is not sound (theinference lint)\n${indent(`${cassette.file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`)}`,
-    );
-  });
+  return cases.flatMap((testCase, index) => playing[index]!.flatMap(({ cassette }) => lintOne(testCase, cassette, lintCassette)));
+}
+
+/** What lint finds in one recording of a case, each said as bless refuses it. */
+function lintOne(testCase: Case, cassette: Cassette, lintCassette: (cassette: Cassette) => { line?: number; message: string }[]): string[] {
+  return lintCassette(cassette).map(
+    (problem) =>
+      `${relative('cases', testCase.casePath)}: its cassette is not sound (theinference lint)\n${indent(`${cassette.file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`)}`,
+  );
 }
 
 async function propertyFailures(stage: Stage, courseRoot: string, start: Launcher, env: NodeJS.ProcessEnv): Promise<string[]> {

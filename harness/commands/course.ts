@@ -1,6 +1,7 @@
 // The course as every command reads it: the nearest course.yaml at or above the working folder (or, for
 // `test --feedback`, the one the grader's package publishes), its stages' `properties:` checked against
-// the stages' suites and `player:` against the transports; and a stage named on the command line.
+// the stages' suites and its endpoints' protocols and transports against the plug-ins; and a stage named
+// on the command line.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { COURSE_FILE, CourseError, findCourseRoot, loadCourse, type Course, type LoadOptions } from '../course.ts';
@@ -8,11 +9,12 @@ import { UsageError } from '../errors.ts';
 import { GRADER_ROOT } from '../grader-package.ts';
 import { graderVersion } from '../report/version.ts';
 import { suiteNames } from '../stages/index.ts';
+import { PROTOCOL_NAMES } from '../protocols/index.ts';
 import { TRANSPORT_NAMES } from '../transports/index.ts';
 
 /** The course at `root` (by default the one the working folder is in), checked as the commands check it. */
 export function courseHere(options: LoadOptions = {}, root = findCourseRoot(process.cwd())): Course {
-  return loadCourse(root, { ...options, suites: suiteNames(), players: TRANSPORT_NAMES });
+  return loadCourse(root, { ...options, suites: suiteNames(), protocols: PROTOCOL_NAMES, transports: TRANSPORT_NAMES });
 }
 
 /** The course as published: the one in the grader's own package, whatever the working folder holds. */

@@ -44,7 +44,7 @@ async function lint(parsed: Parsed<Record<never, never>>): Promise<number> {
 function courseCassettes(): string[] {
   return courseHere()
     .stages.flatMap((stage) => stage.cases)
-    .flatMap((testCase) => (testCase.cassettePath === undefined ? [] : [relative(process.cwd(), testCase.cassettePath)]));
+    .flatMap((testCase) => testCase.endpoints.map((endpoint) => relative(process.cwd(), endpoint.cassettePath)));
 }
 
 /** For lint, which goes on to the next file: a cassette that does not load is said, not thrown. */

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, write
 import { dirname, join, relative, resolve } from 'node:path';
 import { CassetteError, loadCassette, saveCassette, type Cassette, type Frame } from '../cassette/index.ts';
 import { hiddenCasePath } from '../ci/hidden.ts';
-import type { Case, Course, Stage } from '../course.ts';
+import type { Case, Course, Endpoint, Stage } from '../course.ts';
 import { InputError, UsageError } from '../errors.ts';
 import { checkProgram } from '../run/launcher.ts';
 import { blessOutside } from './bless.ts';
@@ -19,7 +19,7 @@ import { defineCommand, headed, type Options, type Output, type Parsed } from '.
 import { courseHere, stageIndex } from './course.ts';
 
 const OPTIONS = {
-  stage: { type: 'string', value: '<slug|n>', help: 'the stage the case is for, by its name or number (one with a player)' },
+  stage: { type: 'string', value: '<slug|n>', help: 'the stage the case is for, by its name or number (one whose cases play an MCP server)' },
   name: { type: 'string', value: '<case>', help: "the case's folder name: lower-case words joined by -" },
   into: {
     type: 'string',
@@ -67,7 +67,8 @@ async function newCase(parsed: Parsed<typeof OPTIONS>, output: Output): Promise<
   const stage = course.stages[stageIndex(course, values.stage)]!;
   // where a stage grades its command over two transports (a folder each), the session's transport picks the folder
   const transport = live ? (values.http !== undefined ? 'http' : 'stdio') : peekTransport(values.from!);
-  const { folder, command: programCommand, player } = caseFolderOf(course, stage, transport);
+  const { folder, command: programCommand, endpoint } = caseFolderOf(course, stage, transport);
+  const player = endpoint.transport;
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(values.name)) throw new UsageError(`--name ${values.name}: a case's name is lower-case words and digits joined by "-"`);
   const root = resolve(values.into ?? course.root);
   const target = { cases: join(root, 'cases', folder, values.name), fixtures: join(root, 'fixtures', folder, values.name) };
@@ -103,7 +104,7 @@ async function newCase(parsed: Parsed<typeof OPTIONS>, output: Output): Promise<
       frames: frames.map(({ line: _line, ...frame }) => frame as Frame),
     };
     delete fixture.file;
-    saveCassette(fixture, join(staged.fixtures, 'cassette.yaml'));
+    saveCassette(fixture, join(staged.fixtures, endpoint.cassette));
 
     // blessed as a case outside the course, in a scratch copy that holds its inputs: its expected.json lands in the staged fixture
     const testCase: Case = {
@@ -113,8 +114,7 @@ async function newCase(parsed: Parsed<typeof OPTIONS>, output: Output): Promise<
       casePath: values.into === undefined ? join('cases', folder, values.name) : hiddenCasePath(folder, values.name),
       fixtureDir: staged.fixtures,
       expectedPath: join(staged.fixtures, 'expected.json'),
-      cassettePath: join(staged.fixtures, 'cassette.yaml'),
-      player,
+      endpoints: [{ ...endpoint, cassettePath: join(staged.fixtures, endpoint.cassette) }],
       ...(values.into !== undefined && { hidden: true }),
     };
     const blessed = await blessOutside(
@@ -136,25 +136,29 @@ async function newCase(parsed: Parsed<typeof OPTIONS>, output: Output): Promise<
   return 0;
 }
 
-/** The case folder of course.yaml the new case goes in, its command and the player its cases are played
- *  on: the stage's one folder, or, of a stage with a folder for each transport (resources-and-prompts),
- *  the one whose cases are played on the session's `transport`. A stage with a player only. */
-function caseFolderOf(course: Course, stage: Stage, transport: string | undefined): { folder: string; command: string; player: string } {
-  const players = course.stages.filter((one) => one.player !== undefined).map((one) => one.slug);
-  if (stage.player === undefined)
-    throw new UsageError(`--stage ${stage.slug}: its cases play no server, so no cassette makes one; new-case makes cases of ${players.join(', ')}`);
-  const folders = [...new Map(stage.cases.map((one) => [dirname(one.casePath), one])).entries()];
-  const pick = (at: number) => ({
-    folder: relative('cases', folders[at]![0]),
-    command: folders[at]![1].command,
-    player: folders[at]![1].player ?? stage.player!,
-  });
-  if (folders.length === 1) return pick(0);
-  const byPlayer = folders.map(([, one]) => one.player ?? stage.player!);
-  const at = byPlayer.indexOf(transport ?? '');
-  if (at < 0 || byPlayer.indexOf(transport!, at + 1) >= 0)
+/** The case folder of course.yaml the new case goes in, its command and the one endpoint its cases play:
+ *  the stage's one folder, or, of a stage with a folder for each transport (resources-and-prompts), the
+ *  one whose cases are played on the session's `transport`. A stage whose commands talk to one MCP
+ *  server only. */
+function caseFolderOf(course: Course, stage: Stage, transport: string | undefined): { folder: string; command: string; endpoint: Endpoint } {
+  const one = (testCase: Case) => (testCase.endpoints.length === 1 && testCase.endpoints[0]!.protocol === 'mcp' ? testCase.endpoints[0] : undefined);
+  const playing = course.stages.filter((each) => each.cases.length > 0 && each.cases.every((testCase) => one(testCase))).map((each) => each.slug);
+  if (!stage.cases.every((testCase) => one(testCase)))
     throw new UsageError(
-      `--stage ${stage.slug}: its cases are in ${folders.length} folders (${folders.map(([folder], index) => `${relative('cases', folder)} over ${byPlayer[index]}`).join(', ')}); new-case picks the one of the session's transport${transport === undefined ? ', which it could not read' : `, ${transport}, and none or more than one is`}`,
+      `--stage ${stage.slug}: its cases do not play one MCP server each, so no cassette makes one; new-case makes cases of ${playing.join(', ')}`,
+    );
+  const folders = [...new Map(stage.cases.map((each) => [dirname(each.casePath), each])).entries()];
+  const pick = (at: number) => {
+    const { endpoints, command } = folders[at]![1];
+    const { cassettePath: _path, ...endpoint } = endpoints[0]!;
+    return { folder: relative('cases', folders[at]![0]), command, endpoint };
+  };
+  if (folders.length === 1) return pick(0);
+  const byTransport = folders.map(([, each]) => each.endpoints[0]!.transport);
+  const at = byTransport.indexOf(transport ?? '');
+  if (at < 0 || byTransport.indexOf(transport!, at + 1) >= 0)
+    throw new UsageError(
+      `--stage ${stage.slug}: its cases are in ${folders.length} folders (${folders.map(([folder], index) => `${relative('cases', folder)} over ${byTransport[index]}`).join(', ')}); new-case picks the one of the session's transport${transport === undefined ? ', which it could not read' : `, ${transport}, and none or more than one is`}`,
     );
   return pick(at);
 }

@@ -3,21 +3,20 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { CassetteError, KINDS, byRole, loadCassette, type Cassette, type PlayReport } from '../cassette/index.ts';
+import { KINDS, byRole, type PlayReport, type RoleSecret } from '../cassette/index.ts';
 import type { Case } from '../course.ts';
 import { MEMORY_COUNTED_AS } from '../run/cgroup.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';
 import type { Invocation } from '../run/network.ts';
 import { BundlerFailure } from '../run/bundle.ts';
 import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
-import { afterProgress } from '../run/progress.ts';
 import { runCommand, STUCK_MS, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
-import { TRANSPORTS } from '../transports/index.ts';
-import type { Played, Transport, Wiring } from '../transports/transport.ts';
+import type { EndpointPlayed, Transport, Wiring } from '../transports/transport.ts';
 import type { CourseContent } from './course-content.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';
-import type { Advice, Hint, Verdict } from '../run/verdict.ts';
+import { EndpointProblem, playCase, playingOf, programNeeds, type PlayedCase, type Playing } from './played.ts';
+import type { Advice, EndpointSession, Hint, Verdict } from '../run/verdict.ts';
 
 /** What a case's program runs with. */
 export interface RunContext {
@@ -29,7 +28,7 @@ export interface RunContext {
   signal?: AbortSignal;
   /** Programs started ahead for these cases (watch mode): each case takes its own, or starts one. */
   prestarted?: Prestarts;
-  /** The transports a case's `player` may name (default: harness/transports/index.ts's). */
+  /** The transports a case's endpoints may name (default: harness/transports/index.ts's). */
   transports?: Readonly<Record<string, Transport>>;
 }
 
@@ -56,52 +55,45 @@ export async function gradeCase(testCase: Case, context: CaseContext): Promise<V
 
 async function judgeCase(testCase: Case, context: CaseContext): Promise<Verdict> {
   const name = caseName(testCase);
-  let cassette: Cassette | undefined;
+  let playing: Playing[];
   try {
-    cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
+    playing = playingOf(testCase, context.transports);
   } catch (error) {
-    if (!(error instanceof CassetteError)) throw error;
-    return { name, status: 'infra', message: `the case's cassette is unusable: ${error.message}`, durationMs: 0 };
+    if (!(error instanceof EndpointProblem)) throw error;
+    return { name, status: 'infra', message: error.message, durationMs: 0 };
   }
-  const transport = transportOf(testCase, context);
-  if (cassette && transport === undefined) {
-    return { name, status: 'infra', message: `no transport named "${testCase.player}" to play the case's cassette on`, durationMs: 0 };
-  }
-  const played = await runWithPlayer(testCase, context, cassette);
-  const { report, start } = played;
-  const result = withSecretsHidden(played.result, played.secrets);
+  const played = await runWithEndpoints(testCase, context, playing);
+  const reports = played.endpoints.map((endpoint) => endpoint.report);
+  const result = withSecretsHidden(
+    played.result,
+    played.endpoints.flatMap((endpoint) => endpoint.secrets ?? []),
+  );
   const expected = readFileSync(testCase.expectedPath);
-  const judged = withTransportHints(
-    judgeOutput(result, expected, context, { hintRules: context.content.hintRules(testCase.stage) }),
-    transport,
-    cassette,
-    report,
-  );
-  const judgement = withProtocol(
-    withSessionOver(withServerStart(judged, start), report, transport),
-    report,
-    fixtureName(testCase, 'cassette.yaml'),
-    result.stuck === true,
-  );
+  const judged = withTransportHints(judgeOutput(result, expected, context, { hintRules: context.content.hintRules(testCase.stage) }), playing, reports);
+  const start = played.endpoints.find((endpoint) => endpoint.start !== undefined)?.start;
+  const sessions = playing.map(({ endpoint }, at): EndpointSession => {
+    const report = reports[at];
+    return {
+      endpoint: endpoint.name,
+      cassette: fixtureName(testCase, endpoint.cassette),
+      diagnoses: report?.diagnoses ?? [],
+      more: report?.moreDiagnoses ?? 0,
+      ...(report && { exchange: report.exchange }),
+    };
+  });
+  const judgement = withProtocol(withSessionOver(withServerStart(judged, start), playing, reports), sessions, result.stuck === true);
   const failed = judgement.status !== 'pass' && judgement.status !== 'infra';
-  const advice = adviceOf(report);
+  const advice = adviceOf(reports);
   return {
     name,
     ...judgement,
     ...(advice.length > 0 && { advice }),
     ...(failed && { rerun: `./${PROGRAM} ${testCase.command} ${testCase.casePath}` }),
-    ...(report && { exchange: report.exchange }),
+    ...(sessions.length > 0 && { sessions }),
     ...relayed(result, context),
     stdout: result.stdout,
     durationMs: result.durationMs,
   };
-}
-
-/** The case's transport, for a case played from a cassette (undefined for a name no transport has). */
-function transportOf(testCase: Case, context: RunContext): Transport | undefined {
-  if (testCase.player === undefined) return undefined;
-  const transports: Readonly<Record<string, Transport>> = context.transports ?? TRANSPORTS;
-  return Object.hasOwn(transports, testCase.player) ? transports[testCase.player] : undefined;
 }
 
 export function runProgram(testCase: Case, context: RunContext, { onWire, env, waitedOn, own }: Wiring = {}): Promise<RunResult> {
@@ -111,7 +103,7 @@ export function runProgram(testCase: Case, context: RunContext, { onWire, env, w
   const alone = onPipes === undefined && env === undefined && waitedOn === undefined;
   if (ready) return ready.release({ onPipes, env, waitedOn, ...(alone && { sayEnd: true }) }, context.signal, own);
   const options = programOptions(testCase, context, onWire !== undefined);
-  const fetching = transportOf(testCase, context)?.program.fetching === true && context.launcher.fetching;
+  const fetching = programNeeds(testCase, context.transports).fetching && context.launcher.fetching;
   const { start, caseArg } = showCase(fetching || context.launcher, testCase, context);
   if (own) {
     try {
@@ -136,7 +128,7 @@ export function prestartProgram(testCase: Case, context: RunContext): Prestart |
   // A case with a cassette gets its player when released (runWithPlayer): a wire it needs is made now;
   // what it learns only then (an HTTP player's URL) is given at the release.
   if (!warm) return undefined;
-  const options = programOptions(testCase, context, testCase.cassettePath !== undefined && transportOf(testCase, context)?.program.wire === true);
+  const options = programOptions(testCase, context, programNeeds(testCase, context.transports).wire);
   const { start, caseArg } = showCase(warm, testCase, context);
   return prestart(start, [testCase.command, caseArg], options);
 }
@@ -149,7 +141,7 @@ function showCase(start: Invocation, testCase: Case, context: RunContext): { sta
 /** How a case's program runs, however it is started: its folder, environment (its transport's too),
  *  limits, and the cassette wire if it is given one. */
 function programOptions(testCase: Case, context: RunContext, wire: boolean): RunOptions {
-  const env = { ...context.env, ...(testCase.cassettePath !== undefined && transportOf(testCase, context)?.program.env) };
+  const env = { ...context.env, ...programNeeds(testCase, context.transports).env };
   return {
     cwd: context.runRoot,
     env,
@@ -159,32 +151,15 @@ function programOptions(testCase: Case, context: RunContext, wire: boolean): Run
   };
 }
 
-/** How long the player may take, after the program exits, to check the last messages it sent: in the
- *  grader's progress (progress.ts), so that a grader starved of a core still checks them all. A
- *  transport that can tell when they have all arrived (HTTP: every connection closed) ends it sooner. */
-const REPORT_GRACE_MS = 1000;
-
-/** The program, with the cassette's server side played to it over the case's transport. */
-export async function runWithPlayer(testCase: Case, context: RunContext, cassette: Cassette | undefined): Promise<Played<RunResult>> {
-  if (!cassette) return { result: await runProgram(testCase, context) };
-  const transport = transportOf(testCase, context);
-  if (!transport) throw new Error(`no transport named "${testCase.player}"`);
-  const setting = { caseDir: resolve(context.runRoot, testCase.casePath), runRoot: context.runRoot, network: context.launcher.jail.network };
-  return transport.play(cassette, setting, {
-    run: (wiring) => runProgram(testCase, context, wiring),
-    printed: (result) => `${result.stdout.toString('utf8')}\n${result.stderr.toString('utf8')}`,
-    settle: (session, arrived) => {
-      const grace = new Promise<void>((resolve) => afterProgress(REPORT_GRACE_MS, resolve));
-      const ended = arrived ? [arrived().then(() => session.finish())] : [];
-      return Promise.race([session.done, ...ended, grace.then(() => session.finish())]);
-    },
-  });
+/** The program, with each endpoint of the case played to it from its recording. */
+export function runWithEndpoints(testCase: Case, context: RunContext, playing: readonly Playing[]): Promise<PlayedCase> {
+  return playCase(testCase, playing, { runRoot: context.runRoot, network: context.launcher.jail.network }, (wiring) => runProgram(testCase, context, wiring));
 }
 
 /** The run with every secret of the session it printed shown by its role: a token printed is an
  *  error of its own (the transport's), and the grader's output and report never carry it. */
-function withSecretsHidden(result: RunResult, secrets: Played<RunResult>['secrets']): RunResult {
-  if (secrets === undefined || secrets.length === 0) return result;
+function withSecretsHidden(result: RunResult, secrets: readonly RoleSecret[]): RunResult {
+  if (secrets.length === 0) return result;
   const hide = (bytes: Buffer) => {
     const text = bytes.toString('utf8');
     const shown = byRole(text, secrets);
@@ -193,29 +168,29 @@ function withSecretsHidden(result: RunResult, secrets: Played<RunResult>['secret
   return { ...result, stdout: hide(result.stdout), stderr: hide(result.stderr) };
 }
 
-/** A program stopped by a limit after the whole recorded session was played right: what is left to
- *  wait for is the end, and close() is where a client waits for it (the server's output ends only
- *  after its input has). */
-function withSessionOver(judgement: Judgement, report: PlayReport | undefined, transport: Transport | undefined): Judgement {
+/** A program stopped by a limit after every recorded session was played right: what is left to wait for
+ *  is the end, and close() is where a client waits for it (the server's output ends only after its input
+ *  has). */
+function withSessionOver(judgement: Judgement, playing: readonly Playing[], reports: readonly (PlayReport | undefined)[]): Judgement {
   // stopped by a limit, or ended waiting with nothing left to wait on (exit 13): after a whole session, close() is what waited
   const waitedForNothing = judgement.hints?.some((hint) => hint.kind === 'waited-for-nothing') === true;
-  if ((judgement.status !== 'timeout' && !waitedForNothing) || !report?.ok || !transport || transport.unfinished?.(report)) return judgement;
-  const hint = {
-    kind: 'session-over',
-    lines: [
-      'every message of the session was exchanged right, and then your program kept waiting: is close() waiting for the server to close first?',
-      transport.closing,
-    ],
-  };
+  if (judgement.status !== 'timeout' && !waitedForNothing) return judgement;
+  const over = playing.length > 0 && playing.every(({ transport }, at) => reports[at]?.ok === true && !transport.unfinished?.(reports[at]!));
+  if (!over) return judgement;
+  const first = 'every message of the session was exchanged right, and then your program kept waiting: is close() waiting for the server to close first?';
+  // each endpoint's transport says how its server is closed (a constant sentence of the transport)
+  const hint = { kind: 'session-over', lines: [first, ...new Set(playing.map(({ transport }) => transport.closing))], general: [first] };
   return { ...judgement, hints: [...(judgement.hints ?? []).filter((other) => other.kind !== 'waited-for-nothing'), hint] };
 }
 
-/** A failing case's transport's own hints first (what the case's streams are like, what the client
- *  did not do on them), without the output's hints they make moot. */
-function withTransportHints(judgement: Judgement, transport: Transport | undefined, cassette: Cassette | undefined, report: PlayReport | undefined): Judgement {
-  if (judgement.status === 'pass' || !cassette || !transport?.failing) return judgement;
-  const { hints, moot } = transport.failing(cassette, report);
+/** A failing case's transports' own hints first (what the case's streams are like, what the client did
+ *  not do on them), without the output's hints they make moot. */
+function withTransportHints(judgement: Judgement, playing: readonly Playing[], reports: readonly (PlayReport | undefined)[]): Judgement {
+  if (judgement.status === 'pass') return judgement;
+  const said = playing.flatMap(({ transport, cassette }, at) => (transport.failing ? [transport.failing(cassette, reports[at])] : []));
+  const hints = said.flatMap((one) => one.hints);
   if (hints.length === 0) return judgement;
+  const moot = said.flatMap((one) => one.moot);
   return { ...judgement, hints: [...hints, ...(judgement.hints ?? []).filter((other) => !moot.includes(other.kind))] };
 }
 
@@ -227,7 +202,7 @@ const START_HINT: Hint = {
 /** A server started other than its entry says fails the case, whatever the output; a program that
  *  failed anyway keeps its own verdict, with the hint. When the server never reached the grader, the
  *  output's own hints are left out: they would blame what the client made of a server it never had. */
-function withServerStart(judgement: Judgement, start: Played<unknown>['start']): Judgement {
+function withServerStart(judgement: Judgement, start: EndpointPlayed['start']): Judgement {
   const problem = start?.problem;
   // A function not written yet (the starter's throw) ended the case before any server could start.
   if (!problem || judgement.message.includes('not implemented yet')) return judgement;
@@ -241,30 +216,32 @@ function fixtureName(testCase: Case, file: string): string {
   return join('fixtures', relative('cases', testCase.casePath), file);
 }
 
-/** The cassette's verdict beside the output's: a right output from a client that broke the protocol is an
- *  error; so is one stopped as stuck after a deviation the player saw (the session could not go on past
- *  it: the deviation is the verdict, the wait only what followed). */
-function withProtocol(judgement: Judgement, report: PlayReport | undefined, cassette: string, stuck: boolean): Judgement {
-  if (!report || report.diagnoses.length === 0) return judgement;
-  const protocol = { cassette, diagnoses: report.diagnoses, more: report.moreDiagnoses };
+/** The players' verdict beside the output's: a right output from a client that broke the protocol of an
+ *  endpoint is an error; so is one stopped as stuck after a deviation a player saw (the session could not
+ *  go on past it: the deviation is the verdict, the wait only what followed). */
+function withProtocol(judgement: Judgement, sessions: readonly EndpointSession[], stuck: boolean): Judgement {
+  const diagnoses = sessions.flatMap((session) => session.diagnoses);
+  if (diagnoses.length === 0) return judgement;
   // A request the server refused at the HTTP level never reached it, and one whose session was lost
   // was refused too: what the output lacks follows from that, and the protocol's hint is the one to
   // read (the output's would blame the wrong thing).
-  const outputHints = judgement.status === 'pass' || refusedByTheServer(report.diagnoses) ? [] : (judgement.hints ?? []);
-  const hints = [...outputHints, ...protocolHints(report.diagnoses)];
+  const outputHints = judgement.status === 'pass' || refusedByTheServer(diagnoses) ? [] : (judgement.hints ?? []);
+  const hints = [...outputHints, ...protocolHints(diagnoses)];
   const hinted = hints.length > 0 ? { hints } : {};
-  if (judgement.status === 'pass') return { status: 'error', message: report.diagnoses[0]!.message, protocol, ...hinted };
-  const deviation = stuck ? report.diagnoses.find((diagnosis) => diagnosis.kind !== 'unused') : undefined;
+  if (judgement.status === 'pass') return { status: 'error', message: diagnoses[0]!.message, ...hinted };
+  const deviation = stuck ? diagnoses.find((diagnosis) => diagnosis.kind !== 'unused') : undefined;
   if (deviation) {
     const details = `then your client did nothing for ${STUCK_MS / 1000} s while the server waited for its next message, and was stopped: the session could not go on`;
-    return { status: 'error', message: deviation.message, details, protocol, ...hinted };
+    return { status: 'error', message: deviation.message, details, ...hinted };
   }
-  return { ...judgement, protocol, ...hinted };
+  return { ...judgement, ...hinted };
 }
 
-/** The player's advice, each with the spec's words behind it. */
-function adviceOf(report: PlayReport | undefined): Advice[] {
-  return (report?.advice ?? []).map(({ kind, message }) => ({ kind, message, source: KINDS[kind].source, words: KINDS[kind].words }));
+/** The players' advice, each with the spec's words behind it. */
+function adviceOf(reports: readonly (PlayReport | undefined)[]): Advice[] {
+  return reports.flatMap((report) =>
+    (report?.advice ?? []).map(({ kind, message }) => ({ kind, message, source: KINDS[kind].source, words: KINDS[kind].words })),
+  );
 }
 
 /** How a student names the case: its folder under cases/<stage>/ (the stage is in the heading). */
@@ -273,7 +250,7 @@ export function caseName(testCase: Case): string {
   return underCases.startsWith(`${testCase.stage}/`) ? underCases.slice(testCase.stage.length + 1) : underCases;
 }
 
-type Judgement = Pick<Verdict, 'status' | 'message' | 'details' | 'difference' | 'hints' | 'protocol'>;
+type Judgement = Pick<Verdict, 'status' | 'message' | 'details' | 'difference' | 'hints'>;
 
 function judgeOutput(result: RunResult, expected: Buffer, context: CaseContext, explain: ExplainOptions): Judgement {
   const difference = () => explainDifference(expected, result.stdout, explain);

@@ -5,11 +5,11 @@
 // program of the machine, whose words would then carry it to the student. So every check of such a grading,
 // public, generated, property or hidden, tells only what the grader chose: its status, a fixed message for
 // the status (an error names the kind of rule broken), its first hint in general words (Hint.general), and
-// nothing else: no stderr, no error line, no output, no difference, no exchange, no advice, no duration.
+// nothing else: no stderr, no error line, no output, no difference, no session, no advice, no duration.
 // The teacher's report keeps the whole verdict. A check of a submission that was never run (it does not
 // compile, or imports what it may not) keeps its words: they are of the submission's files, fixed before
 // any program ran.
-import type { Status, Verdict } from '../run/verdict.ts';
+import { diagnosesOf, type Status, type Verdict } from '../run/verdict.ts';
 
 const SAID: Record<Status, string> = {
   pass: 'passed',
@@ -48,7 +48,7 @@ export function sealedVerdict(verdict: Verdict, { hidden = false }: { hidden?: b
     ...(aboutTheCase && { aboutTheCase }),
   }));
   // which rule the client broke is a kind, as a hint's is: the player's words quote the recording
-  const broken = verdict.status === 'error' ? verdict.protocol?.diagnoses[0]?.kind : undefined;
+  const broken = verdict.status === 'error' ? diagnosesOf(verdict)[0]?.kind : undefined;
   const property = verdict.name.startsWith('property: ');
   const said = (property && SAID_OF_PROPERTY[verdict.status]) || SAID[verdict.status];
   return {

@@ -7,7 +7,7 @@ import type { Difference, Hint, Verdict } from '../run/verdict.ts';
 import { painter, type Painter } from './paint.ts';
 
 /** What a check says beyond its verdict line. */
-export type Account = Pick<Verdict, 'details' | 'difference' | 'hints' | 'protocol' | 'rerun'>;
+export type Account = Pick<Verdict, 'details' | 'difference' | 'hints' | 'sessions' | 'rerun'>;
 
 export function detailLines(verdict: Account, paint: Painter): string[] {
   // Parts joined with concat, not push(...): a program's details may run to any number of lines.
@@ -15,9 +15,12 @@ export function detailLines(verdict: Account, paint: Painter): string[] {
   if (verdict.details) parts.push(verdict.details.split('\n'));
   if (verdict.difference) parts.push(differenceLines(verdict.difference, paint));
   for (const hint of verdict.hints ?? []) parts.push(hintLines(hint, paint));
-  if (verdict.protocol) {
-    const { cassette, diagnoses, more } = verdict.protocol;
-    parts.push([`the cassette player (${cassette}) says:`, ...diagnoses.map((diagnosis) => `  ${diagnosis.kind}: ${diagnosis.message}`)]);
+  const sessions = verdict.sessions ?? [];
+  for (const { endpoint, cassette, diagnoses, more } of sessions) {
+    if (diagnoses.length === 0) continue;
+    // of a case that plays two endpoints or more, each player is named by its endpoint
+    const player = sessions.length > 1 ? `the player of ${endpoint}` : 'the cassette player';
+    parts.push([`${player} (${cassette}) says:`, ...diagnoses.map((diagnosis) => `  ${diagnosis.kind}: ${diagnosis.message}`)]);
     if (more > 0) parts.push([`  ${moreDiagnosesLine({ moreDiagnoses: more })}`]);
   }
   if (verdict.rerun) parts.push([`run it yourself: ${verdict.rerun}`]);

@@ -1,7 +1,7 @@
 // A run's verdicts as the report's entries: each graded check and stage (its texts kept to their
 // bounds), and the roll-up (a stage passes when all of its checks do; a run, when every stage graded does).
 import type { Case, Stage } from '../course.ts';
-import type { Verdict } from '../run/verdict.ts';
+import type { EndpointSession, Verdict } from '../run/verdict.ts';
 import { clip, cutPoint } from '../terminal-text.ts';
 import { detailText } from './details.ts';
 import {
@@ -14,6 +14,7 @@ import {
   type Points,
   type ResultsReport,
   type RunStatus,
+  type SessionReport,
   type StageReport,
 } from './model.ts';
 
@@ -35,8 +36,6 @@ export interface GradedStage {
 
 export function checkReport(stage: string, check: GradedCheck, courseRoot: string): CheckReport {
   const { verdict } = check;
-  // A hidden case's cassette is in the hidden cases' folder, whose path is not the student's to read.
-  const cassette = check.origin === 'hidden' ? undefined : (check.testCase as { cassettePath?: unknown } | undefined)?.cassettePath;
   return {
     id: `${stage}/${verdict.name}`,
     name: verdict.name,
@@ -47,16 +46,27 @@ export function checkReport(stage: string, check: GradedCheck, courseRoot: strin
     details: keepText(detailText(verdict)),
     hints: (verdict.hints ?? []).map(({ kind, lines }) => ({ kind, lines })),
     difference: verdict.difference ?? null,
-    protocol: verdict.protocol ?? null,
+    sessions: (verdict.sessions ?? []).map((session, at) => sessionReport(session, check, courseRoot, at)),
     advice: verdict.advice ?? [],
-    exchange: verdict.exchange ?? null,
     output: verdict.stdout === undefined ? null : keepBytes(verdict.stdout),
     stderr: keepText(verdict.stderr),
     durationMs: Math.round(verdict.durationMs),
     seed: verdict.seed ?? null,
-    cassette: typeof cassette !== 'string' ? null : check.origin === 'generated' ? `generated (--seed ${verdict.seed})` : relativeTo(courseRoot, cassette),
     position: check.position,
   };
+}
+
+/** An endpoint's session as the report keeps it: its recording named as a student finds it, none for a
+ *  hidden case's (in the hidden cases' folder, whose path is not the student's to read). */
+function sessionReport(session: EndpointSession, check: GradedCheck, courseRoot: string, at: number): SessionReport {
+  const path = check.testCase?.endpoints[at]?.cassettePath;
+  const cassette =
+    check.origin === 'hidden' || path === undefined
+      ? null
+      : check.origin === 'generated'
+        ? `generated (--seed ${check.verdict.seed})`
+        : relativeTo(courseRoot, path);
+  return { endpoint: session.endpoint, cassette, diagnoses: session.diagnoses, more: session.more, exchange: session.exchange ?? null };
 }
 
 export function stageReport(graded: GradedStage, courseRoot: string): StageReport {

@@ -15,9 +15,9 @@ import {
   type Json,
   type PlayReport,
 } from '../cassette/index.ts';
-import type { Advice, Hint, ProtocolReport, StyledLine } from '../run/verdict.ts';
+import type { Advice, Hint, StyledLine } from '../run/verdict.ts';
 import { clip } from '../terminal-text.ts';
-import type { CheckReport, KeptText, ResultsReport, StageReport } from './model.ts';
+import type { CheckReport, SessionReport, KeptText, ResultsReport, StageReport } from './model.ts';
 import { FIRST_FAILURE_ID, html, join, page, type Html } from './page.ts';
 
 export { FIRST_FAILURE_ID };
@@ -44,12 +44,12 @@ export function toHtml(report: ResultsReport, { live = false }: { live?: boolean
 export function sessionHtml(report: PlayReport, cassette: string): string {
   const verdict = report.ok ? 'pass' : 'fail';
   const title = `theinference replay ${cassette}: ${report.ok ? 'the client followed the recording' : 'the client strayed from the recording'}`;
-  const protocol: ProtocolReport = { cassette, diagnoses: report.diagnoses, more: report.moreDiagnoses };
+  const session: SessionReport = { endpoint: 'server', cassette, diagnoses: report.diagnoses, more: report.moreDiagnoses, exchange: report.exchange };
   return page(
     title,
     html`<header><h1><span class="badge status-${verdict}">${verdict}</span> ${title}</h1>
 <p class="facts">${report.consumed} of ${report.expected} recorded client messages sent</p></header>
-<main class="session">${protocolSection(protocol)}${sequenceDiagram(report.exchange, protocol, FIRST_FAILURE_ID)}</main>`,
+<main class="session">${protocolSection(session, false)}${sequenceDiagram(report.exchange, session, false, FIRST_FAILURE_ID)}</main>`,
   );
 }
 
@@ -107,11 +107,14 @@ function checkBlock(check: CheckReport, first: boolean, hinted: Map<string, Show
   const facts = [
     check.origin !== 'public' && `${check.origin} case`,
     check.infra && 'the grader could not run it',
-    check.cassette !== null && html`cassette <code>${check.cassette}</code>`,
+    ...check.sessions.flatMap((session) =>
+      session.cassette === null ? [] : [html`${check.sessions.length > 1 ? `${session.endpoint}: ` : ''}cassette <code>${session.cassette}</code>`],
+    ),
     check.seed !== null && `seed ${check.seed}`,
   ].filter((fact) => fact !== false);
   // With the difference, hints and diagnoses drawn, the plain-text account repeats them: folded.
-  const drawn = check.difference !== null || check.hints.length > 0 || check.protocol !== null;
+  const drawn = check.difference !== null || check.hints.length > 0 || check.sessions.some((session) => session.diagnoses.length > 0);
+  const several = check.sessions.length > 1;
   const anchor = first ? FIRST_FAILURE_ID : `check-${check.id}`;
   return html`<details class="check status-${check.status}" data-check="${check.id}" id="${anchor}"${failed && html` open`}>
 <summary><span class="badge status-${check.status}">${check.status}</span> <span class="name">${check.name}</span>${!sealed && html` <span class="dim">${seconds(check.durationMs)}</span>`}${failed && html` <span class="message">${check.message}</span>`}</summary>
@@ -120,8 +123,8 @@ ${facts.length > 0 && html`<p class="facts">${join(facts, ' · ')}</p>`}
 ${check.difference && html`<pre class="difference">${check.difference.lines.map(styledLine)}</pre>`}
 ${check.hints.length > 0 && html`<ul class="hints">${check.hints.map((hint) => hintItem(hint, { name: check.name, anchor }, hinted))}</ul>`}
 ${check.advice.length > 0 && html`<ul class="advice">${check.advice.map(adviceItem)}</ul>`}
-${check.protocol && protocolSection(check.protocol)}
-${check.exchange && sequenceDiagram(check.exchange, check.protocol)}
+${check.sessions.map((session) => protocolSection(session, several))}
+${check.sessions.map((session) => session.exchange && sequenceDiagram(session.exchange, session, several))}
 ${keptText('stderr', check.stderr, failed)}
 ${keptText('stdout', check.output, false)}
 ${keptText('details', check.details, failed && !drawn, drawn ? 'everything as text' : 'details')}
@@ -162,11 +165,13 @@ function keptText(kind: 'stderr' | 'stdout' | 'details', kept: KeptText | null, 
 
 // ---------------------------------------------------------------------------- the player's words
 
-function protocolSection(protocol: ProtocolReport): Html | false {
-  if (protocol.diagnoses.length === 0 && protocol.more === 0) return false;
-  const more = moreDiagnosesLine({ moreDiagnoses: protocol.more });
-  return html`<section class="protocol"><h3>the cassette player (<code>${protocol.cassette}</code>) says</h3>
-<ol>${protocol.diagnoses.map(diagnosisItem)}</ol>${more !== undefined && html`<p class="dim">${more}</p>`}</section>`;
+/** What an endpoint's player said, where it said anything; named by its endpoint where a case has several. */
+function protocolSection(session: SessionReport, several: boolean): Html | false {
+  if (session.diagnoses.length === 0 && session.more === 0) return false;
+  const more = moreDiagnosesLine({ moreDiagnoses: session.more });
+  const player = several ? `the player of ${session.endpoint}` : 'the cassette player';
+  return html`<section class="protocol" data-endpoint="${session.endpoint}"><h3>${player}${session.cassette !== null && html` (<code>${session.cassette}</code>)`} says</h3>
+<ol>${session.diagnoses.map(diagnosisItem)}</ol>${more !== undefined && html`<p class="dim">${more}</p>`}</section>`;
 }
 
 function diagnosisItem(diagnosis: Diagnosis): Html {
@@ -175,17 +180,18 @@ function diagnosisItem(diagnosis: Diagnosis): Html {
 
 // ---------------------------------------------------------------------------- the sequence diagram
 
-/** The session as a sequence diagram: the client's lane on the left, the server's on the right, one
- *  arrow per step (`data-step`), the recorded message beside a client message the player objected
- *  to, the first divergence flagged (and given `divergenceId`, when asked for). */
-function sequenceDiagram(exchange: Exchange, protocol: ProtocolReport | null, divergenceId?: string): Html {
+/** An endpoint's session as a sequence diagram: the client's lane on the left, the endpoint's on the
+ *  right (named, where the case has several), one arrow per step (`data-step`), the recorded message
+ *  beside a client message the player objected to, the first divergence flagged (and given
+ *  `divergenceId`, when asked for). */
+function sequenceDiagram(exchange: Exchange, protocol: SessionReport, several: boolean, divergenceId?: string): Html {
   const first = exchange.steps.findIndex((step) => step.diagnosis !== undefined);
   // No kept step diverged, yet the player objected: the session's end (e.g. messages never sent) is where it did.
-  const endNote = protocol?.diagnoses.find((diagnosis) => diagnosis.kind === 'unused') ?? (first === -1 ? protocol?.diagnoses[0] : undefined);
+  const endNote = protocol.diagnoses.find((diagnosis) => diagnosis.kind === 'unused') ?? (first === -1 ? protocol.diagnoses[0] : undefined);
   const flag = html` <span class="flag"${divergenceId !== undefined && html` id="${divergenceId}"`}>first divergence</span>`;
   const rows = exchange.steps.map((step, index) => stepRow(step, index, index === first && flag));
-  return html`<figure class="exchange"><figcaption>the exchange, as it went over the wire</figcaption>
-<div class="lanes"><span>your client</span><span>the server (recorded)</span></div>
+  return html`<figure class="exchange" data-endpoint="${protocol.endpoint}"><figcaption>the exchange${several ? ` with ${protocol.endpoint}` : ''}, as it went over the wire</figcaption>
+<div class="lanes"><span>your client</span><span>${several ? protocol.endpoint : 'the server'} (recorded)</span></div>
 <ol class="sequence">${rows}${exchange.more > 0 && html`<li class="more">… and ${exchange.more.toLocaleString('en-US')} more messages, not kept</li>`}${
     endNote && html`<li class="end${first === -1 ? ' diverged' : ''}">${first === -1 && flag} <b>${endNote.kind}</b> ${endNote.message}</li>`
   }</ol></figure>`;

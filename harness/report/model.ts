@@ -2,8 +2,8 @@
 // to (`checkResultsReport`). Versioned; docs/ci.md describes every field. Every renderer reads
 // this one model (json.ts, junit.ts, html.ts, summary.ts, terminal.ts); entries.ts makes it from the verdicts.
 import { MAX_SEED } from '../defaults.ts';
-import type { Advice, Difference, Hint, ProtocolReport } from '../run/verdict.ts';
-import { KINDS, type DiagnosisKind, type Exchange } from '../cassette/index.ts';
+import type { Advice, Difference, Hint } from '../run/verdict.ts';
+import { KINDS, type Diagnosis, type DiagnosisKind, type Exchange } from '../cassette/index.ts';
 import {
   array,
   boolean,
@@ -23,7 +23,9 @@ import {
 } from './json-checks.ts';
 import { clip } from '../terminal-text.ts';
 
-export const REPORT_VERSION = 1;
+/** 2: a check's endpoints each have a session (`sessions`), where version 1 had one cassette, `protocol` and
+ *  `exchange`. */
+export const REPORT_VERSION = 2;
 /** Bytes of a program's stdout, and characters of its stderr and details, kept per check. */
 export const KEPT_OUTPUT = 4096;
 /** Characters of a check's one-line message kept (a crash quotes a line of the program's stderr). */
@@ -62,21 +64,30 @@ export interface CheckReport {
   hints: Hint[];
   /** Where stdout first differs from expected.json, and the explainer's styled account of it. */
   difference: Difference | null;
-  /** What the cassette player objected to. */
-  protocol: ProtocolReport | null;
+  /** Each endpoint the case's program talks to, its session as played, in course.yaml's order. */
+  sessions: SessionReport[];
   /** What the spec recommends (a SHOULD) and the client did not do: none of it fails the check. */
   advice: Advice[];
-  /** The played session, message by message (the HTML report draws it). */
-  exchange: Exchange | null;
   output: KeptText | null;
   stderr: KeptText | null;
   durationMs: number;
   seed: number | null;
-  /** The cassette the case's server side was played from, relative to the course (`generated (--seed N)`
-   *  for a generated one); null when none, and for a hidden case. */
-  cassette: string | null;
   /** The unit's place in the whole run (all shards), so that merged reports keep course order. */
   position: number;
+}
+
+/** One endpoint's session of a case. */
+export interface SessionReport {
+  /** The endpoint's name (course.yaml's). */
+  endpoint: string;
+  /** Its recording, relative to the course (`generated (--seed N)` for a generated case's); null for a hidden case. */
+  cassette: string | null;
+  /** What its player objected to: each a rule of the protocol broken (the check is then an error). */
+  diagnoses: Diagnosis[];
+  /** Diagnoses counted and not kept. */
+  more: number;
+  /** The session, message by message (the HTML report draws it); null where the program never reached it. */
+  exchange: Exchange | null;
 }
 
 /** Points of a grade: a stage's all when it passes, none when it does not (course.yaml's `points:`). */
@@ -183,7 +194,7 @@ const diagnosisSchema = object({
   unusedCount: optional(integer()),
   rule: optional(string()),
 });
-const protocolSchema = object({ cassette: string(), diagnoses: array(diagnosisSchema), more: integer() });
+
 const adviceSchema = object({ kind: oneOf(...DIAGNOSIS_KINDS), message: string(), source: string(), words: string() });
 const exchangeSchema = object({
   steps: array(
@@ -200,6 +211,14 @@ const exchangeSchema = object({
   more: integer(),
 });
 
+const sessionSchema = object({
+  endpoint: string(),
+  cassette: nullable(string()),
+  diagnoses: array(diagnosisSchema),
+  more: integer(),
+  exchange: nullable(exchangeSchema),
+});
+
 const checkReportSchema = refine(
   object({
     id: string(),
@@ -211,14 +230,12 @@ const checkReportSchema = refine(
     details: nullable(keptText),
     hints: array(hintSchema),
     difference: nullable(differenceSchema),
-    protocol: nullable(protocolSchema),
+    sessions: array(sessionSchema),
     advice: array(adviceSchema),
-    exchange: nullable(exchangeSchema),
     output: nullable(keptText),
     stderr: nullable(keptText),
     durationMs: integer(),
     seed: nullable(integer(0, MAX_SEED)),
-    cassette: nullable(string()),
     position: integer(),
   }),
   (check) =>

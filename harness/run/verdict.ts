@@ -27,12 +27,11 @@ export interface Verdict {
   difference?: Difference;
   /** The mistakes the difference shows, each named once. */
   hints?: Hint[];
-  /** What the cassette player objected to, for a case played from a cassette. */
-  protocol?: ProtocolReport;
+  /** For a case whose program talks to endpoints: each endpoint's session as its player played it, in
+   *  course.yaml's order. */
+  sessions?: EndpointSession[];
   /** What the spec recommends (a SHOULD) and the client did not do: said, counted, and failing nothing. */
   advice?: Advice[];
-  /** The played session message by message, for a case played from a cassette. */
-  exchange?: Exchange;
   /** The command that runs the case by hand. */
   rerun?: string;
   /** What the program wrote on stderr, relayed under the case. */
@@ -75,10 +74,21 @@ export interface Difference {
   lines: StyledLine[];
 }
 
-export interface ProtocolReport {
-  /** The cassette, as a student finds it (fixtures/...). */
+/** One endpoint's session of a case: where its recording is, what its player objected to (a rule of the
+ *  protocol broken: the case is an error), and the session message by message. */
+export interface EndpointSession {
+  /** The endpoint's name (course.yaml's): its lane in the reports. */
+  endpoint: string;
+  /** Its recording, as a student finds it (fixtures/...). */
   cassette: string;
   diagnoses: Diagnosis[];
   /** Diagnoses counted and not kept. */
   more: number;
+  /** The session message by message, where the program reached the endpoint. */
+  exchange?: Exchange;
+}
+
+/** The diagnoses of a verdict's sessions, in order. */
+export function diagnosesOf(verdict: Pick<Verdict, 'sessions'>): Diagnosis[] {
+  return (verdict.sessions ?? []).flatMap((session) => session.diagnoses);
 }

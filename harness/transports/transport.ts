@@ -20,18 +20,7 @@ export interface Wiring {
   own?: readonly string[];
 }
 
-/** The case's program, as grading hands it to the transport. */
-export interface CaseProgram<R> {
-  /** Starts the program (or releases the one started ahead) with this wiring; resolves once it ended. */
-  run(wiring: Wiring): Promise<R>;
-  /** The session's report once the program ended: at once, or after a grace for its last messages, or
-   *  as soon as `arrived` resolves (all the program sent has reached the player: its connections are closed). */
-  settle(session: PlayerSession, arrived?: () => Promise<void>): Promise<PlayReport>;
-  /** What the program printed, stdout and stderr (for what a transport's session forbids printing). */
-  printed(result: R): string;
-}
-
-/** Where the case runs. */
+/** Where the case runs, and the endpoint of it this transport plays. */
 export interface PlaySetting {
   /** The case's input folder, as the grader sees it. */
   caseDir: string;
@@ -39,11 +28,13 @@ export interface PlaySetting {
   runRoot: string;
   /** Whether the program may reach 127.0.0.1 itself (no sandbox, or one with network). */
   network: boolean;
+  /** The variable that tells the program where the endpoint is (an HTTP endpoint's URL). */
+  env?: string;
 }
 
-export interface Played<R> {
-  result: R;
-  /** The session's report, when the program reached the player. */
+/** What an endpoint played to one run of the program found, once it ended. */
+export interface EndpointPlayed {
+  /** The session's report, when the program reached the endpoint. */
   report?: PlayReport;
   /** For a case whose .mcp.json says how the program starts its server: whether the start reached the
    *  grader at all, and what was wrong with it (nothing: it was right). */
@@ -53,11 +44,23 @@ export interface Played<R> {
   secrets?: readonly RoleSecret[];
 }
 
+/** An endpoint open for one run of the case's program: what the program is given to reach it, and,
+ *  once the program has ended, what it found. */
+export interface OpenEndpoint {
+  wiring: Wiring;
+  /** Once the program ended: its session's report, at once, or after a grace for the program's last
+   *  messages (`graced`), or as soon as all it sent has reached the player; `printed`: what the program
+   *  printed, stdout and stderr (for what a session forbids printing). */
+  settle(graced: (session: PlayerSession, arrived?: () => Promise<void>) => Promise<PlayReport>, printed: string): Promise<EndpointPlayed>;
+  /** Whatever the program left open ends here (a stream it never read to the end). */
+  close(): Promise<void>;
+}
+
 export interface Transport {
   /** How the program is started, ahead of time or not: with the wire on fd 3, these variables, fetch loaded. */
   program: { wire: boolean; env?: Record<string, string>; fetching?: boolean };
-  /** Plays the cassette to one run of the program. */
-  play<R>(cassette: Cassette, setting: PlaySetting, program: CaseProgram<R>): Promise<Played<R>>;
+  /** Opens the cassette for one run of the program (its server listening, its wire made). */
+  open(cassette: Cassette, setting: PlaySetting): Promise<OpenEndpoint>;
   /** What close() does on this transport: said to a program that waits after the whole session was played. */
   closing: string;
   /** For a case that failed: hints of its own, said first, and the kinds of the output's hints they make moot. */

@@ -60,6 +60,7 @@ const FOLDER_ORDER = [
   'grade',
   'props',
   'run',
+  'protocols',
   'transports',
   'authorization',
   'cassette',
@@ -116,7 +117,7 @@ describe('the harness imports', () => {
     expect(found).toEqual(['./a.ts', '../b.ts', './d.ts']);
   });
 
-  it('run downwards between folders only, in the order commands > classroom > ci > stages > report > grade > props > run > transports > authorization > cassette > course > base', () => {
+  it('run downwards between folders only, in the order commands > classroom > ci > stages > report > grade > props > run > protocols > transports > authorization > cassette > course > base', () => {
     const sources = harnessSources();
     expect([...sources.keys()].map(folderOf).filter((folder) => !FOLDER_ORDER.includes(folder))).toEqual([]);
     expect(importsUpwards(sources)).toEqual([]);

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCourse } from '../../harness/course.ts';
+import { loadCourse, type Case } from '../../harness/course.ts';
 import { gradeCase } from '../../harness/grade/case.ts';
 import { launcher } from '../../harness/run/launcher.ts';
 import { COURSE_CONTENT } from '../../harness/stages/index.ts';
@@ -29,7 +29,7 @@ describe('a transport', () => {
     expect(cases.length).toBe(3);
     for (const testCase of cases) {
       const before = played.sessions;
-      const verdict = await gradeCase({ ...testCase, player: 'memory-pipe' }, context);
+      const verdict = await gradeCase(onTransport(testCase, 'memory-pipe'), context);
       expect({ name: verdict.name, status: verdict.status, message: verdict.message }).toEqual({
         name: testCase.name,
         status: 'pass',
@@ -37,10 +37,15 @@ describe('a transport', () => {
       });
       expect(played.sessions).toBe(before + 1);
       // the cassette was replayed through it: every message the recording has went over the pipe
-      expect(verdict.exchange?.steps.some((step) => step.from === 'client' && step.method === 'initialize')).toBe(true);
+      expect(verdict.sessions?.[0]?.exchange?.steps.some((step) => step.from === 'client' && step.method === 'initialize')).toBe(true);
     }
     // and a name no table has is the grader's to say, not a crash
-    const unknown = await gradeCase({ ...cases[0]!, player: 'carrier-pigeon' }, context);
-    expect(unknown).toMatchObject({ status: 'infra', message: 'no transport named "carrier-pigeon" to play the case\'s cassette on' });
+    const unknown = await gradeCase(onTransport(cases[0]!, 'carrier-pigeon'), context);
+    expect(unknown).toMatchObject({ status: 'infra', message: 'no transport named "carrier-pigeon" to play endpoint mcp on' });
   });
 });
+
+/** The case with its endpoint played over `transport`. */
+function onTransport(testCase: Case, transport: string): Case {
+  return { ...testCase, endpoints: testCase.endpoints.map((endpoint) => ({ ...endpoint, transport })) };
+}

@@ -58,7 +58,7 @@ describe('a client message nested too deep', () => {
     // the session went astray after it (the recording still waits for initialized): the output differs,
     // and the player's first diagnosis says why
     const deep = all.filter((check) => check.id === 'streamable-http/resumption');
-    expect(deep.map((check) => [check.status, check.protocol?.diagnoses[0]?.message])).toEqual([
+    expect(deep.map((check) => [check.status, check.sessions[0]?.diagnoses[0]?.message])).toEqual([
       ['fail', expect.stringContaining(`your client wrote a message ${WORDS}`)],
     ]);
     // the memory server's cases of the stdio stages send it too; every other case passes

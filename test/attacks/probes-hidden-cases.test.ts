@@ -171,11 +171,9 @@ describe('probes-hidden-cases: a hidden case tells its verdict and hints, nothin
     for (const check of hiddenChecks) {
       expect(check, check.name).toMatchObject({
         difference: null,
-        protocol: null,
-        exchange: null,
+        sessions: [],
         output: null,
         stderr: null,
-        cassette: null,
         advice: [],
         durationMs: 0,
       });

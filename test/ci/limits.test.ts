@@ -121,7 +121,7 @@ if (underProgram && interfaces.length > 0) throw new Error('network interfaces: 
     const prelude = `import * as ciFs from 'node:fs';
 import * as ciNet from 'node:net';
 if (process.argv[2] === 'http') {
-  const folder = process.env.THEINFERENCE_PLAYER_SOCKET!.replace(/[^/]*$/, '');
+  const folder = process.env.THEINFERENCE_SERVER_URL_GATE!.replace(/[^/]*$/, '');
   const gates = ciFs.readdirSync(folder).filter((name) => name.endsWith('.sock'));
   if (gates.length === 0) throw new Error('no player gate to knock at');
   // in a sandbox (its case at 'case'), its own alone

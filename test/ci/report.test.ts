@@ -209,7 +209,7 @@ describe('merge-reports refuses, in one line, exit 2', () => {
     });
     let run = await runCli(['merge-reports', '--report', join(dir, 'm.json'), join(dir, 'bad.json')]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(`theinference merge-reports: ${join(dir, 'bad.json')}: report version 9 is not supported (expected 1)\n`);
+    expect(run.stderr).toBe(`theinference merge-reports: ${join(dir, 'bad.json')}: report version 9 is not supported (expected 2)\n`);
     run = await runCli(['merge-reports', '--report', join(dir, 'm.json'), join(dir, 'empty.json')]);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe(`theinference merge-reports: ${join(dir, 'empty.json')}: stages: expected at least 1 item, got 0\n`);

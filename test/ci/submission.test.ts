@@ -33,11 +33,11 @@ describe('grading only src/', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const report = run.report!;
-    expect(report).toMatchObject({ version: 1, status: 'pass', exitCode: 0, seed: 11, shard: null });
+    expect(report).toMatchObject({ version: 2, status: 'pass', exitCode: 0, seed: 11, shard: null });
     expect(report.stages.map((stage) => stage.status)).toEqual(report.stages.map(() => 'pass'));
     const generated = checks(report).filter((check) => check.origin === 'generated');
     expect(generated.map((check) => check.name)).toEqual(expect.arrayContaining(['random-mcp-frame/1', 'random-mcp-config/3', 'random-tools/2']));
-    expect(generated.find((check) => check.name === 'random-tools/1')?.cassette).toBe('generated (--seed 11)');
+    expect(generated.find((check) => check.name === 'random-tools/1')?.sessions.map((session) => session.cassette)).toEqual(['generated (--seed 11)']);
     expect(generated.every((check) => check.seed === 11)).toBe(true);
     // every stage's points, as course.yaml gives them
     const total = loadCourse(REPO).stages.reduce((sum, stage) => sum + stage.points, 0);
@@ -159,8 +159,8 @@ describe('hidden cases', () => {
       { name: 'hidden-handshake/secret-server', status: 'pass' },
       { name: 'hidden-mcp-frame/secret', status: 'pass' },
     ]);
-    // played from its cassette, whose path (in the hidden cases' folder) the report does not give
-    expect(hiddenChecks[0]!.cassette).toBeNull();
+    // played from its cassette, of which (its path in the hidden cases' folder, its exchange) the report says nothing
+    expect(hiddenChecks[0]!.sessions).toEqual([]);
 
     const slashes = submission('', [["return JSON.stringify(msg) + '\\n';", "return JSON.stringify(msg).replaceAll('/', '\\\\/') + '\\n';"]]);
     const summary = join(folder({}), 'summary.md');

@@ -25,9 +25,16 @@ const full: Verdict = {
       general: ['an event stream may end its lines in CRLF'],
     },
   ],
-  protocol: { cassette: '/hidden/fixtures/x/cassette.yaml', diagnoses: [{ kind: 'unexpected-method', message: 'expected "answerKeyOnly"' }], more: 0 },
+  sessions: [
+    {
+      endpoint: 'mcp',
+      cassette: '/hidden/fixtures/x/cassette.yaml',
+      diagnoses: [{ kind: 'unexpected-method', message: 'expected "answerKeyOnly"' }],
+      more: 0,
+      exchange: { steps: [], more: 0 },
+    },
+  ],
   advice: [{ kind: 'before-initialize-result', message: 'sent answerKeyOnly early', source: 's', words: 'w' }],
-  exchange: { steps: [], more: 0 },
   rerun: './your_program.sh mcp-frame cases/config-and-framing/hidden-mcp-frame/secret',
   stderr: 'answerKeyOnly',
   stdout: Buffer.from('{"answerKeyOnly":1}\n'),

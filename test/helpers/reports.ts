@@ -1,5 +1,5 @@
 // Reports made by hand, for the tests of what reads them (the summary, JUnit, merge-reports): every
-// field version 1 has, plain, with what a test is about given over them.
+// field version 2 has, plain, with what a test is about given over them.
 import type { CheckReport, ResultsReport } from '../../harness/report/model.ts';
 
 /** A check that passed, with `given` over it. */
@@ -12,14 +12,12 @@ export function checkOf(given: Partial<CheckReport> & Pick<CheckReport, 'id' | '
     details: null,
     hints: [],
     difference: null,
-    protocol: null,
+    sessions: [],
     advice: [],
-    exchange: null,
     output: null,
     stderr: null,
     durationMs: 1,
     seed: null,
-    cassette: null,
     position: 0,
     ...given,
   };
@@ -28,7 +26,7 @@ export function checkOf(given: Partial<CheckReport> & Pick<CheckReport, 'id' | '
 /** A run that passed, of no checks, with `given` over it (its stages among them). */
 export function reportOf(given: Partial<ResultsReport> & Pick<ResultsReport, 'stages'>): ResultsReport {
   return {
-    version: 1,
+    version: 2,
     status: 'pass',
     exitCode: 0,
     seed: 7,

@@ -166,12 +166,13 @@ describe.skipIf(!CHROMIUM)(`the HTML report in headless Chromium${CHROMIUM ? '' 
         flags: check.querySelectorAll('.flag').length,
       })),
     );
-    const played = checks().filter((check) => check.exchange !== null);
+    const played = checks().filter((check) => check.sessions[0]?.exchange);
     expect(played.length).toBeGreaterThan(0);
     for (const check of played) {
       const diagram = drawn.find((each) => each.id === check.id)!;
-      expect(diagram.arrows, check.id).toBe(check.exchange!.steps.length);
-      const first = check.exchange!.steps.findIndex((step) => step.diagnosis !== undefined);
+      const exchange = check.sessions[0]!.exchange!;
+      expect(diagram.arrows, check.id).toBe(exchange.steps.length);
+      const first = exchange.steps.findIndex((step) => step.diagnosis !== undefined);
       expect(diagram.flagged, check.id).toEqual(first === -1 ? [] : [first]);
     }
     const strayed = drawn.find((each) => each.id === FAILING_CASE)!;

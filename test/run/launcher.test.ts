@@ -6,8 +6,8 @@ import { appendFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCourse, type Case } from '../../harness/course.ts';
-import { loadCassette } from '../../harness/cassette/index.ts';
-import { runWithPlayer } from '../../harness/grade/case.ts';
+import { runWithEndpoints } from '../../harness/grade/case.ts';
+import { playingOf } from '../../harness/grade/played.ts';
 import { launcher, PROGRAM, type Launcher } from '../../harness/run/launcher.ts';
 import { programEnv } from '../../harness/run/env.ts';
 import { DEFAULT_LIMITS } from '../../harness/run/spawn.ts';
@@ -35,12 +35,11 @@ describe('launcher', () => {
     expect((await launcher(REPO, { bundle: false, sandbox: false })).command).toBe(join(REPO, PROGRAM));
     // a case with a cassette runs with its player, as graded: without one it would only fail, both ways alike
     const run = async (testCase: Case, start: Launcher) => {
-      const cassette = testCase.cassettePath === undefined ? undefined : loadCassette(testCase.cassettePath, { diskCache: false });
-      return (await runWithPlayer(testCase, context(REPO, start), cassette)).result;
+      return (await runWithEndpoints(testCase, context(REPO, start), playingOf(testCase))).result;
     };
     const cases = course.stages.flatMap((stage) => stage.cases);
     const firstOfEach = cases.filter((testCase, index) => cases.findIndex((other) => other.command === testCase.command) === index);
-    expect(firstOfEach.map((testCase) => testCase.command)).toEqual(course.commands);
+    expect(firstOfEach.map((testCase) => testCase.command)).toEqual(course.commands.map((command) => command.name));
     for (const testCase of firstOfEach) {
       const [fast, slow] = await Promise.all([run(testCase, bundled), run(testCase, script)]);
       expect(fast.exitCode, testCase.casePath).toBe(0);

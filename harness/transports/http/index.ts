@@ -1,48 +1,59 @@
 // Streamable HTTP: the cassette served on 127.0.0.1, on a port the grader owns for the case alone;
-// the program finds its URL in THEINFERENCE_SERVER_URL. A program without network reaches it
+// the program finds its URL in the variable its endpoint names (course.yaml's `env:`). A program without network reaches it
 // through a gate of the case's own, a Unix socket (gate.ts).
 import { join } from 'node:path';
 import { InputError } from '../../errors.ts';
 import { socketsFolder } from '../sockets.ts';
 import type { Transport } from '../transport.ts';
-import { openGate } from './gate.ts';
+import { openGate, type PlayerGate } from './gate.ts';
 import { failingOverHttp, notResumed } from './hints.ts';
 
-/** Where a program of an HTTP stage finds the grader's player: a URL on 127.0.0.1, on a port the grader listens on. */
-export const SERVER_URL_VARIABLE = 'THEINFERENCE_SERVER_URL';
-/** Where a program without network finds it instead: the player's gate, a Unix socket (its path), and the
- *  token its connections open with. program.ts offers the student's client a port on the
- *  program's own loopback, relayed there, at the path of THEINFERENCE_SERVER_URL. */
-export const PLAYER_SOCKET_VARIABLE = 'THEINFERENCE_PLAYER_SOCKET';
-export const PLAYER_TOKEN_VARIABLE = 'THEINFERENCE_PLAYER_TOKEN';
+/** Where a program finds an HTTP endpoint that course.yaml gives no variable for (a replay by hand). */
+const SERVER_URL_VARIABLE = 'THEINFERENCE_SERVER_URL';
+/** Where a program without network finds the endpoint instead, beside its URL's variable (X): the player's
+ *  gate, a Unix socket (its path, in X_GATE), and the token its connections open with (X_GATE_TOKEN).
+ *  program.ts offers the student's client a port on the program's own loopback, relayed there, at the
+ *  URL's path. */
+export const GATE_SUFFIX = '_GATE';
+export const GATE_TOKEN_SUFFIX = '_GATE_TOKEN';
 
 export const http: Transport = {
   // a program that talks HTTP has fetch loaded before it starts (run/preload.mjs)
   program: { wire: false, env: { THEINFERENCE_FETCH: '1' }, fetching: true },
-  async play(cassette, setting, program) {
+  async open(cassette, setting) {
     const { serveCassette } = await import('./serve.ts');
     const served = await serveCassette(cassette);
+    let gate: PlayerGate | undefined;
     try {
-      const gate = setting.network ? undefined : await openGate(playerSocket(), Number(new URL(served.url).port));
-      try {
-        const reach: Record<string, string> = { [SERVER_URL_VARIABLE]: served.url };
-        if (gate) Object.assign(reach, { [PLAYER_SOCKET_VARIABLE]: gate.path, [PLAYER_TOKEN_VARIABLE]: gate.token });
-        const result = await program.run({ env: reach, waitedOn: () => served.waitsForClient(), ...(gate && { own: [gate.path] }) });
+      gate = setting.network ? undefined : await openGate(playerSocket(), Number(new URL(served.url).port));
+    } catch (error) {
+      await served.close();
+      throw error;
+    }
+    const variable = setting.env ?? SERVER_URL_VARIABLE;
+    const reach: Record<string, string> = { [variable]: served.url };
+    if (gate) Object.assign(reach, { [`${variable}${GATE_SUFFIX}`]: gate.path, [`${variable}${GATE_TOKEN_SUFFIX}`]: gate.token });
+    return {
+      wiring: { env: reach, waitedOn: () => served.waitsForClient(), ...(gate && { own: [gate.path] }) },
+      async settle(graced, printed) {
         // the gate's connections first: each of them closes only after the player's end of it has
-        const settled = await program.settle(served, async () => {
+        const settled = await graced(served, async () => {
           await gate?.allClosed();
           await served.allClosed();
         });
-        const leaks = served.leaks(program.printed(result));
+        const leaks = served.leaks(printed);
         const report = leaks.length === 0 ? settled : { ...settled, ok: false, diagnoses: [...settled.diagnoses, ...leaks] };
         // the session as the report draws it: a URL the program put a token in shows it by its role
-        return { result, report: served.byRole(report), secrets: served.secrets() };
-      } finally {
-        await gate?.close();
-      }
-    } finally {
-      await served.close(); // whatever the program left open (a stream it never read to the end) ends here
-    }
+        return { report: served.byRole(report), secrets: served.secrets() };
+      },
+      async close() {
+        try {
+          await gate?.close();
+        } finally {
+          await served.close(); // whatever the program left open (a stream it never read to the end) ends here
+        }
+      },
+    };
   },
   closing:
     'over HTTP the server closes nothing of its own accord: close() sends DELETE, then stops reading what is still open (abort its fetches) and ends messages',

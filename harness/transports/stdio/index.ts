@@ -15,25 +15,30 @@ const CHUNK_GAP_MS = 50;
 
 export const stdio: Transport = {
   program: { wire: true, env: { THEINFERENCE_WIRE_FD: String(WIRE_FD) } },
-  async play(cassette, setting, program) {
+  async open(cassette, setting) {
     const entry = caseServerEntry(setting.caseDir);
     let started: StartReport | undefined;
     let session: PlayerSession | undefined;
     const play = (wire: Parameters<typeof attachPlayer>[1]) => (session = attachPlayer(cassette, wire, { chunkGapMs: CHUNK_GAP_MS }));
-    const result = await program.run({
-      onWire: (wire) =>
-        entry
-          ? readStartReport(wire, (report, rest) => {
-              if (!report) return;
-              started = report;
-              play(rest);
-            })
-          : play(wire),
-      waitedOn: () => session?.waitsForClient() === true,
-    });
-    const played = session as PlayerSession | undefined;
-    const start = entry && { reached: started !== undefined, problem: startProblem(entry, started) };
-    return { result, ...(played && { report: await program.settle(played) }), ...(start && { start }) };
+    return {
+      wiring: {
+        onWire: (wire) =>
+          entry
+            ? readStartReport(wire, (report, rest) => {
+                if (!report) return;
+                started = report;
+                play(rest);
+              })
+            : play(wire),
+        waitedOn: () => session?.waitsForClient() === true,
+      },
+      async settle(graced) {
+        const played = session as PlayerSession | undefined;
+        const start = entry && { reached: started !== undefined, problem: startProblem(entry, started) };
+        return { ...(played && { report: await graced(played) }), ...(start && { start }) };
+      },
+      close: async () => {},
+    };
   },
   closing: "the server's output ends only after its input does: close() ends the wire first (spawnWire's close: end the child's stdin), then waits",
   async serve(cassette, options) {

@@ -12,26 +12,31 @@ export const played = { sessions: 0 };
 
 export const memoryPipe: Transport = {
   program: { wire: true, env: { THEINFERENCE_WIRE_FD: '3' } },
-  async play(cassette, _setting, program) {
+  async open(cassette) {
     let session: PlayerSession | undefined;
-    const result = await program.run({
-      onWire: (pipe: Duplex) => {
-        played.sessions += 1;
-        const memory = createMemoryWire(cassette);
-        session = memory.session;
-        const text = new StringDecoder('utf8');
-        pipe.on('data', (chunk: Buffer) => memory.wire.write(text.write(chunk)));
-        pipe.on('end', () => memory.wire.close());
-        pipe.on('error', () => memory.wire.close());
-        void (async () => {
-          for await (const chunk of memory.wire.chunks) pipe.write(chunk);
-          pipe.end();
-        })();
+    return {
+      wiring: {
+        onWire: (pipe: Duplex) => {
+          played.sessions += 1;
+          const memory = createMemoryWire(cassette);
+          session = memory.session;
+          const text = new StringDecoder('utf8');
+          pipe.on('data', (chunk: Buffer) => memory.wire.write(text.write(chunk)));
+          pipe.on('end', () => memory.wire.close());
+          pipe.on('error', () => memory.wire.close());
+          void (async () => {
+            for await (const chunk of memory.wire.chunks) pipe.write(chunk);
+            pipe.end();
+          })();
+        },
+        waitedOn: () => session?.waitsForClient() === true,
       },
-      waitedOn: () => session?.waitsForClient() === true,
-    });
-    const ended = session as PlayerSession | undefined;
-    return { result, ...(ended && { report: await program.settle(ended) }) };
+      settle: async (graced) => {
+        const ended = session as PlayerSession | undefined;
+        return ended ? { report: await graced(ended) } : {};
+      },
+      close: async () => {},
+    };
   },
   closing: 'over the memory pipe, close() ends the wire, then waits for the server to end its side',
 };
