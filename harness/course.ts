@@ -94,10 +94,9 @@ export interface LoadOptions {
   /** The property suites a stage may name (the stages' modules hold them; the commands pass
    *  stages/index.ts suiteNames()); a stage's `properties:` is not checked without them. */
   suites?: readonly string[];
-  /** The protocols and transports an endpoint may name (protocols/index.ts, transports/index.ts, passed
-   *  by the commands); not checked without them. */
-  protocols?: readonly string[];
-  transports?: readonly string[];
+  /** The protocols an endpoint may name, each with the transports it plays on (protocols/index.ts,
+   *  passed by the commands); not checked without them. */
+  protocols?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The course.yaml version this grader reads. Version 1 named one transport a stage (`player:`) and a
@@ -217,11 +216,13 @@ function programCommand(table: StageTable, name: string, options: LoadOptions): 
       const where = [...at, 'endpoints', endpoint];
       if (!/^[a-z][a-z0-9-]*$/.test(endpoint)) table.fail(where, `endpoint "${endpoint}" must be a lower-case name ("mcp", "llm")`);
       const protocol = table.scalar([...where, 'protocol'], 'string');
-      if (options.protocols && !options.protocols.includes(protocol))
-        table.fail([...where, 'protocol'], `protocol must be ${oneOf(options.protocols)}, not "${protocol}"`);
+      const protocols = options.protocols;
+      if (protocols && !Object.hasOwn(protocols, protocol))
+        table.fail([...where, 'protocol'], `protocol must be ${oneOf(Object.keys(protocols))}, not "${protocol}"`);
       const transport = table.scalar([...where, 'transport'], 'string');
-      if (options.transports && !options.transports.includes(transport))
-        table.fail([...where, 'transport'], `transport must be ${oneOf(options.transports)}, not "${transport}"`);
+      const transports = protocols?.[protocol];
+      if (transports && !transports.includes(transport))
+        table.fail([...where, 'transport'], `transport must be ${oneOf(transports)} (what protocol ${protocol} plays on), not "${transport}"`);
       const env = table.optional([...where, 'env'], 'string');
       if (env !== undefined && !/^[A-Z][A-Z0-9_]*$/.test(env))
         table.fail([...where, 'env'], `env "${env}" must be a variable's name (THEINFERENCE_SERVER_URL)`);

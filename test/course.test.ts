@@ -7,8 +7,7 @@ import { stageIndex } from '../harness/commands/course.ts';
 import { CourseError, loadCourse } from '../harness/course.ts';
 import { UsageError } from '../harness/errors.ts';
 import { suiteNames } from '../harness/stages/index.ts';
-import { PROTOCOL_NAMES } from '../harness/protocols/index.ts';
-import { TRANSPORT_NAMES } from '../harness/transports/index.ts';
+import { protocolTransports } from '../harness/protocols/index.ts';
 import { answerTwice, courseCopy, REPO, runCli } from './helpers/cli.ts';
 
 const copies: string[] = [];
@@ -39,7 +38,7 @@ function lineOf(dir: string, text: string): number {
 /** What loading the course as the commands load it (the stages' suites, the protocols and transports known) says is wrong. */
 function loadError(dir: string): string {
   try {
-    loadCourse(dir, { suites: suiteNames(), protocols: PROTOCOL_NAMES, transports: TRANSPORT_NAMES });
+    loadCourse(dir, { suites: suiteNames(), protocols: protocolTransports() });
   } catch (error) {
     expect(error).toBeInstanceOf(CourseError);
     return (error as Error).message;
@@ -99,7 +98,7 @@ describe('the stage table', () => {
       'mcp: { protocol: mcp, transport: stdio, cassette: cassette.yaml }',
       'mcp: { protocol: mcp, transport: websocket, cassette: cassette.yaml }',
     );
-    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'websocket')}: transport must be "stdio" or "http", not "websocket"`);
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'websocket')}: transport must be "stdio" or "http" (what protocol mcp plays on), not "websocket"`);
     dir = copy();
     editTable(dir, 'mcp: { protocol: mcp, transport: stdio, cassette: cassette.yaml }', 'mcp: { protocol: smtp, transport: stdio, cassette: cassette.yaml }');
     expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'smtp')}: protocol must be "mcp", not "smtp"`);

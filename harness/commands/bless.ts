@@ -10,7 +10,7 @@ import { useColor } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
 import type { Case, Course, Stage } from '../course.ts';
 import { courseHere, stageIndex } from './course.ts';
-import { formatDiagnoses, type Cassette } from '../cassette/index.ts';
+import { formatDiagnoses } from '../cassette/index.ts';
 import { runWithEndpoints } from '../grade/case.ts';
 import { playingOf, type Playing } from '../grade/played.ts';
 import { explainDifference } from '../grade/explain.ts';
@@ -106,7 +106,7 @@ async function blessStages(stages: readonly Stage[], runRoot: string, packages: 
         const name = relative('cases', testCase.casePath);
         const broken = endpoints.flatMap(({ report }, at) =>
           report && report.diagnoses.length > 0
-            ? [`${name}: the reference broke the protocol of its cassette ${playing[index]![at]!.cassette.file}\n${indent(formatDiagnoses(report).join('\n'))}`]
+            ? [`${name}: the reference broke the protocol of its cassette ${playing[index]![at]!.file}\n${indent(formatDiagnoses(report).join('\n'))}`]
             : [],
         );
         if (broken.length > 0) {
@@ -170,17 +170,20 @@ function summary(written: readonly Blessing[], unchanged: number, hiddenDir: str
 
 /** What lint finds in the cassettes `cases` are played from, a line each, naming the file and its line. */
 async function unsoundCassettes(cases: readonly Case[], playing: readonly (readonly Playing[])[]): Promise<string[]> {
-  if (playing.every((endpoints) => endpoints.length === 0)) return [];
-  const { lintCassette } = await import('../cassette/format/lint.ts');
-  return cases.flatMap((testCase, index) => playing[index]!.flatMap(({ cassette }) => lintOne(testCase, cassette, lintCassette)));
-}
-
-/** What lint finds in one recording of a case, each said as bless refuses it. */
-function lintOne(testCase: Case, cassette: Cassette, lintCassette: (cassette: Cassette) => { line?: number; message: string }[]): string[] {
-  return lintCassette(cassette).map(
-    (problem) =>
-      `${relative('cases', testCase.casePath)}: its cassette is not sound (theinference lint)\n${indent(`${cassette.file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`)}`,
+  const found = await Promise.all(
+    cases.map(async (testCase, index) => {
+      const each = await Promise.all(
+        playing[index]!.map(async ({ file, lint }) =>
+          (await lint()).map(
+            (problem) =>
+              `${relative('cases', testCase.casePath)}: its cassette is not sound (theinference lint)\n${indent(`${file}${problem.line ? `:${problem.line}` : ''}: ${problem.message}`)}`,
+          ),
+        ),
+      );
+      return each.flat();
+    }),
   );
+  return found.flat();
 }
 
 async function propertyFailures(stage: Stage, courseRoot: string, start: Launcher, env: NodeJS.ProcessEnv): Promise<string[]> {

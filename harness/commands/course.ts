@@ -9,12 +9,11 @@ import { UsageError } from '../errors.ts';
 import { GRADER_ROOT } from '../grader-package.ts';
 import { graderVersion } from '../report/version.ts';
 import { suiteNames } from '../stages/index.ts';
-import { PROTOCOL_NAMES } from '../protocols/index.ts';
-import { TRANSPORT_NAMES } from '../transports/index.ts';
+import { protocolTransports } from '../protocols/index.ts';
 
 /** The course at `root` (by default the one the working folder is in), checked as the commands check it. */
 export function courseHere(options: LoadOptions = {}, root = findCourseRoot(process.cwd())): Course {
-  return loadCourse(root, { ...options, suites: suiteNames(), protocols: PROTOCOL_NAMES, transports: TRANSPORT_NAMES });
+  return loadCourse(root, { ...options, suites: suiteNames(), protocols: protocolTransports() });
 }
 
 /** The course as published: the one in the grader's own package, whatever the working folder holds. */

@@ -11,11 +11,11 @@ import type { Invocation } from '../run/network.ts';
 import { BundlerFailure } from '../run/bundle.ts';
 import { prestart, type Prestart, type Prestarts } from '../run/prestart.ts';
 import { runCommand, STUCK_MS, WALL_FACTOR, type Limits, type RunOptions, type RunResult } from '../run/spawn.ts';
-import type { EndpointPlayed, Transport, Wiring } from '../transports/transport.ts';
+import type { EndpointPlayed, Wiring } from '../transports/transport.ts';
 import type { CourseContent } from './course-content.ts';
 import { explainDifference, type ExplainOptions } from './explain.ts';
 import { protocolHints, refusedByTheServer } from './hints.ts';
-import { EndpointProblem, playCase, playingOf, programNeeds, type PlayedCase, type Playing } from './played.ts';
+import { EndpointProblem, playCase, playingOf, programNeeds, type PlayedCase, type Playing, type Protocols } from './played.ts';
 import type { Advice, EndpointSession, Hint, Verdict } from '../run/verdict.ts';
 
 /** What a case's program runs with. */
@@ -28,8 +28,8 @@ export interface RunContext {
   signal?: AbortSignal;
   /** Programs started ahead for these cases (watch mode): each case takes its own, or starts one. */
   prestarted?: Prestarts;
-  /** The transports a case's endpoints may name (default: harness/transports/index.ts's). */
-  transports?: Readonly<Record<string, Transport>>;
+  /** The protocols a case's endpoints may name (default: harness/protocols/index.ts's). */
+  protocols?: Protocols;
 }
 
 /** What a case is graded with: how its program runs, and the stages' hint rules (harness/stages/,
@@ -57,7 +57,7 @@ async function judgeCase(testCase: Case, context: CaseContext): Promise<Verdict>
   const name = caseName(testCase);
   let playing: Playing[];
   try {
-    playing = playingOf(testCase, context.transports);
+    playing = playingOf(testCase, context.protocols);
   } catch (error) {
     if (!(error instanceof EndpointProblem)) throw error;
     return { name, status: 'infra', message: error.message, durationMs: 0 };
@@ -103,7 +103,7 @@ export function runProgram(testCase: Case, context: RunContext, { onWire, env, w
   const alone = onPipes === undefined && env === undefined && waitedOn === undefined;
   if (ready) return ready.release({ onPipes, env, waitedOn, ...(alone && { sayEnd: true }) }, context.signal, own);
   const options = programOptions(testCase, context, onWire !== undefined);
-  const fetching = programNeeds(testCase, context.transports).fetching && context.launcher.fetching;
+  const fetching = programNeeds(testCase, context.protocols).fetching && context.launcher.fetching;
   const { start, caseArg } = showCase(fetching || context.launcher, testCase, context);
   if (own) {
     try {
@@ -128,7 +128,7 @@ export function prestartProgram(testCase: Case, context: RunContext): Prestart |
   // A case with a cassette gets its player when released (runWithPlayer): a wire it needs is made now;
   // what it learns only then (an HTTP player's URL) is given at the release.
   if (!warm) return undefined;
-  const options = programOptions(testCase, context, programNeeds(testCase, context.transports).wire);
+  const options = programOptions(testCase, context, programNeeds(testCase, context.protocols).wire);
   const { start, caseArg } = showCase(warm, testCase, context);
   return prestart(start, [testCase.command, caseArg], options);
 }
@@ -141,7 +141,7 @@ function showCase(start: Invocation, testCase: Case, context: RunContext): { sta
 /** How a case's program runs, however it is started: its folder, environment (its transport's too),
  *  limits, and the cassette wire if it is given one. */
 function programOptions(testCase: Case, context: RunContext, wire: boolean): RunOptions {
-  const env = { ...context.env, ...programNeeds(testCase, context.transports).env };
+  const env = { ...context.env, ...programNeeds(testCase, context.protocols).env };
   return {
     cwd: context.runRoot,
     env,
@@ -175,11 +175,11 @@ function withSessionOver(judgement: Judgement, playing: readonly Playing[], repo
   // stopped by a limit, or ended waiting with nothing left to wait on (exit 13): after a whole session, close() is what waited
   const waitedForNothing = judgement.hints?.some((hint) => hint.kind === 'waited-for-nothing') === true;
   if (judgement.status !== 'timeout' && !waitedForNothing) return judgement;
-  const over = playing.length > 0 && playing.every(({ transport }, at) => reports[at]?.ok === true && !transport.unfinished?.(reports[at]!));
+  const over = playing.length > 0 && playing.every(({ unfinished }, at) => reports[at]?.ok === true && !unfinished?.(reports[at]!));
   if (!over) return judgement;
   const first = 'every message of the session was exchanged right, and then your program kept waiting: is close() waiting for the server to close first?';
   // each endpoint's transport says how its server is closed (a constant sentence of the transport)
-  const hint = { kind: 'session-over', lines: [first, ...new Set(playing.map(({ transport }) => transport.closing))], general: [first] };
+  const hint = { kind: 'session-over', lines: [first, ...new Set(playing.map(({ closing }) => closing))], general: [first] };
   return { ...judgement, hints: [...(judgement.hints ?? []).filter((other) => other.kind !== 'waited-for-nothing'), hint] };
 }
 
@@ -187,7 +187,7 @@ function withSessionOver(judgement: Judgement, playing: readonly Playing[], repo
  *  not do on them), without the output's hints they make moot. */
 function withTransportHints(judgement: Judgement, playing: readonly Playing[], reports: readonly (PlayReport | undefined)[]): Judgement {
   if (judgement.status === 'pass') return judgement;
-  const said = playing.flatMap(({ transport, cassette }, at) => (transport.failing ? [transport.failing(cassette, reports[at])] : []));
+  const said = playing.flatMap(({ failing }, at) => (failing ? [failing(reports[at])] : []));
   const hints = said.flatMap((one) => one.hints);
   if (hints.length === 0) return judgement;
   const moot = said.flatMap((one) => one.moot);

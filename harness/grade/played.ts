@@ -3,48 +3,88 @@
 // endpoint's session settled and closed. A case with no endpoint is its program alone.
 import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { CassetteError, loadCassette, type Cassette, type PlayerSession, type PlayReport } from '../cassette/index.ts';
+import type { PlayerSession, PlayReport } from '../cassette/index.ts';
 import type { Case, CaseEndpoint } from '../course.ts';
+import { InputError } from '../errors.ts';
+import type { Hint } from '../hint.ts';
+import { PROTOCOLS, type Protocol } from '../protocols/index.ts';
 import { afterProgress } from '../run/progress.ts';
 import type { RunResult } from '../run/spawn.ts';
-import { TRANSPORTS } from '../transports/index.ts';
-import type { EndpointPlayed, OpenEndpoint, Transport, Wiring } from '../transports/transport.ts';
+import type { EndpointPlayed, OpenEndpoint, PlaySetting, Transport, Wiring } from '../transports/transport.ts';
 
-/** An endpoint of a case, ready to play: its transport and its recording. */
+/** An endpoint of a case, ready to play: its protocol's recording, bound to the transport it plays on. */
 export interface Playing {
   endpoint: CaseEndpoint;
-  transport: Transport;
-  cassette: Cassette;
+  /** Its recording's path, as said (playingOf's `named`). */
+  file: string;
+  /** What is unsound in its recording (its protocol's lint), each at its line when it has one. */
+  lint(): Promise<{ line?: number; message: string }[]>;
+  /** How the program is started to meet it (transport.ts). */
+  program: Transport['program'];
+  open(setting: PlaySetting): Promise<OpenEndpoint>;
+  /** What close() does on its transport. */
+  closing: string;
+  /** For a case that failed: its transport's own hints (transport.ts). */
+  failing?(report: PlayReport | undefined): { hints: Hint[]; moot: string[] };
+  unfinished?(report: PlayReport): boolean;
 }
 
-/** Why a case's endpoints cannot be played: the grader's trouble (an unusable recording, a transport
- *  that is not there), said as the case's verdict. */
+/** Why a case's endpoints cannot be played: the grader's trouble (an unusable recording, a protocol or
+ *  transport that is not there), said as the case's verdict. */
 export class EndpointProblem extends Error {}
 
-/** The transports a case's endpoint may name: harness/transports/index.ts's, or a test's own. */
-export type Transports = Readonly<Record<string, Transport>>;
+/** The protocols a case's endpoint may name: harness/protocols/index.ts's, or a test's own. */
+export type Protocols = Readonly<Record<string, Protocol>>;
 
-/** The case's endpoints, each with its transport and its recording loaded (`named`: how a recording's
+/** The case's endpoints, each with its recording loaded by its protocol (`named`: how a recording's
  *  path is said, from where). */
-export function playingOf(testCase: Case, transports: Transports = TRANSPORTS, named: (path: string) => string = (path) => path): Playing[] {
+export function playingOf(testCase: Case, protocols: Protocols = PROTOCOLS, named: (path: string) => string = (path) => path): Playing[] {
   return testCase.endpoints.map((endpoint) => {
-    const transport = Object.hasOwn(transports, endpoint.transport) ? transports[endpoint.transport] : undefined;
-    if (transport === undefined) throw new EndpointProblem(`no transport named "${endpoint.transport}" to play endpoint ${endpoint.name} on`);
-    let cassette: Cassette;
+    const [protocol, transport, file] = [protocolOf(endpoint, protocols), transportOf(endpoint, protocols), named(endpoint.cassettePath)];
+    let recording: unknown;
     try {
-      cassette = loadCassette(named(endpoint.cassettePath), { diskCache: false });
+      recording = protocol.load(file);
     } catch (error) {
-      if (!(error instanceof CassetteError)) throw error;
+      if (!(error instanceof InputError)) throw error;
       throw new EndpointProblem(`the case's cassette is unusable: ${error.message}`);
     }
-    return { endpoint, transport, cassette };
+    return {
+      endpoint,
+      file,
+      lint: async () => (protocol.lint ? protocol.lint(recording) : []),
+      program: transport.program,
+      open: (setting) => transport.open(recording, setting),
+      closing: transport.closing,
+      ...(transport.failing && { failing: (report: PlayReport | undefined) => transport.failing!(recording, report) }),
+      ...(transport.unfinished && { unfinished: (report: PlayReport) => transport.unfinished!(report) }),
+    };
   });
+}
+
+function protocolOf(endpoint: CaseEndpoint, protocols: Protocols): Protocol {
+  const protocol = Object.hasOwn(protocols, endpoint.protocol) ? protocols[endpoint.protocol] : undefined;
+  if (protocol === undefined) throw new EndpointProblem(`no protocol named "${endpoint.protocol}" to play endpoint ${endpoint.name} with`);
+  return protocol;
+}
+
+function transportOf(endpoint: CaseEndpoint, protocols: Protocols): Transport<unknown> {
+  const { transports } = protocolOf(endpoint, protocols);
+  const transport = Object.hasOwn(transports, endpoint.transport) ? transports[endpoint.transport] : undefined;
+  if (transport === undefined) throw new EndpointProblem(`no transport named "${endpoint.transport}" to play endpoint ${endpoint.name} on`);
+  return transport;
 }
 
 /** What the case's program is started with, for its endpoints: the wire on fd 3, their transports'
  *  variables, fetch loaded. */
-export function programNeeds(testCase: Case, transports: Transports = TRANSPORTS): { wire: boolean; env: Record<string, string>; fetching: boolean } {
-  const used = testCase.endpoints.flatMap((endpoint) => (Object.hasOwn(transports, endpoint.transport) ? [transports[endpoint.transport]!] : []));
+export function programNeeds(testCase: Case, protocols: Protocols = PROTOCOLS): { wire: boolean; env: Record<string, string>; fetching: boolean } {
+  const used = testCase.endpoints.flatMap((endpoint) => {
+    try {
+      return [transportOf(endpoint, protocols)];
+    } catch (error) {
+      if (error instanceof EndpointProblem) return []; // said as the case's verdict when it is played
+      throw error;
+    }
+  });
   return {
     wire: used.some((transport) => transport.program.wire),
     env: Object.assign({}, ...used.map((transport) => transport.program.env ?? {})),
@@ -82,8 +122,8 @@ export async function playCase(
   const caseDir = resolve(setting.runRoot, testCase.casePath);
   const opened: OpenEndpoint[] = [];
   try {
-    for (const { endpoint, transport, cassette } of playing)
-      opened.push(await transport.open(cassette, { caseDir, runRoot: setting.runRoot, network: setting.network, ...(endpoint.env && { env: endpoint.env }) }));
+    for (const { endpoint, open } of playing)
+      opened.push(await open({ caseDir, runRoot: setting.runRoot, network: setting.network, ...(endpoint.env && { env: endpoint.env }) }));
     const result = await run(together(opened.map((open) => open.wiring)));
     const printed = `${result.stdout.toString('utf8')}\n${result.stderr.toString('utf8')}`;
     const endpoints = await Promise.all(opened.map((open) => open.settle(graced, printed)));

@@ -1,7 +1,15 @@
-// The protocols an endpoint of course.yaml may name: what is said between a case's program and the
-// server it talks to, and how the grader judges it. `mcp`: the Model Context Protocol (JSON-RPC, its
-// lifecycle, its stateless revision, and the authorization of a remote server), played from a recording
-// by the cassette engine (harness/cassette/) over a transport of harness/transports/.
-export const PROTOCOL_NAMES = ['mcp'] as const;
+// The protocols an endpoint of course.yaml may name, each one folder here: what is said between a case's
+// program and a server it talks to, how a recording of it is read, and the transports it plays on. A new
+// protocol is its folder and its line below; grading asks the protocol, never its name.
+import { mcp } from './mcp/index.ts';
+import type { Protocol } from './protocol.ts';
 
-export type ProtocolName = (typeof PROTOCOL_NAMES)[number];
+export type { Protocol } from './protocol.ts';
+
+/** Each protocol reads its own kind of recording and hands it to its own transports' players. */
+export const PROTOCOLS: Readonly<Record<string, Protocol>> = { mcp };
+
+/** Each protocol's name, and the transports it plays on: what course.yaml's endpoints may name. */
+export function protocolTransports(protocols: Readonly<Record<string, Protocol>> = PROTOCOLS): Record<string, readonly string[]> {
+  return Object.fromEntries(Object.entries(protocols).map(([name, protocol]) => [name, Object.keys(protocol.transports)]));
+}

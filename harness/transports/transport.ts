@@ -56,26 +56,27 @@ export interface OpenEndpoint {
   close(): Promise<void>;
 }
 
-export interface Transport {
+/** A transport, as one protocol plays on it (`Recording`: that protocol's; the MCP cassette by default). */
+export interface Transport<Recording = Cassette> {
   /** How the program is started, ahead of time or not: with the wire on fd 3, these variables, fetch loaded. */
   program: { wire: boolean; env?: Record<string, string>; fetching?: boolean };
   /** Opens the cassette for one run of the program (its server listening, its wire made). */
-  open(cassette: Cassette, setting: PlaySetting): Promise<OpenEndpoint>;
+  open(recording: Recording, setting: PlaySetting): Promise<OpenEndpoint>;
   /** What close() does on this transport: said to a program that waits after the whole session was played. */
   closing: string;
   /** For a case that failed: hints of its own, said first, and the kinds of the output's hints they make moot. */
-  failing?(cassette: Cassette, report: PlayReport | undefined): { hints: Hint[]; moot: string[] };
+  failing?(recording: Recording, report: PlayReport | undefined): { hints: Hint[]; moot: string[] };
   /** The client left the session unfinished though every message was exchanged (a stream it never resumed). */
   unfinished?(report: PlayReport): boolean;
   /** `theinference replay`: the cassette served to a client started outside (on this process's
    *  stdin and stdout, or on a port of 127.0.0.1). A transport only grading plays on has none. */
-  serve?(cassette: Cassette, options: ServeOptions): Promise<Served>;
+  serve?(recording: Recording, options: ServeOptions): Promise<Served>;
   /** The replay options only this transport takes (`port`, `pace` over HTTP). */
   serveOptions?: readonly (keyof ServeOptions)[];
   /** `theinference verify`: the cassette's client side played against the live server, started with
    *  `server.command` or (where this transport can reach one running) found at `server.url`; `file`
    *  is the cassette's, named in what it says. */
-  verify?(cassette: Cassette, server: LiveServer, options: { timeoutMs: number; file: string }): Promise<Drift[]>;
+  verify?(recording: Recording, server: LiveServer, options: { timeoutMs: number; file: string }): Promise<Drift[]>;
   /** Whether verify can reach a server that runs already, at a URL. */
   verifiesUrl?: boolean;
 }

@@ -8,7 +8,7 @@ import { loadCourse, type Case } from '../../harness/course.ts';
 import { gradeCase } from '../../harness/grade/case.ts';
 import { launcher } from '../../harness/run/launcher.ts';
 import { COURSE_CONTENT } from '../../harness/stages/index.ts';
-import { TRANSPORTS } from '../../harness/transports/index.ts';
+import { PROTOCOLS } from '../../harness/protocols/index.ts';
 import { REPO } from '../helpers/cli.ts';
 import { memoryPipe, played } from './toy-transport/index.ts';
 
@@ -22,7 +22,7 @@ describe('a transport', () => {
       env: process.env,
       limits: { timeoutMs: 30_000, outputCap: 1024 * 1024 },
       content: COURSE_CONTENT,
-      transports: { ...TRANSPORTS, 'memory-pipe': memoryPipe },
+      protocols: { ...PROTOCOLS, mcp: { ...PROTOCOLS.mcp!, transports: { ...PROTOCOLS.mcp!.transports, 'memory-pipe': memoryPipe } } },
     };
     // (a case whose .mcp.json has the program start the server is stdio's own: not this one's)
     const cases = handshake.cases.filter((testCase) => !existsSync(join(REPO, testCase.casePath, '.mcp.json'))).slice(0, 3);
