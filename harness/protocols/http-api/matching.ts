@@ -28,8 +28,9 @@ export function requestDifference(api: ApiName, recorded: RecordedRequest, live:
   for (const name of REQUEST_HEADERS) {
     const expected = headerValue(name, recorded.headers[name]);
     const actual = headerValue(name, live.headers[name]);
-    // A header the recording leaves out is not compared (but anthropic-beta: a beta changes the API).
-    if (expected === undefined && name !== 'anthropic-beta') continue;
+    // A header the recording leaves out is not compared: a beta a client turns on by itself (the AI
+    // SDK's anthropic-beta) changes what it sends, and that the body's comparison sees.
+    if (expected === undefined) continue;
     if (expected !== actual) return { path: `headers.${name}`, expected, actual };
   }
   const difference = firstDifference(canonical(api, recorded.body), canonical(api, live.body));
@@ -40,7 +41,10 @@ export function requestDifference(api: ApiName, recorded: RecordedRequest, live:
 /** How far `live` is from `recorded`: differences counted (a header or the path weigh as one each). */
 export function distance(api: ApiName, recorded: RecordedRequest, live: LiveRequest): number {
   let count = recorded.method === live.method && recorded.path === live.path ? 0 : 1;
-  for (const name of REQUEST_HEADERS) if (headerValue(name, recorded.headers[name]) !== headerValue(name, live.headers[name])) count++;
+  for (const name of REQUEST_HEADERS) {
+    const expected = headerValue(name, recorded.headers[name]);
+    if (expected !== undefined && expected !== headerValue(name, live.headers[name])) count++;
+  }
   return count + countDifferences(canonical(api, recorded.body), canonical(api, live.body));
 }
 
