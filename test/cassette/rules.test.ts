@@ -8,11 +8,22 @@ import { HTTP_KINDS } from '../../harness/cassette/kinds/http.ts';
 import { isAdvice, KINDS } from '../../harness/cassette/kinds/index.ts';
 import { SESSION_KINDS } from '../../harness/cassette/kinds/session.ts';
 import { STATELESS_KINDS } from '../../harness/cassette/kinds/stateless.ts';
+import { HTTP_API_KINDS } from '../../harness/protocols/http-api/kinds.ts';
 import { DOCS_COMMAND, DOCS_FILE, withKindTables } from '../../scripts/docs-kinds.ts';
+
+/** Where an API's own rules are documented: a page of the Messages API's docs. */
+const API_DOCS = /^platform\.claude\.com\/docs\/en\/[a-z0-9/-]+( \(.+\))?$/;
 
 describe('the diagnosis kinds', () => {
   it("quote the spec's own word for their level, and name where", () => {
     for (const [kind, rule] of Object.entries(KINDS)) {
+      expect(isAdvice(kind as keyof typeof KINDS), kind).toBe(rule.level === 'should' || rule.level === 'compatible');
+      // An API's rule (the http-api protocol's) is what the API refuses with an error, in its docs' words,
+      // which have no RFC 2119 capitals: a MUST.
+      if (API_DOCS.test(rule.source)) {
+        expect(rule.level, kind).toBe('must');
+        continue;
+      }
       if (rule.level === 'must') expect(rule.words, kind).toMatch(/\bMUST\b/);
       if (rule.level === 'should') expect(rule.words, kind).toMatch(/\bSHOULD\b/);
       if (rule.level === 'compatible') expect(rule.words, kind).toMatch(/\bMUST\b.*\bnot be compatible\b/);
@@ -27,7 +38,7 @@ describe('the diagnosis kinds', () => {
   });
 
   it('each have one row, in one area (a second would silently replace the first)', () => {
-    const areas = [SESSION_KINDS, HTTP_KINDS, AUTHORIZATION_KINDS, STATELESS_KINDS];
+    const areas = [SESSION_KINDS, HTTP_KINDS, AUTHORIZATION_KINDS, STATELESS_KINDS, HTTP_API_KINDS];
     const declared = areas.flatMap((area) => Object.keys(area));
     expect(declared.length).toBe(new Set(declared).size);
     expect(declared.length).toBe(Object.keys(KINDS).length);

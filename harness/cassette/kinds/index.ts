@@ -3,6 +3,7 @@
 // the rule and level, the hint, whether the server refuses it, the docs' rows (scripts/docs-kinds.ts).
 import { AUTHORIZATION_KINDS } from './authorization.ts';
 import { HTTP_KINDS } from './http.ts';
+import { HTTP_API_KINDS } from '../../protocols/http-api/kinds.ts';
 import type { KindRow } from './row.ts';
 import { SESSION_KINDS } from './session.ts';
 import { STATELESS_KINDS } from './stateless.ts';
@@ -10,7 +11,7 @@ import { STATELESS_KINDS } from './stateless.ts';
 export { COURSE, type KindRow, type Rule, type RuleLevel } from './row.ts';
 
 // In this order the docs list the kinds, and a case shows their hints (grade/hints.ts).
-const JOINED = { ...SESSION_KINDS, ...HTTP_KINDS, ...AUTHORIZATION_KINDS, ...STATELESS_KINDS };
+const JOINED = { ...SESSION_KINDS, ...HTTP_KINDS, ...AUTHORIZATION_KINDS, ...STATELESS_KINDS, ...HTTP_API_KINDS };
 
 export type DiagnosisKind = keyof typeof JOINED;
 
