@@ -101,7 +101,15 @@ describe('the stage table', () => {
     expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'websocket')}: transport must be "stdio" or "http" (what protocol mcp plays on), not "websocket"`);
     dir = copy();
     editTable(dir, 'mcp: { protocol: mcp, transport: stdio, cassette: cassette.yaml }', 'mcp: { protocol: smtp, transport: stdio, cassette: cassette.yaml }');
-    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'smtp')}: protocol must be "mcp", not "smtp"`);
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'smtp')}: protocol must be "mcp" or "http-api", not "smtp"`);
+    dir = copy();
+    // a transport is checked against its own protocol's: http-api plays over HTTP alone
+    editTable(
+      dir,
+      'mcp: { protocol: mcp, transport: stdio, cassette: cassette.yaml }',
+      'mcp: { protocol: http-api, transport: stdio, cassette: cassette.yaml }',
+    );
+    expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'http-api')}: transport must be "http" (what protocol http-api plays on), not "stdio"`);
     dir = copy();
     editTable(dir, 'mcp: { protocol: mcp, transport: stdio, cassette: cassette.yaml }', 'mcp: { transport: stdio }');
     expect(loadError(dir)).toBe(`course.yaml:${lineOf(dir, 'mcp: { transport: stdio }')}: missing "protocol" (expected a string)`);

@@ -14,3 +14,4 @@ export { ruleProblem } from './rules.ts';
 export type { RuleKind, RuleProblem } from './rules.ts';
 export { serveRecording } from './serve.ts';
 export type { ApiReplay, ServeOptions } from './serve.ts';
+export { KEY_SUFFIX, overHttp } from './transport.ts';

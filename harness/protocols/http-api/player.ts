@@ -51,6 +51,8 @@ export class ApiPlayer {
   private readonly kept: KeptDiagnoses;
   /** Requests received, for the words of a diagnosis ("your 4th request"). */
   private requests = 0;
+  /** Requests whose response is not yet written to the end. */
+  private answering = 0;
 
   constructor(
     readonly recording: Recording,
@@ -62,6 +64,8 @@ export class ApiPlayer {
 
   /** Answers one request (read whole first, and bounded). */
   handle(request: IncomingMessage, response: ServerResponse): void {
+    this.answering++;
+    response.once('close', () => this.answering--);
     const path = (request.url ?? '/').split('?')[0]!;
     const line = `${request.method ?? '?'} ${path}`;
     readBody(request, (text) => this.answer(request, response, line, path, text));
@@ -184,6 +188,11 @@ export class ApiPlayer {
       });
     }
     inTurn(false, order, undefined, () => void response.end());
+  }
+
+  /** Whether it has answered every request it was sent (and now waits for the client's next, if any). */
+  waitsForClient(): boolean {
+    return this.answering === 0;
   }
 
   /** What the session did: as the cassette player reports, and with the recorded requests never sent. */

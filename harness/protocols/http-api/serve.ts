@@ -19,6 +19,8 @@ export interface ApiReplay {
   readonly url: string;
   /** What the client did, so far (final once it has exited and allClosed resolved). */
   report(): PlayReport;
+  /** Every request it was sent is answered. */
+  waitsForClient(): boolean;
   /** Resolves once no connection to it is open. */
   allClosed(): Promise<void>;
   /** Stops listening and ends every connection. */
@@ -47,6 +49,7 @@ export async function serveRecording(recording: Recording, options: ServeOptions
   return {
     url: `http://127.0.0.1:${port}`,
     report: () => player.report(),
+    waitsForClient: () => player.waitsForClient(),
     allClosed: () => connections.allClosed(),
     close: () =>
       (closed ??= new Promise((resolve) => {

@@ -1,21 +1,12 @@
 // Streamable HTTP: the cassette served on 127.0.0.1, on a port the grader owns for the case alone;
-// the program finds its URL in the variable its endpoint names (course.yaml's `env:`). A program without network reaches it
-// through a gate of the case's own, a Unix socket (gate.ts).
-import { join } from 'node:path';
+// the program finds its URL in the variable its endpoint names (course.yaml's `env:`), or reaches it
+// through a gate of the case's own when it has no network (reach.ts).
 import { InputError } from '../../errors.ts';
-import { socketsFolder } from '../sockets.ts';
 import type { Transport } from '../transport.ts';
-import { openGate, type PlayerGate } from './gate.ts';
 import { failingOverHttp, notResumed } from './hints.ts';
+import { reachFor } from './reach.ts';
 
-/** Where a program finds an HTTP endpoint that course.yaml gives no variable for (a replay by hand). */
-const SERVER_URL_VARIABLE = 'THEINFERENCE_SERVER_URL';
-/** Where a program without network finds the endpoint instead, beside its URL's variable (X): the player's
- *  gate, a Unix socket (its path, in X_GATE), and the token its connections open with (X_GATE_TOKEN).
- *  program.ts offers the student's client a port on the program's own loopback, relayed there, at the
- *  URL's path. */
-export const GATE_SUFFIX = '_GATE';
-export const GATE_TOKEN_SUFFIX = '_GATE_TOKEN';
+export { GATE_SUFFIX, GATE_TOKEN_SUFFIX } from './reach.ts';
 
 export const http: Transport = {
   // a program that talks HTTP has fetch loaded before it starts (run/preload.mjs)
@@ -23,18 +14,16 @@ export const http: Transport = {
   async open(cassette, setting) {
     const { serveCassette } = await import('./serve.ts');
     const served = await serveCassette(cassette);
-    let gate: PlayerGate | undefined;
+    let reach: Awaited<ReturnType<typeof reachFor>>;
     try {
-      gate = setting.network ? undefined : await openGate(playerSocket(), Number(new URL(served.url).port));
+      reach = await reachFor(served.url, setting);
     } catch (error) {
       await served.close();
       throw error;
     }
-    const variable = setting.env ?? SERVER_URL_VARIABLE;
-    const reach: Record<string, string> = { [variable]: served.url };
-    if (gate) Object.assign(reach, { [`${variable}${GATE_SUFFIX}`]: gate.path, [`${variable}${GATE_TOKEN_SUFFIX}`]: gate.token });
+    const { gate } = reach;
     return {
-      wiring: { env: reach, waitedOn: () => served.waitsForClient(), ...(gate && { own: [gate.path] }) },
+      wiring: { env: reach.env, waitedOn: () => served.waitsForClient(), ...(gate && { own: [gate.path] }) },
       async settle(graced, printed) {
         // the gate's connections first: each of them closes only after the player's end of it has
         const settled = await graced(served, async () => {
@@ -89,11 +78,3 @@ export const http: Transport = {
   },
   verifiesUrl: true,
 };
-
-let sockets = 0;
-/** A socket path of its own for each case's player gate, in the grader's folder of sockets (a sandbox
- *  shows its program its own gate there, and no other). */
-function playerSocket(): string {
-  sockets += 1;
-  return join(socketsFolder(), `player-${process.pid}-${sockets}.sock`);
-}
