@@ -48,7 +48,7 @@ export class CassetteError extends InputError {
   }
 }
 
-export interface LoadOptions {
+export interface CassetteLoadOptions {
   /** Read and write the parse cache under node_modules/.cache. Only for tools that decide no verdict
    *  (replay, lint, verify): a graded program that runs without a sandbox could write there, so the
    *  grader parses for itself and keeps what it parsed in memory only. */
@@ -58,7 +58,7 @@ export interface LoadOptions {
 /** Parsed in this process, by the file's text: the grader and watch mode read each cassette's YAML once. */
 const parsedHere = new Map<string, Cassette>();
 
-export function loadCassette(file: string, options: LoadOptions = { diskCache: true }): Cassette {
+export function loadCassette(file: string, options: CassetteLoadOptions = { diskCache: true }): Cassette {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
