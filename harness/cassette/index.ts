@@ -1,4 +1,4 @@
-// What the rest of theinference uses of the cassette engine, its one face: harness code outside this
+// What the rest of theinference uses of the cassette engine, its one entry: harness code outside this
 // folder imports it from here (a lazy import() of what a command runs may name its module). Inside:
 // format/ (the model, reading, saving, lint, placeholders), matching/, player/, recording/, kinds/.
 // loadSchemas (player/schema.ts): awaiting it once before grading makes every schema check synchronous.

@@ -123,7 +123,7 @@ describe('the harness imports', () => {
     expect(importsUpwards(sources)).toEqual([]);
   });
 
-  it('reach the cassette engine through its face, cassette/index.ts (a lazy import() of what a command runs may name its module)', () => {
+  it('reach the cassette engine through its one entry, cassette/index.ts (a lazy import() of what a command runs may name its module)', () => {
     const past: string[] = [];
     for (const [file, text] of harnessSources()) {
       if (file.startsWith('cassette/')) continue;

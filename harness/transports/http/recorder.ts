@@ -83,7 +83,7 @@ const HOP_BY_HOP = new Set([
 const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 /** One request in flight: what the client asked and what has come back. */
-interface Exchange {
+interface ProxiedRequest {
   method: string;
   /** The frame of the message it carried (POST), whose reply is filled in when it comes. */
   frame?: ClientFrame;
@@ -142,7 +142,7 @@ class HttpProxy {
   private readonly send: typeof httpRequest;
   private readonly secrets = new Map<string, Secret>();
   private readonly session: HttpSession;
-  private readonly inFlight = new Set<Exchange>();
+  private readonly inFlight = new Set<ProxiedRequest>();
   /** The request each event id went with, for a GET that resumes a stream (Last-Event-ID). */
   private readonly streamOfEvent = new Map<string, Json>();
   private readonly flaws: string[] = [];
@@ -227,23 +227,23 @@ class HttpProxy {
     }
     for (const secret of headerSecrets(req.headers)) this.secrets.set(secret.value, secret);
     if (this.auth.claims(url.pathname)) return void this.auth.forward('resource', req, res, body, this.upstream.origin);
-    const exchange: Exchange = { method, answered: false, clientGone: false };
-    if (method === 'POST') this.tapClient(exchange, req, url.pathname, body);
+    const proxied: ProxiedRequest = { method, answered: false, clientGone: false };
+    if (method === 'POST') this.tapClient(proxied, req, url.pathname, body);
     const resumes = method === 'GET' ? req.headers['last-event-id'] : undefined;
-    if (typeof resumes === 'string' && this.streamOfEvent.has(resumes)) exchange.request = this.streamOfEvent.get(resumes);
+    if (typeof resumes === 'string' && this.streamOfEvent.has(resumes)) proxied.request = this.streamOfEvent.get(resumes);
     const outgoing = this.sendUpstream(req, url, body);
-    exchange.upstream = outgoing;
-    this.inFlight.add(exchange);
+    proxied.upstream = outgoing;
+    this.inFlight.add(proxied);
     res.on('close', () => {
       if (res.writableFinished || this.finished) return;
       // The client left before the response ended: the server sees it leave too, as without us.
-      exchange.clientGone = true;
+      proxied.clientGone = true;
       // Leaving a stream is a client's right; it is worth a line when a request's answer was still to come.
-      if (this.recording.awaits(exchange.request)) this.log(`the client disconnected from the ${this.describeExchange(exchange)} before it ended`);
+      if (this.recording.awaits(proxied.request)) this.log(`the client disconnected from the ${this.describeRequest(proxied)} before it ended`);
       outgoing.destroy();
     });
-    outgoing.on('response', (answer) => this.relay(exchange, answer, res));
-    outgoing.on('error', (error: NodeJS.ErrnoException) => this.unreachable(exchange, res, error));
+    outgoing.on('response', (answer) => this.relay(proxied, answer, res));
+    outgoing.on('error', (error: NodeJS.ErrnoException) => this.unreachable(proxied, res, error));
     outgoing.end(body);
   }
 
@@ -273,20 +273,20 @@ class HttpProxy {
   }
 
   /** The server could not be reached for a request: the client is told, and the session ends unclean. */
-  private unreachable(exchange: Exchange, res: ServerResponse, error: NodeJS.ErrnoException): void {
-    if (this.finished || exchange.clientGone || exchange.answered) return; // after a response, its own close says what happened
-    this.inFlight.delete(exchange);
+  private unreachable(proxied: ProxiedRequest, res: ServerResponse, error: NodeJS.ErrnoException): void {
+    if (this.finished || proxied.clientGone || proxied.answered) return; // after a response, its own close says what happened
+    this.inFlight.delete(proxied);
     const why = error.code === 'ECONNREFUSED' ? 'connection refused' : (error.code ?? error.message);
     if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
     res.end(`theinference record: cannot reach ${publicUrl(this.upstream)}: ${why}\n`);
     // The message never reached the server: it is not part of the session.
-    if (exchange.frame) this.recording.untap(exchange.frame);
-    this.flaws.push(`cannot reach the server at ${publicUrl(this.upstream)} (${why}) for the ${this.describeExchange(exchange)}`);
+    if (proxied.frame) this.recording.untap(proxied.frame);
+    this.flaws.push(`cannot reach the server at ${publicUrl(this.upstream)} (${why}) for the ${this.describeRequest(proxied)}`);
     this.finish();
   }
 
   /** A POST's body: a client frame now, its reply filled in when the response comes. */
-  private tapClient(exchange: Exchange, req: IncomingMessage, path: string, body: Buffer): void {
+  private tapClient(proxied: ProxiedRequest, req: IncomingMessage, path: string, body: Buffer): void {
     let message: unknown;
     try {
       message = JSON.parse(body.toString('utf8'));
@@ -305,13 +305,13 @@ class HttpProxy {
     if (credential !== undefined) headers.authorization = credential;
     const frame: ClientFrame = { from: 'client', message, http: { path, headers } };
     this.recording.tapClient(frame);
-    exchange.frame = frame;
-    if (kindOf(message) === 'request') exchange.request = message.id as Json;
+    proxied.frame = frame;
+    if (kindOf(message) === 'request') proxied.request = message.id as Json;
   }
 
   /** The response, to the client as it comes and into frames. */
-  private relay(exchange: Exchange, answer: IncomingMessage, res: ServerResponse): void {
-    exchange.answered = true;
+  private relay(proxied: ProxiedRequest, answer: IncomingMessage, res: ServerResponse): void {
+    proxied.answered = true;
     const status = answer.statusCode ?? 502;
     const headers = this.headersTowardClient(answer);
     if (!res.destroyed) {
@@ -319,34 +319,34 @@ class HttpProxy {
       res.flushHeaders(); // a stream that stays quiet still reaches the client as open
     }
     const sse = /^text\/event-stream\b/i.test(answer.headers['content-type'] ?? '');
-    const reply = this.tapReply(exchange, answer, status, sse);
+    const reply = this.tapReply(proxied, answer, status, sse);
     const parser = sse ? new SseParser() : undefined;
     const body: Buffer[] = [];
     answer.on('data', (chunk: Buffer) => {
       if (!res.destroyed) res.write(chunk);
       if (this.finished) return;
-      if (parser) for (const event of parser.push(chunk)) this.tapEvent(exchange, event);
+      if (parser) for (const event of parser.push(chunk)) this.tapEvent(proxied, event);
       else body.push(chunk);
     });
     answer.on('error', () => {}); // said by its close below
     answer.on('close', () => {
-      this.inFlight.delete(exchange);
+      this.inFlight.delete(proxied);
       if (this.finished) return;
       if (!answer.complete) {
-        if (!exchange.clientGone) this.flaws.push(`the server cut the ${this.describeExchange(exchange)} short`);
+        if (!proxied.clientGone) this.flaws.push(`the server cut the ${this.describeRequest(proxied)} short`);
         res.destroy(); // the client sees the cut too
         return;
       }
       if (parser) {
-        for (const event of parser.end()) this.tapEvent(exchange, event);
+        for (const event of parser.end()) this.tapEvent(proxied, event);
         // Ended before its response: the client is to resume it (GET with Last-Event-ID).
-        if (exchange.request !== undefined && this.recording.awaits(exchange.request) && exchange.lastEvent?.http) exchange.lastEvent.http.closes = true;
+        if (proxied.request !== undefined && this.recording.awaits(proxied.request) && proxied.lastEvent?.http) proxied.lastEvent.http.closes = true;
       } else {
-        this.tapBody(exchange, reply, Buffer.concat(body));
+        this.tapBody(proxied, reply, Buffer.concat(body));
         // Answered at the HTTP level (a JSON body, or a refusal such as 406): nothing more will come.
-        if (exchange.request !== undefined) this.recording.answered(exchange.request);
+        if (proxied.request !== undefined) this.recording.answered(proxied.request);
       }
-      if (exchange.method === 'DELETE') res.end(() => this.finish());
+      if (proxied.method === 'DELETE') res.end(() => this.finish());
       else res.end();
     });
   }
@@ -365,19 +365,19 @@ class HttpProxy {
   }
 
   /** The response's head as the cassette keeps it: on the POST's frame, or as the session's GET or DELETE. */
-  private tapReply(exchange: Exchange, answer: IncomingMessage, status: number, sse: boolean): HttpReply {
+  private tapReply(proxied: ProxiedRequest, answer: IncomingMessage, status: number, sse: boolean): HttpReply {
     const reply: HttpReply = { status, body: sse ? 'sse' : 'none' };
     const kept = keptResponseHeaders(answer.headers);
     if (kept['www-authenticate'] !== undefined) kept['www-authenticate'] = this.auth.portable(kept['www-authenticate']);
     if (Object.keys(kept).length > 0) reply.headers = kept;
-    if (exchange.frame) exchange.frame.http!.reply = reply;
-    else if (exchange.method === 'GET' && exchange.request === undefined)
+    if (proxied.frame) proxied.frame.http!.reply = reply;
+    else if (proxied.method === 'GET' && proxied.request === undefined)
       this.session.get ??= reply; // not a resumption
-    else if (exchange.method === 'DELETE') this.session.delete = reply;
+    else if (proxied.method === 'DELETE') this.session.delete = reply;
     return reply;
   }
 
-  private tapBody(exchange: Exchange, reply: HttpReply, bytes: Buffer): void {
+  private tapBody(proxied: ProxiedRequest, reply: HttpReply, bytes: Buffer): void {
     if (bytes.length === 0) return;
     const text = bytes.toString('utf8');
     let message: unknown;
@@ -387,37 +387,37 @@ class HttpProxy {
       message = undefined;
     }
     // Only a request's answer is a server frame: one to a notification would read as the GET stream's.
-    if (exchange.request !== undefined && isObject(message) && kindOf(message) !== undefined) {
+    if (proxied.request !== undefined && isObject(message) && kindOf(message) !== undefined) {
       reply.body = 'json';
-      this.tapServer(message, { ...(exchange.request !== undefined && { request: exchange.request }), at: this.at() });
+      this.tapServer(message, { ...(proxied.request !== undefined && { request: proxied.request }), at: this.at() });
     } else {
       reply.body = 'text';
       reply.text = text;
     }
   }
 
-  private tapEvent(exchange: Exchange, event: SseEvent): void {
+  private tapEvent(proxied: ProxiedRequest, event: SseEvent): void {
     const { frames } = this.recording;
     const { data, ...fields } = event;
-    const placement: HttpPlacement = { ...(exchange.request !== undefined && { request: exchange.request }), ...fields, at: this.at() };
+    const placement: HttpPlacement = { ...(proxied.request !== undefined && { request: proxied.request }), ...fields, at: this.at() };
     let message: unknown;
     try {
       message = data === undefined || data === '' ? undefined : JSON.parse(data);
     } catch {
       message = undefined;
     }
-    if (fields.id !== undefined && exchange.request !== undefined) this.streamOfEvent.set(fields.id, exchange.request);
+    if (fields.id !== undefined && proxied.request !== undefined) this.streamOfEvent.set(fields.id, proxied.request);
     if (isObject(message) && kindOf(message) !== undefined) this.tapServer(message, placement);
     else frames.push({ from: 'sse', ...(data !== undefined && { data }), http: placement });
-    exchange.lastEvent = frames.at(-1) as { http?: HttpPlacement };
+    proxied.lastEvent = frames.at(-1) as { http?: HttpPlacement };
   }
 
   private tapServer(message: JsonObject, placement: HttpPlacement): void {
     this.recording.tapServer({ from: 'server', message, http: placement });
   }
 
-  private describeExchange(exchange: Exchange): string {
-    return exchange.frame ? `response to ${describeMessage(exchange.frame.message)}` : `${exchange.method} ${this.session.path} stream`;
+  private describeRequest(proxied: ProxiedRequest): string {
+    return proxied.frame ? `response to ${describeMessage(proxied.frame.message)}` : `${proxied.method} ${this.session.path} stream`;
   }
 
   /** The session is over (DELETE, a signal, the server unreachable): everything closed, the cassette written. */
@@ -426,7 +426,7 @@ class HttpProxy {
     this.finished = true;
     this.offSignals();
     this.options.stop?.removeEventListener('abort', this.onSignal);
-    for (const exchange of this.inFlight) exchange.upstream?.destroy();
+    for (const proxied of this.inFlight) proxied.upstream?.destroy();
     this.server.close();
     for (const socket of this.sockets) socket.destroy();
     this.agent.destroy();
@@ -439,10 +439,10 @@ class HttpProxy {
   /** What makes the session not clean: what went wrong on the way, and what was left unanswered. */
   private flawsAtEnd(): string[] {
     const { flaws } = this;
-    for (const exchange of this.inFlight) {
+    for (const proxied of this.inFlight) {
       // a request among them is said with the unanswered ones below
-      if (exchange.frame && !exchange.answered && exchange.request === undefined)
-        flaws.push(`the session ended before the server answered the POST of ${describeMessage(exchange.frame.message)}`);
+      if (proxied.frame && !proxied.answered && proxied.request === undefined)
+        flaws.push(`the session ended before the server answered the POST of ${describeMessage(proxied.frame.message)}`);
     }
     const unanswered = this.recording.unanswered();
     if (unanswered.length > 0) flaws.push(`the session ended leaving ${unanswered.join(', ')} unanswered`);
