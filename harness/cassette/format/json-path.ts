@@ -43,7 +43,7 @@ export class FreePaths {
   }
 }
 
-export interface JsonDifference {
+export interface MatchDifference {
   path: Segment[];
   expected: Json | undefined;
   actual: Json | undefined;
@@ -57,7 +57,7 @@ export function firstDifference(
   actual: Json | undefined,
   free: FreePaths = NO_FREE,
   path: Segment[] = [],
-): JsonDifference | undefined {
+): MatchDifference | undefined {
   if (!free.empty && free.has(path)) return undefined;
   if (expected === actual) return undefined;
   if (Array.isArray(expected) && Array.isArray(actual)) {

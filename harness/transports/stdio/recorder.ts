@@ -77,7 +77,7 @@ export function record(options: RecordOptions): Promise<number> {
   const server = serverToStart(options, recording);
   if (server === undefined) return Promise.resolve(2);
   return new Promise((resolve) => {
-    new StdioSession(options, recording, server, resolve);
+    new StdioProxy(options, recording, server, resolve);
   });
 }
 
@@ -119,7 +119,7 @@ function serverToStart(options: RecordOptions, recording: Recording): ServerStar
 
 /** One recorded session: the server started, the client's lines and the server's forwarded and tapped
  *  into frames, the server stopped as MCP's stdio shutdown says, and the cassette written at its end. */
-class StdioSession {
+class StdioProxy {
   private readonly input: Readable;
   private readonly output: Writable;
   private readonly log: (line: string) => void;
