@@ -167,9 +167,12 @@ function firstNamedFirst(cases: Case[], first: string[] | undefined, unknown: (n
   return [...cases].sort((a, b) => rank(a) - rank(b)); // stable: the rest keep their name order
 }
 
-interface CaseFolder {
+/** A folder of cases under cases/: the stage and the command its cases belong to. */
+export interface CaseFolder {
   stage: string;
+  /** Its endpoints are played from each case's recordings. */
   command: ProgramCommand;
+  /** Relative to cases/. */
   folder: string;
 }
 

@@ -51,14 +51,14 @@ const HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
 /** One endpoint of the authorization server a recorded request went to: which recorded request it
  *  answers, what the client's request there is held to (requests.ts), and the client's own values
  *  (their fields) that a request it lets through brings. Metadata has no row: it is served as recorded. */
-interface Endpoint {
+interface OAuthEndpoint {
   answers(frame: AuthFrame, recorded: Record<string, string>): boolean;
   check(server: AuthorizationServer, frame: AuthFrame, asked: Asked): OAuthRefusal | undefined;
   takes?: string[];
 }
 
 /** The endpoints, as RFC 7591 (registration) and OAuth 2.1 (authorize, token, refresh) name them. */
-const ENDPOINTS: readonly Endpoint[] = [
+const ENDPOINTS: readonly OAuthEndpoint[] = [
   { answers: (frame) => isRegistration(frame.request.json), check: (server, frame, asked) => server.requests.registration(frame, asked) },
   {
     answers: (_, recorded) => recorded.response_type !== undefined,

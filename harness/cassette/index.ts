@@ -1,8 +1,9 @@
-// What the rest of theinference uses of the cassette engine, its one face: harness code outside this
+// What the rest of theinference uses of the cassette engine, its one entry: harness code outside this
 // folder imports it from here (a lazy import() of what a command runs may name its module). Inside:
 // format/ (the model, reading, saving, lint, placeholders), matching/, player/, recording/, kinds/.
 // loadSchemas (player/schema.ts): awaiting it once before grading makes every schema check synchronous.
 export { CassetteError, loadCassette, parseCassette } from './format/format.ts';
+export type { Fail } from './format/format.ts';
 export { CASSETTE_VERSION, compactLine, describeMessage, isObject, kindOf } from './format/model.ts';
 export type {
   AuthFrame,
@@ -22,7 +23,7 @@ export type {
 export { AUTHORIZATION_SERVER, MCP_SERVER, PLACEHOLDERS, UNPRINTABLE_ROLES, byRole, hasPlaceholder, roleOf, roleOfField } from './format/placeholders.ts';
 export type { RoleSecret } from './format/placeholders.ts';
 export { countDifferences, FreePaths, firstDifference, formatPath, getAt, parsePath } from './format/json-path.ts';
-export type { Difference, Segment } from './format/json-path.ts';
+export type { MatchDifference, Segment } from './format/json-path.ts';
 export { saveCassette } from './format/save.ts';
 export { COURSE, KINDS } from './kinds/index.ts';
 export type { KindRow } from './kinds/index.ts';

@@ -5,7 +5,7 @@
 // expected output is read from <dir>, never from where the program runs.
 import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { caseEndpoints, CourseError, type Case, type Course, type ProgramCommand } from '../course.ts';
+import { caseEndpoints, CourseError, type Case, type CaseFolder, type Course } from '../course.ts';
 
 /** Where a hidden case's input goes in the scratch copy; its name in reports is `hidden-<command folder>/<case>`. */
 export function hiddenCasePath(folder: string, name: string): string {
@@ -81,8 +81,8 @@ export function copyHiddenInputs(hidden: HiddenCases, scratchRoot: string): void
 }
 
 /** course.yaml's case folders, each with the stage and command it belongs to. */
-export function caseFolders(course: Course): Map<string, CaseFolder> {
-  const folders = new Map<string, CaseFolder>();
+export function caseFolders(course: Course): Map<string, Omit<CaseFolder, 'folder'>> {
+  const folders = new Map<string, Omit<CaseFolder, 'folder'>>();
   for (const stage of course.stages) {
     for (const testCase of stage.cases) {
       const command = course.commands.find((one) => one.name === testCase.command)!;
@@ -90,12 +90,6 @@ export function caseFolders(course: Course): Map<string, CaseFolder> {
     }
   }
   return folders;
-}
-
-interface CaseFolder {
-  stage: string;
-  /** Its endpoints are played from each case's recordings. */
-  command: ProgramCommand;
 }
 
 function subfolders(dir: string): string[] {

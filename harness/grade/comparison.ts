@@ -5,16 +5,16 @@ import { NESTED_TOO_DEEP, nestedDeeperThan } from '../json-depth.ts';
 import { quote } from './escape.ts';
 
 /** A text read as JSON: its value, or why not (`tooDeep`: JSON, nested deeper than the grader reads). */
-export type Parsed = { ok: true; value: unknown } | { ok: false; error: string; tooDeep?: true };
+export type JsonReading = { ok: true; value: unknown } | { ok: false; error: string; tooDeep?: true };
 
 export interface Comparison {
   expectedText: string;
   actualText: string;
-  expectedJson: Parsed;
+  expectedJson: JsonReading;
   /** The actual output as printed, parsed. */
-  actualRawJson: Parsed;
+  actualRawJson: JsonReading;
   /** The actual output parsed after undoing CRLF line ends and dropping log lines. */
-  actualJson: Parsed;
+  actualJson: JsonReading;
   /** Raw CRLF line ends where expected.json has none. */
   crlf: boolean;
   /** Lines that are not part of the expected JSON, blank ones included, in output order. */
@@ -25,7 +25,7 @@ export interface Comparison {
 
 /** The one reading of a program's output (and of a frame it printed) as JSON: every rule walks the
  *  value, so one nested deeper than json-depth.ts allows is not read. */
-export function parseJson(text: string): Parsed {
+export function parseJson(text: string): JsonReading {
   let value: unknown;
   try {
     value = JSON.parse(text);

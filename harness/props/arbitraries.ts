@@ -10,6 +10,7 @@
 //   Object.fromEntries so that a "__proto__" key is an own property, as JSON.parse makes it;
 //   fc.record is told `noNullPrototype`, since by default it also makes null-prototype ones.
 import fc from 'fast-check';
+import type { Json, JsonObject } from '../cassette/index.ts';
 import { JSON_RPC_ERROR } from '../protocol.ts';
 
 /** `build()`'s arbitrary, built when it first generates or shrinks a value, and then the same: fast-check
@@ -30,11 +31,6 @@ export function builtWhenUsed<T>(build: () => fc.Arbitrary<T>): fc.Arbitrary<T> 
       return arbitrary().shrink(value, context);
     }
   })();
-}
-
-export type Json = null | boolean | number | string | Json[] | JsonObject;
-export interface JsonObject {
-  [key: string]: Json;
 }
 
 /** Pieces of text that break naive framing, escaping or splitting when they land in a string. */

@@ -17,7 +17,7 @@ import {
   optional,
   refine,
   string,
-  type Check,
+  type Validator,
   type Infer,
   type Same,
 } from './json-checks.ts';
@@ -322,4 +322,4 @@ const schemaMatchesType: Same<Infer<typeof resultsReportSchema>, ResultsReport> 
 void schemaMatchesType;
 
 /** `value` as a results report, or a SchemaError naming the first field that is not as docs/ci.md says. */
-export const checkResultsReport: Check<ResultsReport> = resultsReportSchema;
+export const checkResultsReport: Validator<ResultsReport> = resultsReportSchema;

@@ -21,7 +21,7 @@ import { memoryFolder, scratchFolder } from '../scratch.ts';
 import { socketsFolder } from '../transports/sockets.ts';
 
 /** A part of the run root a program is shown. */
-export interface Part {
+export interface ShownPart {
   /** What is copied: a regular file or a folder (where the run root has a link there, what it points to). */
   source: string;
   /** Where the program sees it: its path in the run root. */
@@ -57,7 +57,7 @@ process.once('exit', () => {
 });
 
 /** A new copy of `parts` (those of `runRoot` that are there), for one program. */
-export function rootCopy(runRoot: string, parts: readonly Part[]): RootCopy {
+export function rootCopy(runRoot: string, parts: readonly ShownPart[]): RootCopy {
   const sockets = socketsFolder();
   const folders: string[] = [];
   let released = false;

@@ -24,7 +24,7 @@ import { caseCopy } from './case-copies.ts';
 import { withoutNetwork, type Invocation } from './network.ts';
 import { packageFolders } from './packages.ts';
 import { memoryFilter } from './memory-filter.ts';
-import { rootCopy, type Part } from './root-copies.ts';
+import { rootCopy, type ShownPart } from './root-copies.ts';
 import { ARGS_FD, SECCOMP_FD } from './spawn.ts';
 
 export type { Invocation };
@@ -131,7 +131,7 @@ export function jailFor(runRoot: string, options: JailOptions): Jail {
     ...nodeArgs(),
   ];
   const parts = [...VISIBLE_PARTS.map((part) => join(runRoot, part)), ...packageFolders(join(runRoot, 'node_modules'), options.packages ?? [])].flatMap(
-    (path): Part[] => (existsSync(path) ? [{ source: realpathSync(path), shown: path }] : []),
+    (path): ShownPart[] => (existsSync(path) ? [{ source: realpathSync(path), shown: path }] : []),
   );
   const environment = sandboxEnvironment();
   const namespaces = namespaceArgs(network, runRoot);

@@ -8,7 +8,7 @@
 // processes' resident memory and what its tmpfs hold) with what it cannot see refused
 // (memory-filter.ts). Never throws for anything the program does; a program that could not be
 // started comes back as `startError`.
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
@@ -135,26 +135,102 @@ export function runCommand(start: Invocation, args: string[], options: RunOption
 }
 
 export function runProcess(command: string, args: string[], options: RunOptions): Promise<RunResult> {
-  let started = performance.now();
-  const { limits } = options;
-  const extraPipes = options.extraPipes ?? 0;
+  const started = performance.now();
   closeInheritedFds();
   return new Promise((resolve) => {
     // A sandbox (bwrap, which reads its options on ARGS_FD before it starts anything) is put in its
     // cgroup before its options are written: all it starts is in it.
-    const sandboxed = options.argsFd !== undefined;
     let cgroup: ProgramCgroup | undefined;
     try {
-      cgroup = sandboxed ? ProgramCgroup.make(limits.memoryBytes) : undefined;
+      cgroup = options.argsFd !== undefined ? ProgramCgroup.make(options.limits.memoryBytes) : undefined;
     } catch (error) {
       resolve(notStarted(error as NodeJS.ErrnoException));
       return;
     }
+    new ProgramRun(command, args, options, cgroup, started, resolve).start();
+  });
+}
+
+/** One program from its spawn to its result: its limits watched, its output kept, and all it started
+ *  killed however it ends. */
+class ProgramRun {
+  private readonly limits: Limits;
+  private readonly extraPipes: number;
+  private readonly child: ChildProcess;
+  /** The value of RUN_MARK in its environment: what finds a process that left its group. */
+  private readonly mark = randomBytes(8).toString('hex');
+  /** Why it could not be put in its cgroup: it is then stopped before it reads its options. */
+  private joinError: NodeJS.ErrnoException | undefined;
+  private readonly stdout: Capture;
+  private readonly stderr: Capture;
+  private timeLimit: RunResult['timeLimit'];
+  private outOfMemory: RunResult['outOfMemory'] = false;
+  private stuck = false;
+  private flooded: RunResult['flooded'];
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private startError: NodeJS.ErrnoException | undefined;
+  private finished = false;
+  private openStreams = 2; // stdout and stderr
+  /** It said its end (Release's sayEnd) and was stopped: killed once `options.signal` aborts. */
+  private lingering = false;
+  private readonly wallMs: number;
+  private lastDeadline = Infinity;
+  /** Where the CPU time that shows it still computing is counted from. */
+  private measuredFrom: { at: number; cpuMs: number };
+  private wallTimer: { cancel(): void } | undefined;
+  /** Every process seen in the group or started by one in it, for the CPU and memory sums and the final kill. */
+  private readonly processes: ProgramProcesses;
+  private lastDiscovery: number;
+  private poll: NodeJS.Timeout | undefined;
+  /** CPU time used before the release (a program started ahead, booting): not the program's. */
+  private cpuBefore = 0;
+  private released = false;
+  private foundWhileWaiting = false;
+  private readonly findWhileWaiting: NodeJS.Timeout | undefined;
+  private readonly endLine = new EndLine();
+
+  constructor(
+    command: string,
+    args: string[],
+    private readonly options: RunOptions,
+    private readonly cgroup: ProgramCgroup | undefined,
+    private started: number,
+    private readonly resolve: (result: RunResult) => void,
+  ) {
+    this.limits = options.limits;
+    this.extraPipes = options.extraPipes ?? 0;
+    this.child = this.spawn(command, args);
+    this.stdout = new Capture(this.limits.outputCap);
+    this.stderr = new Capture(this.limits.outputCap);
+    // The wall-time backstop is for a program waiting for what never comes (onWallDeadline).
+    this.wallMs = this.limits.wallMs ?? this.limits.timeoutMs * WALL_FACTOR;
+    this.measuredFrom = { at: progressNow(), cpuMs: 0 };
+    options.signal?.addEventListener('abort', this.stop);
+    this.processes = new ProgramProcesses(this.child.pid, options.contained ?? false);
+    // A sandboxed program's processes all die with its PID namespace: no need to find them early, and
+    // most cases are over before the first scan of /proc (a few ms each on a busy machine) comes due.
+    // Outside a sandbox a process that leaves the group must be found at once, to be killed with it.
+    this.lastDiscovery = options.contained ? performance.now() : -Infinity;
+    // A sandboxed program started ahead has its whole tree (bwrap, its init, node) long before the go:
+    // found while it waits, the release only reads their CPU times, off the walk down /proc.
+    this.findWhileWaiting =
+      options.release && options.contained
+        ? setTimeout(() => {
+            if (this.released) return;
+            this.processes.discover();
+            this.foundWhileWaiting = true;
+          }, DISCOVERY_MS).unref()
+        : undefined;
+  }
+
+  /** The child, in its own process group and (a sandbox) its cgroup, given its options and filter. */
+  private spawn(command: string, args: string[]): ChildProcess {
+    const { options, extraPipes, cgroup } = this;
+    const sandboxed = options.argsFd !== undefined;
     const filter = sandboxed ? memoryFilter() : undefined;
-    const mark = randomBytes(8).toString('hex');
     const child = spawn(command, args, {
       cwd: options.cwd,
-      env: { ...options.env, [RUN_MARK]: mark, ...(options.release && { [GO_FD]: String(3 + extraPipes) }) },
+      env: { ...options.env, [RUN_MARK]: this.mark, ...(options.release && { [GO_FD]: String(3 + extraPipes) }) },
       detached: true, // its own process group, so that a kill reaches everything it started
       stdio: stdioFor(extraPipes + (options.release ? 1 : 0), sandboxed, filter !== undefined),
     });
@@ -163,239 +239,233 @@ export function runProcess(command: string, args: string[], options: RunOptions)
       pipes[fd]?.on('error', () => {}); // a program that could not start never reads it
       pipes[fd]?.end(bytes);
     };
-    let joinError: NodeJS.ErrnoException | undefined;
     try {
       if (cgroup && child.pid !== undefined) cgroup.join(child.pid);
     } catch (error) {
-      joinError = error as NodeJS.ErrnoException; // never started outside it: stopped below, its options unread
+      this.joinError = error as NodeJS.ErrnoException; // never started outside it: stopped below, its options unread
     }
     if (filter) give(SECCOMP_FD, filter);
-    if (options.argsFd !== undefined && !joinError) give(ARGS_FD, options.argsFd);
-    const stdout = new Capture(limits.outputCap);
-    const stderr = new Capture(limits.outputCap);
-    let timeLimit: RunResult['timeLimit'];
-    let outOfMemory: RunResult['outOfMemory'] = false;
-    let stuck = false;
-    let flooded: RunResult['flooded'];
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let startError: NodeJS.ErrnoException | undefined;
-    let finished = false;
-    let openStreams = 2; // stdout and stderr
-    /** It said its end (Release's sayEnd) and was stopped: killed once `options.signal` aborts. */
-    let lingering = false;
+    if (options.argsFd !== undefined && !this.joinError) give(ARGS_FD, options.argsFd);
+    return child;
+  }
 
-    const killGroup = (signal: NodeJS.Signals) => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, signal);
-      } catch {
-        // the group is already gone
-      }
-    };
-    const stop = () => {
-      // A sandbox ends with its init process (PID 1 of its namespace), which is killed directly: the
-      // kill of bwrap alone could come before bwrap has tied the init's life to its own.
-      if (options.contained) processes.signalAll('SIGKILL');
-      killGroup('SIGTERM');
-      setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
-    };
-    const finish = () => {
-      if (finished) return;
-      finished = true;
-      wallTimer?.cancel();
-      clearInterval(poll);
-      released = true; // a release that comes after the end has nothing to start
-      options.signal?.removeEventListener('abort', stop);
-      // the kernel may have killed in its cgroup since the last poll: the end it made is that
-      if (!outOfMemory && limits.memoryBytes !== undefined && cgroup?.oomKilled()) outOfMemory = 'cgroup';
-      if (lingering) {
-        // stopped whole, as it was when it said its end: killed, all of it, once the grading is over
-        const kill = () => {
-          processes.signalAll('SIGKILL');
-          killGroup('SIGKILL');
-          cgroup?.remove();
-        };
-        if (options.signal && !options.signal.aborted) options.signal.addEventListener('abort', kill, { once: true });
-        else kill();
-      } else {
-        killGroup('SIGKILL'); // leave nothing behind, even a grandchild that outlived its parent
-        // Something may have left the group: a process still holds the pipes, the run was stopped,
-        // or one was seen outside the group. Only then is every process's environment read. (A
-        // sandbox that ended by itself took everything with it; one stopped early may have had its
-        // init started just as bwrap was killed, and the init carries the mark too.)
-        const suspicious =
-          openStreams > 0 || timeLimit !== undefined || flooded !== undefined || outOfMemory || stuck || options.signal?.aborted || processes.leftGroup;
-        if (suspicious) killStrays(mark);
-        else if (!options.contained) killStrays(mark, processes.tracked);
-        cgroup?.remove();
-      }
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      resolve({
-        exitCode: exit?.code ?? null,
-        signal: exit?.signal ?? null,
-        timeLimit,
-        cpuMs: processes.cpuMs - cpuBefore,
-        flooded,
-        stdout: stdout.bytes(),
-        stderr: stderr.bytes(),
-        outOfMemory,
-        ...(stuck && { stuck: true as const }),
-        durationMs: performance.now() - started,
-        startError: startError ?? joinError,
-      });
-    };
-
-    // The wall-time backstop is for a program waiting for what never comes. One still computing when it
-    // is due (a loop on a machine too busy to give it a whole core) is left to the CPU limit, which
-    // gives it the loop's verdict however loaded the machine; up to a last, far deadline. Its wall time
-    // is the grader's progress (progress.ts): what a starved grader made it wait is not counted.
-    const wallMs = limits.wallMs ?? limits.timeoutMs * WALL_FACTOR;
-    let lastDeadline = Infinity;
-    let measuredFrom = { at: progressNow(), cpuMs: 0 };
-    const onWallDeadline = () => {
-      const now = progressNow();
-      // measured now, every process looked for: the last poll may not have found a sandbox's yet
-      const cpuMs = processes.measure(true, false).cpuMs;
-      const computing = cpuMs - measuredFrom.cpuMs >= (now - measuredFrom.at) * COMPUTING_SHARE;
-      const recheckIn = Math.min(RECHECK_MS, wallMs, lastDeadline - now);
-      if (computing && recheckIn > 0 && timeLimit === undefined) {
-        measuredFrom = { at: now, cpuMs };
-        wallTimer = afterProgress(recheckIn, onWallDeadline);
-        return;
-      }
-      timeLimit ??= 'wall';
-      stop();
-    };
-    let wallTimer: { cancel(): void } | undefined;
-    options.signal?.addEventListener('abort', stop);
-
-    // Every process seen in the group or started by one in it, for the CPU and memory sums and the final kill.
-    const processes = new ProgramProcesses(child.pid, options.contained ?? false);
-    // A sandboxed program's processes all die with its PID namespace: no need to find them early, and
-    // most cases are over before the first scan of /proc (a few ms each on a busy machine) comes due.
-    // Outside a sandbox a process that leaves the group must be found at once, to be killed with it.
-    let lastDiscovery = options.contained ? performance.now() : -Infinity;
-    let poll: NodeJS.Timeout | undefined;
-    /** CPU time used before the release (a program started ahead, booting): not the program's. */
-    let cpuBefore = 0;
-    let released = false;
-    // A sandboxed program started ahead has its whole tree (bwrap, its init, node) long before the go:
-    // found while it waits, the release only reads their CPU times, off the walk down /proc.
-    let foundWhileWaiting = false;
-    const findWhileWaiting =
-      options.release && options.contained
-        ? setTimeout(() => {
-            if (released) return;
-            processes.discover();
-            foundWhileWaiting = true;
-          }, DISCOVERY_MS).unref()
-        : undefined;
-    /** The limits start: now, or when a program started ahead is released. */
-    const arm = ({ onPipes, env, waitedOn = options.waitedOn, sayEnd = false }: Release = {}) => {
-      if (released) return;
-      released = true;
-      if (options.release) {
-        // What booted: in a sandbox, below its leader (found by a cheap walk down the tree); outside
-        // one, the leader itself, which has started nothing while it waited: no read of all of /proc.
-        clearTimeout(findWhileWaiting);
-        cpuBefore = processes.measure(options.contained === true && !foundWhileWaiting, false).cpuMs;
-        started = performance.now();
-        measuredFrom = { at: progressNow(), cpuMs: cpuBefore };
-        lastDiscovery = options.contained ? started : -Infinity;
-        const control = child.stdio[3 + extraPipes] as Duplex | null;
-        control?.on('error', () => {}); // it may have ended while it waited
-        // its end is taken from it only where what it wrote before can be read at once (drainNow)
-        const endSaid = sayEnd && options.contained === true && control !== null && fdOf(child.stdout) !== undefined && fdOf(child.stderr) !== undefined;
-        if (endSaid) control.on('data', (chunk: Buffer) => onEndSaid(chunk, control));
-        control?.end(`go ${endSaid ? 'say-end ' : ''}${JSON.stringify(env ?? {})}\n`);
-      }
-      lastDeadline = progressNow() + wallMs * STARVED_WALL_FACTOR;
-      wallTimer = afterProgress(wallMs, onWallDeadline);
-      // Doing nothing while waited on, in the grader's progress: one stretch of it, not a sum.
-      const idle = new IdleClock(progressNow(), Number.NaN);
-      poll = setInterval(() => {
-        if (timeLimit !== undefined || outOfMemory || stuck) return;
-        const waited = waitedOn?.() === true;
-        // while waited on, a sandbox's every process is looked for (a cheap walk down its tree): one not
-        // yet found could be computing
-        const discover = performance.now() - lastDiscovery >= DISCOVERY_MS || (waited && options.contained === true);
-        if (discover) lastDiscovery = performance.now();
-        // a cgroup counts its memory itself, and says when it went past (the kernel killed in it)
-        const usage = processes.measure(discover, limits.memoryBytes !== undefined && !cgroup);
-        const now = progressNow();
-        const idleMs = waited ? idle.look(now, usage.cpuMs, () => processes.busy()).stretchMs : 0;
-        if (!waited) idle.reset(now, usage.cpuMs);
-        if (usage.cpuMs - cpuBefore > limits.timeoutMs) {
-          timeLimit = 'cpu';
-          stop();
-        } else if (limits.memoryBytes !== undefined && (cgroup ? cgroup.oomKilled() : usage.memoryBytes > limits.memoryBytes)) {
-          outOfMemory = cgroup ? 'cgroup' : 'resident';
-          stop();
-        } else if (idleMs >= STUCK_MS) {
-          stuck = true;
-          stop();
-        }
-      }, POLL_MS);
-      poll.unref();
-      onPipes?.(child.stdio.slice(3, 3 + extraPipes) as unknown as NodeJS.ReadWriteStream[]);
-      if (options.release && !onPipes && options.stdin === undefined) child.stdin?.end();
-    };
-    if (options.signal?.aborted) stop(); // aborted before it started: the listener would never fire
-    if (joinError) stop(); // not in its cgroup: it never runs
-
-    const take = (chunk: Buffer, capture: Capture, name: 'stdout' | 'stderr') => {
-      if (capture.add(chunk) || flooded) return;
-      flooded = name;
-      stop();
-    };
-    const watch = (stream: NodeJS.ReadableStream | null, capture: Capture, name: 'stdout' | 'stderr') => {
-      stream?.on('data', (chunk: Buffer) => take(chunk, capture, name));
-      stream?.on('close', () => {
-        openStreams -= 1;
-        if (openStreams === 0 && exit) finish();
-      });
-    };
-    watch(child.stdout, stdout, 'stdout');
-    watch(child.stderr, stderr, 'stderr');
-
-    // `end <code>`: it is leaving with that code, all its 'exit' listeners run (warm-start.mjs). It is
-    // stopped at once, and what it wrote before is in its pipes: read now (the end comes on a pipe of
-    // its own, which the event loop may read first), it is all a real exit would leave (what a process
-    // has not written when it exits is lost either way). A program that says so early only ends its
-    // own case there, as process.exit() would.
-    const endLine = new EndLine();
-    const onEndSaid = (chunk: Buffer, control: Duplex) => {
-      const code = endLine.hear(chunk);
-      // anything else written there is not an end, and is read no further: the program ends as any does
-      if (code === null) control.destroy();
-      if (code === undefined || code === null || exit || finished) return;
-      processes.signalAll('SIGSTOP'); // its init and node are in a session of their own
-      killGroup('SIGSTOP');
-      drainNow(child.stdout, (chunk) => take(chunk, stdout, 'stdout'));
-      drainNow(child.stderr, (chunk) => take(chunk, stderr, 'stderr'));
-      exit = { code, signal: null };
-      lingering = !flooded; // a flood was stopped (and is being killed) as any is
-      finish();
-    };
-
+  /** Its output watched, its end awaited, its limits started (now, or at its release), its stdin given. */
+  start(): void {
+    const { options, child } = this;
+    if (options.signal?.aborted) this.stop(); // aborted before it started: the listener would never fire
+    if (this.joinError) this.stop(); // not in its cgroup: it never runs
+    this.watch(child.stdout, this.stdout, 'stdout');
+    this.watch(child.stderr, this.stderr, 'stderr');
     child.on('error', (error: NodeJS.ErrnoException) => {
-      startError = error;
-      exit = { code: null, signal: null };
-      finish();
+      this.startError = error;
+      this.exit = { code: null, signal: null };
+      this.finish();
     });
     child.on('exit', (code, signal) => {
-      exit = { code, signal };
-      if (openStreams === 0) finish();
-      else setTimeout(finish, options.contained ? SANDBOX_DRAIN_MS : DRAIN_GRACE_MS).unref();
+      this.exit = { code, signal };
+      if (this.openStreams === 0) this.finish();
+      else setTimeout(() => this.finish(), options.contained ? SANDBOX_DRAIN_MS : DRAIN_GRACE_MS).unref();
     });
-
     child.stdin?.on('error', () => {}); // a program that exits without reading its stdin is not our error
-    if (options.release) void options.release.then(arm);
-    else arm({ onPipes: options.onPipes });
+    if (options.release) void options.release.then((release) => this.arm(release));
+    else this.arm({ onPipes: options.onPipes });
     if (options.stdin !== undefined) child.stdin?.end(options.stdin);
     else if (!options.onPipes && !options.release) child.stdin?.end();
-  });
+  }
+
+  private killGroup(signal: NodeJS.Signals): void {
+    if (this.child.pid === undefined) return;
+    try {
+      process.kill(-this.child.pid, signal);
+    } catch {
+      // the group is already gone
+    }
+  }
+
+  /** Stops it: SIGTERM, then SIGKILL after a grace. An abort listener, hence a fixed function. */
+  private readonly stop = (): void => {
+    // A sandbox ends with its init process (PID 1 of its namespace), which is killed directly: the
+    // kill of bwrap alone could come before bwrap has tied the init's life to its own.
+    if (this.options.contained) this.processes.signalAll('SIGKILL');
+    this.killGroup('SIGTERM');
+    setTimeout(() => this.killGroup('SIGKILL'), KILL_GRACE_MS).unref();
+  };
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.wallTimer?.cancel();
+    clearInterval(this.poll);
+    this.released = true; // a release that comes after the end has nothing to start
+    this.options.signal?.removeEventListener('abort', this.stop);
+    // the kernel may have killed in its cgroup since the last poll: the end it made is that
+    if (!this.outOfMemory && this.limits.memoryBytes !== undefined && this.cgroup?.oomKilled()) this.outOfMemory = 'cgroup';
+    if (this.lingering) this.killOnceGraded();
+    else this.killAll();
+    this.child.stdout?.destroy();
+    this.child.stderr?.destroy();
+    this.resolve(this.result());
+  }
+
+  /** Stopped whole, as it was when it said its end: killed, all of it, once the grading is over. */
+  private killOnceGraded(): void {
+    const { signal } = this.options;
+    const kill = () => {
+      this.processes.signalAll('SIGKILL');
+      this.killGroup('SIGKILL');
+      this.cgroup?.remove();
+    };
+    if (signal && !signal.aborted) signal.addEventListener('abort', kill, { once: true });
+    else kill();
+  }
+
+  /** Leaves nothing behind, even a grandchild that outlived its parent. */
+  private killAll(): void {
+    const { options, processes } = this;
+    this.killGroup('SIGKILL');
+    // Something may have left the group: a process still holds the pipes, the run was stopped,
+    // or one was seen outside the group. Only then is every process's environment read. (A
+    // sandbox that ended by itself took everything with it; one stopped early may have had its
+    // init started just as bwrap was killed, and the init carries the mark too.)
+    const suspicious =
+      this.openStreams > 0 ||
+      this.timeLimit !== undefined ||
+      this.flooded !== undefined ||
+      this.outOfMemory ||
+      this.stuck ||
+      options.signal?.aborted ||
+      processes.leftGroup;
+    if (suspicious) killStrays(this.mark);
+    else if (!options.contained) killStrays(this.mark, processes.tracked);
+    this.cgroup?.remove();
+  }
+
+  private result(): RunResult {
+    return {
+      exitCode: this.exit?.code ?? null,
+      signal: this.exit?.signal ?? null,
+      timeLimit: this.timeLimit,
+      cpuMs: this.processes.cpuMs - this.cpuBefore,
+      flooded: this.flooded,
+      stdout: this.stdout.bytes(),
+      stderr: this.stderr.bytes(),
+      outOfMemory: this.outOfMemory,
+      ...(this.stuck && { stuck: true as const }),
+      durationMs: performance.now() - this.started,
+      startError: this.startError ?? this.joinError,
+    };
+  }
+
+  // The wall-time backstop is for a program waiting for what never comes. One still computing when it
+  // is due (a loop on a machine too busy to give it a whole core) is left to the CPU limit, which
+  // gives it the loop's verdict however loaded the machine; up to a last, far deadline. Its wall time
+  // is the grader's progress (progress.ts): what a starved grader made it wait is not counted.
+  private onWallDeadline(): void {
+    const now = progressNow();
+    // measured now, every process looked for: the last poll may not have found a sandbox's yet
+    const cpuMs = this.processes.measure(true, false).cpuMs;
+    const computing = cpuMs - this.measuredFrom.cpuMs >= (now - this.measuredFrom.at) * COMPUTING_SHARE;
+    const recheckIn = Math.min(RECHECK_MS, this.wallMs, this.lastDeadline - now);
+    if (computing && recheckIn > 0 && this.timeLimit === undefined) {
+      this.measuredFrom = { at: now, cpuMs };
+      this.wallTimer = afterProgress(recheckIn, () => this.onWallDeadline());
+      return;
+    }
+    this.timeLimit ??= 'wall';
+    this.stop();
+  }
+
+  /** The limits start: now, or when a program started ahead is released. */
+  private arm({ onPipes, env, waitedOn = this.options.waitedOn, sayEnd = false }: Release = {}): void {
+    if (this.released) return;
+    this.released = true;
+    if (this.options.release) this.go(env, sayEnd);
+    this.lastDeadline = progressNow() + this.wallMs * STARVED_WALL_FACTOR;
+    this.wallTimer = afterProgress(this.wallMs, () => this.onWallDeadline());
+    // Doing nothing while waited on, in the grader's progress: one stretch of it, not a sum.
+    const idle = new IdleClock(progressNow(), Number.NaN);
+    this.poll = setInterval(() => this.checkLimits(idle, waitedOn), POLL_MS);
+    this.poll.unref();
+    onPipes?.(this.child.stdio.slice(3, 3 + this.extraPipes) as unknown as NodeJS.ReadWriteStream[]);
+    if (this.options.release && !onPipes && this.options.stdin === undefined) this.child.stdin?.end();
+  }
+
+  /** A program started ahead is released: what it used booting is set aside, and it is told to go. */
+  private go(env: Record<string, string> | undefined, sayEnd: boolean): void {
+    const { options, child, processes } = this;
+    // What booted: in a sandbox, below its leader (found by a cheap walk down the tree); outside
+    // one, the leader itself, which has started nothing while it waited: no read of all of /proc.
+    clearTimeout(this.findWhileWaiting);
+    this.cpuBefore = processes.measure(options.contained === true && !this.foundWhileWaiting, false).cpuMs;
+    this.started = performance.now();
+    this.measuredFrom = { at: progressNow(), cpuMs: this.cpuBefore };
+    this.lastDiscovery = options.contained ? this.started : -Infinity;
+    const control = child.stdio[3 + this.extraPipes] as Duplex | null;
+    control?.on('error', () => {}); // it may have ended while it waited
+    // its end is taken from it only where what it wrote before can be read at once (drainNow)
+    const endSaid = sayEnd && options.contained === true && control !== null && fdOf(child.stdout) !== undefined && fdOf(child.stderr) !== undefined;
+    if (endSaid) control.on('data', (chunk: Buffer) => this.onEndSaid(chunk, control));
+    control?.end(`go ${endSaid ? 'say-end ' : ''}${JSON.stringify(env ?? {})}\n`);
+  }
+
+  /** One poll: its CPU time, its memory and (while waited on) its idleness against the limits. */
+  private checkLimits(idle: IdleClock, waitedOn: (() => boolean) | undefined): void {
+    const { options, limits, processes, cgroup } = this;
+    if (this.timeLimit !== undefined || this.outOfMemory || this.stuck) return;
+    const waited = waitedOn?.() === true;
+    // while waited on, a sandbox's every process is looked for (a cheap walk down its tree): one not
+    // yet found could be computing
+    const discover = performance.now() - this.lastDiscovery >= DISCOVERY_MS || (waited && options.contained === true);
+    if (discover) this.lastDiscovery = performance.now();
+    // a cgroup counts its memory itself, and says when it went past (the kernel killed in it)
+    const usage = processes.measure(discover, limits.memoryBytes !== undefined && !cgroup);
+    const now = progressNow();
+    const idleMs = waited ? idle.look(now, usage.cpuMs, () => processes.busy()).stretchMs : 0;
+    if (!waited) idle.reset(now, usage.cpuMs);
+    if (usage.cpuMs - this.cpuBefore > limits.timeoutMs) {
+      this.timeLimit = 'cpu';
+      this.stop();
+    } else if (limits.memoryBytes !== undefined && (cgroup ? cgroup.oomKilled() : usage.memoryBytes > limits.memoryBytes)) {
+      this.outOfMemory = cgroup ? 'cgroup' : 'resident';
+      this.stop();
+    } else if (idleMs >= STUCK_MS) {
+      this.stuck = true;
+      this.stop();
+    }
+  }
+
+  private take(chunk: Buffer, capture: Capture, name: 'stdout' | 'stderr'): void {
+    if (capture.add(chunk) || this.flooded) return;
+    this.flooded = name;
+    this.stop();
+  }
+
+  private watch(stream: NodeJS.ReadableStream | null, capture: Capture, name: 'stdout' | 'stderr'): void {
+    stream?.on('data', (chunk: Buffer) => this.take(chunk, capture, name));
+    stream?.on('close', () => {
+      this.openStreams -= 1;
+      if (this.openStreams === 0 && this.exit) this.finish();
+    });
+  }
+
+  // `end <code>`: it is leaving with that code, all its 'exit' listeners run (warm-start.mjs). It is
+  // stopped at once, and what it wrote before is in its pipes: read now (the end comes on a pipe of
+  // its own, which the event loop may read first), it is all a real exit would leave (what a process
+  // has not written when it exits is lost either way). A program that says so early only ends its
+  // own case there, as process.exit() would.
+  private onEndSaid(chunk: Buffer, control: Duplex): void {
+    const code = this.endLine.hear(chunk);
+    // anything else written there is not an end, and is read no further: the program ends as any does
+    if (code === null) control.destroy();
+    if (code === undefined || code === null || this.exit || this.finished) return;
+    this.processes.signalAll('SIGSTOP'); // its init and node are in a session of their own
+    this.killGroup('SIGSTOP');
+    drainNow(this.child.stdout, (chunk) => this.take(chunk, this.stdout, 'stdout'));
+    drainNow(this.child.stderr, (chunk) => this.take(chunk, this.stderr, 'stderr'));
+    this.exit = { code, signal: null };
+    this.lingering = !this.flooded; // a flood was stopped (and is being killed) as any is
+    this.finish();
+  }
 }
 
 /** What a program started ahead says on the go's pipe: `end <code>`, or anything else, which is no end.

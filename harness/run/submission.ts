@@ -62,7 +62,7 @@ export function forStudents(path: string, course: string): string {
 
 /** How a submission is compared with the course: every file outside src/ (a submission of any shape), or,
  *  for a student's repository graded with the course as published, the course's files (PUBLISHED) alone. */
-export type Comparison = 'outside-src' | 'published';
+export type ComparedWith = 'outside-src' | 'published';
 
 export interface OutsideChange {
   /** Relative to the submission's folder. */
@@ -90,7 +90,7 @@ export interface Scratch {
   remove(): void;
 }
 
-export function scratchCopy(courseRoot: string, submission: string, comparison: Comparison = 'outside-src'): Scratch {
+export function scratchCopy(courseRoot: string, submission: string, comparison: ComparedWith = 'outside-src'): Scratch {
   if (!statSync(submission, { throwIfNoEntry: false })?.isDirectory()) {
     throw new SubmissionError(`--submission ${submission}: no such folder`);
   }

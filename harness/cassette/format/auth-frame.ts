@@ -2,22 +2,22 @@
 // query, the headers that decide it, a form or JSON body) and the reply (status, headers, a JSON or
 // text body), each field checked with the line it is on (format.ts gives the means).
 import { isObject, type AuthFrame, type AuthReply, type AuthRequest, type Json, type JsonObject } from './model.ts';
+import type { Segment } from './json-path.ts';
 
-type PathKey = string | number;
 export interface FieldReading {
-  fail: (path: PathKey[], problem: string) => never;
-  checkKeys: (value: JsonObject, allowed: string[], path: PathKey[]) => void;
-  readHeaders: (value: unknown, path: PathKey[]) => Record<string, string>;
+  fail: (path: Segment[], problem: string) => never;
+  checkKeys: (value: JsonObject, allowed: string[], path: Segment[]) => void;
+  readHeaders: (value: unknown, path: Segment[]) => Record<string, string>;
 }
 
 const SERVERS = ['resource', 'authorization'] as const;
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'];
 
-export function readAuthFrame(entry: JsonObject, path: PathKey[], read: FieldReading, line: number | undefined): AuthFrame {
+export function readAuthFrame(entry: JsonObject, path: Segment[], read: FieldReading, line: number | undefined): AuthFrame {
   return { from: 'auth', request: readRequest(entry.auth, [...path, 'auth'], read), reply: readAuthReply(entry.reply, [...path, 'reply'], read), line };
 }
 
-function readRequest(value: unknown, path: PathKey[], read: FieldReading): AuthRequest {
+function readRequest(value: unknown, path: Segment[], read: FieldReading): AuthRequest {
   if (!isObject(value)) return read.fail(path, 'expected the request: a mapping with server, method and path');
   read.checkKeys(value, ['server', 'method', 'path', 'query', 'headers', 'form', 'json'], path);
   if (!SERVERS.includes(value.server as AuthRequest['server']))
@@ -37,7 +37,7 @@ function readRequest(value: unknown, path: PathKey[], read: FieldReading): AuthR
   };
 }
 
-function readAuthReply(value: unknown, path: PathKey[], read: FieldReading): AuthReply {
+function readAuthReply(value: unknown, path: Segment[], read: FieldReading): AuthReply {
   if (!isObject(value)) return read.fail(path, 'expected the reply: a mapping with status, and headers and a json or text body if it had them');
   read.checkKeys(value, ['status', 'headers', 'json', 'text'], path);
   const { status } = value;
@@ -53,7 +53,7 @@ function readAuthReply(value: unknown, path: PathKey[], read: FieldReading): Aut
 }
 
 /** Query or form fields: names to one value each (a field given twice is refused at recording). */
-function readFields(value: unknown, path: PathKey[], read: FieldReading): Record<string, string> {
+function readFields(value: unknown, path: Segment[], read: FieldReading): Record<string, string> {
   if (!isObject(value)) return read.fail(path, 'expected a mapping of field names to values');
   for (const [name, text] of Object.entries(value)) if (typeof text !== 'string') read.fail([...path, name], 'expected the value as a string');
   return value as Record<string, string>;

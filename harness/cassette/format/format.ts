@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { InputError } from '../../errors.ts';
-import { parsePath } from './json-path.ts';
+import { parsePath, type Segment } from './json-path.ts';
 import { ownModule } from '../../own-module.ts';
 import {
   CASSETTE_VERSION,
@@ -48,7 +48,7 @@ export class CassetteError extends InputError {
   }
 }
 
-export interface LoadOptions {
+export interface CassetteLoadOptions {
   /** Read and write the parse cache under node_modules/.cache. Only for tools that decide no verdict
    *  (replay, lint, verify): a graded program that runs without a sandbox could write there, so the
    *  grader parses for itself and keeps what it parsed in memory only. */
@@ -58,7 +58,7 @@ export interface LoadOptions {
 /** Parsed in this process, by the file's text: the grader and watch mode read each cassette's YAML once. */
 const parsedHere = new Map<string, Cassette>();
 
-export function loadCassette(file: string, options: LoadOptions = { diskCache: true }): Cassette {
+export function loadCassette(file: string, options: CassetteLoadOptions = { diskCache: true }): Cassette {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -109,8 +109,6 @@ function writeCache(text: string, cassette: Cassette): void {
   }
 }
 
-type PathKey = string | number;
-
 export function parseCassette(text: string, file = '(cassette)'): Cassette {
   const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
@@ -120,7 +118,7 @@ export function parseCassette(text: string, file = '(cassette)'): Cassette {
     const line = lineCounter.linePos(error.pos[0]).line;
     throw new CassetteError(file, line, '(yaml)', error.message.split('\n')[0]!.replace(/:$/, ''));
   }
-  const lineOf = (path: PathKey[]): number | undefined => {
+  const lineOf = (path: Segment[]): number | undefined => {
     for (let end = path.length; end >= 0; end--) {
       const node = end === 0 ? doc.contents : doc.getIn(path.slice(0, end), true);
       const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
@@ -128,7 +126,7 @@ export function parseCassette(text: string, file = '(cassette)'): Cassette {
     }
     return undefined;
   };
-  const fail = (path: PathKey[], problem: string): never => {
+  const fail = (path: Segment[], problem: string): never => {
     throw new CassetteError(file, lineOf(path), fieldName(path), problem);
   };
   let root: unknown;
@@ -167,7 +165,8 @@ export function parseCassette(text: string, file = '(cassette)'): Cassette {
   return cassette;
 }
 
-type Fail = (path: PathKey[], problem: string) => never;
+/** Stops reading a file: the problem at a path of its YAML (said with the line it is on). */
+export type Fail = (path: Segment[], problem: string) => never;
 
 /** A person's comments, where a saved cassette has them again: at the top of the file, and just above
  *  a frame (yaml puts the first frame's on the list itself). Comments elsewhere are not kept. */
@@ -185,12 +184,12 @@ function readComments(doc: ReturnType<Yaml['parseDocument']>, cassette: Cassette
   });
 }
 
-function fieldName(path: PathKey[]): string {
+function fieldName(path: Segment[]): string {
   if (path.length === 0) return '(top level)';
   return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : i === 0 ? key : `.${key}`)).join('');
 }
 
-function checkKeys(value: JsonObject, allowed: string[], path: PathKey[], fail: Fail): void {
+function checkKeys(value: JsonObject, allowed: string[], path: Segment[], fail: Fail): void {
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) fail([...path, key], `unknown field (expected one of: ${allowed.join(', ')})`);
   }
@@ -225,7 +224,7 @@ function readProvenance(value: unknown, transport: CassetteTransport, fail: Fail
   return provenance;
 }
 
-function readPaths(value: unknown, path: PathKey[], fail: Fail): string[] {
+function readPaths(value: unknown, path: Segment[], fail: Fail): string[] {
   if (!Array.isArray(value)) return fail(path, 'expected a list of JSON paths such as params.clientInfo');
   return value.map((item, i) => {
     if (typeof item !== 'string') return fail([...path, i], 'expected a JSON path (a string)');
@@ -251,8 +250,8 @@ const FRAME_KEYS = {
 const CASSETTE_OF: Record<CassetteTransport, string> = { stdio: 'a stdio cassette', http: 'an HTTP cassette' };
 const NOT_ON: Record<CassetteTransport, string[]> = { stdio: ['http', 'sse', 'auth'], http: ['raw', 'chunks', 'cuts', 'flush', 'stdout', 'stderr'] };
 
-function readFrame(entry: unknown, index: number, transport: CassetteTransport, fail: Fail, lineOf: (path: PathKey[]) => number | undefined): Frame {
-  const path: PathKey[] = ['frames', index];
+function readFrame(entry: unknown, index: number, transport: CassetteTransport, fail: Fail, lineOf: (path: Segment[]) => number | undefined): Frame {
+  const path: Segment[] = ['frames', index];
   const kinds = Object.keys(FRAME_KEYS).join(', ');
   if (!isObject(entry)) return fail(path, `expected a mapping with one of ${kinds}`);
   const directions = (Object.keys(FRAME_KEYS) as (keyof typeof FRAME_KEYS)[]).filter((key) => key in entry);
@@ -270,8 +269,8 @@ function readFrame(entry: unknown, index: number, transport: CassetteTransport, 
   if (from === 'auth') {
     const reading = {
       fail,
-      checkKeys: (value: JsonObject, allowed: string[], at: PathKey[]) => checkKeys(value, allowed, at, fail),
-      readHeaders: (value: unknown, at: PathKey[]) => readHeaders(value, at, fail),
+      checkKeys: (value: JsonObject, allowed: string[], at: Segment[]) => checkKeys(value, allowed, at, fail),
+      readHeaders: (value: unknown, at: Segment[]) => readHeaders(value, at, fail),
     };
     return readAuthFrame(entry, path, reading, line);
   }
@@ -319,7 +318,7 @@ function readFrame(entry: unknown, index: number, transport: CassetteTransport, 
   return { from, text: entry.stderr, line };
 }
 
-function readChunks(entry: JsonObject, frame: { chunks?: string[]; cuts?: number[]; flush?: boolean }, bytes: string, path: PathKey[], fail: Fail): void {
+function readChunks(entry: JsonObject, frame: { chunks?: string[]; cuts?: number[]; flush?: boolean }, bytes: string, path: Segment[], fail: Fail): void {
   if (entry.cuts !== undefined) {
     if (entry.chunks !== undefined) fail([...path, 'cuts'], 'give chunks or cuts, not both');
     const cuts = entry.cuts;
@@ -359,7 +358,7 @@ function readHttpSession(value: unknown, fail: Fail): HttpSession {
   return session;
 }
 
-function readCarrier(value: unknown, path: PathKey[], fail: Fail): HttpCarrier {
+function readCarrier(value: unknown, path: Segment[], fail: Fail): HttpCarrier {
   if (!isObject(value)) return fail(path, 'expected a mapping with path, headers and reply (the POST that carried the message)');
   checkKeys(value, ['path', 'headers', 'reply'], path, fail);
   if (typeof value.path !== 'string' || !value.path.startsWith('/')) fail([...path, 'path'], 'expected a path starting with "/"');
@@ -372,7 +371,7 @@ function readCarrier(value: unknown, path: PathKey[], fail: Fail): HttpCarrier {
 
 const BODIES = ['json', 'sse', 'none', 'text'] as const;
 
-function readReply(value: unknown, path: PathKey[], fail: Fail): HttpReply {
+function readReply(value: unknown, path: Segment[], fail: Fail): HttpReply {
   if (!isObject(value)) return fail(path, `expected a mapping with status, headers and body (${BODIES.join(', ')})`);
   checkKeys(value, ['status', 'headers', 'body', 'text'], path, fail);
   const { status, body } = value;
@@ -388,7 +387,7 @@ function readReply(value: unknown, path: PathKey[], fail: Fail): HttpReply {
   };
 }
 
-function readHeaders(value: unknown, path: PathKey[], fail: Fail): Headers {
+function readHeaders(value: unknown, path: Segment[], fail: Fail): Headers {
   if (!isObject(value)) return fail(path, 'expected a mapping of header names to values');
   for (const [name, text] of Object.entries(value)) {
     if (!/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) fail([...path, name], 'expected a header name in lower case');
@@ -397,7 +396,7 @@ function readHeaders(value: unknown, path: PathKey[], fail: Fail): Headers {
   return value as Headers;
 }
 
-function readPlacement(value: unknown, path: PathKey[], fail: Fail): HttpPlacement {
+function readPlacement(value: unknown, path: Segment[], fail: Fail): HttpPlacement {
   if (value === undefined) return {};
   if (!isObject(value))
     return fail(
@@ -453,7 +452,7 @@ function readPlacement(value: unknown, path: PathKey[], fail: Fail): HttpPlaceme
   return placement;
 }
 
-function checkMessage(message: unknown, path: PathKey[], fail: Fail): void {
+function checkMessage(message: unknown, path: Segment[], fail: Fail): void {
   if (!isObject(message)) return fail(path, 'expected a JSON-RPC message (a mapping)');
   if (message.jsonrpc !== '2.0') fail([...path, 'jsonrpc'], 'expected "2.0"');
   const kind = kindOf(message);

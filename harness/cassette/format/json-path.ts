@@ -43,7 +43,7 @@ export class FreePaths {
   }
 }
 
-export interface Difference {
+export interface MatchDifference {
   path: Segment[];
   expected: Json | undefined;
   actual: Json | undefined;
@@ -52,7 +52,12 @@ export interface Difference {
 const NO_FREE = new FreePaths([]);
 
 /** The first place where `actual` differs from `expected`, or undefined when they are equal as JSON. */
-export function firstDifference(expected: Json | undefined, actual: Json | undefined, free: FreePaths = NO_FREE, path: Segment[] = []): Difference | undefined {
+export function firstDifference(
+  expected: Json | undefined,
+  actual: Json | undefined,
+  free: FreePaths = NO_FREE,
+  path: Segment[] = [],
+): MatchDifference | undefined {
   if (!free.empty && free.has(path)) return undefined;
   if (expected === actual) return undefined;
   if (Array.isArray(expected) && Array.isArray(actual)) {

@@ -14,7 +14,7 @@ import {
   speaksStateless,
   supportedVersions,
   unsupportedVersion,
-  type Refusal,
+  type StatelessError,
 } from './stateless.ts';
 import { describeMessage, show } from './player-words.ts';
 
@@ -25,7 +25,7 @@ export interface RevisionHost {
   diagnose(kind: DiagnosisKind, message: () => string, fields: Omit<Diagnosis, 'kind' | 'message'>): void;
   ref(index: number): RecordedRef;
   /** Answers with the error the recorded server would, at its HTTP status. */
-  refuse(id: Json, refusal: Refusal): void;
+  refuse(id: Json, refusal: StatelessError): void;
   /** Answers with a message made from the recording. */
   answerAs(message: JsonObject): void;
   /** Answers with the player's own error, the last diagnosis its message. */

@@ -21,7 +21,7 @@ import { SchemaChecks } from './schema-checks.ts';
 import { messageChunks, parseLine, stdoutChunks } from './server-bytes.ts';
 import { contextBefore, describeExpected, describeMessage, lineNote, missWords, preview, recordedRef } from './player-words.ts';
 import { compactLine, idKey, isObject, kindOf, type Cassette, type ClientFrame, type Frame, type Json, type JsonObject } from '../format/model.ts';
-import { declaredVersion, isStatelessMessage, speaksStateless, type Refusal } from './stateless.ts';
+import { declaredVersion, isStatelessMessage, speaksStateless, type StatelessError } from './stateless.ts';
 import { MISMATCH_ERROR_CODE } from '../../protocol.ts';
 
 /** The longest line the player holds (receiveChunk): a longer one is one diagnosis, and the end of reading. */
@@ -301,7 +301,7 @@ export class Player {
   // ------------------------------------------------------------ the stateless revision
 
   /** An error the recorded server would answer with, at its HTTP status. */
-  private refuse(id: Json, refusal: Refusal): void {
+  private refuse(id: Json, refusal: StatelessError): void {
     this.answerAs({ jsonrpc: '2.0', error: refusal.error as unknown as Json, id }, refusal.status);
   }
 

@@ -24,7 +24,7 @@ export const MISSING_CLIENT_CAPABILITY = -32021;
 const INVALID_PARAMS = -32602;
 
 /** A JSON-RPC error and the HTTP status it goes with, as the server answers it. */
-export interface Refusal {
+export interface StatelessError {
   status: number;
   error: { code: number; message: string; data?: Json };
 }
@@ -75,7 +75,7 @@ export function lacksRequiredMeta(sent: Json | undefined): boolean {
 
 /** The server's answer to a request missing required per-request keys; undefined when only
  *  clientInfo is missing, which a server serves. */
-export function envelopeRefusal(actual: JsonObject, missing: readonly string[], headerVersion: string): Refusal | undefined {
+export function envelopeRefusal(actual: JsonObject, missing: readonly string[], headerVersion: string): StatelessError | undefined {
   const required = missing.filter((key) => REQUIRED_META.includes(key));
   if (required.length === 0) return undefined;
   const meta = metaOf(actual);
@@ -104,7 +104,7 @@ export function envelopeRefusal(actual: JsonObject, missing: readonly string[], 
 
 /** The server's answer to a version it does not support (an initialize, to a server of the
  *  stateless revision only, asks for one): the versions it supports, and the one asked for. */
-export function unsupportedVersion(requested: string, supported: readonly string[]): Refusal {
+export function unsupportedVersion(requested: string, supported: readonly string[]): StatelessError {
   return {
     status: 400,
     error: { code: UNSUPPORTED_PROTOCOL_VERSION, message: `Unsupported protocol version: ${requested}`, data: { supported: [...supported], requested } },
@@ -212,10 +212,10 @@ function collectParamHeaders(schema: Json | undefined, path: string[], found: Pa
  *  with (HTTP 400, -32020), checked in its order: the version, the method, then the headers each
  *  request needs, then a tool's Mcp-Param headers. Only for a request whose `_meta` is whole (a
  *  request missing its keys is refused for that first, by the player). */
-export function headerMismatch(message: JsonObject, headers: MirrorHeaders, declarations: Map<string, ParamHeader[]>): Refusal | undefined {
+export function headerMismatch(message: JsonObject, headers: MirrorHeaders, declarations: Map<string, ParamHeader[]>): StatelessError | undefined {
   const method = String(message.method);
   const claimed = declaredVersion(message)!;
-  const refuse = (header: string, body: string): Refusal => ({
+  const refuse = (header: string, body: string): StatelessError => ({
     status: 400,
     error: { code: HEADER_MISMATCH, message: `Bad Request: the request headers and body disagree: ${body}`, data: { mismatch: { header, body } } },
   });

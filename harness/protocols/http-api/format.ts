@@ -3,7 +3,7 @@
 // validates all the player relies on, so that a recording that loads plays; nothing is written.
 import { readFileSync } from 'node:fs';
 import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
-import { CassetteError, isObject, type Json, type JsonObject } from '../../cassette/index.ts';
+import { CassetteError, isObject, type Fail, type Json, type JsonObject, type Segment } from '../../cassette/index.ts';
 import {
   APIS,
   type ApiName,
@@ -14,16 +14,13 @@ import {
   type RecordedExchange,
   type RecordedRequest,
   type RecordedResponse,
-  type Recording,
+  type ApiRecording,
   type RecordingProvenance,
 } from './model.ts';
 import { recordedProblem } from './rules.ts';
 import { formatEvent } from './stream.ts';
 
-type PathKey = string | number;
-type Fail = (path: PathKey[], problem: string) => never;
-
-export function loadRecording(file: string): Recording {
+export function loadRecording(file: string): ApiRecording {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -34,14 +31,14 @@ export function loadRecording(file: string): Recording {
   return parseRecording(text, file);
 }
 
-export function parseRecording(text: string, file = '(recording)'): Recording {
+export function parseRecording(text: string, file = '(recording)'): ApiRecording {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, schema: 'core' });
   if (doc.errors.length > 0) {
     const error = doc.errors[0]!;
     throw new CassetteError(file, lineCounter.linePos(error.pos[0]).line, '(yaml)', error.message.split('\n')[0]!.replace(/:$/, ''));
   }
-  const lineOf = (path: PathKey[]): number | undefined => {
+  const lineOf = (path: Segment[]): number | undefined => {
     for (let end = path.length; end >= 0; end--) {
       const node = end === 0 ? doc.contents : doc.getIn(path.slice(0, end), true);
       const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
@@ -74,13 +71,13 @@ export function parseRecording(text: string, file = '(recording)'): Recording {
   if (!Array.isArray(root.exchanges) || root.exchanges.length === 0)
     return fail(['exchanges'], 'expected a list of exchanges (request and response), at least one');
   const exchanges = root.exchanges.map((entry, index) => readExchange(entry, index, api, fail, lineOf));
-  const recording: Recording = { version: RECORDING_VERSION, api, provenance, exchanges, file };
+  const recording: ApiRecording = { version: RECORDING_VERSION, api, provenance, exchanges, file };
   readComments(doc, recording);
   return recording;
 }
 
 /** The comment at the top of the file, and each just above an exchange (yaml puts the first one's on the list). */
-function readComments(doc: ReturnType<typeof parseDocument>, recording: Recording): void {
+function readComments(doc: ReturnType<typeof parseDocument>, recording: ApiRecording): void {
   const firstKey = isMap(doc.contents) ? (doc.contents.items[0]?.key as { commentBefore?: string | null } | undefined) : undefined;
   const top = doc.commentBefore ?? firstKey?.commentBefore;
   if (top) recording.comment = top;
@@ -93,12 +90,12 @@ function readComments(doc: ReturnType<typeof parseDocument>, recording: Recordin
   });
 }
 
-function fieldName(path: PathKey[]): string {
+function fieldName(path: Segment[]): string {
   if (path.length === 0) return '(top level)';
   return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : i === 0 ? key : `.${key}`)).join('');
 }
 
-function checkKeys(value: JsonObject, allowed: string[], path: PathKey[], fail: Fail): void {
+function checkKeys(value: JsonObject, allowed: string[], path: Segment[], fail: Fail): void {
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) fail([...path, key], `unknown field (expected one of: ${allowed.join(', ')})`);
   }
@@ -119,8 +116,8 @@ function readProvenance(value: unknown, fail: Fail): RecordingProvenance {
   return provenance;
 }
 
-function readExchange(entry: unknown, index: number, api: ApiName, fail: Fail, lineOf: (path: PathKey[]) => number | undefined): RecordedExchange {
-  const path: PathKey[] = ['exchanges', index];
+function readExchange(entry: unknown, index: number, api: ApiName, fail: Fail, lineOf: (path: Segment[]) => number | undefined): RecordedExchange {
+  const path: Segment[] = ['exchanges', index];
   if (!isObject(entry)) return fail(path, 'expected a mapping with request and response');
   checkKeys(entry, ['request', 'response'], path, fail);
   const request = readRequest(entry.request, [...path, 'request'], fail, lineOf);
@@ -130,7 +127,7 @@ function readExchange(entry: unknown, index: number, api: ApiName, fail: Fail, l
   return { line: lineOf(path), request, response };
 }
 
-function readRequest(value: unknown, path: PathKey[], fail: Fail, lineOf: (path: PathKey[]) => number | undefined): RecordedRequest {
+function readRequest(value: unknown, path: Segment[], fail: Fail, lineOf: (path: Segment[]) => number | undefined): RecordedRequest {
   if (!isObject(value)) return fail(path, 'expected a mapping with method, path, headers and body');
   checkKeys(value, ['method', 'path', 'headers', 'body'], path, fail);
   if (typeof value.method !== 'string' || !/^[A-Z]+$/.test(value.method)) fail([...path, 'method'], 'expected an HTTP method in capitals (POST)');
@@ -150,7 +147,7 @@ function readRequest(value: unknown, path: PathKey[], fail: Fail, lineOf: (path:
   return { method: value.method as string, path: value.path as string, headers, body: value.body as JsonObject, line: lineOf(path) };
 }
 
-function readResponse(value: unknown, path: PathKey[], api: ApiName, fail: Fail, lineOf: (path: PathKey[]) => number | undefined): RecordedResponse {
+function readResponse(value: unknown, path: Segment[], api: ApiName, fail: Fail, lineOf: (path: Segment[]) => number | undefined): RecordedResponse {
   if (!isObject(value)) return fail(path, 'expected a mapping with status, headers, and json, text or events');
   checkKeys(value, ['status', 'headers', 'json', 'text', 'events'], path, fail);
   const status = value.status;
@@ -175,7 +172,7 @@ function readResponse(value: unknown, path: PathKey[], api: ApiName, fail: Fail,
   return { status: status as number, headers, body: { json: value.json as Json }, line };
 }
 
-function readEvent(value: unknown, path: PathKey[], api: ApiName, fail: Fail, lineOf: (path: PathKey[]) => number | undefined): RecordedEvent {
+function readEvent(value: unknown, path: Segment[], api: ApiName, fail: Fail, lineOf: (path: Segment[]) => number | undefined): RecordedEvent {
   if (!isObject(value)) return fail(path, 'expected a mapping with event and data (or text), and cuts');
   checkKeys(value, ['event', 'data', 'text', 'cuts'], path, fail);
   if (typeof value.event !== 'string' || value.event === '' || /[\r\n]/.test(value.event)) fail([...path, 'event'], "expected the event's name (one line)");
@@ -209,7 +206,7 @@ function readEvent(value: unknown, path: PathKey[], api: ApiName, fail: Fail, li
   return event;
 }
 
-function parsedText(text: string, path: PathKey[], fail: Fail): Json {
+function parsedText(text: string, path: Segment[], fail: Fail): Json {
   try {
     return JSON.parse(text) as Json;
   } catch {
@@ -217,7 +214,7 @@ function parsedText(text: string, path: PathKey[], fail: Fail): Json {
   }
 }
 
-function readHeaders(value: unknown, path: PathKey[], fail: Fail): HeaderMap {
+function readHeaders(value: unknown, path: Segment[], fail: Fail): HeaderMap {
   if (!isObject(value)) return fail(path, 'expected a mapping of header names (lower case) to values');
   for (const [name, text] of Object.entries(value)) {
     if (!/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) fail([...path, name], 'expected a header name in lower case');

@@ -19,7 +19,7 @@ export interface RecordingProvenance {
   note?: string;
 }
 
-export interface Recording {
+export interface ApiRecording {
   version: typeof RECORDING_VERSION;
   api: ApiName;
   provenance: RecordingProvenance;

@@ -22,7 +22,7 @@ import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../json-depth.ts';
 import { BODY_TOO_LARGE, readBody } from '../../request-body.ts';
 import { inTurn, turns } from '../../transports/http/channel.ts';
 import { distance, type LiveRequest, type RequestDifference, requestDifference } from './matching.ts';
-import type { RecordedExchange, RecordedResponse, Recording } from './model.ts';
+import type { RecordedExchange, RecordedResponse, ApiRecording } from './model.ts';
 import { ruleProblem } from './rules.ts';
 import { eventWrites } from './stream.ts';
 
@@ -55,7 +55,7 @@ export class ApiPlayer {
   private answering = 0;
 
   constructor(
-    readonly recording: Recording,
+    readonly recording: ApiRecording,
     private readonly options: ApiPlayerOptions,
   ) {
     this.used = recording.exchanges.map(() => false);

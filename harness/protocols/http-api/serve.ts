@@ -4,10 +4,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PlayReport } from '../../cassette/index.ts';
 import { OpenConnections } from '../../transports/http/connections.ts';
-import type { Recording } from './model.ts';
+import type { ApiRecording } from './model.ts';
 import { ApiPlayer } from './player.ts';
 
-export interface ServeOptions {
+export interface ApiServeOptions {
   /** The fake key the program was given, which every request must carry (x-api-key). */
   apiKey: string;
   /** 0 (the default): a free port. */
@@ -30,7 +30,7 @@ export interface ApiReplay {
 /** Far more than a client keeps open (a request or two, an SDK's pool). */
 const MAX_CONNECTIONS = 32;
 
-export async function serveRecording(recording: Recording, options: ServeOptions): Promise<ApiReplay> {
+export async function serveRecording(recording: ApiRecording, options: ApiServeOptions): Promise<ApiReplay> {
   const player = new ApiPlayer(recording, { apiKey: options.apiKey });
   const server = createServer((request, response) => player.handle(request, response));
   server.maxConnections = MAX_CONNECTIONS;

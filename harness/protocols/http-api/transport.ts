@@ -5,13 +5,13 @@ import { randomBytes } from 'node:crypto';
 import type { PlayReport, PlayerSession } from '../../cassette/index.ts';
 import { reachFor } from '../../transports/http/reach.ts';
 import type { Transport } from '../../transports/transport.ts';
-import type { Recording } from './model.ts';
+import type { ApiRecording } from './model.ts';
 import { serveRecording } from './serve.ts';
 
 /** Beside the URL's variable (X): the API key the program sends, in X_KEY. */
 export const KEY_SUFFIX = '_KEY';
 
-export const overHttp: Transport<Recording> = {
+export const overHttp: Transport<ApiRecording> = {
   // a program that talks HTTP has fetch loaded before it starts (run/preload.mjs)
   program: { wire: false, env: { THEINFERENCE_FETCH: '1' }, fetching: true },
   async open(recording, setting) {

@@ -20,7 +20,7 @@ export interface PlayerGate {
   allClosed(): Promise<void>;
 }
 
-/** As many connections as the player itself holds (http-face.ts). */
+/** As many connections as the player itself holds (face.ts). */
 const MAX_CONNECTIONS = 32;
 
 /** Opens the gate at `path` (a stale file there is replaced) to the player listening on 127.0.0.1:`port`. */

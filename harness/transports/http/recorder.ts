@@ -5,7 +5,7 @@
 // written (redacted, normalised, atomically) when the client ends the session with DELETE or the
 // recorder gets SIGINT/SIGTERM. A session that is not clean (the server could not be reached, cut
 // a response short, or left a request unanswered) leaves only `<out>.partial`.
-import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent as HttpAgent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -83,7 +83,7 @@ const HOP_BY_HOP = new Set([
 const RESPONSE_HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 /** One request in flight: what the client asked and what has come back. */
-interface Exchange {
+interface ProxiedRequest {
   method: string;
   /** The frame of the message it carried (POST), whose reply is filled in when it comes. */
   frame?: ClientFrame;
@@ -105,287 +105,351 @@ interface Exchange {
  */
 export function recordHttpSession(options: HttpRecordOptions): Promise<number> {
   const recording = new Recording(options);
+  const upstream = upstreamOf(options, recording);
+  if (upstream === undefined) return Promise.resolve(2);
+  return new Promise((resolve) => new HttpProxy(options, recording, upstream, resolve).listen());
+}
+
+/** The server's URL, when it is one the recorder can proxy to and the recording may start (else said). */
+function upstreamOf(options: HttpRecordOptions, recording: Recording): URL | undefined {
   const { log } = recording;
   let upstream: URL;
   try {
     upstream = new URL(options.upstream);
   } catch {
     log(`--http ${options.upstream}: not a URL (e.g. http://127.0.0.1:3001/mcp)`);
-    return Promise.resolve(2);
+    return undefined;
   }
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') {
     log(`--http ${publicUrl(upstream)}: only http: and https: URLs can be recorded`);
-    return Promise.resolve(2);
+    return undefined;
   }
   const refused = recording.refusal();
   if (refused !== undefined) {
     log(refused);
-    return Promise.resolve(2);
+    return undefined;
   }
-  const secure = upstream.protocol === 'https:';
+  return upstream;
+}
+
+/** One recorded session: the proxy listening, each request forwarded and its response relayed, both
+ *  tapped into frames, and the cassette written when the session ends. */
+class HttpProxy {
+  private readonly log: (line: string) => void;
   // A fresh connection for each request: a kept-alive socket the server has just timed out would fail
   // the next request as if the server were gone. Our own agent, destroyed at the end.
-  const agent = secure ? new HttpsAgent({ keepAlive: false }) : new HttpAgent({ keepAlive: false });
-  const send = secure ? httpsRequest : httpRequest;
-  const secrets = new Map<string, Secret>();
-  for (const secret of [...secretsFromEnv(options.env ?? process.env), ...urlSecrets(upstream), ...secretsFromCommand(options.command ?? [])])
-    secrets.set(secret.value, secret);
+  private readonly agent: HttpAgent | HttpsAgent;
+  private readonly send: typeof httpRequest;
+  private readonly secrets = new Map<string, Secret>();
+  private readonly session: HttpSession;
+  private readonly inFlight = new Set<ProxiedRequest>();
+  /** The request each event id went with, for a GET that resumes a stream (Last-Event-ID). */
+  private readonly streamOfEvent = new Map<string, Json>();
+  private readonly flaws: string[] = [];
+  private started: number | undefined;
+  private sawPath = false;
+  private finished = false;
+  private proxyOrigin = '';
+  private readonly auth: AuthRecording;
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+  private readonly onSignal = () => this.finish();
+  private offSignals = () => {};
 
-  return new Promise((resolvePromise) => {
-    const { frames } = recording;
-    const session: HttpSession = { path: upstream.pathname };
-    const inFlight = new Set<Exchange>();
-    /** The request each event id went with, for a GET that resumes a stream (Last-Event-ID). */
-    const streamOfEvent = new Map<string, Json>();
-    const flaws: string[] = [];
-    let started: number | undefined;
-    let sawPath = false;
-    let finished = false;
-    const at = () => Math.round(performance.now() - (started ?? performance.now()));
-    let proxyOrigin = '';
-    const auth = new AuthRecording({ upstream, proxy: () => proxyOrigin }, (frame) => frames.push(frame), log, options.roles);
-    const redactor = () => new Redactor([...secrets.values(), ...auth.roles.secrets().map((value) => ({ name: 'authorization', value }))]);
-
-    const server = createServer((req, res) => {
-      started ??= performance.now();
+  constructor(
+    private readonly options: HttpRecordOptions,
+    private readonly recording: Recording,
+    private readonly upstream: URL,
+    private readonly resolve: (code: number) => void,
+  ) {
+    this.log = recording.log;
+    const secure = upstream.protocol === 'https:';
+    this.agent = secure ? new HttpsAgent({ keepAlive: false }) : new HttpAgent({ keepAlive: false });
+    this.send = (secure ? httpsRequest : httpRequest) as typeof httpRequest;
+    for (const secret of [...secretsFromEnv(options.env ?? process.env), ...urlSecrets(upstream), ...secretsFromCommand(options.command ?? [])])
+      this.secrets.set(secret.value, secret);
+    this.session = { path: upstream.pathname };
+    this.auth = new AuthRecording({ upstream, proxy: () => this.proxyOrigin }, (frame) => recording.frames.push(frame), this.log, options.roles);
+    this.server = createServer((req, res) => {
+      this.started ??= performance.now();
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('error', () => {}); // a client that goes away mid-request sent nothing to forward
-      req.on('end', () => forward(req, res, Buffer.concat(chunks)));
+      req.on('end', () => this.forward(req, res, Buffer.concat(chunks)));
     });
-    const sockets = new Set<Socket>();
-    server.on('connection', (socket) => {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
     });
+  }
 
-    const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
-      if (finished) return void res.writeHead(503).end();
-      res.on('error', () => {}); // a client that disconnected must not crash the recorder
-      const method = req.method ?? 'GET';
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      if (!sawPath) {
-        session.path = url.pathname;
-        sawPath = true;
-      }
-      for (const secret of headerSecrets(req.headers)) secrets.set(secret.value, secret);
-      if (auth.claims(url.pathname)) return void auth.forward('resource', req, res, body, upstream.origin);
-      const exchange: Exchange = { method, answered: false, clientGone: false };
-      if (method === 'POST') tapClient(exchange, req, url.pathname, body);
-      const resumes = method === 'GET' ? req.headers['last-event-id'] : undefined;
-      if (typeof resumes === 'string' && streamOfEvent.has(resumes)) exchange.request = streamOfEvent.get(resumes);
+  private at(): number {
+    return Math.round(performance.now() - (this.started ?? performance.now()));
+  }
 
-      // The upstream's query (an API key, say) goes with its own path, where the client sent none.
-      const search = url.search === '' && url.pathname === upstream.pathname ? upstream.search : url.search;
-      const headers: Record<string, string | string[]> = {};
-      const named = connectionHeaders(req.headers.connection);
-      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) headers[name] = value;
-      headers.host = upstream.host;
-      if (body.length > 0 || method === 'POST') headers['content-length'] = String(body.length);
-      if (upstream.username !== '' && headers.authorization === undefined) {
-        headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`).toString('base64')}`;
-      }
-      const outgoing = send({
-        protocol: upstream.protocol,
-        hostname: upstream.hostname,
-        port: upstream.port,
-        method,
-        path: url.pathname + search,
-        headers,
-        agent,
-      });
-      exchange.upstream = outgoing;
-      inFlight.add(exchange);
-      res.on('close', () => {
-        if (res.writableFinished || finished) return;
-        // The client left before the response ended: the server sees it leave too, as without us.
-        exchange.clientGone = true;
-        // Leaving a stream is a client's right; it is worth a line when a request's answer was still to come.
-        if (recording.awaits(exchange.request)) log(`the client disconnected from the ${describeExchange(exchange)} before it ended`);
-        outgoing.destroy();
-      });
-      outgoing.on('response', (answer) => relay(exchange, answer, res));
-      outgoing.on('error', (error: NodeJS.ErrnoException) => {
-        if (finished || exchange.clientGone || exchange.answered) return; // after a response, its own close says what happened
-        inFlight.delete(exchange);
-        const why = error.code === 'ECONNREFUSED' ? 'connection refused' : (error.code ?? error.message);
-        if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
-        res.end(`theinference record: cannot reach ${publicUrl(upstream)}: ${why}\n`);
-        // The message never reached the server: it is not part of the session.
-        if (exchange.frame) recording.untap(exchange.frame);
-        flaws.push(`cannot reach the server at ${publicUrl(upstream)} (${why}) for the ${describeExchange(exchange)}`);
-        finish();
-      });
-      outgoing.end(body);
-    };
+  private redactor(): Redactor {
+    return new Redactor([...this.secrets.values(), ...this.auth.roles.secrets().map((value) => ({ name: 'authorization', value }))]);
+  }
 
-    /** A POST's body: a client frame now, its reply filled in when the response comes. */
-    const tapClient = (exchange: Exchange, req: IncomingMessage, path: string, body: Buffer) => {
-      let message: unknown;
-      try {
-        message = JSON.parse(body.toString('utf8'));
-      } catch {
-        message = undefined;
-      }
-      if (!isObject(message) || kindOf(message) === undefined) {
-        const what = Array.isArray(message) ? 'a JSON-RPC batch' : 'something that is not a JSON-RPC message';
-        flaws.push(`the client POSTed ${what}, which a cassette cannot hold`);
-        log(`the client POSTed ${what}; not recorded: ${redactor().text(body.toString('utf8')).slice(0, 80)}`);
-        return;
-      }
-      // its reply is written once the server answers (a .partial may end before)
-      const headers = keptRequestHeaders(req.headers);
-      const credential = auth.credential(req.headers.authorization);
-      if (credential !== undefined) headers.authorization = credential;
-      const frame: ClientFrame = { from: 'client', message, http: { path, headers } };
-      recording.tapClient(frame);
-      exchange.frame = frame;
-      if (kindOf(message) === 'request') exchange.request = message.id as Json;
-    };
-
-    /** The response, to the client as it comes and into frames. */
-    const relay = (exchange: Exchange, answer: IncomingMessage, res: ServerResponse) => {
-      exchange.answered = true;
-      const status = answer.statusCode ?? 502;
-      const headers: string[] = [];
-      const named = connectionHeaders(answer.headers.connection);
-      for (let i = 0; i < answer.rawHeaders.length; i += 2) {
-        const name = answer.rawHeaders[i]!.toLowerCase();
-        const value = name === 'www-authenticate' ? auth.towardClient(answer.rawHeaders[i + 1]!) : answer.rawHeaders[i + 1]!;
-        if (!RESPONSE_HOP_BY_HOP.has(name) && !named.has(name)) headers.push(answer.rawHeaders[i]!, value);
-      }
-      if (!res.destroyed) {
-        res.writeHead(status, answer.statusMessage, headers);
-        res.flushHeaders(); // a stream that stays quiet still reaches the client as open
-      }
-      const sse = /^text\/event-stream\b/i.test(answer.headers['content-type'] ?? '');
-      const reply: HttpReply = { status, body: sse ? 'sse' : 'none' };
-      const kept = keptResponseHeaders(answer.headers);
-      if (kept['www-authenticate'] !== undefined) kept['www-authenticate'] = auth.portable(kept['www-authenticate']);
-      if (Object.keys(kept).length > 0) reply.headers = kept;
-      if (exchange.frame) exchange.frame.http!.reply = reply;
-      else if (exchange.method === 'GET' && exchange.request === undefined)
-        session.get ??= reply; // not a resumption
-      else if (exchange.method === 'DELETE') session.delete = reply;
-      const parser = sse ? new SseParser() : undefined;
-      const body: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => {
-        if (!res.destroyed) res.write(chunk);
-        if (finished) return;
-        if (parser) for (const event of parser.push(chunk)) tapEvent(exchange, event);
-        else body.push(chunk);
-      });
-      answer.on('error', () => {}); // said by its close below
-      answer.on('close', () => {
-        inFlight.delete(exchange);
-        if (finished) return;
-        if (!answer.complete) {
-          if (!exchange.clientGone) flaws.push(`the server cut the ${describeExchange(exchange)} short`);
-          res.destroy(); // the client sees the cut too
-          return;
-        }
-        if (parser) {
-          for (const event of parser.end()) tapEvent(exchange, event);
-          // Ended before its response: the client is to resume it (GET with Last-Event-ID).
-          if (exchange.request !== undefined && recording.awaits(exchange.request) && exchange.lastEvent?.http) exchange.lastEvent.http.closes = true;
-        } else {
-          tapBody(exchange, reply, Buffer.concat(body));
-          // Answered at the HTTP level (a JSON body, or a refusal such as 406): nothing more will come.
-          if (exchange.request !== undefined) recording.answered(exchange.request);
-        }
-        if (exchange.method === 'DELETE') res.end(() => finish());
-        else res.end();
-      });
-    };
-
-    const tapBody = (exchange: Exchange, reply: HttpReply, bytes: Buffer) => {
-      if (bytes.length === 0) return;
-      const text = bytes.toString('utf8');
-      let message: unknown;
-      try {
-        message = JSON.parse(text);
-      } catch {
-        message = undefined;
-      }
-      // Only a request's answer is a server frame: one to a notification would read as the GET stream's.
-      if (exchange.request !== undefined && isObject(message) && kindOf(message) !== undefined) {
-        reply.body = 'json';
-        tapServer(message, { ...(exchange.request !== undefined && { request: exchange.request }), at: at() });
-      } else {
-        reply.body = 'text';
-        reply.text = text;
-      }
-    };
-
-    const tapEvent = (exchange: Exchange, event: SseEvent) => {
-      const { data, ...fields } = event;
-      const placement: HttpPlacement = { ...(exchange.request !== undefined && { request: exchange.request }), ...fields, at: at() };
-      let message: unknown;
-      try {
-        message = data === undefined || data === '' ? undefined : JSON.parse(data);
-      } catch {
-        message = undefined;
-      }
-      if (fields.id !== undefined && exchange.request !== undefined) streamOfEvent.set(fields.id, exchange.request);
-      if (isObject(message) && kindOf(message) !== undefined) tapServer(message, placement);
-      else frames.push({ from: 'sse', ...(data !== undefined && { data }), http: placement });
-      exchange.lastEvent = frames.at(-1) as { http?: HttpPlacement };
-    };
-
-    const tapServer = (message: JsonObject, placement: HttpPlacement) => {
-      recording.tapServer({ from: 'server', message, http: placement });
-    };
-
-    const describeExchange = (exchange: Exchange) =>
-      exchange.frame ? `response to ${describeMessage(exchange.frame.message)}` : `${exchange.method} ${session.path} stream`;
-
-    const onSignal = () => finish();
-    let offSignals = () => {};
-
-    const finish = () => {
-      if (finished) return;
-      finished = true;
-      offSignals();
-      options.stop?.removeEventListener('abort', onSignal);
-      for (const exchange of inFlight) exchange.upstream?.destroy();
-      server.close();
-      for (const socket of sockets) socket.destroy();
-      agent.destroy();
-      auth.close();
-
-      for (const exchange of inFlight) {
-        // a request among them is said with the unanswered ones below
-        if (exchange.frame && !exchange.answered && exchange.request === undefined)
-          flaws.push(`the session ended before the server answered the POST of ${describeMessage(exchange.frame.message)}`);
-      }
-      const unanswered = recording.unanswered();
-      if (unanswered.length > 0) flaws.push(`the session ended leaving ${unanswered.join(', ')} unanswered`);
-      const cutShort = options.cutShort?.();
-      if (cutShort !== undefined) flaws.push(cutShort);
-      const written = writeCassette(recording, session, upstream, options, redactor(), flaws.length > 0 ? flaws.join('; ') : undefined);
-      resolvePromise(written === 'cassette' ? 0 : written === 'partial' ? 1 : 2);
-    };
-
+  /** Listens on 127.0.0.1; a port that cannot be listened on ends the session with nothing recorded. */
+  listen(): void {
+    const { server, options, upstream } = this;
     server.on('error', (error: NodeJS.ErrnoException) => {
       if (server.listening) return;
       const port = options.port ?? 0;
       const why =
         error.code === 'EADDRINUSE' ? 'is in use' : error.code === 'EACCES' ? 'is not allowed' : `cannot be listened on (${error.code ?? error.message})`;
-      log(`port ${port} on 127.0.0.1 ${why}; nothing recorded`);
-      agent.destroy();
-      resolvePromise(2);
+      this.log(`port ${port} on 127.0.0.1 ${why}; nothing recorded`);
+      this.agent.destroy();
+      this.resolve(2);
     });
     server.listen(options.port ?? 0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
-      proxyOrigin = `http://127.0.0.1:${port}`;
-      const url = `${proxyOrigin}${upstream.pathname}`;
-      offSignals = recording.onStop(onSignal);
-      if (options.stop?.aborted) return finish();
-      options.stop?.addEventListener('abort', onSignal, { once: true });
-      log(`proxying ${url} -> ${publicUrl(upstream)}`);
+      this.proxyOrigin = `http://127.0.0.1:${port}`;
+      const url = `${this.proxyOrigin}${upstream.pathname}`;
+      this.offSignals = this.recording.onStop(this.onSignal);
+      if (options.stop?.aborted) return this.finish();
+      options.stop?.addEventListener('abort', this.onSignal, { once: true });
+      this.log(`proxying ${url} -> ${publicUrl(upstream)}`);
       options.onListening?.(url);
     });
-  });
+  }
+
+  /** A client's request, read whole: to the server (or the authorization's), its message tapped. */
+  private forward(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+    if (this.finished) return void res.writeHead(503).end();
+    res.on('error', () => {}); // a client that disconnected must not crash the recorder
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (!this.sawPath) {
+      this.session.path = url.pathname;
+      this.sawPath = true;
+    }
+    for (const secret of headerSecrets(req.headers)) this.secrets.set(secret.value, secret);
+    if (this.auth.claims(url.pathname)) return void this.auth.forward('resource', req, res, body, this.upstream.origin);
+    const proxied: ProxiedRequest = { method, answered: false, clientGone: false };
+    if (method === 'POST') this.tapClient(proxied, req, url.pathname, body);
+    const resumes = method === 'GET' ? req.headers['last-event-id'] : undefined;
+    if (typeof resumes === 'string' && this.streamOfEvent.has(resumes)) proxied.request = this.streamOfEvent.get(resumes);
+    const outgoing = this.sendUpstream(req, url, body);
+    proxied.upstream = outgoing;
+    this.inFlight.add(proxied);
+    res.on('close', () => {
+      if (res.writableFinished || this.finished) return;
+      // The client left before the response ended: the server sees it leave too, as without us.
+      proxied.clientGone = true;
+      // Leaving a stream is a client's right; it is worth a line when a request's answer was still to come.
+      if (this.recording.awaits(proxied.request)) this.log(`the client disconnected from the ${this.describeRequest(proxied)} before it ended`);
+      outgoing.destroy();
+    });
+    outgoing.on('response', (answer) => this.relay(proxied, answer, res));
+    outgoing.on('error', (error: NodeJS.ErrnoException) => this.unreachable(proxied, res, error));
+    outgoing.end(body);
+  }
+
+  /** The request as the server is sent it: its own host, no hop-by-hop header, the URL's credentials. */
+  private sendUpstream(req: IncomingMessage, url: URL, body: Buffer): ReturnType<typeof httpRequest> {
+    const { upstream } = this;
+    const method = req.method ?? 'GET';
+    // The upstream's query (an API key, say) goes with its own path, where the client sent none.
+    const search = url.search === '' && url.pathname === upstream.pathname ? upstream.search : url.search;
+    const headers: Record<string, string | string[]> = {};
+    const named = connectionHeaders(req.headers.connection);
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) headers[name] = value;
+    headers.host = upstream.host;
+    if (body.length > 0 || method === 'POST') headers['content-length'] = String(body.length);
+    if (upstream.username !== '' && headers.authorization === undefined) {
+      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`).toString('base64')}`;
+    }
+    return this.send({
+      protocol: upstream.protocol,
+      hostname: upstream.hostname,
+      port: upstream.port,
+      method,
+      path: url.pathname + search,
+      headers,
+      agent: this.agent,
+    });
+  }
+
+  /** The server could not be reached for a request: the client is told, and the session ends unclean. */
+  private unreachable(proxied: ProxiedRequest, res: ServerResponse, error: NodeJS.ErrnoException): void {
+    if (this.finished || proxied.clientGone || proxied.answered) return; // after a response, its own close says what happened
+    this.inFlight.delete(proxied);
+    const why = error.code === 'ECONNREFUSED' ? 'connection refused' : (error.code ?? error.message);
+    if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+    res.end(`theinference record: cannot reach ${publicUrl(this.upstream)}: ${why}\n`);
+    // The message never reached the server: it is not part of the session.
+    if (proxied.frame) this.recording.untap(proxied.frame);
+    this.flaws.push(`cannot reach the server at ${publicUrl(this.upstream)} (${why}) for the ${this.describeRequest(proxied)}`);
+    this.finish();
+  }
+
+  /** A POST's body: a client frame now, its reply filled in when the response comes. */
+  private tapClient(proxied: ProxiedRequest, req: IncomingMessage, path: string, body: Buffer): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(body.toString('utf8'));
+    } catch {
+      message = undefined;
+    }
+    if (!isObject(message) || kindOf(message) === undefined) {
+      const what = Array.isArray(message) ? 'a JSON-RPC batch' : 'something that is not a JSON-RPC message';
+      this.flaws.push(`the client POSTed ${what}, which a cassette cannot hold`);
+      this.log(`the client POSTed ${what}; not recorded: ${this.redactor().text(body.toString('utf8')).slice(0, 80)}`);
+      return;
+    }
+    // its reply is written once the server answers (a .partial may end before)
+    const headers = keptRequestHeaders(req.headers);
+    const credential = this.auth.credential(req.headers.authorization);
+    if (credential !== undefined) headers.authorization = credential;
+    const frame: ClientFrame = { from: 'client', message, http: { path, headers } };
+    this.recording.tapClient(frame);
+    proxied.frame = frame;
+    if (kindOf(message) === 'request') proxied.request = message.id as Json;
+  }
+
+  /** The response, to the client as it comes and into frames. */
+  private relay(proxied: ProxiedRequest, answer: IncomingMessage, res: ServerResponse): void {
+    proxied.answered = true;
+    const status = answer.statusCode ?? 502;
+    const headers = this.headersTowardClient(answer);
+    if (!res.destroyed) {
+      res.writeHead(status, answer.statusMessage, headers);
+      res.flushHeaders(); // a stream that stays quiet still reaches the client as open
+    }
+    const sse = /^text\/event-stream\b/i.test(answer.headers['content-type'] ?? '');
+    const reply = this.tapReply(proxied, answer, status, sse);
+    const parser = sse ? new SseParser() : undefined;
+    const body: Buffer[] = [];
+    answer.on('data', (chunk: Buffer) => {
+      if (!res.destroyed) res.write(chunk);
+      if (this.finished) return;
+      if (parser) for (const event of parser.push(chunk)) this.tapEvent(proxied, event);
+      else body.push(chunk);
+    });
+    answer.on('error', () => {}); // said by its close below
+    answer.on('close', () => {
+      this.inFlight.delete(proxied);
+      if (this.finished) return;
+      if (!answer.complete) {
+        if (!proxied.clientGone) this.flaws.push(`the server cut the ${this.describeRequest(proxied)} short`);
+        res.destroy(); // the client sees the cut too
+        return;
+      }
+      if (parser) {
+        for (const event of parser.end()) this.tapEvent(proxied, event);
+        // Ended before its response: the client is to resume it (GET with Last-Event-ID).
+        if (proxied.request !== undefined && this.recording.awaits(proxied.request) && proxied.lastEvent?.http) proxied.lastEvent.http.closes = true;
+      } else {
+        this.tapBody(proxied, reply, Buffer.concat(body));
+        // Answered at the HTTP level (a JSON body, or a refusal such as 406): nothing more will come.
+        if (proxied.request !== undefined) this.recording.answered(proxied.request);
+      }
+      if (proxied.method === 'DELETE') res.end(() => this.finish());
+      else res.end();
+    });
+  }
+
+  /** The response's headers as the client gets them: no hop-by-hop one, the authorization's challenge
+   *  pointing at the proxy. */
+  private headersTowardClient(answer: IncomingMessage): string[] {
+    const headers: string[] = [];
+    const named = connectionHeaders(answer.headers.connection);
+    for (let i = 0; i < answer.rawHeaders.length; i += 2) {
+      const name = answer.rawHeaders[i]!.toLowerCase();
+      const value = name === 'www-authenticate' ? this.auth.towardClient(answer.rawHeaders[i + 1]!) : answer.rawHeaders[i + 1]!;
+      if (!RESPONSE_HOP_BY_HOP.has(name) && !named.has(name)) headers.push(answer.rawHeaders[i]!, value);
+    }
+    return headers;
+  }
+
+  /** The response's head as the cassette keeps it: on the POST's frame, or as the session's GET or DELETE. */
+  private tapReply(proxied: ProxiedRequest, answer: IncomingMessage, status: number, sse: boolean): HttpReply {
+    const reply: HttpReply = { status, body: sse ? 'sse' : 'none' };
+    const kept = keptResponseHeaders(answer.headers);
+    if (kept['www-authenticate'] !== undefined) kept['www-authenticate'] = this.auth.portable(kept['www-authenticate']);
+    if (Object.keys(kept).length > 0) reply.headers = kept;
+    if (proxied.frame) proxied.frame.http!.reply = reply;
+    else if (proxied.method === 'GET' && proxied.request === undefined)
+      this.session.get ??= reply; // not a resumption
+    else if (proxied.method === 'DELETE') this.session.delete = reply;
+    return reply;
+  }
+
+  private tapBody(proxied: ProxiedRequest, reply: HttpReply, bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    const text = bytes.toString('utf8');
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      message = undefined;
+    }
+    // Only a request's answer is a server frame: one to a notification would read as the GET stream's.
+    if (proxied.request !== undefined && isObject(message) && kindOf(message) !== undefined) {
+      reply.body = 'json';
+      this.tapServer(message, { ...(proxied.request !== undefined && { request: proxied.request }), at: this.at() });
+    } else {
+      reply.body = 'text';
+      reply.text = text;
+    }
+  }
+
+  private tapEvent(proxied: ProxiedRequest, event: SseEvent): void {
+    const { frames } = this.recording;
+    const { data, ...fields } = event;
+    const placement: HttpPlacement = { ...(proxied.request !== undefined && { request: proxied.request }), ...fields, at: this.at() };
+    let message: unknown;
+    try {
+      message = data === undefined || data === '' ? undefined : JSON.parse(data);
+    } catch {
+      message = undefined;
+    }
+    if (fields.id !== undefined && proxied.request !== undefined) this.streamOfEvent.set(fields.id, proxied.request);
+    if (isObject(message) && kindOf(message) !== undefined) this.tapServer(message, placement);
+    else frames.push({ from: 'sse', ...(data !== undefined && { data }), http: placement });
+    proxied.lastEvent = frames.at(-1) as { http?: HttpPlacement };
+  }
+
+  private tapServer(message: JsonObject, placement: HttpPlacement): void {
+    this.recording.tapServer({ from: 'server', message, http: placement });
+  }
+
+  private describeRequest(proxied: ProxiedRequest): string {
+    return proxied.frame ? `response to ${describeMessage(proxied.frame.message)}` : `${proxied.method} ${this.session.path} stream`;
+  }
+
+  /** The session is over (DELETE, a signal, the server unreachable): everything closed, the cassette written. */
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.offSignals();
+    this.options.stop?.removeEventListener('abort', this.onSignal);
+    for (const proxied of this.inFlight) proxied.upstream?.destroy();
+    this.server.close();
+    for (const socket of this.sockets) socket.destroy();
+    this.agent.destroy();
+    this.auth.close();
+    const flaws = this.flawsAtEnd();
+    const written = writeCassette(this.recording, this.session, this.upstream, this.options, this.redactor(), flaws.length > 0 ? flaws.join('; ') : undefined);
+    this.resolve(written === 'cassette' ? 0 : written === 'partial' ? 1 : 2);
+  }
+
+  /** What makes the session not clean: what went wrong on the way, and what was left unanswered. */
+  private flawsAtEnd(): string[] {
+    const { flaws } = this;
+    for (const proxied of this.inFlight) {
+      // a request among them is said with the unanswered ones below
+      if (proxied.frame && !proxied.answered && proxied.request === undefined)
+        flaws.push(`the session ended before the server answered the POST of ${describeMessage(proxied.frame.message)}`);
+    }
+    const unanswered = this.recording.unanswered();
+    if (unanswered.length > 0) flaws.push(`the session ended leaving ${unanswered.join(', ')} unanswered`);
+    const cutShort = this.options.cutShort?.();
+    if (cutShort !== undefined) flaws.push(cutShort);
+    return flaws;
+  }
 }
 
 /** The cassette, redacted, its session's replies and its provenance with it, written (or its `.partial`). */

@@ -4,7 +4,7 @@
 // normalised, atomically) when the session ends. A session that is not clean (the server died, cut
 // a line, or left a request unanswered) leaves only `<out>.partial`; a server that cannot start or
 // writes non-JSON leaves nothing.
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
@@ -73,234 +73,309 @@ const PIPE_GRACE_MS = 1000;
  * recording short (`.partial` written).
  */
 export function record(options: RecordOptions): Promise<number> {
-  const input = options.input ?? process.stdin;
-  const output = options.output ?? process.stdout;
   const recording = new Recording(options);
+  const server = serverToStart(options, recording);
+  if (server === undefined) return Promise.resolve(2);
+  return new Promise((resolve) => {
+    new StdioProxy(options, recording, server, resolve);
+  });
+}
+
+/** How the server is started, and what is redacted of what it says. */
+interface ServerStart {
+  command: string[];
+  env: NodeJS.ProcessEnv;
+  redactor: Redactor;
+  setup: Setup | undefined;
+}
+
+/** The server's command and variables, `<setup>` made: undefined (said) when the options cannot start one. */
+function serverToStart(options: RecordOptions, recording: Recording): ServerStart | undefined {
   const { log, cwd } = recording;
   const env = options.env ?? process.env;
   if (options.command.length === 0) {
     log('no server command: theinference record --out <cassette> -- <server command...>');
-    return Promise.resolve(2);
+    return undefined;
   }
   const refused = recording.refusal();
   if (refused !== undefined) {
     log(refused);
-    return Promise.resolve(2);
+    return undefined;
   }
   let setup: Setup | undefined;
   try {
     setup = prepareSetup(options.setup, [...options.command, ...Object.values(options.serverEnv ?? {})], cwd);
   } catch (error) {
     log((error as Error).message);
-    return Promise.resolve(2);
+    return undefined;
   }
-  const command = setup ? options.command.map(setup.expand) : options.command;
-  const serverEnv = { ...env, ...expandEnv(options.serverEnv, setup) };
-  const redactor = new Redactor([...secretsFromEnv(env, options.redactEnv ?? []), ...secretsFromCommand(options.command)], setup?.stands);
-  const exitGraceMs = options.exitGraceMs ?? EXIT_GRACE_MS;
-  const killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
+  return {
+    command: setup ? options.command.map(setup.expand) : options.command,
+    env: { ...env, ...expandEnv(options.serverEnv, setup) },
+    redactor: new Redactor([...secretsFromEnv(env, options.redactEnv ?? []), ...secretsFromCommand(options.command)], setup?.stands),
+    setup,
+  };
+}
 
-  return new Promise((resolvePromise) => {
-    const { frames } = recording;
-    let problem: string | undefined;
-    let sessionEnded = false;
-    let finished = false;
-    let stdoutLine = 0;
-    let firstSignal: NodeJS.Signals | undefined;
-    let interruptedBy: NodeJS.Signals | undefined;
-    let terminated = false;
-    let killed = false;
-    const timers: NodeJS.Timeout[] = [];
-    // unref: the server's pipes keep us alive while it runs, and nothing is left to stop once it has gone
-    const later = (ms: number, action: () => void) => timers.push(setTimeout(action, ms).unref());
-    // Its own process group, so that a signal reaches whatever the command started (npx, a shell).
-    const group = process.platform !== 'win32';
-    const child = spawn(command[0]!, command.slice(1), { cwd, env: serverEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: group });
-    const running = () => child.exitCode === null && child.signalCode === null;
-    const signalServer = (signal: NodeJS.Signals) => {
-      try {
-        if (group && child.pid !== undefined) process.kill(-child.pid, signal);
-        else child.kill(signal);
-      } catch {
-        // already gone
-      }
-    };
+/** One recorded session: the server started, the client's lines and the server's forwarded and tapped
+ *  into frames, the server stopped as MCP's stdio shutdown says, and the cassette written at its end. */
+class StdioProxy {
+  private readonly input: Readable;
+  private readonly output: Writable;
+  private readonly log: (line: string) => void;
+  private readonly redactor: Redactor;
+  private readonly setup: Setup | undefined;
+  private readonly exitGraceMs: number;
+  private readonly killGraceMs: number;
+  /** Why no cassette is written (a noisy server), once there is a reason. */
+  private problem: string | undefined;
+  private sessionEnded = false;
+  private finished = false;
+  private stdoutLine = 0;
+  private firstSignal: NodeJS.Signals | undefined;
+  private interruptedBy: NodeJS.Signals | undefined;
+  private terminated = false;
+  private killed = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  // Its own process group, so that a signal reaches whatever the command started (npx, a shell).
+  private readonly group = process.platform !== 'win32';
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly clientLines = new LineSplitter();
+  private readonly serverLines = new LineSplitter();
+  private readonly stderrLines = new LineSplitter();
+  private readonly clientText = new StringDecoder('utf8');
+  private readonly serverText = new StringDecoder('utf8');
+  private readonly stderrText = new StringDecoder('utf8');
+  private readonly offSignals: () => void;
 
-    const clientLines = new LineSplitter();
-    const serverLines = new LineSplitter();
-    const stderrLines = new LineSplitter();
-    const clientText = new StringDecoder('utf8');
-    const serverText = new StringDecoder('utf8');
-    const stderrText = new StringDecoder('utf8');
-    const preview = (text: string, length: number) => redactor.text(text).slice(0, length);
+  constructor(
+    private readonly options: RecordOptions,
+    private readonly recording: Recording,
+    server: ServerStart,
+    private readonly resolve: (code: number) => void,
+  ) {
+    this.input = options.input ?? process.stdin;
+    this.output = options.output ?? process.stdout;
+    this.log = recording.log;
+    this.redactor = server.redactor;
+    this.setup = server.setup;
+    this.exitGraceMs = options.exitGraceMs ?? EXIT_GRACE_MS;
+    this.killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
+    const [program, ...args] = server.command;
+    this.child = spawn(program!, args, { cwd: recording.cwd, env: server.env, stdio: ['pipe', 'pipe', 'pipe'], detached: this.group });
+    const { input, output, child } = this;
 
-    const tapClient = (line: string) => {
-      const text = line.trim();
-      if (text === '') return;
-      let message: unknown;
-      try {
-        message = JSON.parse(text) as unknown;
-      } catch {
-        return log(`the client sent a line that is not JSON; not recorded: ${preview(text, 80)}`);
-      }
-      if (!isObject(message) || kindOf(message) === undefined) {
-        return log(`the client sent something that is not a JSON-RPC message; not recorded: ${preview(text, 80)}`);
-      }
-      recording.tapClient({ from: 'client', message });
-    };
-    const tapServer = (line: string) => {
-      stdoutLine++;
-      let message: unknown;
-      try {
-        message = line.trim() === '' ? undefined : JSON.parse(line);
-      } catch {
-        message = undefined;
-      }
-      if (isObject(message) && kindOf(message) !== undefined) {
-        const frame: Frame = { from: 'server', message: message as JsonObject };
-        if (line !== compactLine(message)) frame.raw = line;
-        recording.tapServer(frame);
-        return;
-      }
-      if (!options.allowNoise && line.trim() !== '' && problem === undefined) {
-        problem = `the server wrote non-JSON to stdout (line ${stdoutLine} of its output): ${JSON.stringify(preview(line, 120))}; no cassette written (--allow-noise records such lines)`;
-        log(problem);
-      }
-      frames.push({ from: 'stdout', text: line });
-    };
-    const tapStderr = (line: string) => {
-      const text = line.replace(/\r?\n$/, '');
-      frames.push({ from: 'stderr', text });
-      process.stderr.write(escapeControls(redactor.text(text)) + '\n');
-    };
-
-    // With a setup, the client's `<setup>` reaches the server as the folder's path, line by line (a
-    // line keeps its terminator); the cassette keeps `<setup>`, as the client wrote it.
-    const forward = (line: string) => setup && child.stdin.writable && child.stdin.write(setup.expandInJson(line));
     input.on('data', (chunk: Buffer) => {
-      if (!setup && child.stdin.writable) child.stdin.write(chunk);
-      for (const line of clientLines.push(clientText.write(chunk))) {
-        forward(line);
-        tapClient(line);
-      }
+      if (!this.setup && child.stdin.writable) child.stdin.write(chunk);
+      for (const line of this.clientLines.push(this.clientText.write(chunk))) this.fromClient(line);
     });
-    const terminate = () => {
-      if (terminated || !running()) return;
-      terminated = true;
-      signalServer('SIGTERM');
-      later(killGraceMs, () => {
-        if (!running() || killed) return;
-        log(`the server did not exit within ${killGraceMs / 1000} s of SIGTERM; stopped it with SIGKILL`);
-        kill();
-      });
-    };
-    const kill = () => {
-      if (killed) return;
-      killed = true;
-      signalServer('SIGKILL');
-    };
-    const endSession = () => {
-      if (sessionEnded || finished) return;
-      sessionEnded = true;
-      const rest = clientLines.push(clientText.end()).concat(clientLines.flush());
-      for (const line of rest) {
-        forward(line);
-        tapClient(line);
-      }
-      child.stdin.end();
-      later(exitGraceMs, terminate);
-    };
-    input.on('end', endSession);
-    input.on('close', endSession);
-    // The first SIGINT or SIGTERM ends the session now; a second stops everything at once.
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (firstSignal === undefined) {
-        firstSignal = signal;
-        endSession();
-        terminate();
-        return;
-      }
-      interruptedBy = signal;
-      kill();
-    };
-    const offSignals = recording.onStop(onSignal);
+    input.on('end', () => this.endSession());
+    input.on('close', () => this.endSession());
+    this.offSignals = recording.onStop((signal) => this.onSignal(signal));
     child.stdin.on('error', () => {}); // a server that exits without reading is reported by its exit
     output.on('error', () => {}); // a client that stopped reading still gets its session recorded
 
     child.stdout.on('data', (chunk: Buffer) => {
       output.write(chunk);
-      for (const line of serverLines.push(serverText.write(chunk))) tapServer(line);
+      for (const line of this.serverLines.push(this.serverText.write(chunk))) this.tapServer(line);
     });
     child.stderr.on('data', (chunk: Buffer) => {
-      for (const line of stderrLines.push(stderrText.write(chunk))) tapStderr(line);
+      for (const line of this.stderrLines.push(this.stderrText.write(chunk))) this.tapStderr(line);
     });
-
-    const done = (code: number) => {
-      if (finished) return;
-      finished = true;
-      for (const timer of timers) clearTimeout(timer);
-      offSignals();
-      input.pause();
-      input.removeAllListeners('data');
-      if (input === process.stdin) process.stdin.destroy(); // a client that never closed it must not keep us alive
-      setup?.remove();
-      resolvePromise(code);
-    };
-
     child.on('error', (error: NodeJS.ErrnoException) => {
       const why = error.code === 'ENOENT' ? 'no such command' : error.code === 'EACCES' ? 'not executable' : error.message;
-      log(`cannot start the server command ${JSON.stringify(options.command[0])}: ${why}; no cassette written`);
-      done(2);
+      this.log(`cannot start the server command ${JSON.stringify(options.command[0])}: ${why}; no cassette written`);
+      this.done(2);
     });
     child.on('exit', () => {
-      later(PIPE_GRACE_MS, () => {
+      this.later(PIPE_GRACE_MS, () => {
         child.stdout.destroy();
         child.stderr.destroy();
-        finish(child.exitCode, child.signalCode);
+        this.finish(child.exitCode, child.signalCode);
       });
     });
-    child.on('close', (code, signal) => finish(code, signal));
+    child.on('close', (code, signal) => this.finish(code, signal));
+  }
 
-    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
-      if (finished) return;
-      for (const line of serverLines.push(serverText.end())) tapServer(line);
-      // An unterminated JSON line is a message the server never finished; other bytes are noise.
-      const fragment = serverLines.flush();
-      const cut = fragment.trimStart().startsWith('{') ? fragment : '';
-      if (fragment !== '' && cut === '') tapServer(fragment);
-      for (const line of stderrLines.push(stderrText.end()).concat(stderrLines.flush())) if (line !== '') tapStderr(line);
-      if (!output.destroyed && output !== process.stdout) output.end();
-      if (problem !== undefined) return done(2);
+  // unref: the server's pipes keep us alive while it runs, and nothing is left to stop once it has gone
+  private later(ms: number, action: () => void): void {
+    this.timers.push(setTimeout(action, ms).unref());
+  }
 
-      const unanswered = recording.unanswered();
-      const flaws: string[] = [];
-      if (interruptedBy !== undefined) flaws.push(`interrupted by a second ${interruptedBy}: the server was stopped with SIGKILL`);
-      else if (!sessionEnded || cut !== '' || unanswered.length > 0) {
-        flaws.push(`the server exited${sessionEnded ? '' : ' mid-session'} (${signal ? `signal ${signal}` : `exit code ${code}`})`);
-      }
-      if (cut !== '') flaws.push(`in the middle of a line (${Buffer.byteLength(cut)} bytes after its last complete line)`);
-      if (unanswered.length > 0) flaws[flaws.length - 1] += `, leaving ${unanswered.join(', ')} unanswered`;
-      const cutShort = options.cutShort?.();
-      if (cutShort !== undefined) flaws.push(cutShort);
+  private running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
 
-      const provenance: Provenance = {
-        ...recording.startedBy(options.command, redactor),
-        recorded: new Date().toISOString().slice(0, 10),
-        recorder: 'theinference record',
-        ...(options.setup !== undefined && { setup: options.setup }),
-        ...(options.serverEnv !== undefined && Object.keys(options.serverEnv).length > 0 && { env: options.serverEnv }),
-      };
-      const { written } = recording.write(
-        frames.map((frame) => redactFrame(frame, redactor)),
-        (normalised) => ({ version: CASSETTE_VERSION, transport: 'stdio', provenance, free: options.free ?? DEFAULT_FREE, frames: normalised }),
-        flaws.length > 0 ? flaws.join(' ') : undefined,
-        { keepNondeterministic: options.keepNondeterministic },
-      );
-      if (written === 'nothing') return done(2);
-      if (written === 'partial') return done(interruptedBy === undefined ? 1 : 128 + constants.signals[interruptedBy]);
-      done(0);
+  private signalServer(signal: NodeJS.Signals): void {
+    try {
+      if (this.group && this.child.pid !== undefined) process.kill(-this.child.pid, signal);
+      else this.child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+
+  private preview(text: string, length: number): string {
+    return this.redactor.text(text).slice(0, length);
+  }
+
+  /** A line of the client's: to the server, and into the frames. With a setup, the client's `<setup>`
+   *  reaches the server as the folder's path, line by line (a line keeps its terminator); the cassette
+   *  keeps `<setup>`, as the client wrote it. */
+  private fromClient(line: string): void {
+    if (this.setup && this.child.stdin.writable) this.child.stdin.write(this.setup.expandInJson(line));
+    this.tapClient(line);
+  }
+
+  private tapClient(line: string): void {
+    const text = line.trim();
+    if (text === '') return;
+    let message: unknown;
+    try {
+      message = JSON.parse(text) as unknown;
+    } catch {
+      return this.log(`the client sent a line that is not JSON; not recorded: ${this.preview(text, 80)}`);
+    }
+    if (!isObject(message) || kindOf(message) === undefined) {
+      return this.log(`the client sent something that is not a JSON-RPC message; not recorded: ${this.preview(text, 80)}`);
+    }
+    this.recording.tapClient({ from: 'client', message });
+  }
+
+  private tapServer(line: string): void {
+    this.stdoutLine++;
+    let message: unknown;
+    try {
+      message = line.trim() === '' ? undefined : JSON.parse(line);
+    } catch {
+      message = undefined;
+    }
+    if (isObject(message) && kindOf(message) !== undefined) {
+      const frame: Frame = { from: 'server', message: message as JsonObject };
+      if (line !== compactLine(message)) frame.raw = line;
+      this.recording.tapServer(frame);
+      return;
+    }
+    if (!this.options.allowNoise && line.trim() !== '' && this.problem === undefined) {
+      this.problem = `the server wrote non-JSON to stdout (line ${this.stdoutLine} of its output): ${JSON.stringify(this.preview(line, 120))}; no cassette written (--allow-noise records such lines)`;
+      this.log(this.problem);
+    }
+    this.recording.frames.push({ from: 'stdout', text: line });
+  }
+
+  private tapStderr(line: string): void {
+    const text = line.replace(/\r?\n$/, '');
+    this.recording.frames.push({ from: 'stderr', text });
+    process.stderr.write(escapeControls(this.redactor.text(text)) + '\n');
+  }
+
+  private terminate(): void {
+    if (this.terminated || !this.running()) return;
+    this.terminated = true;
+    this.signalServer('SIGTERM');
+    this.later(this.killGraceMs, () => {
+      if (!this.running() || this.killed) return;
+      this.log(`the server did not exit within ${this.killGraceMs / 1000} s of SIGTERM; stopped it with SIGKILL`);
+      this.kill();
+    });
+  }
+
+  private kill(): void {
+    if (this.killed) return;
+    this.killed = true;
+    this.signalServer('SIGKILL');
+  }
+
+  /** The client is done: its last line goes to the server, whose stdin closes; then the shutdown. */
+  private endSession(): void {
+    if (this.sessionEnded || this.finished) return;
+    this.sessionEnded = true;
+    const rest = this.clientLines.push(this.clientText.end()).concat(this.clientLines.flush());
+    for (const line of rest) this.fromClient(line);
+    this.child.stdin.end();
+    this.later(this.exitGraceMs, () => this.terminate());
+  }
+
+  /** The first SIGINT or SIGTERM ends the session now; a second stops everything at once. */
+  private onSignal(signal: NodeJS.Signals): void {
+    if (this.firstSignal === undefined) {
+      this.firstSignal = signal;
+      this.endSession();
+      this.terminate();
+      return;
+    }
+    this.interruptedBy = signal;
+    this.kill();
+  }
+
+  private done(code: number): void {
+    if (this.finished) return;
+    this.finished = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.offSignals();
+    this.input.pause();
+    this.input.removeAllListeners('data');
+    if (this.input === process.stdin) process.stdin.destroy(); // a client that never closed it must not keep us alive
+    this.setup?.remove();
+    this.resolve(code);
+  }
+
+  /** The server has gone: what it left in its pipes is tapped, and the cassette written. */
+  private finish(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.finished) return;
+    const cut = this.drainServer();
+    if (!this.output.destroyed && this.output !== process.stdout) this.output.end();
+    if (this.problem !== undefined) return this.done(2);
+    this.done(this.write(this.flaws(code, signal, cut)));
+  }
+
+  /** The server's last lines, tapped; returns the line it cut short, if any. An unterminated JSON line
+   *  is a message the server never finished; other bytes are noise. */
+  private drainServer(): string {
+    for (const line of this.serverLines.push(this.serverText.end())) this.tapServer(line);
+    const fragment = this.serverLines.flush();
+    const cut = fragment.trimStart().startsWith('{') ? fragment : '';
+    if (fragment !== '' && cut === '') this.tapServer(fragment);
+    for (const line of this.stderrLines.push(this.stderrText.end()).concat(this.stderrLines.flush())) if (line !== '') this.tapStderr(line);
+    return cut;
+  }
+
+  /** What makes the session not clean, as said in the `.partial`'s reason. */
+  private flaws(code: number | null, signal: NodeJS.Signals | null, cut: string): string[] {
+    const { interruptedBy, sessionEnded } = this;
+    const unanswered = this.recording.unanswered();
+    const flaws: string[] = [];
+    if (interruptedBy !== undefined) flaws.push(`interrupted by a second ${interruptedBy}: the server was stopped with SIGKILL`);
+    else if (!sessionEnded || cut !== '' || unanswered.length > 0) {
+      flaws.push(`the server exited${sessionEnded ? '' : ' mid-session'} (${signal ? `signal ${signal}` : `exit code ${code}`})`);
+    }
+    if (cut !== '') flaws.push(`in the middle of a line (${Buffer.byteLength(cut)} bytes after its last complete line)`);
+    if (unanswered.length > 0) flaws[flaws.length - 1] += `, leaving ${unanswered.join(', ')} unanswered`;
+    const cutShort = this.options.cutShort?.();
+    if (cutShort !== undefined) flaws.push(cutShort);
+    return flaws;
+  }
+
+  /** The cassette (or its `.partial`), redacted, with its provenance; returns the exit code. */
+  private write(flaws: string[]): number {
+    const { options, recording, redactor } = this;
+    const provenance: Provenance = {
+      ...recording.startedBy(options.command, redactor),
+      recorded: new Date().toISOString().slice(0, 10),
+      recorder: 'theinference record',
+      ...(options.setup !== undefined && { setup: options.setup }),
+      ...(options.serverEnv !== undefined && Object.keys(options.serverEnv).length > 0 && { env: options.serverEnv }),
     };
-  });
+    const { written } = recording.write(
+      recording.frames.map((frame) => redactFrame(frame, redactor)),
+      (normalised) => ({ version: CASSETTE_VERSION, transport: 'stdio', provenance, free: options.free ?? DEFAULT_FREE, frames: normalised }),
+      flaws.length > 0 ? flaws.join(' ') : undefined,
+      { keepNondeterministic: options.keepNondeterministic },
+    );
+    if (written === 'nothing') return 2;
+    if (written === 'partial') return this.interruptedBy === undefined ? 1 : 128 + constants.signals[this.interruptedBy];
+    return 0;
+  }
 }
 
 /** A frame as the cassette keeps it: the recorder's secrets gone from its message and lines. */
