@@ -8,15 +8,15 @@
 // and test/stages.test.ts checks this table against course.yaml.
 import type { CourseContent } from '../grade/course-content.ts';
 import type { PropertySuite } from '../props/suite.ts';
-import { authorization } from './authorization.ts';
-import { configAndFraming } from './config-and-framing.ts';
+import { authorization } from './authorization/index.ts';
+import { configAndFraming } from './config-and-framing/index.ts';
 import type { CaseGenerator, HintFinder, StageContent } from './stage-content.ts';
-import { handshake } from './handshake.ts';
-import { resourcesAndPrompts } from './resources-and-prompts.ts';
-import { stateless } from './stateless.ts';
-import { streamableHttp } from './streamable-http.ts';
-import { tools } from './tools.ts';
-import { translate } from './translate.ts';
+import { handshake } from './handshake/index.ts';
+import { resourcesAndPrompts } from './resources-and-prompts/index.ts';
+import { stateless } from './stateless/index.ts';
+import { streamableHttp } from './streamable-http/index.ts';
+import { tools } from './tools/index.ts';
+import { translate } from './translate/index.ts';
 
 export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools, streamableHttp, translate, stateless, authorization, resourcesAndPrompts];
 

@@ -38,10 +38,10 @@ describe('where a new thing goes', () => {
     expect(tables.filter((name) => !importedBy('cassette/kinds/index.ts').includes(name))).toEqual([]);
   });
 
-  it('a stage: its module is in stages/index.ts', () => {
-    const stages = modules('stages').filter((name) => /export const \w+: StageContent/.test(read(`stages/${name}`)));
-    expect(stages.length).toBeGreaterThanOrEqual(7);
-    expect(stages.filter((name) => !importedBy('stages/index.ts').includes(name))).toEqual([]);
+  it('a stage: its folder is in stages/index.ts', () => {
+    const stages = readdirSync(join(HARNESS, 'stages')).filter((name) => statSync(join(HARNESS, 'stages', name)).isDirectory());
+    expect(stages.length).toBeGreaterThanOrEqual(8);
+    expect(stages.filter((name) => !importedBy('stages/index.ts').includes(`${name}.ts`))).toEqual([]);
   });
 
   it('would see a module left out of its list', () => {

@@ -1,9 +1,9 @@
 // Stage 4, `streamable-http`: the same client over Streamable HTTP. What a transport gets wrong
 // shows first in what the player says (grade/hints.ts reads its diagnoses); this module reads the
 // output the `http` command prints: a reply the client could not read leaves a result out.
-import { bothValues, field, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../run/verdict.ts';
-import type { StageContent } from './stage-content.ts';
+import { bothValues, field, type Comparison } from '../../grade/comparison.ts';
+import type { Hint } from '../../run/verdict.ts';
+import type { StageContent } from '../stage-content.ts';
 
 /** A result the reference read and the client did not: the event stream's reader lost it. */
 function unreadReplyRule(comparison: Comparison): Hint[] {

@@ -1,6 +1,6 @@
 // Stage 1, `config-and-framing`: frame, parseFrame and parseConfig, each a pure function. Its
 // hints read the `frames`, `parsed` and `servers` (or `rejected`) program.ts prints; its generators
-// write messages.json and .mcp.json; its property suite is `framing` (framing-suite.ts).
+// write messages.json and .mcp.json; its property suite is `framing` (props.ts).
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import {
@@ -15,12 +15,12 @@ import {
   parseJson,
   valueAt,
   type Comparison,
-} from '../grade/comparison.ts';
-import type { Hint } from '../run/verdict.ts';
-import { builtWhenUsed, jsonRpcMessage } from '../props/arbitraries.ts';
-import type { StageContent } from './stage-content.ts';
-import { framingSuite } from './framing-suite.ts';
-import { draw, text, word } from './generated.ts';
+} from '../../grade/comparison.ts';
+import type { Hint } from '../../run/verdict.ts';
+import { builtWhenUsed, jsonRpcMessage } from '../../props/arbitraries.ts';
+import type { StageContent } from '../stage-content.ts';
+import { framingSuite } from './props.ts';
+import { draw, text, word } from '../generated.ts';
 
 // ------------------------------------------------------------------------------------ hints
 

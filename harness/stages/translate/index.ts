@@ -3,9 +3,9 @@
 // other), matched with the expected one by name, and `unchanged`, false when toClaudeTool edited
 // the MCP tool it was given.
 import { isDeepStrictEqual } from 'node:util';
-import { asRecord, bothValues, field, firstJsonDifference, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../run/verdict.ts';
-import type { StageContent } from './stage-content.ts';
+import { asRecord, bothValues, field, firstJsonDifference, type Comparison } from '../../grade/comparison.ts';
+import type { Hint } from '../../run/verdict.ts';
+import type { StageContent } from '../stage-content.ts';
 
 const CLAUDE_FIELDS = ['name', 'description', 'input_schema'];
 

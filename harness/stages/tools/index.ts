@@ -2,13 +2,13 @@
 // the `tools` and `calls` program.ts prints; its generator makes the tools, the calls and their answers.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { bothValues, field, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../run/verdict.ts';
-import { REQUESTED_VERSION } from '../protocol.ts';
-import type { GeneratedFiles, StageContent } from './stage-content.ts';
-import { builtWhenUsed } from '../props/arbitraries.ts';
-import { cassetteYaml, draw, handshakeFrames, text } from './generated.ts';
-import { outcomeMistake, outcomeOf } from './outcome.ts';
+import { bothValues, field, type Comparison } from '../../grade/comparison.ts';
+import type { Hint } from '../../run/verdict.ts';
+import { REQUESTED_VERSION } from '../../protocol.ts';
+import type { GeneratedFiles, StageContent } from '../stage-content.ts';
+import { builtWhenUsed } from '../../props/arbitraries.ts';
+import { cassetteYaml, draw, handshakeFrames, text } from '../generated.ts';
+import { outcomeMistake, outcomeOf } from '../outcome.ts';
 
 // ------------------------------------------------------------------------------------ hints
 

@@ -1,12 +1,12 @@
 // Stage 2, `handshake`: initialize against a server played from a cassette. Its hints read the
 // `initialize` outcome program.ts prints; its generator makes a server of its own for each case.
 import fc from 'fast-check';
-import { asRecord, bothValues, field, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../run/verdict.ts';
-import { REQUESTED_VERSION, SUPPORTED_VERSIONS } from '../protocol.ts';
-import type { GeneratedFiles, StageContent } from './stage-content.ts';
-import { cassetteYaml, draw, handshakeFrames, text, word } from './generated.ts';
-import { outcomeMistake, outcomeOf } from './outcome.ts';
+import { asRecord, bothValues, field, type Comparison } from '../../grade/comparison.ts';
+import type { Hint } from '../../run/verdict.ts';
+import { REQUESTED_VERSION, SUPPORTED_VERSIONS } from '../../protocol.ts';
+import type { GeneratedFiles, StageContent } from '../stage-content.ts';
+import { cassetteYaml, draw, handshakeFrames, text, word } from '../generated.ts';
+import { outcomeMistake, outcomeOf } from '../outcome.ts';
 
 // ------------------------------------------------------------------------------------ hints
 

@@ -3,10 +3,10 @@
 // player says (grade/hints.ts reads its diagnoses); this module reads the output the `stateless`
 // command prints: what connect() found, the tools, the calls, and the input requests it answered.
 import { isDeepStrictEqual } from 'node:util';
-import { bothValues, field, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../run/verdict.ts';
-import type { StageContent } from './stage-content.ts';
-import { outcomeOf } from './outcome.ts';
+import { bothValues, field, type Comparison } from '../../grade/comparison.ts';
+import type { Hint } from '../../run/verdict.ts';
+import type { StageContent } from '../stage-content.ts';
+import { outcomeOf } from '../outcome.ts';
 
 /** What connect() found, as printed: an era, or its failure. */
 function eraOf(connect: unknown): 'modern' | 'legacy' | 'failed' | 'missing' {

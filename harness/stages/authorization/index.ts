@@ -1,10 +1,10 @@
 // Stage 7, `authorization`: a server behind OAuth. What a client gets wrong in the flow shows first
 // in what the player says (the oauth-* kinds, grade/hints.ts); this module reads the output the
 // `authorization` command prints: no authorization found where the reference found one.
-import { bothValues, field, type Comparison } from '../grade/comparison.ts';
-import { OUTPUT_RULES } from '../cassette/index.ts';
-import type { Hint } from '../run/verdict.ts';
-import type { HintFinder, StageContent } from './stage-content.ts';
+import { bothValues, field, type Comparison } from '../../grade/comparison.ts';
+import { OUTPUT_RULES } from '../../cassette/index.ts';
+import type { Hint } from '../../run/verdict.ts';
+import type { HintFinder, StageContent } from '../stage-content.ts';
 
 /** The reference authorized and the client did not: where its flow stopped is on its stderr. */
 function notAuthorizedRule(comparison: Comparison): Hint[] {
