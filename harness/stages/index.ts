@@ -1,11 +1,13 @@
 // The stages' contents, in course order: what the harness knows about each stage beyond
-// course.yaml (hint rules, CI's case generators, a property suite), each in its own module.
+// course.yaml (hint rules, CI's case generators, a property suite), each in its own folder.
 //
-// To add a stage: its module here (harness/stages/<slug>.ts, exporting one StageContent, listed
-// below in course order; one with nothing to add lists `{ slug, hints: [], generators: {} }`),
-// its entry in course.yaml, its cases/ and fixtures/, and its part of the reference solution
-// (src/) and the starter. Nothing else: the grader, CI and the property runner find it here,
-// and test/stages.test.ts checks this table against course.yaml.
+// To add a stage: its folder here (harness/stages/<slug>/: index.ts exporting one StageContent,
+// listed below in course order, one with nothing to add being `{ slug, hints: [], generators: {} }`;
+// contract.ts, the types of what its commands read and print, which program.ts imports; output.ts,
+// its output read against them for its hints), its entry in course.yaml, its cases/ and fixtures/,
+// and its part of the reference solution (src/), the starter and program.ts. Nothing else: the
+// grader, CI and the property runner find it here, test/stages.test.ts checks this table against
+// course.yaml, and the tests read the stages from course.yaml.
 import type { CourseContent } from '../grade/course-content.ts';
 import type { PropertySuite } from '../props/suite.ts';
 import { authorization } from './authorization/index.ts';
