@@ -49,6 +49,9 @@ describe("the stages' contracts", () => {
     expect(readOutput(toolsPart, [])).toEqual({ ok: false, problem: 'the output is not what the contract says: expected an object with tools, calls' });
     // read typed, and as printed: a field the contract does not name is kept, one it leaves out is not added
     const steps = [{ step: { read: { template: 'demo://{id}', values: { id: '1' } } }, uri: 'demo://1', result: { contents: [] } }];
-    expect(readOutput(resourcesPart, { steps, updated: ['demo://1'], closed: false })).toEqual({ ok: true, value: { steps, updated: ['demo://1'], closed: false } });
+    expect(readOutput(resourcesPart, { steps, updated: ['demo://1'], closed: false })).toEqual({
+      ok: true,
+      value: { steps, updated: ['demo://1'], closed: false },
+    });
   });
 });
