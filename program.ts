@@ -8,21 +8,32 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createConnection, createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
+import type { AuthorizationOutput, RegistrationsInput } from './harness/stages/authorization/contract.ts';
+import type { ConfigOutput, FrameOutput, MessagesInput } from './harness/stages/config-and-framing/contract.ts';
+import type { Json, JsonObject, MessageLine, Outcome } from './harness/stages/contract.ts';
+import type { AfterClose, HandshakeOutput } from './harness/stages/handshake/contract.ts';
+import type { ResourcesOutput, StepLine, StepsInput } from './harness/stages/resources-and-prompts/contract.ts';
+import type { Connection, InputsInput, StatelessOutput } from './harness/stages/stateless/contract.ts';
+import type { HeadersInput, HttpOutput } from './harness/stages/streamable-http/contract.ts';
+import type { CallsInput, ToolsOutput } from './harness/stages/tools/contract.ts';
+import type { TranslateOutput } from './harness/stages/translate/contract.ts';
 import * as mcp from './src/mcp.ts';
 
-type Command = (caseDir: string) => unknown | Promise<unknown>;
+// What each command reads from its case folder and prints is its stage's contract
+// (harness/stages/<slug>/contract.ts), which the grader's hints read the output by.
+type Command = (caseDir: string) => object | Promise<object>;
 
 const commands: Record<string, Command> = {
   /** messages.json (an array of JSON-RPC messages) -> every message framed, then parsed back. */
-  'mcp-frame': (caseDir) => {
-    const messages = readJson(join(caseDir, 'messages.json')) as object[];
+  'mcp-frame': (caseDir): FrameOutput => {
+    const messages = readJson(join(caseDir, 'messages.json')) as MessagesInput;
     const frames = messages.map((message) => mcp.frame(message));
-    const parsed = frames.map((line) => mcp.parseFrame(line));
+    const parsed = frames.map((line) => mcp.parseFrame(line) as Json);
     return { frames, parsed };
   },
 
   /** .mcp.json -> the servers, each with its fields in one fixed order; or the fact of a refusal. */
-  'mcp-config': (caseDir) => {
+  'mcp-config': (caseDir): ConfigOutput => {
     const text = readFileSync(join(caseDir, '.mcp.json'), 'utf8');
     let servers: mcp.ServerConfig[];
     try {
@@ -36,7 +47,7 @@ const commands: Record<string, Command> = {
   },
 
   /** The handshake against the case's cassette: what initialize() returned, or how it failed. */
-  handshake: async (caseDir) => {
+  handshake: async (caseDir): Promise<HandshakeOutput> => {
     const wire = await connect(caseDir);
     const client = new mcp.McpClient(new mcp.StdioTransport(wire));
     const initialize = await outcome(client.initialize());
@@ -45,8 +56,8 @@ const commands: Record<string, Command> = {
   },
 
   /** After the handshake: every tool (all pages), then the calls in calls.json, all at once. */
-  tools: async (caseDir) => {
-    const calls = readJson(join(caseDir, 'calls.json')) as { name: string; arguments?: object }[];
+  tools: async (caseDir): Promise<ToolsOutput> => {
+    const calls = readJson(join(caseDir, 'calls.json')) as CallsInput;
     const wire = await connect(caseDir);
     const client = new mcp.McpClient(new mcp.StdioTransport(wire));
     await client.initialize();
@@ -59,16 +70,16 @@ const commands: Record<string, Command> = {
   /** Over Streamable HTTP: initialize, every tool, then the calls in calls.json one after another
    *  (each its own POST, in order); close() ends the session. headers.json: headers for every request.
    *  `notifications`: every notification the transport handed on, in order (a reply's progress among them). */
-  http: async (caseDir) => {
-    const calls = optionalJson(join(caseDir, 'calls.json'), []) as { name: string; arguments?: object }[];
-    const headers = optionalJson(join(caseDir, 'headers.json'), undefined) as Record<string, string> | undefined;
+  http: async (caseDir): Promise<HttpOutput> => {
+    const calls = optionalJson(join(caseDir, 'calls.json'), []) as CallsInput;
+    const headers = optionalJson(join(caseDir, 'headers.json'), undefined) as HeadersInput | undefined;
     const server = await serverUrl(caseDir);
     try {
-      const notifications: unknown[] = [];
+      const notifications: MessageLine[] = [];
       const client = new mcp.McpClient(noting(new mcp.HttpTransport(server.url, headers && { headers }), notifications));
       const initialize = await outcome(client.initialize());
       const tools = await outcome(client.listTools());
-      const results: unknown[] = [];
+      const results: Outcome[] = [];
       for (const call of calls) results.push(await outcome(client.callTool(call.name, call.arguments)));
       await client.close();
       return { initialize, tools, calls: results, notifications };
@@ -80,8 +91,8 @@ const commands: Record<string, Command> = {
   /** Over Streamable HTTP as `http` does: initialize, every tool, close; then each tool through
    *  toClaudeTool. `unchanged`: every tool still holds, as JSON, what listTools returned (a
    *  translation that edits the MCP tool, its schema or anything in it, makes it false). */
-  translate: async (caseDir) => {
-    const headers = optionalJson(join(caseDir, 'headers.json'), undefined) as Record<string, string> | undefined;
+  translate: async (caseDir): Promise<TranslateOutput> => {
+    const headers = optionalJson(join(caseDir, 'headers.json'), undefined) as HeadersInput | undefined;
     const server = await serverUrl(caseDir);
     let tools: mcp.Tool[];
     try {
@@ -102,11 +113,11 @@ const commands: Record<string, Command> = {
    *  order); close(). An input request of the server (input_required) is answered from inputs.json,
    *  by its method (`{ "elicitation/create": { "action": "accept", "content": {...} } }`); the client
    *  declares the capabilities those answers cover. headers.json: headers for every request. */
-  stateless: async (caseDir) => {
-    const calls = optionalJson(join(caseDir, 'calls.json'), []) as { name: string; arguments?: object }[];
-    const inputs = optionalJson(join(caseDir, 'inputs.json'), {}) as Record<string, unknown>;
-    const headers = optionalJson(join(caseDir, 'headers.json'), undefined) as Record<string, string> | undefined;
-    const asked: unknown[] = [];
+  stateless: async (caseDir): Promise<StatelessOutput> => {
+    const calls = optionalJson(join(caseDir, 'calls.json'), []) as CallsInput;
+    const inputs = optionalJson(join(caseDir, 'inputs.json'), {}) as InputsInput;
+    const headers = optionalJson(join(caseDir, 'headers.json'), undefined) as HeadersInput | undefined;
+    const asked: MessageLine[] = [];
     const onInputRequest = (request: { method: string; params?: object }) => {
       asked.push(canonical({ method: request.method, ...(request.params !== undefined && { params: request.params }) }));
       if (!(request.method in inputs)) throw new Error(`the server asks for ${request.method}, which inputs.json does not answer`);
@@ -122,7 +133,7 @@ const commands: Record<string, Command> = {
         return { connect };
       }
       const tools = await outcome(client.listTools());
-      const results: unknown[] = [];
+      const results: Outcome[] = [];
       for (const call of calls) results.push(await outcome(client.callTool(call.name, call.arguments).then(withoutResultType)));
       await client.close();
       return { connect, tools, calls: results, asked };
@@ -139,9 +150,9 @@ const commands: Record<string, Command> = {
    *  origin as its path). `authorization`: what the client found and decided, its URLs as paths on
    *  the server's origin; `registrations`: the issuers the client keeps a registration for after the
    *  run (a client_id under each), for the next. */
-  authorization: async (caseDir) => {
-    const calls = optionalJson(join(caseDir, 'calls.json'), []) as { name: string; arguments?: object }[];
-    const kept = optionalJson(join(caseDir, 'registrations.json'), {}) as Record<string, mcp.ClientRegistration>;
+  authorization: async (caseDir): Promise<AuthorizationOutput> => {
+    const calls = optionalJson(join(caseDir, 'calls.json'), []) as CallsInput;
+    const kept = optionalJson(join(caseDir, 'registrations.json'), {}) as RegistrationsInput;
     const server = await serverUrl(caseDir);
     try {
       const origin = new URL(server.url).origin;
@@ -156,7 +167,7 @@ const commands: Record<string, Command> = {
       const client = new mcp.McpClient(new mcp.HttpTransport(server.url, { oauth }));
       const initialize = await outcome(client.initialize());
       const tools = isFailure(initialize) ? undefined : await outcome(client.listTools());
-      const results: unknown[] = [];
+      const results: Outcome[] = [];
       if (tools !== undefined) for (const call of calls) results.push(await outcome(client.callTool(call.name, call.arguments)));
       await client.close().catch(() => {});
       const found = oauth.found && Object.fromEntries(Object.entries(oauth.found).map(([key, value]) => [key, onOrigin(value, origin)]));
@@ -176,8 +187,8 @@ const commands: Record<string, Command> = {
   /** Resources and prompts (stage 8), over stdio: initialize, then the steps of steps.json in turn, each
    *  printed as `{ step, result }` (see runSteps); `updated`: the URIs handed on by a subscription's
    *  onUpdated, in order. */
-  resources: async (caseDir) => {
-    const steps = readJson(join(caseDir, 'steps.json')) as Step[];
+  resources: async (caseDir): Promise<ResourcesOutput> => {
+    const steps = readJson(join(caseDir, 'steps.json')) as StepsInput;
     const wire = await connect(caseDir);
     const client = new mcp.McpClient(new mcp.StdioTransport(wire));
     await client.initialize();
@@ -187,8 +198,8 @@ const commands: Record<string, Command> = {
   },
 
   /** The same steps over Streamable HTTP: initialize, steps.json in turn, close() (which ends the session). */
-  'resources-http': async (caseDir) => {
-    const steps = readJson(join(caseDir, 'steps.json')) as Step[];
+  'resources-http': async (caseDir): Promise<ResourcesOutput> => {
+    const steps = readJson(join(caseDir, 'steps.json')) as StepsInput;
     const server = await serverUrl(caseDir);
     try {
       const client = new mcp.McpClient(new mcp.HttpTransport(server.url));
@@ -202,22 +213,12 @@ const commands: Record<string, Command> = {
   },
 };
 
-/** One step of a resources case (steps.json): a list, a read (of a URI, or of a template expanded with
- *  its values), a prompt got with its arguments, a tool called, a subscription made or ended. */
-type Step =
-  | { list: 'resources' | 'templates' | 'prompts' }
-  | { read: string | { template: string; values: Record<string, mcp.TemplateValue> } }
-  | { prompt: string; arguments?: Record<string, unknown> }
-  | { call: string; arguments?: object }
-  | { subscribe: string }
-  | { unsubscribe: string };
-
 /** Each step in turn, as the course prints it: lists as the server gave them (keys sorted); a read's
  *  contents, a prompt's messages and a call's content each by its type (showContent); a refusal or an
  *  error as `outcome` has them. */
-async function runSteps(client: mcp.McpClient, steps: Step[]): Promise<{ steps: unknown[]; updated: string[] }> {
+async function runSteps(client: mcp.McpClient, steps: StepsInput): Promise<ResourcesOutput> {
   const updated: string[] = [];
-  const results: unknown[] = [];
+  const results: StepLine[] = [];
   for (const step of steps) {
     if ('list' in step) {
       const lists: Record<string, () => Promise<unknown[]>> = { resources: () => client.listResources(), templates: () => client.listResourceTemplates(), prompts: () => client.listPrompts() };
@@ -338,17 +339,17 @@ const CAPABILITY_OF: Record<string, [string, object]> = {
 /** What connect() found, as the protocol decides it: the era, the protocol version, and the server's
  *  name, version, capabilities and instructions (serverInfo of the initialize result; in the
  *  stateless era, the discover result's `_meta` has it), and the versions a discover result lists. */
-function connection(found: mcp.Connection): object {
+function connection(found: mcp.Connection): Connection {
   const server = found.server as Record<string, unknown>;
   const meta = (server._meta ?? {}) as Record<string, unknown>;
   const info = found.era === 'modern' ? meta['io.modelcontextprotocol/serverInfo'] : server.serverInfo;
   return {
     era: found.era,
     protocolVersion: found.protocolVersion,
-    ...(found.era === 'modern' && { supportedVersions: server.supportedVersions }),
-    serverInfo: info,
-    capabilities: server.capabilities,
-    ...(server.instructions !== undefined && { instructions: server.instructions }),
+    ...(found.era === 'modern' && { supportedVersions: server.supportedVersions as Json }),
+    serverInfo: info as Json,
+    capabilities: server.capabilities as Json,
+    ...(server.instructions !== undefined && { instructions: server.instructions as Json }),
   };
 }
 
@@ -427,7 +428,7 @@ async function relayedUrl(url: string, gate: string, token: string): Promise<{ u
 }
 
 /** A result in canonical form, an McpError by its code (the server's), any other failure as a refusal. */
-async function outcome(promise: Promise<unknown>): Promise<unknown> {
+async function outcome(promise: Promise<unknown>): Promise<Outcome> {
   try {
     return canonical(await promise);
   } catch (error) {
@@ -444,10 +445,11 @@ function rethrowIfNotWritten(error: unknown): void {
   if (error instanceof Error && error.message.startsWith('not implemented yet')) throw error;
 }
 
-/** Keys sorted at every depth: the server's data, independent of how the client copied it. */
-function canonical(value: unknown): unknown {
+/** Keys sorted at every depth: the server's data, independent of how the client copied it (as JSON
+ *  prints it: whatever else it holds, JSON.stringify makes JSON of it). */
+function canonical(value: unknown): Json {
   if (Array.isArray(value)) return value.map(canonical);
-  if (typeof value !== 'object' || value === null) return value;
+  if (typeof value !== 'object' || value === null) return value as Json;
   const record = value as Record<string, unknown>;
   return Object.fromEntries(Object.keys(record).sort().map((key) => [key, canonical(record[key])]));
 }
@@ -463,7 +465,7 @@ interface TrackedWire extends mcp.Wire {
 /** After close(): the wire still open means close() never reached it (the program's exit would hide
  *  that, closing everything), and the output says so. Nothing is added when it was closed, which for
  *  a spawned server means its input ended: waited for, since the program exits right after printing. */
-async function afterClose(wire: TrackedWire): Promise<{ closed?: false }> {
+async function afterClose(wire: TrackedWire): Promise<AfterClose> {
   if (wire.closed && (await wire.delivered())) return {};
   console.error('close() returned, and the wire to the server is still open: close the transport, and the transport its wire');
   return { closed: false };
@@ -571,7 +573,7 @@ const CLAUDE_TOOL_FIELDS = ['name', 'description', 'input_schema'];
 /** A translated tool with its fields in the order name, description, input_schema, then any other
  *  field it has (the API refuses those, so they show), sorted; the schema's keys sorted at every
  *  depth. The order in which the student's object holds them is the student's own. */
-function canonicalClaudeTool(tool: object): object {
+function canonicalClaudeTool(tool: object): JsonObject {
   const fields = tool as Record<string, unknown>;
   const others = Object.keys(fields)
     .filter((key) => !CLAUDE_TOOL_FIELDS.includes(key))
@@ -581,9 +583,9 @@ function canonicalClaudeTool(tool: object): object {
 
 const SERVER_FIELDS = ['name', 'type', 'command', 'args', 'env', 'url', 'headers'];
 
-function canonicalServer(server: object): object {
+function canonicalServer(server: object): JsonObject {
   const fields = server as Record<string, unknown>;
-  return Object.fromEntries(SERVER_FIELDS.filter((key) => key in fields).map((key) => [key, fields[key]]));
+  return Object.fromEntries(SERVER_FIELDS.filter((key) => key in fields).map((key) => [key, fields[key] as Json]));
 }
 
 function readJson(path: string): unknown {

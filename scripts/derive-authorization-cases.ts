@@ -7,6 +7,8 @@
 // Run: node --import tsx scripts/derive-authorization-cases.ts, then
 // `npx theinference bless --stage authorization` for the expected output.
 import type { AuthFrame, Frame } from '../harness/cassette/index.ts';
+import type { RegistrationsInput } from '../harness/stages/authorization/contract.ts';
+import type { Call, CallsInput } from '../harness/stages/tools/contract.ts';
 import { AUTHORIZATION_PATH } from '../harness/authorization/index.ts';
 import { KEPT_REGISTRATION } from './course-client.ts';
 import { recording, writeHttpCase } from './http-cases.ts';
@@ -32,9 +34,9 @@ const ANOTHER_ISSUER = 'https://another-authorization-server.example';
 const PREVIOUS_ISSUER = 'https://previous-auth.example';
 
 /** The calls of a recording that the server answered (a call refused for its token is made again). */
-const answeredCalls = (source: typeof sdk) =>
+const answeredCalls = (source: typeof sdk): CallsInput =>
   source.cassette.frames.flatMap((frame) =>
-    frame.from === 'client' && frame.message.method === 'tools/call' && (frame.http?.reply?.status ?? 200) < 400 ? [frame.message.params] : [],
+    frame.from === 'client' && frame.message.method === 'tools/call' && (frame.http?.reply?.status ?? 200) < 400 ? [frame.message.params as Call] : [],
   );
 
 const isAuth = (frame: Frame): frame is AuthFrame => frame.from === 'auth';
@@ -85,8 +87,8 @@ interface AuthorizationCase {
   edit?: string;
   source: typeof sdk;
   frames(frames: Frame[]): Frame[];
-  /** Files of the case folder beside case.md (calls.json). */
-  inputs?: Record<string, unknown>;
+  /** Files of the case folder beside case.md. */
+  inputs?: { 'calls.json'?: CallsInput; 'registrations.json'?: RegistrationsInput };
 }
 
 const CASES: AuthorizationCase[] = [

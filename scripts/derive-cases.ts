@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCassette, saveCassette, type Cassette, type Frame, type JsonObject } from '../harness/cassette/index.ts';
+import type { CallsInput } from '../harness/stages/tools/contract.ts';
 
 const root = join(import.meta.dirname, '..');
 const recorded = (name: string) => loadCassette(join(root, 'cassettes', `${name}.yaml`));
@@ -44,7 +45,7 @@ function resultIndex(frames: Frame[], id: number): number {
 interface CaseSpec {
   about: string;
   cassette: Cassette;
-  calls?: { name: string; arguments?: JsonObject }[];
+  calls?: CallsInput;
   /** The case's .mcp.json: program.ts starts its first server with the student's spawnWire. */
   config?: JsonObject;
 }

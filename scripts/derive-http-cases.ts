@@ -4,12 +4,14 @@
 // case cassette's provenance. Run: node --import tsx scripts/derive-http-cases.ts
 // then `npx theinference bless --stage streamable-http` for the expected output.
 import type { Frame } from '../harness/cassette/index.ts';
+import type { HeadersInput } from '../harness/stages/streamable-http/contract.ts';
+import type { Call, CallsInput } from '../harness/stages/tools/contract.ts';
 import { formatSseEvent } from '../harness/transports/http/sse.ts';
 import { recorded, recording, SOURCE as source, writeHttpCase } from './http-cases.ts';
 
 /** What the `http` command calls after tools/list: the recorded session's calls, in turn. */
-const CALLS = recorded.frames
-  .flatMap((frame) => (frame.from === 'client' && frame.message.method === 'tools/call' ? [frame.message.params as { name: string; arguments: object }] : []))
+const CALLS: CallsInput = recorded.frames
+  .flatMap((frame) => (frame.from === 'client' && frame.message.method === 'tools/call' ? [frame.message.params as Call] : []))
   .map(({ name, arguments: args }) => ({ name, arguments: args }));
 
 interface HttpCase {
@@ -18,7 +20,7 @@ interface HttpCase {
   /** What was changed from the recording, for the provenance; none: as recorded. */
   edit?: string;
   frames(frames: Frame[]): Frame[];
-  headers?: Record<string, string>;
+  headers?: HeadersInput;
 }
 
 const CASES: HttpCase[] = [

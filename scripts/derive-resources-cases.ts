@@ -7,6 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCassette, saveCassette, type Cassette } from '../harness/cassette/index.ts';
+import type { StepsInput } from '../harness/stages/resources-and-prompts/contract.ts';
 
 const root = join(import.meta.dirname, '..');
 const recorded = (name: string) => loadCassette(join(root, 'cassettes', `${name}.yaml`));
@@ -27,7 +28,7 @@ interface CaseSpec {
   folder: string;
   about: string;
   cassette: Cassette;
-  steps: unknown[];
+  steps: StepsInput;
 }
 
 const everything = 'demo://resource';

@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCassette, saveCassette, type Cassette, type ClientFrame, type Frame, type Json, type JsonObject } from '../harness/cassette/index.ts';
+import type { InputsInput } from '../harness/stages/stateless/contract.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const FOLDER = 'stateless';
@@ -183,7 +184,7 @@ interface StatelessCase {
   /** What was changed from the recording, for the provenance. */
   edit: string;
   frames: Frame[];
-  inputs?: Record<string, unknown>;
+  inputs?: InputsInput;
   /** GET and DELETE as the recorded server answered them (none: a server without sessions). */
   http?: Cassette['http'];
 }

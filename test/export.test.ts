@@ -3,7 +3,7 @@
 // scripts, the tests, the recordings); graded there, the starter fails stage 1 as a student first sees
 // it and the reference dropped in passes every stage; an export over an older one leaves src/ alone.
 // An editor works there: its tsconfig.json names only what it holds, its package.json what checking src/
-// needs, and every page its docs name is in it.
+// needs, program.ts checks with the stages' contracts it imports, and every page its docs name is in it.
 // Its workflow, run step by step as CI runs it, installs the packed grader running no script of the
 // student's, and grades a push with the course as published in the grader's package, as feedback.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -90,6 +90,8 @@ describe('theinference export', () => {
         'your_program.sh',
         ...courseParts('cases'),
         ...courseParts('fixtures'),
+        // the stages' contracts, which program.ts imports; nothing else of the harness
+        ...courseParts('harness/stages').filter((path) => basename(path) === 'contract.ts'),
       ].sort(),
     );
     expect(readFileSync(join(target, 'src/mcp.ts'), 'utf8')).toBe(readFileSync(join(REPO, 'starter/src/mcp.ts'), 'utf8'));
@@ -135,6 +137,11 @@ describe('theinference export', () => {
     const named = pages.flatMap((page) => pagesNamed(readFileSync(join(target, page), 'utf8'), dirname(page)).map((path) => ({ page, path })));
     expect(named.map(({ path }) => path)).toEqual(expect.arrayContaining(['docs/course.md', 'docs/cassettes.md', 'docs/conformance.md']));
     for (const { page, path } of named) expect(existsSync(join(target, path)), `${page} names ${path}`).toBe(true);
+    // program.ts checks there as here: the stages' contracts it imports (types only) are published beside it
+    symlinkSync(join(REPO, 'node_modules'), join(target, 'node_modules'), 'dir');
+    const checked = spawnSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', target], { encoding: 'utf8' });
+    expect(checked.stdout + checked.stderr).toBe('');
+    expect(checked.status).toBe(0);
 
     // `test --feedback` holds the repository's tsconfig.json to the one made for it, not to the course's own
     const compared = () => {

@@ -4,7 +4,7 @@
 // the course's own reference solution prints for it, made before the submission is graded and
 // kept outside the scratch copy.
 //
-// The generators are the stages' own (harness/stages/<slug>.ts), keyed by program command. One
+// The generators are the stages' own (harness/stages/<slug>/), keyed by program command. One
 // whose command talks to endpoints returns each endpoint's recording among its `fixtures`, under the
 // endpoint's file name (as `handshake` and `tools` do, `cassette.yaml`), played by the grader from
 // outside the scratch copy.

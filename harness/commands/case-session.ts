@@ -4,6 +4,8 @@
 // resources commands' steps). A command
 // this table does not know gets the whole session and no inputs; bless then says what differs.
 import type { Cassette, Frame, Json, JsonObject } from '../cassette/index.ts';
+import type { Step, StepsInput } from '../stages/resources-and-prompts/contract.ts';
+import type { Call, CallsInput } from '../stages/tools/contract.ts';
 
 interface CommandSession {
   /** The frames the command plays (all of them unless said). */
@@ -15,13 +17,21 @@ interface CommandSession {
 /** The calls the client made that the server answered, in order, as calls.json holds them (a name and
  *  its arguments; the rest of the params, `_meta`, is the client's): a call refused for its token (401,
  *  or 403 for a scope) is made again once authorized, and counts once. */
-function calls(frames: Frame[]): JsonObject[] {
-  return frames.flatMap((frame) => {
+function calls(frames: Frame[]): CallsInput {
+  return frames.flatMap((frame): Call[] => {
     if (frame.from !== 'client' || frame.message.method !== 'tools/call' || (frame.http?.reply?.status ?? 200) >= 400) return [];
     const { name, arguments: args } = (frame.message.params ?? {}) as JsonObject;
-    return [{ name: name ?? null, ...(args !== undefined && { arguments: args }) }];
+    return [{ name: asText(name), ...(isObject(args) && { arguments: args }) }];
   });
 }
+
+/** A recorded param the contract takes as text: a request without it is recorded as the server saw it, and
+ *  bless then says what the program made of it. */
+function asText(value: Json | undefined): string {
+  return (value ?? null) as string;
+}
+
+const isObject = (value: Json | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** calls.json where the command makes calls, only when there are some (`required`: always, as `tools` reads it). */
 const withCalls =
@@ -34,17 +44,21 @@ const withCalls =
 /** steps.json of the resources commands (stage 8): each list (its first page: the pages after it are
  *  the same step), read, prompt, call, subscription and its end, in the recording's order. */
 function steps(frames: Frame[]): Record<string, Json> {
-  const LISTS: Record<string, string> = { 'resources/list': 'resources', 'resources/templates/list': 'templates', 'prompts/list': 'prompts' };
-  const made = frames.flatMap((frame): JsonObject[] => {
+  const LISTS: Record<string, 'resources' | 'templates' | 'prompts'> = {
+    'resources/list': 'resources',
+    'resources/templates/list': 'templates',
+    'prompts/list': 'prompts',
+  };
+  const made: StepsInput = frames.flatMap((frame): Step[] => {
     if (frame.from !== 'client' || typeof frame.message.method !== 'string' || (frame.http?.reply?.status ?? 200) >= 400) return [];
     const { method } = frame.message;
     const params = (frame.message.params ?? {}) as JsonObject;
     if (method in LISTS) return params.cursor === undefined ? [{ list: LISTS[method]! }] : [];
-    if (method === 'resources/read') return [{ read: params.uri ?? null }];
-    if (method === 'prompts/get') return [{ prompt: params.name ?? null, ...(params.arguments !== undefined && { arguments: params.arguments }) }];
-    if (method === 'tools/call') return [{ call: params.name ?? null, ...(params.arguments !== undefined && { arguments: params.arguments }) }];
-    if (method === 'resources/subscribe') return [{ subscribe: params.uri ?? null }];
-    if (method === 'resources/unsubscribe') return [{ unsubscribe: params.uri ?? null }];
+    if (method === 'resources/read') return [{ read: asText(params.uri) }];
+    if (method === 'prompts/get') return [{ prompt: asText(params.name), ...(isObject(params.arguments) && { arguments: params.arguments }) }];
+    if (method === 'tools/call') return [{ call: asText(params.name), ...(isObject(params.arguments) && { arguments: params.arguments }) }];
+    if (method === 'resources/subscribe') return [{ subscribe: asText(params.uri) }];
+    if (method === 'resources/unsubscribe') return [{ unsubscribe: asText(params.uri) }];
     return [];
   });
   return { 'steps.json': made };

@@ -14,15 +14,16 @@ import { defineCommand, type Options, type Parsed } from './command.ts';
 import { courseHere } from './course.ts';
 import { CourseError, InputError, UsageError } from '../errors.ts';
 import { PROGRAM } from '../run/launcher.ts';
-import { forStudents, PUBLISHED } from '../run/submission.ts';
+import { forStudents, PUBLISHED, publishedFiles } from '../run/submission.ts';
 import { graderDevDependencies } from '../grader-package.ts';
 import { graderVersion } from '../report/version.ts';
 
 /** The course's own files, copied as they are (your_program.sh executable) but tsconfig.json, which is made
  *  for the repository (forStudents); docs/course.md is what each stage asks of src/mcp.ts, which the
- *  starter's comments point to, with the pages it points to. The course's folders are made again on every
- *  export (files gone from the course go). `test --feedback` compares the same files. */
-const { files: COURSE_FILES, folders: COURSE_FOLDERS } = PUBLISHED;
+ *  starter's comments point to, with the pages it points to; the stages' contracts, which program.ts
+ *  imports (publishedFiles). The course's folders are made again on every export (files gone from the
+ *  course go). `test --feedback` compares the same files. */
+const { folders: COURSE_FOLDERS } = PUBLISHED;
 /** What a student's editor needs to check src/ as the course's tsconfig.json asks (`types: ["node"]`), at
  *  the versions this grader is checked with. */
 const EDITOR_PACKAGES = ['typescript', '@types/node'] as const;
@@ -123,7 +124,8 @@ function graderDependency(spec: string | undefined): GraderDependency {
 /** Every file of the export, by its path in the student's repository. */
 function studentFiles(course: Course, grader: GraderDependency): Map<string, StudentFile> {
   const files = new Map<string, StudentFile>();
-  for (const name of COURSE_FILES) files.set(name, { content: forStudents(name, readCourseFile(course.root, name)), ...(name === PROGRAM && { mode: 0o755 }) });
+  for (const name of publishedFiles(course.root))
+    files.set(name, { content: forStudents(name, readCourseFile(course.root, name)), ...(name === PROGRAM && { mode: 0o755 }) });
   for (const folder of COURSE_FOLDERS)
     for (const path of listFiles(join(course.root, folder), course.root))
       files.set(join(folder, path), { content: readCourseFile(course.root, join(folder, path)) });

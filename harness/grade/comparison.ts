@@ -186,11 +186,6 @@ export function bothValues(comparison: Comparison): { expected: unknown; actual:
   return expectedJson.ok && actualJson.ok ? { expected: expectedJson.value, actual: actualJson.value } : undefined;
 }
 
-/** `value[key]` when `value` is a JSON object; undefined for anything else. */
-export function field(value: unknown, key: string): unknown {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
-}
-
 /** The fields of a JSON object; none for anything else. */
 export function asRecord(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};

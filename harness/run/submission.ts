@@ -27,8 +27,27 @@ export const PUBLISHED = {
   folders: ['cases', 'fixtures'],
 };
 
+/** Where the stages' contracts are: harness/stages/contract.ts and harness/stages/<slug>/contract.ts. */
+const CONTRACTS = join('harness', 'stages');
+const CONTRACT = 'contract.ts';
+
+/** The stages' contracts: the types of what program.ts reads and prints, which it imports (`import type`,
+ *  gone once it runs, so no program is shown them). A student's editor checks program.ts with them, so
+ *  they are published beside it, in the same place, and nothing else of the harness is. */
+export function contractFiles(courseRoot: string): string[] {
+  const folder = join(courseRoot, CONTRACTS);
+  if (!existsSync(folder)) return [];
+  const stages = readdirSync(folder, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? [join(entry.name, CONTRACT)] : []));
+  return [CONTRACT, ...stages.sort()].filter((path) => existsSync(join(folder, path))).map((path) => join(CONTRACTS, path));
+}
+
+/** Every published file of the course at `courseRoot` but those under PUBLISHED.folders. */
+export function publishedFiles(courseRoot: string): string[] {
+  return [...PUBLISHED.files, ...contractFiles(courseRoot)];
+}
+
 /** The names at the top of a student's repository that come from the course: its published files and folders, and src/ (the starter). */
-const STUDENT_TOP = new Set([...PUBLISHED.files, ...PUBLISHED.folders, 'src'].map((path) => path.split('/')[0]!));
+const STUDENT_TOP = new Set([...PUBLISHED.files, ...PUBLISHED.folders, CONTRACTS, 'src'].map((path) => path.split('/')[0]!));
 
 /** The tsconfig.json of a student's repository, made from the course's: its compiler options as they are
  *  (the bundler grades with them, in the repository as in CI), its `include` and `files` without what the
@@ -138,7 +157,7 @@ function changesOutsideSrc(courseRoot: string, submission: string): Pick<Submiss
  *  has with other bytes, and each file it has beside them in the course's folders. */
 function changesFromPublished(courseRoot: string, repository: string): Pick<SubmissionFacts, 'changedOutsideSrc' | 'changesCut'> {
   const mine = filesIn(repository, PUBLISHED.folders);
-  const paths = new Set([...PUBLISHED.files, ...filesIn(courseRoot, PUBLISHED.folders).paths, ...mine.paths]);
+  const paths = new Set([...publishedFiles(courseRoot), ...filesIn(courseRoot, PUBLISHED.folders).paths, ...mine.paths]);
   return {
     changedOutsideSrc: changes(
       courseRoot,

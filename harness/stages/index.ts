@@ -1,22 +1,24 @@
 // The stages' contents, in course order: what the harness knows about each stage beyond
-// course.yaml (hint rules, CI's case generators, a property suite), each in its own module.
+// course.yaml (hint rules, CI's case generators, a property suite), each in its own folder.
 //
-// To add a stage: its module here (harness/stages/<slug>.ts, exporting one StageContent, listed
-// below in course order; one with nothing to add lists `{ slug, hints: [], generators: {} }`),
-// its entry in course.yaml, its cases/ and fixtures/, and its part of the reference solution
-// (src/) and the starter. Nothing else: the grader, CI and the property runner find it here,
-// and test/stages.test.ts checks this table against course.yaml.
+// To add a stage: its folder here (harness/stages/<slug>/: index.ts exporting one StageContent,
+// listed below in course order, one with nothing to add being `{ slug, hints: [], generators: {} }`;
+// contract.ts, the types of what its commands read and print, which program.ts imports; output.ts,
+// its output read against them for its hints), its entry in course.yaml, its cases/ and fixtures/,
+// and its part of the reference solution (src/), the starter and program.ts. Nothing else: the
+// grader, CI and the property runner find it here, test/stages.test.ts checks this table against
+// course.yaml, and the tests read the stages from course.yaml.
 import type { CourseContent } from '../grade/course-content.ts';
 import type { PropertySuite } from '../props/suite.ts';
-import { authorization } from './authorization.ts';
-import { configAndFraming } from './config-and-framing.ts';
+import { authorization } from './authorization/index.ts';
+import { configAndFraming } from './config-and-framing/index.ts';
 import type { CaseGenerator, HintFinder, StageContent } from './stage-content.ts';
-import { handshake } from './handshake.ts';
-import { resourcesAndPrompts } from './resources-and-prompts.ts';
-import { stateless } from './stateless.ts';
-import { streamableHttp } from './streamable-http.ts';
-import { tools } from './tools.ts';
-import { translate } from './translate.ts';
+import { handshake } from './handshake/index.ts';
+import { resourcesAndPrompts } from './resources-and-prompts/index.ts';
+import { stateless } from './stateless/index.ts';
+import { streamableHttp } from './streamable-http/index.ts';
+import { tools } from './tools/index.ts';
+import { translate } from './translate/index.ts';
 
 export const STAGES: readonly StageContent[] = [configAndFraming, handshake, tools, streamableHttp, translate, stateless, authorization, resourcesAndPrompts];
 

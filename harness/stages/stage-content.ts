@@ -1,6 +1,6 @@
 // What the harness knows about one stage of the course, beyond course.yaml: how to explain a wrong
 // output, how to make random cases of its commands, and the properties its functions must hold.
-// Each stage's module (harness/stages/<slug>.ts) exports one of these; index.ts lists them.
+// Each stage's module (harness/stages/<slug>/index.ts) exports one of these; index.ts lists them.
 import type { HintFinder } from '../grade/hints.ts';
 import type { PropertySuite } from '../props/suite.ts';
 

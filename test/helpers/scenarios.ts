@@ -5,6 +5,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { loadCourse } from '../../harness/course.ts';
 import { courseCopies, expectGraderGolden, keepOnly, normalise, REPO, runInProcess, scenarioSubmission } from './cli.ts';
 
 /** The seed every recorded grader output was made with. */
@@ -16,8 +17,8 @@ export const SEED = ['--seed', '7'];
  *  at the default 1,000. */
 const SCENARIO_RUNS = '100';
 
-/** The stages, in course order. */
-export const STAGES = ['config-and-framing', 'handshake', 'tools', 'streamable-http', 'translate', 'stateless', 'authorization', 'resources-and-prompts'];
+/** The stages, in course order: course.yaml's (harness/stages/index.ts is held to it by test/stages.test.ts). */
+export const STAGES = loadCourse(REPO).stages.map(({ slug }) => slug);
 
 /** Correct clients that chose otherwise (test/variants/<choice>/change.diff): the stage where the choice
  *  shows, and the advice it earns by kind (a SHOULD of the spec it does not follow), none by default. */

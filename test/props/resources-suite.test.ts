@@ -1,4 +1,4 @@
-// Stage 8's property suite (harness/stages/resources-and-prompts.ts), each property's check called
+// Stage 8's property suite (harness/stages/resources-and-prompts/), each property's check called
 // in this process on the values its arbitrary makes: the reference's expandTemplate and decodeBase64
 // hold every one, and each plausible mistake is found (a check that cannot fail would pass them too).
 import fc from 'fast-check';

@@ -1,16 +1,19 @@
 // Stage 4, `streamable-http`: the same client over Streamable HTTP. What a transport gets wrong
 // shows first in what the player says (grade/hints.ts reads its diagnoses); this module reads the
 // output the `http` command prints: a reply the client could not read leaves a result out.
-import { bothValues, field, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../run/verdict.ts';
-import type { StageContent } from './stage-content.ts';
+import type { Comparison } from '../../grade/comparison.ts';
+import type { Hint } from '../../run/verdict.ts';
+import type { Outcome } from '../contract.ts';
+import { fieldsOf, readBoth } from '../reading.ts';
+import type { StageContent } from '../stage-content.ts';
+import { httpPart } from './output.ts';
 
 /** A result the reference read and the client did not: the event stream's reader lost it. */
 function unreadReplyRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
+  const both = readBoth(comparison, httpPart);
   if (both === undefined) return [];
-  const refused = (value: unknown) => field(value, 'refused') === true;
-  const parts = ['initialize', 'tools'].filter((key) => !refused(field(both.expected, key)) && refused(field(both.actual, key)));
+  const refused = (value: Outcome | undefined) => fieldsOf(value).refused === true;
+  const parts = (['initialize', 'tools'] as const).filter((key) => !refused(both.expected[key]) && refused(both.actual[key]));
   if (parts.length === 0) return [];
   return [
     {
@@ -29,14 +32,10 @@ function unreadReplyRule(comparison: Comparison): Hint[] {
 
 /** Fewer notifications than the reference heard: a reply's events before its response were dropped. */
 function lostNotificationsRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
+  const both = readBoth(comparison, httpPart);
   if (both === undefined) return [];
-  const count = (value: unknown) => {
-    const list = field(value, 'notifications');
-    return Array.isArray(list) ? list.length : 0;
-  };
-  const expected = count(both.expected);
-  const actual = count(both.actual);
+  const expected = both.expected.notifications?.length ?? 0;
+  const actual = both.actual.notifications?.length ?? 0;
   if (actual >= expected) return [];
   return [
     {

@@ -3,25 +3,28 @@
 // player says (grade/hints.ts reads its diagnoses); this module reads the output the `stateless`
 // command prints: what connect() found, the tools, the calls, and the input requests it answered.
 import { isDeepStrictEqual } from 'node:util';
-import { bothValues, field, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../run/verdict.ts';
-import type { StageContent } from './stage-content.ts';
-import { outcomeOf } from './outcome.ts';
+import type { Comparison } from '../../grade/comparison.ts';
+import type { Hint } from '../../run/verdict.ts';
+import type { Outcome } from '../contract.ts';
+import type { StageContent } from '../stage-content.ts';
+import { outcomeOf } from '../outcome.ts';
+import { fieldsOf, readBoth } from '../reading.ts';
+import { statelessPart } from './output.ts';
 
 /** What connect() found, as printed: an era, or its failure. */
-function eraOf(connect: unknown): 'modern' | 'legacy' | 'failed' | 'missing' {
+function eraOf(connect: Outcome | undefined): 'modern' | 'legacy' | 'failed' | 'missing' {
   const outcome = outcomeOf(connect);
   if (outcome === 'missing') return 'missing';
   if (outcome !== 'result') return 'failed';
-  const era = field(connect, 'era');
+  const { era } = fieldsOf(connect);
   return era === 'modern' || era === 'legacy' ? era : 'failed';
 }
 
 /** connect() found another era than the reference, or failed where it did not (or went on where it failed). */
 function connectRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
+  const both = readBoth(comparison, statelessPart);
   if (both === undefined) return [];
-  const [want, got] = [eraOf(field(both.expected, 'connect')), eraOf(field(both.actual, 'connect'))];
+  const [want, got] = [eraOf(both.expected.connect), eraOf(both.actual.connect)];
   if (want === got || got === 'missing') return [];
   if (want === 'legacy' && got === 'failed') {
     return [
@@ -61,9 +64,9 @@ function connectRule(comparison: Comparison): Hint[] {
 
 /** Fewer tools than the reference, the first of them right: a page not asked for (the "" cursor). */
 function emptyCursorRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
-  const expected = field(both?.expected, 'tools');
-  const actual = field(both?.actual, 'tools');
+  const both = readBoth(comparison, statelessPart);
+  const expected = both?.expected.tools;
+  const actual = both?.actual.tools;
   if (!Array.isArray(expected) || !Array.isArray(actual) || actual.length === 0 || actual.length >= expected.length) return [];
   if (!actual.every((tool, index) => isDeepStrictEqual(tool, expected[index]))) return [];
   return [
@@ -84,18 +87,18 @@ function emptyCursorRule(comparison: Comparison): Hint[] {
 /** Tools the reference left out of tools/list and the client kept: their x-mcp-header annotations break
  *  the revision's rules, which make a client exclude the tool. */
 function invalidAnnotationRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
-  const expected = field(both?.expected, 'tools');
-  const actual = field(both?.actual, 'tools');
+  const both = readBoth(comparison, statelessPart);
+  const expected = both?.expected.tools;
+  const actual = both?.actual.tools;
   if (!Array.isArray(expected) || !Array.isArray(actual) || actual.length <= expected.length) return [];
-  const names = new Set(expected.map((tool) => field(tool, 'name')));
-  const kept = actual.filter((tool) => !names.has(field(tool, 'name')) && JSON.stringify(field(tool, 'inputSchema') ?? null).includes('"x-mcp-header"'));
+  const names = new Set(expected.map((tool) => fieldsOf(tool).name));
+  const kept = actual.filter((tool) => !names.has(fieldsOf(tool).name) && JSON.stringify(fieldsOf(tool).inputSchema ?? null).includes('"x-mcp-header"'));
   if (kept.length === 0) return [];
   return [
     {
       kind: 'invalid-header-annotation',
       lines: [
-        `your client listed ${kept.map((tool) => String(field(tool, 'name'))).join(', ')}, whose x-mcp-header annotations break the rules: a client leaves such a tool out of tools/list`,
+        `your client listed ${kept.map((tool) => String(fieldsOf(tool).name)).join(', ')}, whose x-mcp-header annotations break the rules: a client leaves such a tool out of tools/list`,
         'an annotation is a header name (an HTTP token), unique without regard to case, on a string, integer or boolean (never a number), reached from the root through properties alone',
       ],
       general: [
@@ -108,15 +111,15 @@ function invalidAnnotationRule(comparison: Comparison): Hint[] {
 
 /** The input requests the client answered: none where the reference answered one, or the same one again and again. */
 function inputRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
-  const expected = field(both?.expected, 'asked');
-  const actual = field(both?.actual, 'asked');
-  if (!Array.isArray(expected) || !Array.isArray(actual) || expected.length === 0 || actual.length === expected.length) return [];
+  const both = readBoth(comparison, statelessPart);
+  const expected = both?.expected.asked;
+  const actual = both?.actual.asked;
+  if (expected === undefined || actual === undefined || expected.length === 0 || actual.length === expected.length) return [];
   if (actual.length < expected.length) {
-    const calls = field(both?.actual, 'calls');
-    const pending = Array.isArray(calls) ? calls.findIndex((call) => field(call, 'resultType') === 'input_required') : -1;
+    const calls = both?.actual.calls;
+    const pending = calls !== undefined ? calls.findIndex((call) => fieldsOf(call).resultType === 'input_required') : -1;
     // a call that failed before the server could ask (a request refused, or not the recorded one) is another mistake
-    if (pending < 0 && (!Array.isArray(calls) || calls.some((call) => outcomeOf(call) !== 'result'))) return [];
+    if (pending < 0 && (calls === undefined || calls.some((call) => outcomeOf(call) !== 'result'))) return [];
     return [
       {
         kind: 'input-not-answered',

@@ -1,22 +1,24 @@
 // Stage 2, `handshake`: initialize against a server played from a cassette. Its hints read the
 // `initialize` outcome program.ts prints; its generator makes a server of its own for each case.
 import fc from 'fast-check';
-import { asRecord, bothValues, field, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../run/verdict.ts';
-import { REQUESTED_VERSION, SUPPORTED_VERSIONS } from '../protocol.ts';
-import type { GeneratedFiles, StageContent } from './stage-content.ts';
-import { cassetteYaml, draw, handshakeFrames, text, word } from './generated.ts';
-import { outcomeMistake, outcomeOf } from './outcome.ts';
+import type { Comparison } from '../../grade/comparison.ts';
+import type { Hint } from '../../run/verdict.ts';
+import { REQUESTED_VERSION, SUPPORTED_VERSIONS } from '../../protocol.ts';
+import type { GeneratedFiles, StageContent } from '../stage-content.ts';
+import { cassetteYaml, draw, handshakeFrames, text, word } from '../generated.ts';
+import { outcomeMistake, outcomeOf } from '../outcome.ts';
+import { fieldsOf, readBoth } from '../reading.ts';
+import { handshakePart } from './output.ts';
 
 // ------------------------------------------------------------------------------------ hints
 
 function initializeRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
-  if (!both || !('initialize' in asRecord(both.expected))) return [];
-  const expected = field(both.expected, 'initialize');
-  const actual = field(both.actual, 'initialize');
+  const both = readBoth(comparison, handshakePart);
+  if (!both || !('initialize' in both.expected)) return [];
+  const expected = both.expected.initialize;
+  const actual = both.actual.initialize;
   if (outcomeOf(expected) === 'refused' && outcomeOf(actual) === 'result') {
-    const offered = field(actual, 'protocolVersion');
+    const offered = fieldsOf(actual).protocolVersion;
     // Older and still unsupported: what a client that compares dates lets through.
     const older = typeof offered === 'string' && offered < REQUESTED_VERSION;
     return [
@@ -39,7 +41,7 @@ function initializeRule(comparison: Comparison): Hint[] {
     ];
   }
   if (outcomeOf(expected) === 'result' && outcomeOf(actual) === 'refused') {
-    const version = field(expected, 'protocolVersion');
+    const version = fieldsOf(expected).protocolVersion;
     if (version !== REQUESTED_VERSION) {
       return [
         {
@@ -72,8 +74,8 @@ function initializeRule(comparison: Comparison): Hint[] {
 
 /** The driver adds `closed: false` when close() returned with the wire still open (program.ts). */
 function closeRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
-  if (!both || field(both.actual, 'closed') !== false || 'closed' in asRecord(both.expected)) return [];
+  const both = readBoth(comparison, handshakePart);
+  if (both?.actual.closed !== false || 'closed' in both.expected) return [];
   return [
     {
       kind: 'close-left-open',

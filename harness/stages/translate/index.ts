@@ -3,9 +3,11 @@
 // other), matched with the expected one by name, and `unchanged`, false when toClaudeTool edited
 // the MCP tool it was given.
 import { isDeepStrictEqual } from 'node:util';
-import { asRecord, bothValues, field, firstJsonDifference, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../run/verdict.ts';
-import type { StageContent } from './stage-content.ts';
+import { asRecord, firstJsonDifference, type Comparison } from '../../grade/comparison.ts';
+import type { Hint } from '../../run/verdict.ts';
+import { fieldsOf, readBoth } from '../reading.ts';
+import type { StageContent } from '../stage-content.ts';
+import { translatePart } from './output.ts';
 
 const CLAUDE_FIELDS = ['name', 'description', 'input_schema'];
 
@@ -135,17 +137,17 @@ function withoutTopSchema(schema: unknown): unknown {
 
 /** Each tool's translation against the expected one (by name), each kind of mistake once. */
 function translationRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
-  const expected = field(both?.expected, 'tools');
-  const actual = field(both?.actual, 'tools');
+  const both = readBoth(comparison, translatePart);
+  const expected = both?.expected.tools;
+  const actual = both?.actual.tools;
   if (!Array.isArray(expected) || !Array.isArray(actual)) return [];
   const hints: Hint[] = [];
   for (const check of CHECKS) {
     for (const wanted of expected) {
-      const name = field(wanted, 'name');
-      const got = actual.find((candidate) => field(candidate, 'name') === name);
+      const { name } = fieldsOf(wanted);
+      const got = actual.find((candidate) => fieldsOf(candidate).name === name);
       if (got === undefined || isDeepStrictEqual(wanted, got)) continue;
-      const hint = check(String(name), asRecord(wanted), asRecord(got));
+      const hint = check(String(name), fieldsOf(wanted), fieldsOf(got));
       if (hint !== undefined) {
         hints.push(hint);
         break; // one tool names the mistake
@@ -157,8 +159,8 @@ function translationRule(comparison: Comparison): Hint[] {
 
 /** The MCP tool edited by its translation: what listTools returned is not what it was. */
 function mutationRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
-  if (field(both?.expected, 'unchanged') !== true || field(both?.actual, 'unchanged') !== false) return [];
+  const both = readBoth(comparison, translatePart);
+  if (both?.expected.unchanged !== true || both.actual.unchanged !== false) return [];
   return [
     {
       kind: 'tool-mutated',

@@ -2,20 +2,23 @@
 // the `tools` and `calls` program.ts prints; its generator makes the tools, the calls and their answers.
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { bothValues, field, type Comparison } from '../grade/comparison.ts';
-import type { Hint } from '../run/verdict.ts';
-import { REQUESTED_VERSION } from '../protocol.ts';
-import type { GeneratedFiles, StageContent } from './stage-content.ts';
-import { builtWhenUsed } from '../props/arbitraries.ts';
-import { cassetteYaml, draw, handshakeFrames, text } from './generated.ts';
-import { outcomeMistake, outcomeOf } from './outcome.ts';
+import type { Comparison } from '../../grade/comparison.ts';
+import type { Hint } from '../../run/verdict.ts';
+import { REQUESTED_VERSION } from '../../protocol.ts';
+import type { GeneratedFiles, StageContent } from '../stage-content.ts';
+import { builtWhenUsed } from '../../props/arbitraries.ts';
+import { cassetteYaml, draw, handshakeFrames, text } from '../generated.ts';
+import type { Outcome } from '../contract.ts';
+import { outcomeMistake, outcomeOf } from '../outcome.ts';
+import { fieldsOf, readBoth } from '../reading.ts';
+import { toolsPart } from './output.ts';
 
 // ------------------------------------------------------------------------------------ hints
 
 function toolListRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
-  const expected = field(both?.expected, 'tools');
-  const actual = field(both?.actual, 'tools');
+  const both = readBoth(comparison, toolsPart);
+  const expected = both?.expected.tools;
+  const actual = both?.actual.tools;
   if (!Array.isArray(expected) || !Array.isArray(actual) || actual.length >= expected.length) return [];
   if (!actual.every((tool, index) => isDeepStrictEqual(tool, expected[index]))) return [];
   return [
@@ -34,10 +37,10 @@ function toolListRule(comparison: Comparison): Hint[] {
 }
 
 function callsRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
-  const expected = field(both?.expected, 'calls');
-  const actual = field(both?.actual, 'calls');
-  if (!Array.isArray(expected) || !Array.isArray(actual) || expected.length !== actual.length) return [];
+  const both = readBoth(comparison, toolsPart);
+  const expected = both?.expected.calls;
+  const actual = both?.actual.calls;
+  if (expected === undefined || actual === undefined || expected.length !== actual.length) return [];
   const hints: Hint[] = [];
   for (let index = 0; index < expected.length; index++) {
     if (isDeepStrictEqual(expected[index], actual[index])) continue;
@@ -56,7 +59,7 @@ function callsRule(comparison: Comparison): Hint[] {
       continue;
     }
     // A result the server has not completed (input_required, of the 2026 revision) lost nothing: it is a question, which stage 6 hints at.
-    const resultType = field(actual[index], 'resultType');
+    const { resultType } = fieldsOf(actual[index]);
     if (resultType !== undefined && resultType !== 'complete') continue;
     const wanted = contentTypes(expected[index]);
     const missing = [...wanted].filter((type) => !contentTypes(actual[index]).has(type));
@@ -70,9 +73,9 @@ function callsRule(comparison: Comparison): Hint[] {
   return hints;
 }
 
-function contentTypes(result: unknown): Set<string> {
-  const content = field(result, 'content');
-  return new Set(Array.isArray(content) ? content.map((item) => String(field(item, 'type'))) : []);
+function contentTypes(result: Outcome | undefined): Set<string> {
+  const { content } = fieldsOf(result);
+  return new Set(Array.isArray(content) ? content.map((item) => String(fieldsOf(item).type)) : []);
 }
 
 // ----------------------------------------------------------------------------- random cases

@@ -1,9 +1,9 @@
 // Stage 1's property suite, `framing`: frame and parseFrame checked against JSON.stringify itself,
 // which is what the byte-compare expects a frame to be.
-import { jsonRpcMessage, type JsonRpcMessage } from '../props/arbitraries.ts';
-import { equalsJson } from '../props/equality.ts';
-import { show } from '../props/show.ts';
-import { Broken, StudentThrew, callStudent, describeThrown, property, rethrowRunnerSignal, type PropertySuite, type StudentModule } from '../props/suite.ts';
+import { jsonRpcMessage, type JsonRpcMessage } from '../../props/arbitraries.ts';
+import { equalsJson } from '../../props/equality.ts';
+import { show } from '../../props/show.ts';
+import { Broken, StudentThrew, callStudent, describeThrown, property, rethrowRunnerSignal, type PropertySuite, type StudentModule } from '../../props/suite.ts';
 
 // Taken before the student's module loads, so that a module that patches JSON cannot fool us.
 const stringify = JSON.stringify;

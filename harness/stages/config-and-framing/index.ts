@@ -1,26 +1,26 @@
 // Stage 1, `config-and-framing`: frame, parseFrame and parseConfig, each a pure function. Its
 // hints read the `frames`, `parsed` and `servers` (or `rejected`) program.ts prints; its generators
-// write messages.json and .mcp.json; its property suite is `framing` (framing-suite.ts).
+// write messages.json and .mcp.json; its property suite is `framing` (props.ts).
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import {
-  asRecord,
-  bothValues,
   describePath,
   describeValue,
-  field,
   finalLineBreaks,
   firstJsonDifference,
   keysAreSorted,
   parseJson,
   valueAt,
   type Comparison,
-} from '../grade/comparison.ts';
-import type { Hint } from '../run/verdict.ts';
-import { builtWhenUsed, jsonRpcMessage } from '../props/arbitraries.ts';
-import type { StageContent } from './stage-content.ts';
-import { framingSuite } from './framing-suite.ts';
-import { draw, text, word } from './generated.ts';
+} from '../../grade/comparison.ts';
+import type { Hint } from '../../run/verdict.ts';
+import { builtWhenUsed, jsonRpcMessage } from '../../props/arbitraries.ts';
+import type { StageContent } from '../stage-content.ts';
+import type { JsonObject } from '../contract.ts';
+import { readBoth } from '../reading.ts';
+import { framingPart } from './output.ts';
+import { framingSuite } from './props.ts';
+import { draw, text, word } from '../generated.ts';
 
 // ------------------------------------------------------------------------------------ hints
 
@@ -28,10 +28,10 @@ import { draw, text, word } from './generated.ts';
 const FRAMES_EXAMINED = 50;
 
 function framesRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
-  const expectedFrames = field(both?.expected, 'frames');
-  const actualFrames = field(both?.actual, 'frames');
-  if (!Array.isArray(expectedFrames) || !Array.isArray(actualFrames)) return [];
+  const both = readBoth(comparison, framingPart);
+  const expectedFrames = both?.expected.frames;
+  const actualFrames = both?.actual.frames;
+  if (expectedFrames === undefined || actualFrames === undefined) return [];
   const found = new Map<string, { hint: Hint; count: number }>();
   let examined = 0;
   for (let index = 0; index < Math.min(expectedFrames.length, actualFrames.length) && examined < FRAMES_EXAMINED; index++) {
@@ -191,18 +191,17 @@ function frameMistakes(expected: string, actual: unknown, at: string): Hint[] {
 
 /** Parsed values where the frame was right: parseFrame's own mistakes. */
 function parsedRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
-  const expectedFrames = field(both?.expected, 'frames');
-  const actualFrames = field(both?.actual, 'frames');
-  const expectedParsed = field(both?.expected, 'parsed');
-  const actualParsed = field(both?.actual, 'parsed');
-  if (![expectedFrames, actualFrames, expectedParsed, actualParsed].every(Array.isArray)) return [];
-  const [framesE, framesA, parsedE, parsedA] = [expectedFrames, actualFrames, expectedParsed, actualParsed] as unknown[][];
-  for (let index = 0; index < Math.min(parsedE!.length, parsedA!.length); index++) {
-    if (framesE![index] !== framesA![index]) continue;
-    const difference = firstJsonDifference(parsedE![index], parsedA![index], `parsed[${index}]`);
+  const both = readBoth(comparison, framingPart);
+  const framesE = both?.expected.frames;
+  const framesA = both?.actual.frames;
+  const parsedE = both?.expected.parsed;
+  const parsedA = both?.actual.parsed;
+  if (framesE === undefined || framesA === undefined || parsedE === undefined || parsedA === undefined) return [];
+  for (let index = 0; index < Math.min(parsedE.length, parsedA.length); index++) {
+    if (framesE[index] !== framesA[index]) continue;
+    const difference = firstJsonDifference(parsedE[index], parsedA[index], `parsed[${index}]`);
     if (difference === undefined) continue;
-    const got = parsedA![index];
+    const got = parsedA[index];
     const fix = 'parseFrame(line) is JSON.parse(line.trim())';
     if (typeof got === 'string') {
       return [
@@ -213,7 +212,7 @@ function parsedRule(comparison: Comparison): Hint[] {
         },
       ];
     }
-    if (got === null && parsedE![index] !== null) {
+    if (got === null && parsedE[index] !== null) {
       return [
         {
           kind: 'parse-frame',
@@ -234,11 +233,11 @@ function parsedRule(comparison: Comparison): Hint[] {
 }
 
 function configRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
+  const both = readBoth(comparison, framingPart);
   if (both === undefined) return [];
-  const expectedServers = field(both.expected, 'servers');
-  const actualServers = field(both.actual, 'servers');
-  if (field(both.expected, 'rejected') === true && Array.isArray(actualServers)) {
+  const expectedServers = both.expected.servers;
+  const actualServers = both.actual.servers;
+  if (both.expected.rejected === true && actualServers !== undefined) {
     const { rule, where } = whyInvalid(actualServers);
     // Each rule of the contract is a mistake of its own: a missed env check is not a missed headers check.
     return [
@@ -249,7 +248,7 @@ function configRule(comparison: Comparison): Hint[] {
       },
     ];
   }
-  if (Array.isArray(expectedServers) && field(both.actual, 'rejected') === true) {
+  if (expectedServers !== undefined && both.actual.rejected === true) {
     return [
       {
         kind: 'config-rejected',
@@ -261,16 +260,16 @@ function configRule(comparison: Comparison): Hint[] {
       },
     ];
   }
-  if (!Array.isArray(expectedServers) || !Array.isArray(actualServers)) return [];
-  return serverMistakes(expectedServers as unknown[], actualServers as unknown[]);
+  if (expectedServers === undefined || actualServers === undefined) return [];
+  return serverMistakes(expectedServers, actualServers);
 }
 
 const DEFAULTED_FIELDS = ['args', 'env', 'headers'];
 const FIELDS_OF_TYPE: Record<string, string[]> = { stdio: ['command', 'args', 'env'], http: ['url', 'headers'] };
 
-function serverMistakes(expected: unknown[], actual: unknown[]): Hint[] {
+function serverMistakes(expected: JsonObject[], actual: JsonObject[]): Hint[] {
   const hints: Hint[] = [];
-  const nameOf = (server: unknown) => String(field(server, 'name'));
+  const nameOf = (server: JsonObject) => String(server.name);
   const expectedNames = expected.map(nameOf);
   const actualNames = actual.map(nameOf);
   if (!isDeepStrictEqual(expectedNames, actualNames)) {
@@ -308,10 +307,10 @@ function serverMistakes(expected: unknown[], actual: unknown[]): Hint[] {
   expected.forEach((expectedServer, index) => {
     const actualIndex = actualNames.indexOf(expectedNames[index]!);
     if (actualIndex < 0) return;
-    const actualServer = actual[actualIndex];
+    const actualServer = actual[actualIndex]!;
     const at = `servers[${actualIndex}]`;
-    const expectedType = field(expectedServer, 'type');
-    const actualType = field(actualServer, 'type');
+    const expectedType = expectedServer.type;
+    const actualType = actualServer.type;
     if (expectedType !== undefined && actualType !== expectedType) {
       const what = actualType === undefined ? 'has no type' : `has type ${JSON.stringify(actualType)}`;
       hints.push({
@@ -321,11 +320,11 @@ function serverMistakes(expected: unknown[], actual: unknown[]): Hint[] {
       });
     }
     const withoutDefault = DEFAULTED_FIELDS.filter((key) => {
-      const actualValue = field(actualServer, key);
-      return isEmptyContainer(field(expectedServer, key)) && (actualValue === undefined || actualValue === null);
+      const actualValue = actualServer[key];
+      return isEmptyContainer(expectedServer[key]) && (actualValue === undefined || actualValue === null);
     });
     if (withoutDefault.length > 0) missingDefaults.push(`${at} has no ${withoutDefault.join(' or ')}`);
-    const foreign = Object.keys(asRecord(actualServer)).filter((key) => fieldsOnlyOtherTypesHave(String(expectedType)).includes(key));
+    const foreign = Object.keys(actualServer).filter((key) => fieldsOnlyOtherTypesHave(String(expectedType)).includes(key));
     if (foreign.length > 0) {
       hints.push({
         kind: 'config-foreign-fields',
@@ -355,16 +354,16 @@ function fieldsOnlyOtherTypesHave(type: string): string[] {
 }
 
 /** Reads the contract's broken rule off the servers a config that should have been refused produced, and where it shows. */
-function whyInvalid(servers: unknown[]): { rule: string; where: string } {
-  const names = servers.map((server) => String(field(server, 'name')));
+function whyInvalid(servers: JsonObject[]): { rule: string; where: string } {
+  const names = servers.map((server) => String(server.name));
   if (names.length > 0 && names.every((name, index) => name === String(index))) {
     return { rule: 'an "mcpServers" that is a list (it must be an object)', where: '' };
   }
   if (servers.length === 0) return { rule: 'invalid JSON or a missing "mcpServers" object (yours returned no servers)', where: '' };
   for (const [index, server] of servers.entries()) {
-    const rule = whyServerInvalid(asRecord(server));
+    const rule = whyServerInvalid(server);
     // the rule names the mistake (and the hint's kind): the value that broke it is said beside it
-    const here = rule === OTHER_TYPE ? `, here ${JSON.stringify(field(server, 'type'))}` : '';
+    const here = rule === OTHER_TYPE ? `, here ${JSON.stringify(server.type)}` : '';
     if (rule !== undefined) return { rule, where: ` (servers[${index}], ${JSON.stringify(names[index])}${here})` };
   }
   return { rule: 'invalid JSON, a missing "mcpServers" object, or an entry that is neither a valid stdio nor a valid http server', where: '' };

@@ -1,16 +1,18 @@
 // Stage 7, `authorization`: a server behind OAuth. What a client gets wrong in the flow shows first
 // in what the player says (the oauth-* kinds, grade/hints.ts); this module reads the output the
 // `authorization` command prints: no authorization found where the reference found one.
-import { bothValues, field, type Comparison } from '../grade/comparison.ts';
-import { OUTPUT_RULES } from '../cassette/index.ts';
-import type { Hint } from '../run/verdict.ts';
-import type { HintFinder, StageContent } from './stage-content.ts';
+import type { Comparison } from '../../grade/comparison.ts';
+import { OUTPUT_RULES } from '../../cassette/index.ts';
+import type { Hint } from '../../run/verdict.ts';
+import { fieldsOf, readBoth } from '../reading.ts';
+import type { HintFinder, StageContent } from '../stage-content.ts';
+import { authorizationPart, type AuthorizationPart } from './output.ts';
 
 /** The reference authorized and the client did not: where its flow stopped is on its stderr. */
 function notAuthorizedRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
+  const both = readBoth(comparison, authorizationPart);
   if (both === undefined) return [];
-  if (field(both.expected, 'authorization') === null || field(both.actual, 'authorization') !== null) return [];
+  if (both.expected.authorization === null || both.actual.authorization !== null) return [];
   return [
     {
       kind: 'not-authorized',
@@ -24,9 +26,9 @@ function notAuthorizedRule(comparison: Comparison): Hint[] {
 
 /** The client authorized where the reference refused to: a redirect or a server it should have turned down. */
 function authorizedAnywayRule(comparison: Comparison): Hint[] {
-  const both = bothValues(comparison);
+  const both = readBoth(comparison, authorizationPart);
   if (both === undefined) return [];
-  if (field(both.expected, 'authorization') !== null || field(both.actual, 'authorization') === null) return [];
+  if (both.expected.authorization !== null || both.actual.authorization === null) return [];
   return [
     {
       kind: 'authorized-anyway',
@@ -44,8 +46,8 @@ const times = (n: number) => `${n} time${n === 1 ? '' : 's'}`;
 function fewerThanReference(what: string, kind: keyof typeof OUTPUT_RULES, did: string, meaning: string, todo: string): HintFinder {
   const rule = `the course's rule (docs/course.md), beyond the spec's words: ${OUTPUT_RULES[kind]!.words.replace(/^.*?\(the spec/, '(the spec')}`;
   return (comparison) => {
-    const both = bothValues(comparison);
-    const count = (value: unknown) => field(field(value, 'authorization'), what);
+    const both = readBoth(comparison, authorizationPart);
+    const count = (output: AuthorizationPart) => fieldsOf(output.authorization)[what];
     const [expected, actual] = both === undefined ? [] : [count(both.expected), count(both.actual)];
     if (typeof expected !== 'number' || typeof actual !== 'number' || actual >= expected) return [];
     return [
