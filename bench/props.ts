@@ -12,7 +12,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DEFAULT_RUNS } from '../harness/defaults.ts';
-import type { Outcome } from '../harness/props/check.ts';
+import type { PropertyOutcome } from '../harness/props/check.ts';
 import { runProperties } from '../harness/props/run.ts';
 import { bundle } from '../harness/run/bundle.ts';
 import { moduleBundlePath } from '../harness/run/launcher.ts';
@@ -88,7 +88,7 @@ function safely(lines) {
 `;
 
 /** What the old child said of a property: the judge's outcome, named. */
-interface OldOutcome extends Outcome {
+interface OldOutcome extends PropertyOutcome {
   property: string;
 }
 

@@ -8,7 +8,7 @@
 // `npx theinference bless --stage authorization` for the expected output.
 import type { AuthFrame, Frame } from '../harness/cassette/index.ts';
 import type { RegistrationsInput } from '../harness/stages/authorization/contract.ts';
-import type { Call, CallsInput } from '../harness/stages/tools/contract.ts';
+import type { ToolCall, CallsInput } from '../harness/stages/tools/contract.ts';
 import { AUTHORIZATION_PATH } from '../harness/authorization/index.ts';
 import { KEPT_REGISTRATION } from './course-client.ts';
 import { recording, writeHttpCase } from './http-cases.ts';
@@ -36,7 +36,7 @@ const PREVIOUS_ISSUER = 'https://previous-auth.example';
 /** The calls of a recording that the server answered (a call refused for its token is made again). */
 const answeredCalls = (source: typeof sdk): CallsInput =>
   source.cassette.frames.flatMap((frame) =>
-    frame.from === 'client' && frame.message.method === 'tools/call' && (frame.http?.reply?.status ?? 200) < 400 ? [frame.message.params as Call] : [],
+    frame.from === 'client' && frame.message.method === 'tools/call' && (frame.http?.reply?.status ?? 200) < 400 ? [frame.message.params as ToolCall] : [],
   );
 
 const isAuth = (frame: Frame): frame is AuthFrame => frame.from === 'auth';

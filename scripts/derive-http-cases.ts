@@ -5,13 +5,13 @@
 // then `npx theinference bless --stage streamable-http` for the expected output.
 import type { Frame } from '../harness/cassette/index.ts';
 import type { HeadersInput } from '../harness/stages/streamable-http/contract.ts';
-import type { Call, CallsInput } from '../harness/stages/tools/contract.ts';
+import type { ToolCall, CallsInput } from '../harness/stages/tools/contract.ts';
 import { formatSseEvent } from '../harness/transports/http/sse.ts';
 import { recorded, recording, SOURCE as source, writeHttpCase } from './http-cases.ts';
 
 /** What the `http` command calls after tools/list: the recorded session's calls, in turn. */
 const CALLS: CallsInput = recorded.frames
-  .flatMap((frame) => (frame.from === 'client' && frame.message.method === 'tools/call' ? [frame.message.params as Call] : []))
+  .flatMap((frame) => (frame.from === 'client' && frame.message.method === 'tools/call' ? [frame.message.params as ToolCall] : []))
   .map(({ name, arguments: args }) => ({ name, arguments: args }));
 
 interface HttpCase {

@@ -90,7 +90,8 @@ describe('theinference export', () => {
         'your_program.sh',
         ...courseParts('cases'),
         ...courseParts('fixtures'),
-        // the stages' contracts, which program.ts imports; nothing else of the harness
+        // the stages' contracts, which program.ts imports, and the JSON they are made of; nothing else of the harness
+        'harness/json.ts',
         ...courseParts('harness/stages').filter((path) => basename(path) === 'contract.ts'),
       ].sort(),
     );

@@ -106,7 +106,7 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
   const sealed = isSealed(settings);
   const teacherFiles = teacherFilesOf(settings.teacherDir);
   /** The run's report as the teacher reads it, whole; as the student reads it, sealed where the run is. */
-  const report = (reader: Reader, more: Partial<RunFacts> = {}) => {
+  const report = (reader: Audience, more: Partial<RunFacts> = {}) => {
     const told = reader === 'student' && sealed;
     const facts = told ? { ...more, sealed: true } : more;
     return buildReport(
@@ -146,7 +146,7 @@ export async function gradeSubmission(settings: CiSettings): Promise<number> {
 }
 
 /** Who reads a report: the student (sealed, in a sealed grading) or the teacher (whole). */
-type Reader = 'student' | 'teacher';
+type Audience = 'student' | 'teacher';
 
 /** The teacher's report files in `dir`, made there. */
 function teacherFilesOf(dir: string | undefined): { format: ReportFormat; path: string }[] {
@@ -191,7 +191,7 @@ async function grade(
   fixturesRoot: string,
   hidden: HiddenCases | undefined,
   run: Progress,
-  report: (reader: Reader, more?: Partial<RunFacts>) => ResultsReport,
+  report: (reader: Audience, more?: Partial<RunFacts>) => ResultsReport,
   teacherFiles: { format: ReportFormat; path: string }[],
 ): Promise<number> {
   const { graded } = run;

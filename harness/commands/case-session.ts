@@ -5,7 +5,7 @@
 // this table does not know gets the whole session and no inputs; bless then says what differs.
 import type { Cassette, Frame, Json, JsonObject } from '../cassette/index.ts';
 import type { Step, StepsInput } from '../stages/resources-and-prompts/contract.ts';
-import type { Call, CallsInput } from '../stages/tools/contract.ts';
+import type { ToolCall, CallsInput } from '../stages/tools/contract.ts';
 
 interface CommandSession {
   /** The frames the command plays (all of them unless said). */
@@ -18,7 +18,7 @@ interface CommandSession {
  *  its arguments; the rest of the params, `_meta`, is the client's): a call refused for its token (401,
  *  or 403 for a scope) is made again once authorized, and counts once. */
 function calls(frames: Frame[]): CallsInput {
-  return frames.flatMap((frame): Call[] => {
+  return frames.flatMap((frame): ToolCall[] => {
     if (frame.from !== 'client' || frame.message.method !== 'tools/call' || (frame.http?.reply?.status ?? 200) >= 400) return [];
     const { name, arguments: args } = (frame.message.params ?? {}) as JsonObject;
     return [{ name: asText(name), ...(isObject(args) && { arguments: args }) }];

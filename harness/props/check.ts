@@ -33,7 +33,7 @@ export interface Oracle<H extends Halt> {
   due(): H | undefined;
 }
 
-export interface Outcome {
+export interface PropertyOutcome {
   passed: boolean;
   numRuns: number;
   numShrinks: number;
@@ -84,7 +84,7 @@ export async function checkProperty<H extends Halt>(
   exports: readonly string[],
   oracle: Oracle<H>,
   options: JudgeOptions,
-): Promise<Outcome | H> {
+): Promise<PropertyOutcome | H> {
   const student = answers.student(exports);
   const attempt = (value: unknown): Result<H> | { miss: Call } => {
     answers.takeMiss();
@@ -153,7 +153,7 @@ export async function checkProperty<H extends Halt>(
   );
   if (halted) return halted;
 
-  const outcome: Outcome = {
+  const outcome: PropertyOutcome = {
     passed: !details.failed && !details.interrupted,
     numRuns: details.numRuns,
     numShrinks: details.numShrinks,

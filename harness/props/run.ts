@@ -12,7 +12,7 @@ import { progressNow } from '../run/progress.ts';
 import type { Jail } from '../run/sandbox.ts';
 import { DEFAULT_LIMITS, WALL_FACTOR, type RunResult } from '../run/spawn.ts';
 import { Answers } from './answers.ts';
-import { checkProperty, valuesTried, type Halt, type Oracle, type Outcome } from './check.ts';
+import { checkProperty, valuesTried, type Halt, type Oracle, type PropertyOutcome } from './check.ts';
 import { OracleSession, prestartOracle, type Call, type TroubleAt } from './oracle-session.ts';
 import { clip } from './show.ts';
 import { describeThrown, type PropertyCheck, type PropertySuite } from './suite.ts';
@@ -429,7 +429,7 @@ function timeLimitWords(limit: 'cpu' | 'wall', options: PropertyRunOptions, wall
     : `used more than ${(options.timeoutMs / 1000).toFixed(1)} s of CPU time`;
 }
 
-function outcomeVerdict(check: PropertyCheck, outcome: Outcome, durationMs: number, options: PropertyRunOptions): Verdict {
+function outcomeVerdict(check: PropertyCheck, outcome: PropertyOutcome, durationMs: number, options: PropertyRunOptions): Verdict {
   const base = { name: verdictName(check), seed: options.seed, durationMs };
   if (outcome.passed && outcome.numRuns >= options.runs) {
     return { ...base, status: 'pass', message: `held for ${outcome.numRuns} runs` };

@@ -30,6 +30,8 @@ export const PUBLISHED = {
 /** Where the stages' contracts are: harness/stages/contract.ts and harness/stages/<slug>/contract.ts. */
 const CONTRACTS = join('harness', 'stages');
 const CONTRACT = 'contract.ts';
+/** What the contracts are made of (JSON), which they import. */
+const JSON_TYPES = join('harness', 'json.ts');
 
 /** The stages' contracts: the types of what program.ts reads and prints, which it imports (`import type`,
  *  gone once it runs, so no program is shown them). A student's editor checks program.ts with them, so
@@ -38,7 +40,8 @@ export function contractFiles(courseRoot: string): string[] {
   const folder = join(courseRoot, CONTRACTS);
   if (!existsSync(folder)) return [];
   const stages = readdirSync(folder, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? [join(entry.name, CONTRACT)] : []));
-  return [CONTRACT, ...stages.sort()].filter((path) => existsSync(join(folder, path))).map((path) => join(CONTRACTS, path));
+  const contracts = [CONTRACT, ...stages.sort()].filter((path) => existsSync(join(folder, path))).map((path) => join(CONTRACTS, path));
+  return [...(contracts.length > 0 ? [JSON_TYPES] : []), ...contracts];
 }
 
 /** Every published file of the course at `courseRoot` but those under PUBLISHED.folders. */

@@ -1,13 +1,11 @@
 // What every stage's contract (harness/stages/<slug>/contract.ts) is made of: JSON, and how program.ts
-// prints the outcome of a request. The contracts are types only, importing nothing but each other:
-// program.ts imports them (`import type`, gone once compiled), and `export` copies them into the
+// prints the outcome of a request. The contracts are types only, importing nothing but each other and
+// harness/json.ts: program.ts imports them (`import type`, gone once compiled), and `export` copies them into the
 // student's repository beside program.ts, so that an editor there checks program.ts as here.
 
-/** A value of JSON: a part of an input or an output that the server's data or the student's code decides. */
-export type Json = null | boolean | number | string | Json[] | JsonObject;
-export interface JsonObject {
-  [key: string]: Json;
-}
+import type { Json } from '../json.ts';
+
+export type { Json, JsonObject } from '../json.ts';
 
 /** A request's outcome as program.ts prints it: its result (keys sorted at every depth), `{ error: { code } }`
  *  for an McpError (the server's code), `{ refused: true }` for any other failure. A result is what the

@@ -54,20 +54,20 @@ export function array<T>(item: Reader<T>): Reader<T[]> {
 }
 
 /** A field the contract lets program.ts leave out. */
-interface Optional<T> {
+interface Omissible<T> {
   optional: Reader<T>;
 }
-export function optional<T>(reader: Reader<T>): Optional<T> {
+export function optional<T>(reader: Reader<T>): Omissible<T> {
   return { optional: reader };
 }
 
-type Fields = Record<string, Reader<unknown> | Optional<unknown>>;
-type Required<F extends Fields> = { [K in keyof F as F[K] extends Reader<unknown> ? K : never]: F[K] extends Reader<infer T> ? T : never };
-type Optionals<F extends Fields> = { [K in keyof F as F[K] extends Optional<unknown> ? K : never]?: F[K] extends Optional<infer T> ? T : never };
-type Shape<F extends Fields> = Required<F> & Optionals<F>;
+type ReaderFields = Record<string, Reader<unknown> | Omissible<unknown>>;
+type Present<F extends ReaderFields> = { [K in keyof F as F[K] extends Reader<unknown> ? K : never]: F[K] extends Reader<infer T> ? T : never };
+type Optionals<F extends ReaderFields> = { [K in keyof F as F[K] extends Omissible<unknown> ? K : never]?: F[K] extends Omissible<infer T> ? T : never };
+type ReadShape<F extends ReaderFields> = Present<F> & Optionals<F>;
 
 /** An object with these fields (and no check of others: a field the contract does not name is the hints' to see). */
-export function object<F extends Fields>(fields: F): Reader<Shape<F>> {
+export function object<F extends ReaderFields>(fields: F): Reader<ReadShape<F>> {
   return (value, path) => {
     if (!isObject(value)) notAsContract(path, `an object with ${Object.keys(fields).join(', ')}`);
     const read: Record<string, unknown> = { ...value };
@@ -76,7 +76,7 @@ export function object<F extends Fields>(fields: F): Reader<Shape<F>> {
       if (typeof reader === 'function') read[key] = reader(value[key], at);
       else if (value[key] !== undefined) read[key] = reader.optional(value[key], at);
     }
-    return read as Shape<F>;
+    return read as ReadShape<F>;
   };
 }
 

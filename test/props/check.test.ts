@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
 import { jsonRpcMessage } from '../../harness/props/arbitraries.ts';
 import { Answers } from '../../harness/props/answers.ts';
-import { checkProperty, valuesTried, type Halt, type Oracle, type Outcome } from '../../harness/props/check.ts';
+import { checkProperty, valuesTried, type Halt, type Oracle, type PropertyOutcome } from '../../harness/props/check.ts';
 import type { Call } from '../../harness/props/oracle-session.ts';
 import { bundleModule } from '../helpers/bundle.ts';
 import { runProperties } from '../../harness/props/run.ts';
@@ -233,7 +233,7 @@ describe('a check that catches everything', () => {
       store = new Answers();
       const oracle = localOracle(frame);
       const values = valuesTried(jsonRpcMessage, { seed: 3, runs: 50 });
-      const outcome = (await checkProperty(swallowing, values, store, ['frame'], oracle, { seed: 3, runs: 50 })) as Outcome;
+      const outcome = (await checkProperty(swallowing, values, store, ['frame'], oracle, { seed: 3, runs: 50 })) as PropertyOutcome;
       expect(outcome.passed).toBe(passed);
       expect(outcome.problem ?? '').not.toContain('it threw');
       expect(oracle.asked).toBeGreaterThan(0);

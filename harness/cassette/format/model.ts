@@ -1,8 +1,9 @@
 // The recording model: what a cassette holds once loaded, independent of YAML. The format module
 // turns files into these values and back; the player, recorder and verifier only see these.
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
+import type { Json, JsonObject } from '../../json.ts';
+
+export type { Json, JsonObject };
 
 /** The cassette version this code writes; it reads this one and version 1 (stdio only, the same frames). */
 export const CASSETTE_VERSION = 2;

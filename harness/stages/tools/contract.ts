@@ -3,11 +3,11 @@ import type { JsonObject, Outcome } from '../contract.ts';
 import type { AfterClose } from '../handshake/contract.ts';
 
 /** One call of calls.json (here and in the later stages that call tools). */
-export type Call = {
+export type ToolCall = {
   name: string;
   arguments?: JsonObject;
 };
-export type CallsInput = Call[];
+export type CallsInput = ToolCall[];
 
 export interface ToolsOutput extends AfterClose {
   /** Every tool, all pages. */
