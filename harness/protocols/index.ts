@@ -1,7 +1,7 @@
 // The protocols an endpoint of course.yaml may name, each one folder here: what is said between a case's
 // program and a server it talks to, how a recording of it is read, and the transports it plays on. A new
 // protocol is its folder and its line below; grading asks the protocol, never its name.
-import { httpApi } from './http-api/protocol.ts';
+import { httpApi } from './http-api/index.ts';
 import { mcp } from './mcp/index.ts';
 import type { Protocol } from './protocol.ts';
 

@@ -1,6 +1,6 @@
 // The README's "Where a new thing goes" names the files each new thing touches; where a list must
 // name a new module for it to count, this holds the list to the folder: a command module that
-// cli.ts's table leaves out, a transport folder transports/index.ts leaves out, a table of kinds
+// cli.ts's table leaves out, a transport or protocol folder its index.ts leaves out, a table of kinds
 // kinds/index.ts does not join, a stage module stages/index.ts does not list, would be dead.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,6 +65,12 @@ describe('where a new thing goes', () => {
     const folders = readdirSync(join(HARNESS, 'transports')).filter((name) => statSync(join(HARNESS, 'transports', name)).isDirectory());
     expect(folders.sort()).toEqual(['http', 'stdio']);
     expect(folders.filter((name) => !importedBy('transports/index.ts').includes(`${name}.ts`))).toEqual([]);
+  });
+
+  it('a protocol: its folder is in protocols/index.ts', () => {
+    const folders = readdirSync(join(HARNESS, 'protocols')).filter((name) => statSync(join(HARNESS, 'protocols', name)).isDirectory());
+    expect(folders.sort()).toEqual(['http-api', 'mcp']);
+    expect(folders.filter((name) => !importedBy('protocols/index.ts').includes(`${name}.ts`))).toEqual([]);
   });
 
   it("a diagnosis kind: its area's table is joined in cassette/kinds/index.ts", () => {

@@ -15,3 +15,4 @@ export type { RuleKind, RuleProblem } from './rules.ts';
 export { serveRecording } from './serve.ts';
 export type { ApiReplay, ApiServeOptions } from './serve.ts';
 export { KEY_SUFFIX, overHttp } from './transport.ts';
+export { httpApi } from './protocol.ts';
