@@ -6,7 +6,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DiagnosisKind } from '../harness/cassette/player/diagnosis.ts';
+import type { DiagnosisKind } from '../harness/exchange/diagnosis.ts';
 import { KINDS } from '../harness/cassette/kinds/index.ts';
 import { courseCopies, expectGraderGolden, normalise, patchedSubmission, REPO, runCli, runInProcess, trimCourse } from './helpers/cli.ts';
 import { SCENARIOS, SEED, STAGES, VARIANTS } from './helpers/scenarios.ts';

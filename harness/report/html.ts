@@ -217,7 +217,7 @@ function label(step: ExchangeStep, withId = true): string {
   if (step.kind === 'response') return `${responseOutcome(step) ?? 'response'}${id}`;
   if (step.kind === 'line') return `not a message: ${clip(typeof step.message === 'string' ? step.message : JSON.stringify(step.message), LABEL_CHARS)}`;
   // a refused request by its request line (`POST /mcp`), a refusal by its status and why
-  if (step.kind === 'http') return clip(String(step.message).split('\n')[0]!, LABEL_CHARS);
+  if (step.kind === 'transport') return clip(String(step.message).split('\n')[0]!, LABEL_CHARS);
   const params = isObject(step.message) ? step.message.params : undefined;
   const tool = step.method === 'tools/call' && isObject(params) && typeof params.name === 'string' ? ` ${JSON.stringify(clip(params.name, LABEL_CHARS))}` : '';
   return `${step.method}${tool}${id}`;

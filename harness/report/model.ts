@@ -200,7 +200,7 @@ const exchangeSchema = object({
   steps: array(
     object({
       from: oneOf('client', 'server'),
-      kind: oneOf('request', 'notification', 'response', 'line', 'http'),
+      kind: oneOf('request', 'notification', 'response', 'line', 'transport'),
       method: optional(string()),
       id: optional(json),
       message: json,

@@ -81,7 +81,7 @@ details.check > summary { cursor: pointer; } .check .name { font-weight: 600; } 
 .step > details > summary { list-style: none; cursor: pointer; } .step > details > summary::-webkit-details-marker { display: none; }
 .arrow { position: relative; display: block; padding: 0 1rem 0.1rem; border-bottom: 2px solid var(--client); font: 13px/1.4 ui-monospace, monospace; overflow-wrap: anywhere; }
 .from-server .arrow { border-color: var(--server); text-align: right; }
-.kind-response .arrow { border-bottom-style: dashed; } .kind-notification .arrow { border-bottom-style: dotted; } .kind-line .arrow { color: var(--dim); } .kind-http.from-server .arrow { color: var(--fail); }
+.kind-response .arrow { border-bottom-style: dashed; } .kind-notification .arrow { border-bottom-style: dotted; } .kind-line .arrow { color: var(--dim); } .kind-transport.from-server .arrow { color: var(--fail); }
 .arrow::after { content: ''; position: absolute; bottom: -6px; border: 5px solid transparent; }
 .from-client .arrow::after { right: -1px; border-left: 9px solid var(--client); border-right: 0; }
 .from-server .arrow::after { left: -1px; border-right: 9px solid var(--server); border-left: 0; }

@@ -64,6 +64,7 @@ const FOLDER_ORDER = [
   'transports',
   'authorization',
   'cassette',
+  'exchange',
   'course',
   'base',
 ];
@@ -122,7 +123,7 @@ describe('the harness imports', () => {
     expect(found).toEqual(['./a.ts', '../b.ts', './d.ts']);
   });
 
-  it('run downwards between folders only, in the order commands > classroom > ci > stages > report > grade > props > run > protocols > transports > authorization > cassette > course > base', () => {
+  it('run downwards between folders only, in the order commands > classroom > ci > stages > report > grade > props > run > protocols > transports > authorization > cassette > exchange > course > base', () => {
     const sources = harnessSources();
     expect([...sources.keys()].map(folderOf).filter((folder) => !FOLDER_ORDER.includes(folder))).toEqual([]);
     expect(importsUpwards(sources)).toEqual([]);

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { KEPT_MESSAGE_CHARS, KEPT_STEPS, responseOutcome, type ExchangeStep } from '../../harness/cassette/player/exchange.ts';
 import { loadCassette } from '../../harness/cassette/format/format.ts';
 import { createMemoryWire } from '../../harness/cassette/player/memory-wire.ts';
-import { KEPT_DIAGNOSES } from '../../harness/cassette/player/player-diagnoses.ts';
+import { KEPT_DIAGNOSES } from '../../harness/exchange/kept.ts';
 import { attachPlayer } from '../../harness/transports/stdio/face.ts';
 
 const SERVER_REQUESTS = 'cassettes/everything-server-requests.yaml';

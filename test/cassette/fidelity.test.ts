@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlayReport } from '../../harness/cassette/player/diagnosis.ts';
+import type { PlayReport } from '../../harness/exchange/diagnosis.ts';
 import { maskNondeterministic } from '../../harness/cassette/recording/normalise.ts';
 import type { Json } from '../../harness/cassette/format/model.ts';
 import {

@@ -127,18 +127,18 @@ describe('the HTTP player face', () => {
     expect(exchange.steps).toEqual([
       {
         from: 'client',
-        kind: 'http',
+        kind: 'transport',
         message: 'POST /mcp\naccept: application/json\ncontent-type: application/json',
         diagnosis: { kind: 'http-accept', message: player.diagnoses[0]!.message },
       },
-      { from: 'server', kind: 'http', message: refusal(liveReplies[0]) },
+      { from: 'server', kind: 'transport', message: refusal(liveReplies[0]) },
       {
         from: 'client',
-        kind: 'http',
+        kind: 'transport',
         message: `POST /mcp\naccept: ${BOTH}\ncontent-type: text/plain`,
         diagnosis: { kind: 'http-content-type', message: player.diagnoses[1]!.message },
       },
-      { from: 'server', kind: 'http', message: refusal(liveReplies[1]) },
+      { from: 'server', kind: 'transport', message: refusal(liveReplies[1]) },
     ]);
   });
 

@@ -6,12 +6,12 @@ import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatDiagnoses, moreDiagnosesLine } from '../../harness/cassette/player/diagnosis.ts';
+import { formatDiagnoses, moreDiagnosesLine } from '../../harness/exchange/diagnosis.ts';
 import { parseCassette } from '../../harness/cassette/format/format.ts';
 import { createMemoryWire } from '../../harness/cassette/player/memory-wire.ts';
 import type { Cassette } from '../../harness/cassette/format/model.ts';
 import { MAX_LINE_CHARS, MAX_NOT_MESSAGES, Player } from '../../harness/cassette/player/player.ts';
-import { KEPT_DIAGNOSES } from '../../harness/cassette/player/player-diagnoses.ts';
+import { KEPT_DIAGNOSES } from '../../harness/exchange/kept.ts';
 import { attachPlayer } from '../../harness/transports/stdio/face.ts';
 import { loadSchemas } from '../../harness/cassette/player/schema.ts';
 

@@ -4,7 +4,7 @@
 // fetch client, which the player says and answers as the live server answers it; and verify.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Diagnosis } from '../../harness/cassette/player/diagnosis.ts';
+import type { Diagnosis } from '../../harness/exchange/diagnosis.ts';
 import { loadCassette } from '../../harness/cassette/format/format.ts';
 import { serveCassette } from '../../harness/transports/http/serve.ts';
 import { lintCassette } from '../../harness/cassette/format/lint.ts';

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parseCassette } from '../../harness/cassette/format/format.ts';
 import { attachPlayer } from '../../harness/transports/stdio/face.ts';
-import type { Diagnosis } from '../../harness/cassette/player/diagnosis.ts';
+import type { Diagnosis } from '../../harness/exchange/diagnosis.ts';
 
 const CASSETTE = `version: 1
 transport: stdio

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlayReport } from '../../harness/cassette/player/diagnosis.ts';
+import type { PlayReport } from '../../harness/exchange/diagnosis.ts';
 import { FIRST_FAILURE_ID, toHtml } from '../../harness/report/html.ts';
 import type { ResultsReport } from '../../harness/report/model.ts';
 import { courseCopy, REPO, runCli, scenarioSubmission, trimCourse } from '../helpers/cli.ts';

@@ -2,7 +2,7 @@
 // query, the headers that decide it, a form or JSON body) and the reply (status, headers, a JSON or
 // text body), each field checked with the line it is on (format.ts gives the means).
 import { isObject, type AuthFrame, type AuthReply, type AuthRequest, type Json, type JsonObject } from './model.ts';
-import type { Segment } from './json-path.ts';
+import type { Segment } from '../../exchange/json-path.ts';
 
 export interface FieldReading {
   fail: (path: Segment[], problem: string) => never;

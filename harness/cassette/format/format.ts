@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { InputError } from '../../errors.ts';
-import { parsePath, type Segment } from './json-path.ts';
+import { parsePath, type Segment } from '../../exchange/json-path.ts';
 import { ownModule } from '../../own-module.ts';
 import {
   CASSETTE_VERSION,

@@ -1,7 +1,10 @@
 // The recording model: what a cassette holds once loaded, independent of YAML. The format module
 // turns files into these values and back; the player, recorder and verifier only see these.
 
+import { isObject } from '../../exchange/json-path.ts';
 import type { Json, JsonObject } from '../../json.ts';
+
+export { isObject };
 
 export type { Json, JsonObject };
 
@@ -207,10 +210,6 @@ export interface Cassette {
 /** `text` as it stands inside a JSON string: escaped, without the quotes. */
 export function inJsonText(text: string): string {
   return JSON.stringify(text).slice(1, -1);
-}
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export type MessageKind = 'request' | 'notification' | 'response';

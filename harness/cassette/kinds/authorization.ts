@@ -1,7 +1,7 @@
 // The diagnosis kinds of the authorization (OAuth): discovery, registration, the authorization and
 // token requests, refresh, and where the tokens go. Each but the advice is marked a refusal (the
 // authorization server answers most with an OAuth error): a case shows its hint, not the output's.
-import { COURSE, type KindRow } from './row.ts';
+import { COURSE, type KindRow } from '../../exchange/rows.ts';
 
 const AUTHORIZATION = '2025-11-25 basic/authorization';
 const OAUTH = 'OAuth 2.1';

@@ -1,5 +1,5 @@
 // The diagnosis kinds of the Streamable HTTP transport (2025-11-25): its headers, its session and its streams.
-import { COURSE, type KindRow } from './row.ts';
+import { COURSE, type KindRow } from '../../exchange/rows.ts';
 
 const TRANSPORTS = '2025-11-25 basic/transports';
 

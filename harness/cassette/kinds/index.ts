@@ -4,16 +4,23 @@
 import { AUTHORIZATION_KINDS } from './authorization.ts';
 import { HTTP_KINDS } from './http.ts';
 import { HTTP_API_KINDS } from '../../protocols/http-api/kinds.ts';
-import type { KindRow } from './row.ts';
+import type { DiagnosisKind } from '../../exchange/diagnosis.ts';
+import type { KindRow } from '../../exchange/rows.ts';
 import { SESSION_KINDS } from './session.ts';
 import { STATELESS_KINDS } from './stateless.ts';
 
-export { COURSE, type KindRow, type Rule, type RuleLevel } from './row.ts';
+export { COURSE, type KindRow, type Rule, type RuleLevel } from '../../exchange/rows.ts';
 
 // In this order the docs list the kinds, and a case shows their hints (grade/hints.ts).
 const JOINED = { ...SESSION_KINDS, ...HTTP_KINDS, ...AUTHORIZATION_KINDS, ...STATELESS_KINDS, ...HTTP_API_KINDS };
 
-export type DiagnosisKind = keyof typeof JOINED;
+/** Every joined kind, registered with the exchange core (exchange/diagnosis.ts), which names none itself. */
+type Joined = { [Kind in keyof typeof JOINED]: KindRow };
+declare module '../../exchange/diagnosis.ts' {
+  interface DiagnosisKinds extends Joined {}
+}
+
+export type { DiagnosisKind } from '../../exchange/diagnosis.ts';
 
 /** Each kind's row. */
 export const KINDS: Readonly<Record<DiagnosisKind, KindRow>> = JOINED;

@@ -1,6 +1,6 @@
 // The diagnosis kinds of a JSON-RPC session, whatever carries it: the recorded course of messages,
 // the lifecycle, framing, ids, and the client's answers to the server's requests (roots).
-import { COURSE, type KindRow } from './row.ts';
+import { COURSE, type KindRow } from '../../exchange/rows.ts';
 
 const BASE = '2025-11-25 basic';
 const LIFECYCLE = `${BASE}/lifecycle`;

@@ -1,6 +1,6 @@
 // The diagnosis kinds of the stateless revision (2026-07-28): the _meta every request carries, the
 // headers that mirror the body, no session, no initialize, and the retry of an input_required result.
-import { COURSE, type KindRow } from './row.ts';
+import { COURSE, type KindRow } from '../../exchange/rows.ts';
 
 const STATELESS_BASE = '2026-07-28 basic';
 const STATELESS_HTTP = '2026-07-28 basic/transports/streamable-http';

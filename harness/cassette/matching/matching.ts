@@ -3,7 +3,7 @@
 // paths the recording leaves free, as MCP means them rather than as JSON spells them (no params are
 // empty params); an answer to roots/list by the spec's rule for what the client declared. The player
 // asks; it decides what a miss means at its place in the session.
-import { FreePaths, countDifferences, firstDifference, formatPath } from '../format/json-path.ts';
+import { FreePaths, countDifferences, firstDifference, formatPath } from '../../exchange/json-path.ts';
 import { idKey, isObject, kindOf, type Cassette, type ClientFrame, type Json, type JsonObject } from '../format/model.ts';
 
 export class Matching {

@@ -4,7 +4,7 @@
 // POSTed body so too, before the player does.
 import { NESTED_TOO_DEEP, nestedDeeperThan } from '../../json-depth.ts';
 import { isObject, type Json, type JsonObject } from '../format/model.ts';
-import type { DiagnosisKind } from './diagnosis.ts';
+import type { DiagnosisKind } from '../../exchange/diagnosis.ts';
 import { preview } from './player-words.ts';
 
 /** A line that is not one message the player judges. */

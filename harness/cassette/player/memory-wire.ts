@@ -1,6 +1,6 @@
 // The player behind an in-memory wire, for unit tests: the same shape as the course's `Wire`
 // (write strings, read chunks), no process and no pipe. Each chunk the player emits is one item.
-import type { PlayReport } from './diagnosis.ts';
+import type { PlayReport } from '../../exchange/diagnosis.ts';
 import { StringDecoder } from 'node:string_decoder';
 import type { Cassette } from '../format/model.ts';
 import { Player } from './player.ts';

@@ -1,6 +1,6 @@
 // How a face and the player meet: the pieces of the server's bytes the player puts out (and what
 // separates them), where they go, when a client message arrived, and the player's options.
-import type { Diagnosis } from './diagnosis.ts';
+import type { Diagnosis } from '../../exchange/diagnosis.ts';
 import type { JsonObject, ServerFrame, SseFrame } from '../format/model.ts';
 
 /** How bytes leave the player: `then` says what separates them from the next piece. */

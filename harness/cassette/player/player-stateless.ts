@@ -2,7 +2,7 @@
 // initialize it refuses as such a server does (-32022, the versions it supports), a request without
 // the `_meta` every request carries, and a retry of an input_required result without the requestState
 // it gave. Each is said and answered as that server answers it; the recorded frame then waits.
-import type { Diagnosis, DiagnosisKind, RecordedRef } from './diagnosis.ts';
+import type { Diagnosis, DiagnosisKind, RecordedRef } from '../../exchange/diagnosis.ts';
 import { isObject, kindOf, type Cassette, type ClientFrame, type Json, type JsonObject } from '../format/model.ts';
 import {
   declaredVersion,

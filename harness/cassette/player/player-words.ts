@@ -1,7 +1,7 @@
 // The player's words for what it saw: a message in a few words, a value shown short, where a
 // recorded frame is, which part of a message differs. What they quote of the client is clipped.
 import { clip, cutPoint } from '../../terminal-text.ts';
-import type { RecordedRef } from './diagnosis.ts';
+import type { RecordedRef } from '../../exchange/diagnosis.ts';
 import type { Miss } from '../matching/matching.ts';
 import { describeMessage as describeInFull, idKey, kindOf, type Cassette, type ClientFrame, type Frame, type Json, type JsonObject } from '../format/model.ts';
 

@@ -6,13 +6,14 @@
 // own rules (session-checks.ts, schema-checks.ts, player-stateless.ts), logs the exchange (exchange.ts)
 // and keeps what it found, bounded whatever the client writes (player-diagnoses.ts, MAX_LINE_CHARS).
 import { clip, cutPoint } from '../../terminal-text.ts';
-import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from './diagnosis.ts';
-import { ExchangeLog, exchangeStep, httpStep, KEPT_MESSAGE_CHARS, keptMessage, statusLine, type ExchangeStep } from './exchange.ts';
-import { LineSplitter } from './lines.ts';
+import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from '../../exchange/diagnosis.ts';
+import { ExchangeLog, exchangeStep, transportStep, KEPT_MESSAGE_CHARS, keptMessage, statusLine, type ExchangeStep } from './exchange.ts';
+import { LineSplitter } from '../../exchange/lines.ts';
 import { readClientLine } from './client-line.ts';
 import { applyEdits, IdMap } from './id-map.ts';
 import { Matching, type Miss } from '../matching/matching.ts';
-import { KeptDiagnoses, RECEIVED_CHARS, type Fields } from './player-diagnoses.ts';
+import { KeptDiagnoses, RECEIVED_CHARS, type Fields } from '../../exchange/kept.ts';
+import { isAdvice } from '../kinds/index.ts';
 import type { Arrival, Piece, PlayerOptions, PlayerOutput } from './player-output.ts';
 import { StatelessRevision } from './player-stateless.ts';
 import { SessionChecks } from './session-checks.ts';
@@ -73,7 +74,7 @@ export class Player {
     this.schema = new SchemaChecks((kind, message, fields, step) => {
       if (!this.finished) this.diagnose(kind, message, fields, step);
     });
-    this.kept = new KeptDiagnoses(cassette.file, (diagnosis) => this.output.diagnose?.(diagnosis));
+    this.kept = new KeptDiagnoses(cassette.file, isAdvice, (diagnosis) => this.output.diagnose?.(diagnosis));
     this.checks = new SessionChecks((kind, message, fields) => this.diagnose(kind, message, fields));
     this.matching = new Matching(cassette, (liveId) => this.ids.recordedIdOf(liveId));
     this.clientFrameCount = cassette.frames.filter((frame) => frame.from === 'client').length;
@@ -137,14 +138,14 @@ export class Player {
    *  sent (the message, when its body was read; else the request's own text), the mistake said on
    *  it, and the refusal. */
   transportRefusal(sent: JsonObject | string, status: number, why?: Json, mistake?: { kind: DiagnosisKind; message: string }): void {
-    const step = this.log.add(() => (typeof sent === 'string' ? httpStep('client', sent) : exchangeStep('client', sent)));
+    const step = this.log.add(() => (typeof sent === 'string' ? transportStep('client', sent) : exchangeStep('client', sent)));
     if (mistake) this.diagnose(mistake.kind, () => mistake.message, {}, step);
-    this.log.add(() => httpStep('server', statusLine(status, why)));
+    this.log.add(() => transportStep('server', statusLine(status, why)));
   }
 
   /** A refusal the recording holds (a session the server had lost), answered to a message the player played. */
   transportReplied(status: number, why?: Json): void {
-    this.log.add(() => httpStep('server', statusLine(status, why)));
+    this.log.add(() => transportStep('server', statusLine(status, why)));
   }
 
   /** Client bytes as they come, cut into lines here; `arrival` is asked as each line completes. Lines

@@ -2,10 +2,10 @@
 // once, in the background: a message that comes before they are there is checked when they are, and
 // the player waits for those checks (done) before it reports.
 import { clip } from '../../terminal-text.ts';
-import type { DiagnosisKind } from './diagnosis.ts';
+import type { DiagnosisKind } from '../../exchange/diagnosis.ts';
 import type { ExchangeStep } from './exchange.ts';
 import type { Json, JsonObject } from '../format/model.ts';
-import type { Fields } from './player-diagnoses.ts';
+import type { Fields } from '../../exchange/kept.ts';
 import { describeMessage } from './player-words.ts';
 import { checkClientMessage, loadSchemas, PENDING } from './schema.ts';
 

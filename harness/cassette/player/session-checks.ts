@@ -1,8 +1,8 @@
 // The rules of an MCP session a client keeps whatever the recording holds: the lifecycle's order
 // around the initialize result, and request ids never used before. Said through the player.
-import type { DiagnosisKind } from './diagnosis.ts';
+import type { DiagnosisKind } from '../../exchange/diagnosis.ts';
 import { idKey, isObject, kindOf, type Json, type JsonObject } from '../format/model.ts';
-import type { Fields } from './player-diagnoses.ts';
+import type { Fields } from '../../exchange/kept.ts';
 import type { Arrival } from './player-output.ts';
 import { describeMessage } from './player-words.ts';
 import { isStatelessMessage } from './stateless.ts';

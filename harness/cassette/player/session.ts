@@ -1,5 +1,5 @@
 // What every face of the player hands back: the diagnoses as they come, and the report at the end.
-import type { Diagnosis, PlayReport } from './diagnosis.ts';
+import type { Diagnosis, PlayReport } from '../../exchange/diagnosis.ts';
 import type { PlayerOptions } from './player-output.ts';
 
 export interface PlayerSession {

@@ -3,7 +3,7 @@
 // stays faithful (the client saw those very values); a re-recording over an existing cassette
 // carries the previous values over where both are nondeterministic, so that its diff shows only
 // real changes.
-import { formatPath, getAt, parsePath, type Segment } from '../format/json-path.ts';
+import { formatPath, getAt, parsePath, type Segment } from '../../exchange/json-path.ts';
 import { inJsonText, isObject, kindOf, type Cassette, type Frame, type Headers, type HttpSession, type Json, type JsonObject } from '../format/model.ts';
 
 /** Any 8-4-4-4-12 hex group, whatever its version: ids, request tokens, task ids in prose. */

@@ -4,7 +4,7 @@
 // and above a frame) and the provenance note. Frames are paired in order by side, kind, method and
 // id. What cannot be kept is said, one line each.
 import { createRequire } from 'node:module';
-import { getAt, parsePath } from '../format/json-path.ts';
+import { getAt, parsePath } from '../../exchange/json-path.ts';
 import { compactLine, kindOf, type Cassette, type Frame, type JsonObject } from '../format/model.ts';
 import { looksNondeterministic } from './normalise.ts';
 

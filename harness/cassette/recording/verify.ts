@@ -7,8 +7,8 @@
 import { InputError } from '../../errors.ts';
 import { spawn } from 'node:child_process';
 import { IdleClock, treeUsage, type TreeUsage } from '../../processes.ts';
-import { FreePaths, firstDifference, formatPath } from '../format/json-path.ts';
-import { LineSplitter } from '../player/lines.ts';
+import { FreePaths, firstDifference, formatPath } from '../../exchange/json-path.ts';
+import { LineSplitter } from '../../exchange/lines.ts';
 import { describeMessage, idKey, inJsonText, isObject, kindOf, type Cassette, type Json, type JsonObject } from '../format/model.ts';
 import { maskNondeterministic } from './normalise.ts';
 import { placeholder, Redactor, type Secret } from './redact.ts';

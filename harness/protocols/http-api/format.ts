@@ -3,7 +3,9 @@
 // validates all the player relies on, so that a recording that loads plays; nothing is written.
 import { readFileSync } from 'node:fs';
 import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
-import { CassetteError, isObject, type Fail, type Json, type JsonObject, type Segment } from '../../cassette/index.ts';
+import { CassetteError, type Fail } from '../../cassette/index.ts';
+import { isObject, type Segment } from '../../exchange/json-path.ts';
+import type { Json, JsonObject } from '../../json.ts';
 import {
   APIS,
   type ApiName,

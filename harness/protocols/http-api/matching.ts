@@ -2,7 +2,8 @@
 // JSON body compared by JSON path once both are put in one form (an API's equivalent spellings made
 // one: for the Messages API a string content is one text block, and an absent field its documented
 // default). The nearest recorded request is the one with the fewest differences.
-import { countDifferences, firstDifference, formatPath, type Json, type JsonObject, isObject } from '../../cassette/index.ts';
+import { countDifferences, firstDifference, formatPath, isObject } from '../../exchange/json-path.ts';
+import type { Json, JsonObject } from '../../json.ts';
 import { type ApiName, type HeaderMap, REQUEST_HEADERS, type RecordedRequest } from './model.ts';
 
 export interface LiveRequest {

@@ -1,6 +1,6 @@
 // The recording of a JSON-over-HTTP API, as the player reads it: the requests a client sent, in order,
 // each with the response the server gave. format.ts reads it from YAML; nothing else knows the YAML.
-import type { Json, JsonObject } from '../../cassette/index.ts';
+import type { Json, JsonObject } from '../../json.ts';
 
 /** The version of the recording format this code reads. */
 export const RECORDING_VERSION = 1;

@@ -3,20 +3,13 @@
 // them is answered as the API answers a bad request, and diagnosed. What it saw comes out as the
 // cassette player's report does (PlayReport), so that a grading shows it beside the other endpoints.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  type Diagnosis,
-  type DiagnosisKind,
-  ExchangeLog,
-  type ExchangeStep,
-  httpStep,
-  isObject,
-  type Json,
-  KeptDiagnoses,
-  keptMessage,
-  type PlayReport,
-  type RecordedRef,
-  statusLine,
-} from '../../cassette/index.ts';
+// the steps of an HTTP exchange and the table of kinds are shared with MCP over HTTP (the cassette's)
+import { transportStep, isAdvice, statusLine } from '../../cassette/index.ts';
+import type { Diagnosis, DiagnosisKind, ExchangeStep, PlayReport, RecordedRef } from '../../exchange/diagnosis.ts';
+import { isObject } from '../../exchange/json-path.ts';
+import { KeptDiagnoses } from '../../exchange/kept.ts';
+import { ExchangeLog, keptMessage } from '../../exchange/log.ts';
+import type { Json } from '../../json.ts';
 import { clip } from '../../terminal-text.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../json-depth.ts';
 import { BODY_TOO_LARGE, readBody } from '../../request-body.ts';
@@ -59,7 +52,7 @@ export class ApiPlayer {
     private readonly options: ApiPlayerOptions,
   ) {
     this.used = recording.exchanges.map(() => false);
-    this.kept = new KeptDiagnoses(recording.file);
+    this.kept = new KeptDiagnoses(recording.file, isAdvice);
   }
 
   /** Answers one request (read whole first, and bounded). */
@@ -165,7 +158,7 @@ export class ApiPlayer {
   /** Answers as the API answers an error: `{type: "error", error: {type, message}}`, and says not to
    *  retry (x-should-retry, which the official SDKs obey): a request the recording refused is refused again. */
   private refuse(response: ServerResponse, status: number, message: string): void {
-    this.log.add(() => httpStep('server', statusLine(status, message)));
+    this.log.add(() => transportStep('server', statusLine(status, message)));
     const body = JSON.stringify({ type: 'error', error: { type: ERROR_TYPES[status] ?? 'invalid_request_error', message } });
     if (response.destroyed) return;
     response.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' }).end(body);

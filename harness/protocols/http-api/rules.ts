@@ -2,7 +2,8 @@
 // is answered as the API answers it (400 invalid_request_error, in its words) and diagnosed with the
 // rule's kind. For the Messages API: each tool_use answered by a tool_result in the next message, no
 // tool_result without its tool_use, tool results first in their message, tool names in the pattern.
-import { isObject, type Json, type JsonObject } from '../../cassette/index.ts';
+import { isObject } from '../../exchange/json-path.ts';
+import type { Json, JsonObject } from '../../json.ts';
 import type { ApiName, RecordedRequest } from './model.ts';
 
 export type RuleKind = 'api-tool-name' | 'api-tool-result-missing' | 'api-tool-use-id' | 'api-tool-result-first';

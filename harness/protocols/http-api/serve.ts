@@ -2,7 +2,7 @@
 // connections, and the report of what it saw.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PlayReport } from '../../cassette/index.ts';
+import type { PlayReport } from '../../exchange/diagnosis.ts';
 import { OpenConnections } from '../../transports/http/connections.ts';
 import type { ApiRecording } from './model.ts';
 import { ApiPlayer } from './player.ts';

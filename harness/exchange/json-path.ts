@@ -1,7 +1,12 @@
 // JSON paths as people write them in cassettes and read them in diagnoses: `params.arguments.message`,
 // `result.content[0].text`, `*` for any key or index. Also the comparison that says where two
 // values first differ, skipping free paths and every `_meta`.
-import { isObject, type Json } from './model.ts';
+import type { Json, JsonObject } from '../json.ts';
+
+/** A JSON object: not null, not an array. */
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 export type Segment = string | number;
 

@@ -4,15 +4,15 @@
 // client does what its case asks, in order) is the course's and is said to be.
 
 /** `must`: the spec requires it (an error); `should`: the spec recommends it (advice); `compatible`:
- *  the spec allows it, but servers it also names (OAuth 2.0's) may refuse it (advice); `course`: the
- *  course asks it, beyond the spec (an error, marked as the course's). */
+ *  the spec allows it, but servers of an older specification it also names may refuse it (advice);
+ *  `course`: the course asks it, beyond the spec (an error, marked as the course's). */
 export type RuleLevel = 'must' | 'should' | 'compatible' | 'course';
 
 export interface Rule {
   level: RuleLevel;
-  /** Where the words are: `<revision> <page>#<section>` of the spec (modelcontextprotocol.io/specification/…),
-   *  `OAuth 2.1 #<section>` of the draft it cites (draft-ietf-oauth-v2-1-13), `RFC <n> <section>`, or
-   *  the course's own page. */
+  /** Where the words are: a page and section of the spec (its revision first), a section of an RFC or
+   *  draft it cites, an API's documentation page, or the course's own page. Each protocol's table
+   *  says its forms, and test/cassette/rules.test.ts holds them. */
   source: string;
   /** The rule, quoted (the spec's words) or said (the course's). */
   words: string;
@@ -23,8 +23,8 @@ export interface KindRow extends Rule {
   what: string;
   /** A message of the kind as a student reads it (the same table). */
   example: string;
-  /** The server answers it with an error status, or the stateless revision's or the authorization
-   *  server's error: the request went no further, so what the output lacks follows from it (grade/hints.ts). */
+  /** The server answers it with an error (a status, or its protocol's error): the request went no
+   *  further, so what the output lacks follows from it (grade/hints.ts). */
   refusal?: true;
   /** The fix, a line each: the hint shown when the player said this kind (grade/hints.ts). */
   hint?: string[];

@@ -2,10 +2,8 @@
 // counted; what the spec recommends and the client did not do, each kind once (advice fails nothing).
 // Bounded whatever the client writes: a message is worked out only for a diagnosis that is kept, and
 // what it quotes of the client comes out escaped and clipped.
-import { clip, escapeControls } from '../../terminal-text.ts';
-import type { Diagnosis, DiagnosisKind } from './diagnosis.ts';
-import type { ExchangeStep } from './exchange.ts';
-import { isAdvice } from '../kinds/index.ts';
+import { clip, escapeControls } from '../terminal-text.ts';
+import type { Diagnosis, DiagnosisKind, ExchangeStep } from './diagnosis.ts';
 
 /** Diagnoses kept in full; a client that goes on making mistakes gets them counted, not kept. */
 export const KEPT_DIAGNOSES = 20;
@@ -18,13 +16,15 @@ export type Fields = Omit<Diagnosis, 'kind' | 'message'>;
 export class KeptDiagnoses {
   /** The diagnoses kept, in the order they happened. */
   readonly misses: Diagnosis[] = [];
-  /** Recommendations not followed (a SHOULD: kinds/), each kind once. */
+  /** Recommendations not followed (a SHOULD, as its kind's row says), each kind once. */
   readonly advice: Diagnosis[] = [];
   /** Diagnoses past KEPT_DIAGNOSES: counted only. */
   more = 0;
 
+  /** `isAdvice`: whether a kind is advice (a SHOULD), as the protocol's table of kinds says. */
   constructor(
     private readonly cassetteFile: string | undefined,
+    private readonly isAdvice: (kind: DiagnosisKind) => boolean,
     private readonly onDiagnosis?: (diagnosis: Diagnosis) => void,
   ) {}
 
@@ -35,7 +35,7 @@ export class KeptDiagnoses {
   /** Kept while there is room (and noted on `step`, the client message that caused it), else counted.
    *  `longLine`: the clipped text that stands for the client's line when it is long. */
   add(kind: DiagnosisKind, message: () => string, fields: Fields, step: ExchangeStep | undefined, longLine?: string): void {
-    if (isAdvice(kind)) {
+    if (this.isAdvice(kind)) {
       if (this.advice.some((given) => given.kind === kind)) return;
       this.advice.push({ kind, message: clip(escapeControls(message()), MESSAGE_CHARS), ...this.where(), ...fields });
       return;

@@ -1,11 +1,16 @@
 // What the player tells the grader: when a client strays from the recording, and the session message
 // by message. Plain data, so that it crosses a process boundary or lands in a JSON report unchanged;
 // `message` is one line a student reads.
-import type { DiagnosisKind } from '../kinds/index.ts';
-import type { Json, JsonObject } from '../format/model.ts';
+import type { Json, JsonObject } from '../json.ts';
 
-// The kinds are the rows of kinds/: the type is made from them.
-export type { DiagnosisKind };
+/** The kinds a diagnosis may have: each protocol adds its own to this interface (TypeScript's
+ *  declaration merging, from its table of kinds), so the core names none of them. */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by the protocols' tables of kinds
+export interface DiagnosisKinds {}
+export type DiagnosisKind = keyof DiagnosisKinds & string;
+
+/** The kinds of step an exchange has (ExchangeStep). */
+export type StepKind = 'request' | 'notification' | 'response' | 'line' | 'transport';
 
 export interface RecordedRef {
   /** Index into the cassette's frames. */
@@ -13,7 +18,7 @@ export interface RecordedRef {
   /** Line in the cassette file, when it came from a file. */
   line?: number;
   message: JsonObject;
-  /** An initialize after another in the recording: it starts a new session (the server lost the first). */
+  /** A recorded request that starts a new session, the server having lost the first (the protocol says which). */
   newSession?: boolean;
 }
 
@@ -63,10 +68,10 @@ export interface PlayReport {
  *  what, in order, what the recording expected where the client spoke, and where it first strayed. */
 export interface ExchangeStep {
   from: 'client' | 'server';
-  /** A JSON-RPC request, notification or response; `line`: a line that is not a JSON-RPC message;
-   *  `http`: an HTTP request refused before any message of it was played (its request line and the
-   *  headers that decided it), or that refusal (its status and why). */
-  kind: 'request' | 'notification' | 'response' | 'line' | 'http';
+  /** What the step is, in its protocol's words: a `request`, `notification` or `response`, a `line`
+   *  that is no message, or a `transport` step: a request the transport refused before any message of
+   *  it was played (its request line and the headers that decided it), or that refusal. */
+  kind: StepKind;
   /** As on the wire (clipped); for requests and notifications. */
   method?: string;
   /** As on the wire, after the player mapped recorded ids to the live ones (a string id clipped,
