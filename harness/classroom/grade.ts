@@ -84,7 +84,8 @@ export async function gradeClass(settings: ClassSettings): Promise<number> {
   const mine = students.filter((student) => inShard(student.position, settings.shard));
   const folders = studentFolders(students);
   const done = new Map((earlier?.rows ?? []).filter((row) => row.status === 'pass' || row.status === 'fail').map((row) => [row.student, row]));
-  const rest = mine.filter((student) => !done.has(student.id));
+  // a row that names no student cannot be graded (nor kept apart from another such row): its error row is made in save
+  const rest = mine.filter((student) => student.problem === undefined && !done.has(student.id));
   const book: Gradebook = {
     version: GRADEBOOK_VERSION,
     course: { digest: courseDigest(settings.course) },
@@ -100,10 +101,12 @@ export async function gradeClass(settings: ClassSettings): Promise<number> {
   };
   // Every student of the shard has a row: theirs once done, until then one that says so.
   const save = () => {
-    book.rows = mine.map(
-      (student) => done.get(student.id) ?? ungradedRow(baseRow(student, folders.get(student.id)!), 'not graded', NOT_YET, settings.stages.length),
-    );
-    const missing = mine.filter((student) => !done.has(student.id)).length;
+    book.rows = mine.map((student) => {
+      const base = baseRow(student, folders.get(student.position)!);
+      if (student.problem !== undefined) return ungradedRow(base, 'error', student.problem, settings.stages.length);
+      return done.get(student.id) ?? ungradedRow(base, 'not graded', withNote(student, NOT_YET), settings.stages.length);
+    });
+    const missing = mine.filter((student) => student.problem === undefined && !done.has(student.id)).length;
     book.problems = missing === 0 ? [] : [`${missing} of ${mine.length} students not graded yet: run classroom again with this --out to grade them`];
     writeGradebook(settings.out, book);
   };
@@ -123,7 +126,7 @@ export async function gradeClass(settings: ClassSettings): Promise<number> {
   const scratch = scratchFolder('class');
   try {
     const gradings = rest.map(
-      (student) => new StudentGrading(student, folders.get(student.id)!, { ...settings, seed }, join(scratch, String(student.position))),
+      (student) => new StudentGrading(student, folders.get(student.position)!, { ...settings, seed }, join(scratch, String(student.position))),
     );
     // Without hidden cases, each student is graded whole at once; with them, everyone's other checks first.
     await runPooled(
@@ -149,10 +152,16 @@ const MARK: Record<GradebookRow['status'], string> = { pass: '✓', fail: '✗',
 /** The row of a student this run has not graded (yet): stopped before, or not reached. */
 const NOT_YET = 'not graded yet';
 
+/** A row's reason with what the roster said of the student before it (their identifier blank). */
+function withNote(student: Student, reason: string): string {
+  return [student.note, reason].filter((part) => part !== undefined && part !== '').join('; ');
+}
+
 /** What a student's row says before their grading. */
 function baseRow(student: Student, folder: string, fetched?: Fetched) {
   return {
     student: student.id,
+    githubUsername: student.githubUsername ?? null,
     repository: student.repository,
     position: student.position,
     commit: fetched?.commit ?? null,
@@ -208,11 +217,11 @@ class StudentGrading {
     if (this.settings.signal?.aborted) return void this.end(); // left for the next run
     mkdirSync(this.scratch, { recursive: true });
     const fetched = await fetchSubmission(this.student, this.scratch, { token: this.settings.token });
-    if (fetched instanceof FetchProblem) return this.end(ungradedRow(this.base, 'not graded', fetched.reason, this.stageCount));
+    if (fetched instanceof FetchProblem) return this.end(ungradedRow(this.base, 'not graded', withNote(this.student, fetched.reason), this.stageCount));
     this.fetched = fetched;
     const problem = await this.grade(this.settings.hiddenDir === undefined ? undefined : BEFORE_HIDDEN);
     if (this.settings.signal?.aborted) return void this.end();
-    if (problem !== undefined) return this.end(ungradedRow(this.base, 'error', problem, this.stageCount));
+    if (problem !== undefined) return this.end(ungradedRow(this.base, 'error', withNote(this.student, problem), this.stageCount));
     return this.settings.hiddenDir === undefined ? this.row() : undefined;
   }
 
@@ -222,7 +231,7 @@ class StudentGrading {
     if (this.settings.signal?.aborted) return void this.end(); // left for the next run
     const problem = await this.grade(HIDDEN);
     if (this.settings.signal?.aborted) return void this.end();
-    if (problem !== undefined) return this.end(ungradedRow(this.base, 'error', problem, this.stageCount));
+    if (problem !== undefined) return this.end(ungradedRow(this.base, 'error', withNote(this.student, problem), this.stageCount));
     return this.row();
   }
 
@@ -240,7 +249,10 @@ class StudentGrading {
     const joined = (reader: 'student' | 'teacher') => mergeParts(this.parts.map((part, index) => ({ path: `part ${index + 1}`, report: part[reader] })));
     writeReports(join(this.settings.out, 'students', this.folder), joined('student'));
     writeReports(join(this.settings.out, 'teacher', this.folder), joined('teacher'));
-    const notes = this.fetched && this.fetched.left.length > 0 ? [`left out of src/: ${this.fetched.left.map((path) => oneLine(path)).join(', ')}`] : [];
+    const notes = [
+      ...(this.fetched && this.fetched.left.length > 0 ? [`left out of src/: ${this.fetched.left.map((path) => oneLine(path)).join(', ')}`] : []),
+      ...(this.student.note === undefined ? [] : [this.student.note]),
+    ];
     return this.end(gradedRow(this.base, joined('student'), notes, this.settings.stages));
   }
 
@@ -305,9 +317,9 @@ function writeReports(dir: string, report: ResultsReport): void {
   }
 }
 
-/** Each student's folder name in the gradebook: their id, made safe for a path, unique. */
-function studentFolders(students: readonly Student[]): Map<string, string> {
-  const folders = new Map<string, string>();
+/** Each student's folder name in the gradebook (by their place in the roster): their id, made safe for a path, unique. */
+function studentFolders(students: readonly Student[]): Map<number, string> {
+  const folders = new Map<number, string>();
   const taken = new Set<string>();
   for (const student of students) {
     const base =
@@ -318,7 +330,7 @@ function studentFolders(students: readonly Student[]): Map<string, string> {
     let name = base;
     for (let n = 2; taken.has(name.toLowerCase()); n += 1) name = `${base}-${n}`;
     taken.add(name.toLowerCase());
-    folders.set(student.id, name);
+    folders.set(student.position, name);
   }
   return folders;
 }

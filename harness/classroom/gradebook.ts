@@ -16,7 +16,10 @@ export const GRADEBOOK_VERSION = 1;
 export type RowStatus = 'pass' | 'fail' | 'error' | 'not graded';
 
 export interface GradebookRow {
+  /** As the roster names them: its identifier, else (said in `reason`) their GitHub login; empty for a row naming no one. */
   student: string;
+  /** Their GitHub login, where the roster gives it (absent from gradebooks written before it was kept). */
+  githubUsername?: string | null;
   repository: string;
   /** Its place in the roster (0-based). */
   position: number;
@@ -60,7 +63,7 @@ export function rosterDigest(path: string): string {
 
 /** A student's row from their report (and what fetching their repository said). */
 export function gradedRow(
-  base: Pick<GradebookRow, 'student' | 'repository' | 'position' | 'commit' | 'committedAt' | 'folder'>,
+  base: Pick<GradebookRow, 'student' | 'githubUsername' | 'repository' | 'position' | 'commit' | 'committedAt' | 'folder'>,
   report: ResultsReport,
   notes: string[],
   stages: readonly { slug: string }[],
@@ -86,7 +89,7 @@ export function gradedRow(
 
 /** A student who was not graded: nothing to grade, or the grader could not. */
 export function ungradedRow(
-  base: Pick<GradebookRow, 'student' | 'repository' | 'position' | 'commit' | 'committedAt' | 'folder'>,
+  base: Pick<GradebookRow, 'student' | 'githubUsername' | 'repository' | 'position' | 'commit' | 'committedAt' | 'folder'>,
   status: 'error' | 'not graded',
   reason: string,
   stages: number,
