@@ -317,20 +317,36 @@ function writeReports(dir: string, report: ResultsReport): void {
   }
 }
 
+/** The most bytes (UTF-8) of a student's id kept in their folder's name: well within the 255 a file
+ *  system allows a name, with room for the suffix that tells two alike apart. */
+const FOLDER_BYTES = 96;
+
 /** Each student's folder name in the gradebook (by their place in the roster): their id, made safe for a path, unique. */
 function studentFolders(students: readonly Student[]): Map<number, string> {
   const folders = new Map<number, string>();
   const taken = new Set<string>();
   for (const student of students) {
-    const base =
-      student.id
-        .replace(/[^A-Za-z0-9._-]+/g, '-')
-        .replace(/^[.-]+/, '')
-        .slice(0, 64) || 'student';
+    const base = folderName(student.id);
     let name = base;
     for (let n = 2; taken.has(name.toLowerCase()); n += 1) name = `${base}-${n}`;
     taken.add(name.toLowerCase());
     folders.set(student.position, name);
   }
   return folders;
+}
+
+/** A student's id as one folder name: letters (of any script), marks and digits kept, with `.`, `_` and
+ *  `-`; every run of anything else (a separator, a control or format character, a space) one `-`; no
+ *  leading dot or dash (so never `.` or `..`), and at most FOLDER_BYTES bytes, cut between characters. */
+function folderName(id: string): string {
+  const safe = id
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{M}\p{N}._-]+/gu, '-')
+    .replace(/^[.-]+/, '');
+  let name = '';
+  for (const char of safe) {
+    if (Buffer.byteLength(name + char) > FOLDER_BYTES) break;
+    name += char;
+  }
+  return name || 'student';
 }

@@ -106,10 +106,13 @@ export function writeGradebook(out: string, book: Gradebook): void {
 
 // ---------------------------------------------------------------------------- CSV
 
-/** The gradebook as CSV (RFC 4180): a header, then one row per student in roster order. */
+/** The gradebook as CSV (RFC 4180): a header, then one row per student in roster order. It starts with a
+ *  UTF-8 byte order mark, without which Excel on Windows reads the file in the machine's code page and
+ *  mangles every name that is not ASCII (`Zoë Ñúñez`); CSV readers and learning platforms skip it. */
 export function toCsv(book: Gradebook): string {
   const header = [
     'student',
+    'github_username',
     'repository',
     'commit',
     'committed_at',
@@ -122,6 +125,7 @@ export function toCsv(book: Gradebook): string {
   ];
   const rows = book.rows.map((row) => [
     row.student,
+    row.githubUsername ?? '',
     row.repository,
     row.commit ?? '',
     row.committedAt ?? '',
@@ -132,16 +136,39 @@ export function toCsv(book: Gradebook): string {
     row.reason,
     row.status === 'not graded' ? '' : `students/${row.folder}/results.json`,
   ]);
-  return `${[header, ...rows].map((cells) => cells.map(csvCell).join(',')).join('\r\n')}\r\n`;
+  const cell = (value: string, index: number) => (IDENTIFIER_COLUMNS.includes(index) ? identifierCell(value) : csvCell(value));
+  return `\ufeff${[header.map(csvCell).join(','), ...rows.map((cells) => cells.map(cell).join(','))].join('\r\n')}\r\n`;
 }
 
-/** One cell: its control characters shown escaped, as every report shows a program's (a student's file
- *  names reach the reason); quoted where it must be; a text a spreadsheet would take for a formula (=, +,
- *  -, @ first) gets a leading apostrophe, so that opening the file runs nothing. */
+/** The columns a learning platform matches a student on (`student`, `github_username`): their value must
+ *  reach it as the roster gave it. */
+const IDENTIFIER_COLUMNS = [0, 1];
+
+/** One cell of free text: its control characters shown escaped, as every report shows a program's (a
+ *  student's file names reach the reason); quoted where it must be; a text a spreadsheet would take for a
+ *  formula (=, +, -, @ first) gets a leading apostrophe, so that opening the file runs nothing (OWASP's
+ *  guidance on CSV injection: https://owasp.org/www-community/attacks/CSV_Injection). */
 function csvCell(cell: string): string {
   const value = oneLine(cell);
   const text = /^[=+\-@]/.test(value) && !/^-?\d+(\.\d+)?$/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return /[",\r\n]/.test(text) ? quoted(text) : text;
+}
+
+/** An identifier that no spreadsheet can turn into a call or a link: letters, marks, digits, spaces and
+ *  `. _ - + @`, no `=`. A formula needs parentheses to call a function and `|`, `!`, `:` or quotes to
+ *  reach anything outside its cell, so opened in a spreadsheet such a value shows at worst as a number or
+ *  `#NAME?` (`-ada`), and runs nothing. */
+const PLAIN_IDENTIFIER = /^[\p{L}\p{M}\p{N} ._@+-]+$/u;
+
+/** One cell of an identifier column: a plain identifier is written as it is, quoted, even with =, +, - or
+ *  @ first, since the apostrophe OWASP's guidance puts before those changes the value a platform's import
+ *  matches on (`'-ada` is not `-ada`); any other is guarded as free text is. */
+function identifierCell(cell: string): string {
+  return PLAIN_IDENTIFIER.test(cell) ? quoted(cell) : csvCell(cell);
+}
+
+function quoted(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
 }
 
 // ---------------------------------------------------------------------------- HTML

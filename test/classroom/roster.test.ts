@@ -1,7 +1,7 @@
 // A roster as GitHub Classroom writes it, graded whole: a student who never linked an identity (their
 // roster_identifier blank) is named by their GitHub login, and a row naming no one is that row's error,
 // while everyone else is graded.
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -46,5 +46,47 @@ describe('a roster with blank identifiers', () => {
     expect(rows[1]!.reason).toBe('named by github_username: its roster_identifier is blank');
     expect(rows[2]!.reason).toBe('roster.csv:4 names no student ("roster_identifier" or "github_username" blank)');
     expect(rows[1]!.report).toBe('students/bo-gh/results.json');
+  });
+});
+
+describe('a gradebook a learning platform imports', () => {
+  it('keeps identifiers as given, with a github_username column, a byte order mark, and folders that keep every script', async () => {
+    const dir = roster([
+      { id: '王小明', username: 'wang-gh', repo: reference },
+      { id: 'Zoë Ñúñez', username: 'zoe-gh', repo: reference },
+      { id: '-ada', username: 'ada-gh', repo: reference },
+      { id: '@bea', username: 'bea-gh', repo: reference },
+      { id: '=HYPERLINK("http://evil.example")', username: 'eve-gh', repo: reference },
+      { id: 'a/b', username: 'ab1', repo: reference },
+      { id: 'a-b', username: 'ab2', repo: reference },
+      { id: '..', username: 'dots', repo: reference },
+    ]);
+    const out = join(dir, 'gradebook');
+    const run = await runCli(['classroom', '--roster', join(dir, 'roster.csv'), '--out', out, ...QUICK], { cwd: COURSE });
+    expect(run.stderr).toBe('');
+    expect(run.code, run.stdout).toBe(0);
+    const text = readFileSync(join(out, 'gradebook.csv'), 'utf8');
+    // Excel on Windows reads UTF-8 only after a byte order mark
+    expect(text.startsWith('\ufeffstudent,github_username,')).toBe(true);
+    // a plain identifier is the roster's, quoted, whatever its first character; a formula is still guarded
+    expect(text).toContain('\r\n"-ada","ada-gh",');
+    expect(text).toContain('\r\n"@bea","bea-gh",');
+    expect(text).toContain('\r\n"\'=HYPERLINK(""http://evil.example"")","eve-gh",');
+    const rows = csvRows(out);
+    expect(rows.map((row) => [row.student, row.github_username, row.status])).toEqual([
+      ['王小明', 'wang-gh', 'pass'],
+      ['Zoë Ñúñez', 'zoe-gh', 'pass'],
+      ['-ada', 'ada-gh', 'pass'],
+      ['@bea', 'bea-gh', 'pass'],
+      ['\'=HYPERLINK("http://evil.example")', 'eve-gh', 'pass'],
+      ['a/b', 'ab1', 'pass'],
+      ['a-b', 'ab2', 'pass'],
+      ['..', 'dots', 'pass'],
+    ]);
+    // each student's folder: their name in their script, one name (no separator, no ..), apart from the others
+    expect(rows.map((row) => row.report)).toEqual(
+      ['王小明', 'Zoë-Ñúñez', 'ada', 'bea', 'HYPERLINK-http-evil.example-', 'a-b', 'a-b-2', 'student'].map((name) => `students/${name}/results.json`),
+    );
+    for (const row of rows) expect(existsSync(join(out, row.report!)), row.report).toBe(true);
   });
 });
