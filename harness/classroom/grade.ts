@@ -15,6 +15,7 @@
 // backstop that follows its progress (run/spawn.ts): one that goes past it is that student's error row.
 // The gradebook is written again as each student's row is done, so a run that is killed leaves every row
 // done so far; run again on the same folder, it grades only the rest.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +44,7 @@ export interface ClassSettings {
   roster: string;
   /** The gradebook's folder: new, empty, or one this class's run left (its rows done are kept). */
   out: string;
-  /** The generated cases and property tests of every student; none: the gradebook's, else a new one. */
+  /** The generated cases and property tests of every student; none: the gradebook's, else classSeed's. */
   seed?: number;
   shard: Shard;
   /** Students graded at once. */
@@ -60,8 +61,6 @@ export interface ClassSettings {
   token?: string;
   write: (text: string) => void;
   signal?: AbortSignal;
-  /** A new seed, where neither the options nor a gradebook give one. */
-  newSeed: () => number;
 }
 
 /** The grader's own command line, run for each student. */
@@ -78,7 +77,7 @@ const HIDDEN = 'hidden';
 export async function gradeClass(settings: ClassSettings): Promise<number> {
   const students = readRoster(settings.roster, settings.deadline);
   const earlier = earlierRun(settings);
-  const seed = settings.seed ?? earlier?.seed ?? settings.newSeed();
+  const seed = settings.seed ?? earlier?.seed ?? classSeed(settings);
   mkdirSync(join(settings.out, 'students'), { recursive: true });
   mkdirSync(join(settings.out, 'teacher'), { recursive: true });
   const mine = students.filter((student) => inShard(student.position, settings.shard));
@@ -145,6 +144,16 @@ export async function gradeClass(settings: ClassSettings): Promise<number> {
   }
   settings.write(`gradebook: ${join(settings.out, 'gradebook.csv')}, ${join(settings.out, 'gradebook.html')}\n`);
   return book.rows.some((row) => row.status === 'error') || book.problems.length > 0 ? 2 : 0;
+}
+
+/** The class's seed when none is given: made from the course's digest and the roster's, so that every
+ *  shard of a class, on any machine, and every run on the same roster file, grades the same generated
+ *  cases (shards given a random seed each could not be merged, found only once all were graded). */
+function classSeed(settings: ClassSettings): number {
+  const digest = createHash('sha256')
+    .update(`${courseDigest(settings.course)}\n${rosterDigest(settings.roster)}`)
+    .digest();
+  return digest.readUInt32BE(0) % 2 ** 31;
 }
 
 const MARK: Record<GradebookRow['status'], string> = { pass: '✓', fail: '✗', error: '!', 'not graded': '·' };
