@@ -33,7 +33,17 @@ import { runPooled } from '../run/pool.ts';
 import { runProcess } from '../run/spawn.ts';
 import { oneLine } from '../terminal-text.ts';
 import { FetchProblem, fetchSubmission, type Fetched } from './fetch.ts';
-import { GRADEBOOK_VERSION, gradedRow, readGradebook, rosterDigest, ungradedRow, writeGradebook, type Gradebook, type GradebookRow } from './gradebook.ts';
+import {
+  type DeadlineRule,
+  GRADEBOOK_VERSION,
+  gradedRow,
+  readGradebook,
+  rosterDigest,
+  ungradedRow,
+  writeGradebook,
+  type Gradebook,
+  type GradebookRow,
+} from './gradebook.ts';
 import { readRoster, type Student } from './roster.ts';
 import { scratchFolder } from '../scratch.ts';
 
@@ -175,8 +185,34 @@ function baseRow(student: Student, folder: string, fetched?: Fetched) {
     position: student.position,
     commit: fetched?.commit ?? null,
     committedAt: fetched?.committedAt ?? null,
+    deadlineRule: deadlineRule(student),
+    deadline: student.deadline?.toISOString() ?? null,
+    submittedAt: student.submittedAt?.toISOString() ?? null,
+    laterCommits: fetched?.laterCommits ?? null,
     folder,
   };
+}
+
+function deadlineRule(student: Student): DeadlineRule {
+  if (student.commit !== undefined) return 'pinned commit';
+  return student.deadline === undefined ? 'newest commit' : 'commit date before deadline';
+}
+
+/** What the row says of the deadline: commits after it, and GitHub Classroom's time where it is later than
+ *  the deadline. git alone cannot tell a backdated commit: its author and committer dates are both the
+ *  student's git's; the platform's time is not. */
+function deadlineNotes(student: Student, fetched: Fetched): string[] {
+  if (student.deadline === undefined || student.commit !== undefined) return [];
+  const later = fetched.laterCommits ?? 0;
+  return [
+    ...(later > 0 ? [`${later} later commit${later === 1 ? '' : 's'} on its default branch, dated after the deadline by the student's git`] : []),
+    ...(student.submittedAt !== undefined && student.submittedAt > student.deadline
+      ? [
+          `GitHub Classroom's submission_timestamp ${student.submittedAt.toISOString()} is after the deadline ${student.deadline.toISOString()}, ` +
+            `though the commit graded is dated ${fetched.committedAt} by the student's git`,
+        ]
+      : []),
+  ];
 }
 
 /** The gradebook an earlier run of this class left in `out` (its rows done are kept), none for a new or
@@ -260,6 +296,7 @@ class StudentGrading {
     writeReports(join(this.settings.out, 'teacher', this.folder), joined('teacher'));
     const notes = [
       ...(this.fetched && this.fetched.left.length > 0 ? [`left out of src/: ${this.fetched.left.map((path) => oneLine(path)).join(', ')}`] : []),
+      ...(this.fetched ? deadlineNotes(this.student, this.fetched) : []),
       ...(this.student.note === undefined ? [] : [this.student.note]),
     ];
     return this.end(gradedRow(this.base, joined('student'), notes, this.settings.stages));

@@ -25,6 +25,14 @@ export interface GradebookRow {
   position: number;
   commit: string | null;
   committedAt: string | null;
+  /** How the commit graded was chosen (absent from gradebooks written before it was kept). */
+  deadlineRule?: DeadlineRule;
+  /** The deadline that applied to the student, where one did. */
+  deadline?: string | null;
+  /** When GitHub Classroom says they submitted (the roster's `submission_timestamp`), where it says. */
+  submittedAt?: string | null;
+  /** Commits on their default branch after the one graded (by history, not date); null where not known. */
+  laterCommits?: number | null;
   status: RowStatus;
   /** Each stage's verdict and the points it earned, in course order; null where the student was not graded. */
   stages: (StageGrade | null)[];
@@ -35,6 +43,16 @@ export interface GradebookRow {
    *  summary.md, report.html, sealed), `teacher/<folder>/` the same whole, and the grading's output. */
   folder: string;
 }
+
+/** How a student's commit was chosen: the one the roster pins; the newest (no deadline); or the last whose
+ *  committer date is before the deadline, a date the student's git writes and the student can set. */
+export type DeadlineRule = 'pinned commit' | 'newest commit' | 'commit date before deadline';
+
+/** What a row holds before its grading. */
+export type RowBase = Pick<
+  GradebookRow,
+  'student' | 'githubUsername' | 'repository' | 'position' | 'commit' | 'committedAt' | 'deadlineRule' | 'deadline' | 'submittedAt' | 'laterCommits' | 'folder'
+>;
 
 export interface StageGrade {
   status: 'pass' | 'fail' | 'error' | 'skipped';
@@ -62,12 +80,7 @@ export function rosterDigest(path: string): string {
 }
 
 /** A student's row from their report (and what fetching their repository said). */
-export function gradedRow(
-  base: Pick<GradebookRow, 'student' | 'githubUsername' | 'repository' | 'position' | 'commit' | 'committedAt' | 'folder'>,
-  report: ResultsReport,
-  notes: string[],
-  stages: readonly { slug: string }[],
-): GradebookRow {
+export function gradedRow(base: RowBase, report: ResultsReport, notes: string[], stages: readonly { slug: string }[]): GradebookRow {
   const status: RowStatus = report.status === 'pass' || report.status === 'fail' ? report.status : 'error';
   const reasons = [
     ...report.submission.missing.map((path) => `no ${path}`),
@@ -88,12 +101,7 @@ export function gradedRow(
 }
 
 /** A student who was not graded: nothing to grade, or the grader could not. */
-export function ungradedRow(
-  base: Pick<GradebookRow, 'student' | 'githubUsername' | 'repository' | 'position' | 'commit' | 'committedAt' | 'folder'>,
-  status: 'error' | 'not graded',
-  reason: string,
-  stages: number,
-): GradebookRow {
+export function ungradedRow(base: RowBase, status: 'error' | 'not graded', reason: string, stages: number): GradebookRow {
   return { ...base, status, stages: Array<null>(stages).fill(null), points: null, reason };
 }
 
@@ -116,6 +124,10 @@ export function toCsv(book: Gradebook): string {
     'repository',
     'commit',
     'committed_at',
+    'deadline',
+    'deadline_rule',
+    'submitted_at',
+    'later_commits',
     'status',
     ...book.stages.map((stage) => `${stage.slug} (${stage.points})`),
     'points',
@@ -129,6 +141,10 @@ export function toCsv(book: Gradebook): string {
     row.repository,
     row.commit ?? '',
     row.committedAt ?? '',
+    row.deadline ?? '',
+    row.deadlineRule ?? '',
+    row.submittedAt ?? '',
+    row.laterCommits === null || row.laterCommits === undefined ? '' : String(row.laterCommits),
     row.status,
     ...row.stages.map((stage) => (stage === null ? '' : String(stage.earned))),
     row.points === null ? '' : String(row.points.earned),

@@ -17,7 +17,8 @@ export interface Student {
   id: string;
   /** Their GitHub login, when the roster has a `github_username` column (what a platform may match on). */
   githubUsername?: string;
-  /** Why the row is named by a later column than the roster's first (its identifier is blank). */
+  /** What the row's reason says of the roster's row: it is named by a later column than the roster's first
+   *  (its identifier is blank), its submission_timestamp could not be read. */
   note?: string;
   /** Why the row cannot be graded: it names no student. */
   problem?: string;
@@ -28,6 +29,9 @@ export interface Student {
   commit?: string;
   /** The last moment a graded commit may have been made at, when there is one (the row's, else the run's). */
   deadline?: Date;
+  /** When GitHub Classroom says the student submitted (its `submission_timestamp`), where the roster gives it:
+   *  a time the platform recorded, not the student's git. */
+  submittedAt?: Date;
   /** The roster's line of this row (1-based, its header is line 1). */
   line: number;
   /** Its place in the roster (0-based): the order of the gradebook, and what shards split. */
@@ -44,6 +48,7 @@ const REPOSITORY_COLUMNS = ['student_repository_url', 'repository_url', 'reposit
 const GITHUB_USERNAME = 'github_username';
 const COMMIT_COLUMNS = ['commit', 'sha'];
 const DEADLINE_COLUMNS = ['deadline'];
+const SUBMITTED_COLUMNS = ['submission_timestamp'];
 /** A git object name, in full or abbreviated (at least 7 hex digits). */
 const COMMIT = /^[0-9a-f]{7,64}$/i;
 
@@ -69,6 +74,7 @@ export function readRoster(path: string, deadline?: Date): Student[] {
   const commitColumn = find(COMMIT_COLUMNS);
   const deadlineColumn = find(DEADLINE_COLUMNS);
   const usernameColumn = find([GITHUB_USERNAME]);
+  const submittedColumn = find(SUBMITTED_COLUMNS);
   const seen = new Map<string, number>();
   return body.map((row, index) => {
     const line = index + 2;
@@ -76,7 +82,7 @@ export function readRoster(path: string, deadline?: Date): Student[] {
     const naming = idColumns.find((column) => at(column) !== '');
     const id = naming === undefined ? '' : at(naming);
     const names = idColumns.map((column) => `"${header[column]}"`).join(' or ');
-    const note = naming !== undefined && naming !== idColumn ? `named by ${header[naming]}: its ${header[idColumn]} is blank` : undefined;
+    const named = naming !== undefined && naming !== idColumn ? `named by ${header[naming]}: its ${header[idColumn]} is blank` : undefined;
     const problem = naming === undefined ? `${basename(path)}:${line} names no student (${names} blank)` : undefined;
     if (id !== '') {
       const earlier = seen.get(id);
@@ -89,16 +95,23 @@ export function readRoster(path: string, deadline?: Date): Student[] {
     const rowDeadline = own === '' ? undefined : new Date(own);
     if (rowDeadline !== undefined && Number.isNaN(rowDeadline.getTime()))
       throw new RosterError(`${path}:${line}: "${own}" is not a date and time (expected ISO 8601, e.g. 2026-12-01T23:59:00Z)`);
+    // the platform's column: one it writes oddly is that row's note, not a stop for the class
+    const submitted = at(submittedColumn);
+    const parsed = submitted === '' ? undefined : new Date(submitted);
+    const submittedAt = parsed !== undefined && !Number.isNaN(parsed.getTime()) ? parsed : undefined;
+    const unread = parsed !== undefined && submittedAt === undefined ? `its ${header[submittedColumn!]} "${submitted}" is not a date and time` : undefined;
+    const notes = [named, unread].filter((part) => part !== undefined).join('; ');
     const when = rowDeadline ?? deadline;
     const username = at(usernameColumn);
     return {
       id,
       ...(username !== '' && { githubUsername: username }),
-      ...(note && { note }),
+      ...(notes !== '' && { note: notes }),
       ...(problem && { problem }),
       repository: at(repositoryColumn),
       ...(commit !== '' && { commit }),
       ...(when && { deadline: when }),
+      ...(submittedAt && { submittedAt }),
       line,
       position: index,
     };

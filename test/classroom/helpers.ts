@@ -33,13 +33,27 @@ export const head = (dir: string) => execFileSync('git', ['rev-parse', 'HEAD'], 
 export const url = (dir: string) => `file://${dir}`;
 
 /** A roster as GitHub Classroom exports an assignment's grades (a quoted field with a comma among them):
- *  `id` is the row's roster_identifier, `username` its github_username (the same, unless given). */
-export function roster(rows: { id: string; repo: string; commit?: string; deadline?: string; username?: string }[]): string {
+ *  `id` is the row's roster_identifier, `username` its github_username (the same, unless given), `submitted`
+ *  its submission_timestamp. */
+export function roster(rows: { id: string; repo: string; commit?: string; deadline?: string; username?: string; submitted?: string }[]): string {
   const header =
     'assignment_name,assignment_url,starter_code_url,github_username,roster_identifier,student_repository_name,student_repository_url,submission_timestamp,points_awarded,points_available,commit,deadline';
   const quoted = (text: string) => (/[",]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
-  const lines = rows.map(({ id, repo, commit, deadline, username }) =>
-    ['MCP client, part 1', 'https://classroom.github.com/a/x', '', username ?? id, id, `mcp-${username ?? id}`, repo, '', '', '', commit ?? '', deadline ?? '']
+  const lines = rows.map(({ id, repo, commit, deadline, username, submitted }) =>
+    [
+      'MCP client, part 1',
+      'https://classroom.github.com/a/x',
+      '',
+      username ?? id,
+      id,
+      `mcp-${username ?? id}`,
+      repo,
+      submitted ?? '',
+      '',
+      '',
+      commit ?? '',
+      deadline ?? '',
+    ]
       .map(quoted)
       .join(','),
   );
