@@ -11,6 +11,9 @@ export interface Fetched {
   commit: string;
   /** When the commit says it was made (its committer date, as git records it: the student's clock). */
   committedAt: string;
+  /** Commits on the default branch's first-parent line after the one graded (by history, not by date);
+   *  null where only the commit the roster pins was fetched. */
+  laterCommits: number | null;
   /** A folder holding only the commit's src/. */
   folder: string;
   /** What under src/ was not written: links, submodules, files too large, too many. */
@@ -47,13 +50,14 @@ export async function fetchSubmission(
   const git = gitIn(join(into, 'repository.git'), options);
   try {
     await git(['init', '--quiet', '--bare']);
-    const commit = await chosenCommit(git, student);
-    if (commit instanceof FetchProblem) return commit;
+    const chosen = await chosenCommit(git, student);
+    if (chosen instanceof FetchProblem) return chosen;
+    const { commit, laterCommits } = chosen;
     const committedAt = (await text(git, ['show', '--no-patch', '--format=%cI', commit])).trim();
     const folder = join(into, 'submission');
     mkdirSync(folder, { recursive: true });
     const left = await writeSrc(git, commit, folder);
-    return { commit, committedAt, folder, left };
+    return { commit, committedAt, laterCommits, folder, left };
   } catch (error) {
     return new FetchProblem(error instanceof GitError ? error.message : `git: ${(error as Error).message}`);
   }
@@ -69,28 +73,34 @@ async function text(git: Git, args: string[]): Promise<string> {
 
 class GitError extends Error {}
 
-/** The commit to grade, fetched: the roster's, the last before the deadline, or the newest of the default branch. */
-async function chosenCommit(git: Git, student: { repository: string; commit?: string; deadline?: Date }): Promise<string | FetchProblem> {
+/** The commit to grade, fetched: the roster's, the last before the deadline, or the newest of the default
+ *  branch; and how many commits came after it. */
+async function chosenCommit(
+  git: Git,
+  student: { repository: string; commit?: string; deadline?: Date },
+): Promise<{ commit: string; laterCommits: number | null } | FetchProblem> {
   const url = student.repository;
   const fetch = (ref: string, shallow: boolean) => git(['fetch', '--quiet', '--no-tags', ...(shallow ? ['--depth', '1'] : []), '--', url, ref]);
   if (student.commit !== undefined && FULL_COMMIT.test(student.commit)) {
     await fetch(student.commit, true);
-    return (await text(git, ['rev-parse', '--verify', 'FETCH_HEAD^{commit}'])).trim();
+    return { commit: (await text(git, ['rev-parse', '--verify', 'FETCH_HEAD^{commit}'])).trim(), laterCommits: null };
   }
   await fetch('HEAD', student.commit === undefined && student.deadline === undefined);
   if (student.commit !== undefined) {
     try {
-      return (await text(git, ['rev-parse', '--verify', '--quiet', `${student.commit}^{commit}`])).trim();
+      return { commit: (await text(git, ['rev-parse', '--verify', '--quiet', `${student.commit}^{commit}`])).trim(), laterCommits: null };
     } catch {
       return new FetchProblem(`commit ${student.commit} is not on the repository's default branch`);
     }
   }
   if (student.deadline !== undefined) {
+    // --before reads each commit's committer date: what the student's git wrote (GIT_COMMITTER_DATE sets it), as the author date is
     const before = (await text(git, ['rev-list', '-1', '--first-parent', `--before=${student.deadline.toISOString()}`, 'FETCH_HEAD'])).trim();
     if (before === '') return new FetchProblem(`no commit before the deadline (${student.deadline.toISOString()})`);
-    return before;
+    const later = Number((await text(git, ['rev-list', '--count', '--first-parent', `${before}..FETCH_HEAD`])).trim());
+    return { commit: before, laterCommits: later };
   }
-  return (await text(git, ['rev-parse', '--verify', 'FETCH_HEAD^{commit}'])).trim();
+  return { commit: (await text(git, ['rev-parse', '--verify', 'FETCH_HEAD^{commit}'])).trim(), laterCommits: 0 };
 }
 
 /** The commit's src/ as regular files under `folder`; what was left out, named. Which files are written is

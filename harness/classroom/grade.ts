@@ -15,6 +15,7 @@
 // backstop that follows its progress (run/spawn.ts): one that goes past it is that student's error row.
 // The gradebook is written again as each student's row is done, so a run that is killed leaves every row
 // done so far; run again on the same folder, it grades only the rest.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +33,17 @@ import { runPooled } from '../run/pool.ts';
 import { runProcess } from '../run/spawn.ts';
 import { oneLine } from '../terminal-text.ts';
 import { FetchProblem, fetchSubmission, type Fetched } from './fetch.ts';
-import { GRADEBOOK_VERSION, gradedRow, readGradebook, rosterDigest, ungradedRow, writeGradebook, type Gradebook, type GradebookRow } from './gradebook.ts';
+import {
+  type DeadlineRule,
+  GRADEBOOK_VERSION,
+  gradedRow,
+  readGradebook,
+  rosterDigest,
+  ungradedRow,
+  writeGradebook,
+  type Gradebook,
+  type GradebookRow,
+} from './gradebook.ts';
 import { readRoster, type Student } from './roster.ts';
 import { scratchFolder } from '../scratch.ts';
 
@@ -43,7 +54,7 @@ export interface ClassSettings {
   roster: string;
   /** The gradebook's folder: new, empty, or one this class's run left (its rows done are kept). */
   out: string;
-  /** The generated cases and property tests of every student; none: the gradebook's, else a new one. */
+  /** The generated cases and property tests of every student; none: the gradebook's, else classSeed's. */
   seed?: number;
   shard: Shard;
   /** Students graded at once. */
@@ -60,8 +71,6 @@ export interface ClassSettings {
   token?: string;
   write: (text: string) => void;
   signal?: AbortSignal;
-  /** A new seed, where neither the options nor a gradebook give one. */
-  newSeed: () => number;
 }
 
 /** The grader's own command line, run for each student. */
@@ -78,13 +87,14 @@ const HIDDEN = 'hidden';
 export async function gradeClass(settings: ClassSettings): Promise<number> {
   const students = readRoster(settings.roster, settings.deadline);
   const earlier = earlierRun(settings);
-  const seed = settings.seed ?? earlier?.seed ?? settings.newSeed();
+  const seed = settings.seed ?? earlier?.seed ?? classSeed(settings);
   mkdirSync(join(settings.out, 'students'), { recursive: true });
   mkdirSync(join(settings.out, 'teacher'), { recursive: true });
   const mine = students.filter((student) => inShard(student.position, settings.shard));
   const folders = studentFolders(students);
   const done = new Map((earlier?.rows ?? []).filter((row) => row.status === 'pass' || row.status === 'fail').map((row) => [row.student, row]));
-  const rest = mine.filter((student) => !done.has(student.id));
+  // a row that names no student cannot be graded (nor kept apart from another such row): its error row is made in save
+  const rest = mine.filter((student) => student.problem === undefined && !done.has(student.id));
   const book: Gradebook = {
     version: GRADEBOOK_VERSION,
     course: { digest: courseDigest(settings.course) },
@@ -100,10 +110,12 @@ export async function gradeClass(settings: ClassSettings): Promise<number> {
   };
   // Every student of the shard has a row: theirs once done, until then one that says so.
   const save = () => {
-    book.rows = mine.map(
-      (student) => done.get(student.id) ?? ungradedRow(baseRow(student, folders.get(student.id)!), 'not graded', NOT_YET, settings.stages.length),
-    );
-    const missing = mine.filter((student) => !done.has(student.id)).length;
+    book.rows = mine.map((student) => {
+      const base = baseRow(student, folders.get(student.position)!);
+      if (student.problem !== undefined) return ungradedRow(base, 'error', student.problem, settings.stages.length);
+      return done.get(student.id) ?? ungradedRow(base, 'not graded', withNote(student, NOT_YET), settings.stages.length);
+    });
+    const missing = mine.filter((student) => student.problem === undefined && !done.has(student.id)).length;
     book.problems = missing === 0 ? [] : [`${missing} of ${mine.length} students not graded yet: run classroom again with this --out to grade them`];
     writeGradebook(settings.out, book);
   };
@@ -123,7 +135,7 @@ export async function gradeClass(settings: ClassSettings): Promise<number> {
   const scratch = scratchFolder('class');
   try {
     const gradings = rest.map(
-      (student) => new StudentGrading(student, folders.get(student.id)!, { ...settings, seed }, join(scratch, String(student.position))),
+      (student) => new StudentGrading(student, folders.get(student.position)!, { ...settings, seed }, join(scratch, String(student.position))),
     );
     // Without hidden cases, each student is graded whole at once; with them, everyone's other checks first.
     await runPooled(
@@ -144,21 +156,63 @@ export async function gradeClass(settings: ClassSettings): Promise<number> {
   return book.rows.some((row) => row.status === 'error') || book.problems.length > 0 ? 2 : 0;
 }
 
+/** The class's seed when none is given: made from the course's digest and the roster's, so that every
+ *  shard of a class, on any machine, and every run on the same roster file, grades the same generated
+ *  cases (shards given a random seed each could not be merged, found only once all were graded). */
+function classSeed(settings: ClassSettings): number {
+  const digest = createHash('sha256')
+    .update(`${courseDigest(settings.course)}\n${rosterDigest(settings.roster)}`)
+    .digest();
+  return digest.readUInt32BE(0) % 2 ** 31;
+}
+
 const MARK: Record<GradebookRow['status'], string> = { pass: '✓', fail: '✗', error: '!', 'not graded': '·' };
 
 /** The row of a student this run has not graded (yet): stopped before, or not reached. */
 const NOT_YET = 'not graded yet';
 
+/** A row's reason with what the roster said of the student before it (their identifier blank). */
+function withNote(student: Student, reason: string): string {
+  return [student.note, reason].filter((part) => part !== undefined && part !== '').join('; ');
+}
+
 /** What a student's row says before their grading. */
 function baseRow(student: Student, folder: string, fetched?: Fetched) {
   return {
     student: student.id,
+    githubUsername: student.githubUsername ?? null,
     repository: student.repository,
     position: student.position,
     commit: fetched?.commit ?? null,
     committedAt: fetched?.committedAt ?? null,
+    deadlineRule: deadlineRule(student),
+    deadline: student.deadline?.toISOString() ?? null,
+    submittedAt: student.submittedAt?.toISOString() ?? null,
+    laterCommits: fetched?.laterCommits ?? null,
     folder,
   };
+}
+
+function deadlineRule(student: Student): DeadlineRule {
+  if (student.commit !== undefined) return 'pinned commit';
+  return student.deadline === undefined ? 'newest commit' : 'commit date before deadline';
+}
+
+/** What the row says of the deadline: commits after it, and GitHub Classroom's time where it is later than
+ *  the deadline. git alone cannot tell a backdated commit: its author and committer dates are both the
+ *  student's git's; the platform's time is not. */
+function deadlineNotes(student: Student, fetched: Fetched): string[] {
+  if (student.deadline === undefined || student.commit !== undefined) return [];
+  const later = fetched.laterCommits ?? 0;
+  return [
+    ...(later > 0 ? [`${later} later commit${later === 1 ? '' : 's'} on its default branch, dated after the deadline by the student's git`] : []),
+    ...(student.submittedAt !== undefined && student.submittedAt > student.deadline
+      ? [
+          `GitHub Classroom's submission_timestamp ${student.submittedAt.toISOString()} is after the deadline ${student.deadline.toISOString()}, ` +
+            `though the commit graded is dated ${fetched.committedAt} by the student's git`,
+        ]
+      : []),
+  ];
 }
 
 /** The gradebook an earlier run of this class left in `out` (its rows done are kept), none for a new or
@@ -208,11 +262,11 @@ class StudentGrading {
     if (this.settings.signal?.aborted) return void this.end(); // left for the next run
     mkdirSync(this.scratch, { recursive: true });
     const fetched = await fetchSubmission(this.student, this.scratch, { token: this.settings.token });
-    if (fetched instanceof FetchProblem) return this.end(ungradedRow(this.base, 'not graded', fetched.reason, this.stageCount));
+    if (fetched instanceof FetchProblem) return this.end(ungradedRow(this.base, 'not graded', withNote(this.student, fetched.reason), this.stageCount));
     this.fetched = fetched;
     const problem = await this.grade(this.settings.hiddenDir === undefined ? undefined : BEFORE_HIDDEN);
     if (this.settings.signal?.aborted) return void this.end();
-    if (problem !== undefined) return this.end(ungradedRow(this.base, 'error', problem, this.stageCount));
+    if (problem !== undefined) return this.end(ungradedRow(this.base, 'error', withNote(this.student, problem), this.stageCount));
     return this.settings.hiddenDir === undefined ? this.row() : undefined;
   }
 
@@ -222,7 +276,7 @@ class StudentGrading {
     if (this.settings.signal?.aborted) return void this.end(); // left for the next run
     const problem = await this.grade(HIDDEN);
     if (this.settings.signal?.aborted) return void this.end();
-    if (problem !== undefined) return this.end(ungradedRow(this.base, 'error', problem, this.stageCount));
+    if (problem !== undefined) return this.end(ungradedRow(this.base, 'error', withNote(this.student, problem), this.stageCount));
     return this.row();
   }
 
@@ -240,7 +294,11 @@ class StudentGrading {
     const joined = (reader: 'student' | 'teacher') => mergeParts(this.parts.map((part, index) => ({ path: `part ${index + 1}`, report: part[reader] })));
     writeReports(join(this.settings.out, 'students', this.folder), joined('student'));
     writeReports(join(this.settings.out, 'teacher', this.folder), joined('teacher'));
-    const notes = this.fetched && this.fetched.left.length > 0 ? [`left out of src/: ${this.fetched.left.map((path) => oneLine(path)).join(', ')}`] : [];
+    const notes = [
+      ...(this.fetched && this.fetched.left.length > 0 ? [`left out of src/: ${this.fetched.left.map((path) => oneLine(path)).join(', ')}`] : []),
+      ...(this.fetched ? deadlineNotes(this.student, this.fetched) : []),
+      ...(this.student.note === undefined ? [] : [this.student.note]),
+    ];
     return this.end(gradedRow(this.base, joined('student'), notes, this.settings.stages));
   }
 
@@ -305,20 +363,36 @@ function writeReports(dir: string, report: ResultsReport): void {
   }
 }
 
-/** Each student's folder name in the gradebook: their id, made safe for a path, unique. */
-function studentFolders(students: readonly Student[]): Map<string, string> {
-  const folders = new Map<string, string>();
+/** The most bytes (UTF-8) of a student's id kept in their folder's name: well within the 255 a file
+ *  system allows a name, with room for the suffix that tells two alike apart. */
+const FOLDER_BYTES = 96;
+
+/** Each student's folder name in the gradebook (by their place in the roster): their id, made safe for a path, unique. */
+function studentFolders(students: readonly Student[]): Map<number, string> {
+  const folders = new Map<number, string>();
   const taken = new Set<string>();
   for (const student of students) {
-    const base =
-      student.id
-        .replace(/[^A-Za-z0-9._-]+/g, '-')
-        .replace(/^[.-]+/, '')
-        .slice(0, 64) || 'student';
+    const base = folderName(student.id);
     let name = base;
     for (let n = 2; taken.has(name.toLowerCase()); n += 1) name = `${base}-${n}`;
     taken.add(name.toLowerCase());
-    folders.set(student.id, name);
+    folders.set(student.position, name);
   }
   return folders;
+}
+
+/** A student's id as one folder name: letters (of any script), marks and digits kept, with `.`, `_` and
+ *  `-`; every run of anything else (a separator, a control or format character, a space) one `-`; no
+ *  leading dot or dash (so never `.` or `..`), and at most FOLDER_BYTES bytes, cut between characters. */
+function folderName(id: string): string {
+  const safe = id
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{M}\p{N}._-]+/gu, '-')
+    .replace(/^[.-]+/, '');
+  let name = '';
+  for (const char of safe) {
+    if (Buffer.byteLength(name + char) > FOLDER_BYTES) break;
+    name += char;
+  }
+  return name || 'student';
 }

@@ -16,12 +16,23 @@ export const GRADEBOOK_VERSION = 1;
 export type RowStatus = 'pass' | 'fail' | 'error' | 'not graded';
 
 export interface GradebookRow {
+  /** As the roster names them: its identifier, else (said in `reason`) their GitHub login; empty for a row naming no one. */
   student: string;
+  /** Their GitHub login, where the roster gives it (absent from gradebooks written before it was kept). */
+  githubUsername?: string | null;
   repository: string;
   /** Its place in the roster (0-based). */
   position: number;
   commit: string | null;
   committedAt: string | null;
+  /** How the commit graded was chosen (absent from gradebooks written before it was kept). */
+  deadlineRule?: DeadlineRule;
+  /** The deadline that applied to the student, where one did. */
+  deadline?: string | null;
+  /** When GitHub Classroom says they submitted (the roster's `submission_timestamp`), where it says. */
+  submittedAt?: string | null;
+  /** Commits on their default branch after the one graded (by history, not date); null where not known. */
+  laterCommits?: number | null;
   status: RowStatus;
   /** Each stage's verdict and the points it earned, in course order; null where the student was not graded. */
   stages: (StageGrade | null)[];
@@ -32,6 +43,16 @@ export interface GradebookRow {
    *  summary.md, report.html, sealed), `teacher/<folder>/` the same whole, and the grading's output. */
   folder: string;
 }
+
+/** How a student's commit was chosen: the one the roster pins; the newest (no deadline); or the last whose
+ *  committer date is before the deadline, a date the student's git writes and the student can set. */
+export type DeadlineRule = 'pinned commit' | 'newest commit' | 'commit date before deadline';
+
+/** What a row holds before its grading. */
+export type RowBase = Pick<
+  GradebookRow,
+  'student' | 'githubUsername' | 'repository' | 'position' | 'commit' | 'committedAt' | 'deadlineRule' | 'deadline' | 'submittedAt' | 'laterCommits' | 'folder'
+>;
 
 export interface StageGrade {
   status: 'pass' | 'fail' | 'error' | 'skipped';
@@ -59,12 +80,7 @@ export function rosterDigest(path: string): string {
 }
 
 /** A student's row from their report (and what fetching their repository said). */
-export function gradedRow(
-  base: Pick<GradebookRow, 'student' | 'repository' | 'position' | 'commit' | 'committedAt' | 'folder'>,
-  report: ResultsReport,
-  notes: string[],
-  stages: readonly { slug: string }[],
-): GradebookRow {
+export function gradedRow(base: RowBase, report: ResultsReport, notes: string[], stages: readonly { slug: string }[]): GradebookRow {
   const status: RowStatus = report.status === 'pass' || report.status === 'fail' ? report.status : 'error';
   const reasons = [
     ...report.submission.missing.map((path) => `no ${path}`),
@@ -85,12 +101,7 @@ export function gradedRow(
 }
 
 /** A student who was not graded: nothing to grade, or the grader could not. */
-export function ungradedRow(
-  base: Pick<GradebookRow, 'student' | 'repository' | 'position' | 'commit' | 'committedAt' | 'folder'>,
-  status: 'error' | 'not graded',
-  reason: string,
-  stages: number,
-): GradebookRow {
+export function ungradedRow(base: RowBase, status: 'error' | 'not graded', reason: string, stages: number): GradebookRow {
   return { ...base, status, stages: Array<null>(stages).fill(null), points: null, reason };
 }
 
@@ -103,13 +114,20 @@ export function writeGradebook(out: string, book: Gradebook): void {
 
 // ---------------------------------------------------------------------------- CSV
 
-/** The gradebook as CSV (RFC 4180): a header, then one row per student in roster order. */
+/** The gradebook as CSV (RFC 4180): a header, then one row per student in roster order. It starts with a
+ *  UTF-8 byte order mark, without which Excel on Windows reads the file in the machine's code page and
+ *  mangles every name that is not ASCII (`Zoë Ñúñez`); CSV readers and learning platforms skip it. */
 export function toCsv(book: Gradebook): string {
   const header = [
     'student',
+    'github_username',
     'repository',
     'commit',
     'committed_at',
+    'deadline',
+    'deadline_rule',
+    'submitted_at',
+    'later_commits',
     'status',
     ...book.stages.map((stage) => `${stage.slug} (${stage.points})`),
     'points',
@@ -119,9 +137,14 @@ export function toCsv(book: Gradebook): string {
   ];
   const rows = book.rows.map((row) => [
     row.student,
+    row.githubUsername ?? '',
     row.repository,
     row.commit ?? '',
     row.committedAt ?? '',
+    row.deadline ?? '',
+    row.deadlineRule ?? '',
+    row.submittedAt ?? '',
+    row.laterCommits === null || row.laterCommits === undefined ? '' : String(row.laterCommits),
     row.status,
     ...row.stages.map((stage) => (stage === null ? '' : String(stage.earned))),
     row.points === null ? '' : String(row.points.earned),
@@ -129,16 +152,39 @@ export function toCsv(book: Gradebook): string {
     row.reason,
     row.status === 'not graded' ? '' : `students/${row.folder}/results.json`,
   ]);
-  return `${[header, ...rows].map((cells) => cells.map(csvCell).join(',')).join('\r\n')}\r\n`;
+  const cell = (value: string, index: number) => (IDENTIFIER_COLUMNS.includes(index) ? identifierCell(value) : csvCell(value));
+  return `\ufeff${[header.map(csvCell).join(','), ...rows.map((cells) => cells.map(cell).join(','))].join('\r\n')}\r\n`;
 }
 
-/** One cell: its control characters shown escaped, as every report shows a program's (a student's file
- *  names reach the reason); quoted where it must be; a text a spreadsheet would take for a formula (=, +,
- *  -, @ first) gets a leading apostrophe, so that opening the file runs nothing. */
+/** The columns a learning platform matches a student on (`student`, `github_username`): their value must
+ *  reach it as the roster gave it. */
+const IDENTIFIER_COLUMNS = [0, 1];
+
+/** One cell of free text: its control characters shown escaped, as every report shows a program's (a
+ *  student's file names reach the reason); quoted where it must be; a text a spreadsheet would take for a
+ *  formula (=, +, -, @ first) gets a leading apostrophe, so that opening the file runs nothing (OWASP's
+ *  guidance on CSV injection: https://owasp.org/www-community/attacks/CSV_Injection). */
 function csvCell(cell: string): string {
   const value = oneLine(cell);
   const text = /^[=+\-@]/.test(value) && !/^-?\d+(\.\d+)?$/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  return /[",\r\n]/.test(text) ? quoted(text) : text;
+}
+
+/** An identifier that no spreadsheet can turn into a call or a link: letters, marks, digits, spaces and
+ *  `. _ - + @`, no `=`. A formula needs parentheses to call a function and `|`, `!`, `:` or quotes to
+ *  reach anything outside its cell, so opened in a spreadsheet such a value shows at worst as a number or
+ *  `#NAME?` (`-ada`), and runs nothing. */
+const PLAIN_IDENTIFIER = /^[\p{L}\p{M}\p{N} ._@+-]+$/u;
+
+/** One cell of an identifier column: a plain identifier is written as it is, quoted, even with =, +, - or
+ *  @ first, since the apostrophe OWASP's guidance puts before those changes the value a platform's import
+ *  matches on (`'-ada` is not `-ada`); any other is guarded as free text is. */
+function identifierCell(cell: string): string {
+  return PLAIN_IDENTIFIER.test(cell) ? quoted(cell) : csvCell(cell);
+}
+
+function quoted(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
 }
 
 // ---------------------------------------------------------------------------- HTML

@@ -7,7 +7,7 @@ import { HostError, UsageError } from '../errors.ts';
 import { CORES } from '../run/pool.ts';
 import { ENABLE_SANDBOX, sandboxAvailability } from '../run/sandbox.ts';
 import { onInterrupt } from '../run/interrupt.ts';
-import { count, randomSeed, seconds, seed } from './args.ts';
+import { count, seconds, seed } from './args.ts';
 import { defineCommand, type Options, type Parsed } from './command.ts';
 import { courseHere, stageIndex } from './course.ts';
 
@@ -25,7 +25,11 @@ const OPTIONS = {
   deadline: { type: 'string', value: '<time>', help: 'grade the last commit made before it (ISO 8601), where the roster pins none' },
   jobs: { type: 'string', value: '<n>', help: `students graded at once (default 1, at most the cores: ${CORES})` },
   shard: { type: 'string', value: '<i>/<n>', help: 'grade part i of n of the roster; join the gradebooks with merge-reports --gradebook' },
-  seed: { type: 'string', value: '<n>', help: "the generated cases and property tests of every student (default: the earlier run's, else\nrandom, printed)" },
+  seed: {
+    type: 'string',
+    value: '<n>',
+    help: "the generated cases and property tests of every student (default: the earlier run's, else\none made from the course and the roster, the same on every shard; printed)",
+  },
   'student-cpu': {
     type: 'string',
     value: '<seconds>',
@@ -78,7 +82,6 @@ async function classroom(values: Parsed<typeof OPTIONS>['values'], write: (text:
       roster: resolve(values.roster),
       out: resolve(values.out),
       ...(values.seed !== undefined && { seed: seed('--seed', values.seed) }),
-      newSeed: randomSeed,
       studentCpuMs: (values['student-cpu'] === undefined ? DEFAULT_STUDENT_CPU_S : seconds('--student-cpu', values['student-cpu'], 24 * 3600)) * 1000,
       shard,
       jobs,

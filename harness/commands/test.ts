@@ -228,6 +228,9 @@ async function ciTest(values: TestValues, write: (text: string) => void): Promis
     const { parseShard, WHOLE } = await import('../ci/shard.ts');
     const shard = values.shard === undefined ? WHOLE : parseShard(values.shard);
     if (shard === undefined) throw new UsageError(`--shard takes <i>/<n> with 1 <= i <= n, e.g. 2/4, not "${values.shard}"`);
+    // shards with a random seed each grade different generated cases, and merge-reports refuses them once all are graded
+    if (shard.count > 1 && values.seed === undefined)
+      throw new UsageError(`--shard ${values.shard} needs --seed <n>, the same for every shard (merge-reports refuses shards of different seeds)`);
     settings = {
       ...common,
       sandbox: sandboxToUse(values),

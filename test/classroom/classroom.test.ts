@@ -92,7 +92,7 @@ const hidden = folder({
 type Row = Record<string, string>;
 
 function csvRows(out: string): Row[] {
-  return parse(readFileSync(join(out, 'gradebook.csv')), { columns: true }) as Row[];
+  return parse(readFileSync(join(out, 'gradebook.csv')), { columns: true, bom: true }) as Row[];
 }
 
 describe('theinference classroom', () => {
@@ -110,9 +110,14 @@ describe('theinference classroom', () => {
     expect(rows.map((row) => row.student)).toEqual(CLASS.map(({ id }) => (id.startsWith('=') ? `'${id}` : id)));
     expect(Object.keys(rows[0]!)).toEqual([
       'student',
+      'github_username',
       'repository',
       'commit',
       'committed_at',
+      'deadline',
+      'deadline_rule',
+      'submitted_at',
+      'later_commits',
       'status',
       'config-and-framing (10)',
       'points',

@@ -32,13 +32,30 @@ export function repository(commits: { files: Record<string, string>; date?: stri
 export const head = (dir: string) => execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim();
 export const url = (dir: string) => `file://${dir}`;
 
-/** A roster as GitHub Classroom exports an assignment's grades (a quoted field with a comma among them). */
-export function roster(rows: { id: string; repo: string; commit?: string; deadline?: string }[]): string {
+/** A roster as GitHub Classroom exports an assignment's grades (a quoted field with a comma among them):
+ *  `id` is the row's roster_identifier, `username` its github_username (the same, unless given), `submitted`
+ *  its submission_timestamp. */
+export function roster(rows: { id: string; repo: string; commit?: string; deadline?: string; username?: string; submitted?: string }[]): string {
   const header =
     'assignment_name,assignment_url,starter_code_url,github_username,roster_identifier,student_repository_name,student_repository_url,submission_timestamp,points_awarded,points_available,commit,deadline';
   const quoted = (text: string) => (/[",]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
-  const lines = rows.map(({ id, repo, commit, deadline }) =>
-    ['MCP client, part 1', 'https://classroom.github.com/a/x', '', id, id, `mcp-${id}`, repo, '', '', '', commit ?? '', deadline ?? ''].map(quoted).join(','),
+  const lines = rows.map(({ id, repo, commit, deadline, username, submitted }) =>
+    [
+      'MCP client, part 1',
+      'https://classroom.github.com/a/x',
+      '',
+      username ?? id,
+      id,
+      `mcp-${username ?? id}`,
+      repo,
+      submitted ?? '',
+      '',
+      '',
+      commit ?? '',
+      deadline ?? '',
+    ]
+      .map(quoted)
+      .join(','),
   );
   return folder({ 'roster.csv': `${[header, ...lines].join('\n')}\n` });
 }
