@@ -53,7 +53,7 @@ export interface PlayReport {
   complete: boolean;
   consumed: number;
   expected: number;
-  /** The first diagnoses (KEPT_DIAGNOSES in player-diagnoses.ts), in the order they happened: each a rule the client
+  /** The first diagnoses (KEPT_DIAGNOSES in kept.ts), in the order they happened: each a rule the client
    *  broke (a MUST, or the course's: kinds/). */
   diagnoses: Diagnosis[];
   /** Recommendations the client did not follow (a SHOULD: kinds/), each kind once: the session goes on. */

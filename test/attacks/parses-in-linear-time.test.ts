@@ -279,7 +279,7 @@ const PLAYER: Parser<unknown>[] = [
     parse: ({ player, wire }) => player.receiveChunk(wire),
   }),
   row({
-    parser: 'cassette/player/lines.ts, the wire cut into lines',
+    parser: 'exchange/lines.ts, the wire cut into lines',
     worst: 'one line, a character at a time',
     input: (bytes) => playerWith([...`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"x":"${'x'.repeat(bytes)}"}}\n`]),
     parse: ({ player, wire }) => {

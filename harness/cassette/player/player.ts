@@ -4,7 +4,7 @@
 // the next recorded one (matching.ts; answers may come out of their place, out-of-place.ts), each is
 // consumed once, ids are remapped both ways (id-map.ts). Beside the recording it holds the session's
 // own rules (session-checks.ts, schema-checks.ts, player-stateless.ts), logs the exchange (exchange.ts)
-// and keeps what it found, bounded whatever the client writes (player-diagnoses.ts, MAX_LINE_CHARS).
+// and keeps what it found, bounded whatever the client writes (exchange/kept.ts, MAX_LINE_CHARS).
 import { clip, cutPoint } from '../../terminal-text.ts';
 import type { Diagnosis, DiagnosisKind, PlayReport, RecordedRef } from '../../exchange/diagnosis.ts';
 import { ExchangeLog, exchangeStep, transportStep, KEPT_MESSAGE_CHARS, keptMessage, statusLine, type ExchangeStep } from './exchange.ts';
@@ -452,7 +452,7 @@ export class Player {
 
   // ------------------------------------------------------------ words
 
-  /** Kept while there is room, else counted (player-diagnoses.ts); noted on the client message being judged. */
+  /** Kept while there is room, else counted (exchange/kept.ts); noted on the client message being judged. */
   private diagnose(kind: DiagnosisKind, message: () => string, fields: Fields, step = this.step): void {
     this.kept.add(kind, message, fields, step, this.longLine);
   }

@@ -7,7 +7,7 @@ const ERRORS = 'platform.claude.com/docs/en/api/errors';
 const VERSIONING = 'platform.claude.com/docs/en/api/versioning';
 const HANDLE_TOOL_CALLS = 'platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls';
 const DEFINE_TOOLS = 'platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools';
-/** The course's own rules (COURSE of cassette/kinds/row.ts). */
+/** The course's own rules (COURSE of exchange/rows.ts). */
 const COURSE = 'docs/course.md';
 
 export const HTTP_API_KINDS = {
