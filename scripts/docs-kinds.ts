@@ -4,7 +4,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { KINDS, type RuleLevel } from '../harness/cassette/kinds/index.ts';
+import type { RuleLevel } from '../harness/exchange/rows.ts';
+import { KINDS } from '../harness/protocols/index.ts';
 import { OUTPUT_RULES } from '../harness/cassette/rules.ts';
 
 export const DOCS_FILE = join(import.meta.dirname, '..', 'docs', 'cassettes.md');

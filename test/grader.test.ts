@@ -7,7 +7,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DiagnosisKind } from '../harness/exchange/diagnosis.ts';
-import { KINDS } from '../harness/cassette/kinds/index.ts';
+import { KINDS } from '../harness/protocols/index.ts';
 import { courseCopies, expectGraderGolden, normalise, patchedSubmission, REPO, runCli, runInProcess, trimCourse } from './helpers/cli.ts';
 import { SCENARIOS, SEED, STAGES, VARIANTS } from './helpers/scenarios.ts';
 

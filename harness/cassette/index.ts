@@ -25,7 +25,7 @@ export type { RoleSecret } from './format/placeholders.ts';
 export { countDifferences, FreePaths, firstDifference, formatPath, getAt, parsePath } from '../exchange/json-path.ts';
 export type { MatchDifference, Segment } from '../exchange/json-path.ts';
 export { saveCassette } from './format/save.ts';
-export { COURSE, isAdvice, KINDS } from './kinds/index.ts';
+export { COURSE, isAdvice, MCP_KINDS } from './kinds/index.ts';
 export type { KindRow } from './kinds/index.ts';
 export { readClientLine } from './player/client-line.ts';
 export { formatDiagnoses, formatDiagnosis, moreDiagnosesLine } from '../exchange/diagnosis.ts';

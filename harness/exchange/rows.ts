@@ -30,5 +30,10 @@ export interface KindRow extends Rule {
   hint?: string[];
 }
 
+/** Whether a diagnosis of a row's kind fails its case (a MUST, or the course's rule) or is advice (a SHOULD). */
+export function isAdviceRow(rule: Rule): boolean {
+  return rule.level === 'should' || rule.level === 'compatible';
+}
+
 /** The source of the course's own rules. */
 export const COURSE = 'docs/course.md';

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { KINDS, byRole, type PlayReport, type RoleSecret } from '../cassette/index.ts';
+import { byRole, type PlayReport, type RoleSecret } from '../cassette/index.ts';
+import { KINDS } from '../protocols/index.ts';
 import type { Case } from '../course.ts';
 import { MEMORY_COUNTED_AS } from '../run/cgroup.ts';
 import { PROGRAM, type Launcher } from '../run/launcher.ts';

@@ -2,7 +2,8 @@
 // The rules here are those for any JSON output; each stage's own rules are in its module under
 // harness/stages/. All of them read the comparison made in comparison.ts.
 import { isDeepStrictEqual } from 'node:util';
-import { KINDS, kindOf, lacksRequiredMeta, type Diagnosis } from '../cassette/index.ts';
+import { kindOf, lacksRequiredMeta, type Diagnosis } from '../cassette/index.ts';
+import { KINDS } from '../protocols/index.ts';
 import { bothValues, describePath, finalLineBreaks, firstJsonDifference, isNotBlank, keysAreSorted, valueAt, type Comparison } from './comparison.ts';
 import { quote } from './escape.ts';
 import type { Hint } from '../run/verdict.ts';

@@ -3,7 +3,8 @@
 // this one model (json.ts, junit.ts, html.ts, summary.ts, terminal.ts); entries.ts makes it from the verdicts.
 import { MAX_SEED } from '../defaults.ts';
 import type { Advice, Difference, Hint } from '../run/verdict.ts';
-import { KINDS, type Diagnosis, type DiagnosisKind, type Exchange } from '../cassette/index.ts';
+import type { Diagnosis, DiagnosisKind, Exchange } from '../cassette/index.ts';
+import { KINDS } from '../protocols/index.ts';
 import {
   array,
   boolean,

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../harness/cassette/format/format.ts';
 import { lintCassette } from '../../harness/cassette/format/lint.ts';
 import type { AuthFrame, Cassette } from '../../harness/cassette/format/model.ts';
-import { KINDS } from '../../harness/cassette/kinds/index.ts';
+import { MCP_KINDS as KINDS } from '../../harness/cassette/kinds/index.ts';
 import { AUTHORIZATION_PATH, s256 } from '../../harness/authorization/index.ts';
 import { serveCassette } from '../../harness/transports/http/serve.ts';
 import { verifyHttpCassette } from '../../harness/transports/http/verify-link.ts';

@@ -1,7 +1,10 @@
 // The diagnosis kinds of a JSON-over-HTTP API played from a recording (the http-api protocol), and the
-// Messages API's own rules on every request. Joined into every kind by cassette/kinds/index.ts, so this
-// table imports nothing (the rows are checked against KindRow where they are joined). The API's words
-// are quoted from its documentation, and from the 400 errors it answers with.
+// Messages API's own rules on every request, registered with the exchange core's kinds and joined with
+// every protocol's in protocols/index.ts. The API's words are quoted from its documentation, and from
+// the 400 errors it answers with.
+
+import { isAdviceRow, type KindRow } from '../../exchange/rows.ts';
+import type { DiagnosisKind } from '../../exchange/diagnosis.ts';
 
 const ERRORS = 'platform.claude.com/docs/en/api/errors';
 const VERSIONING = 'platform.claude.com/docs/en/api/versioning';
@@ -113,3 +116,13 @@ export const HTTP_API_KINDS = {
     example: 'tools.0.name: "files/read" does not match ^[a-zA-Z0-9_-]{1,128}$',
   },
 };
+
+type Kinds = { [Kind in keyof typeof HTTP_API_KINDS]: KindRow };
+declare module '../../exchange/diagnosis.ts' {
+  interface DiagnosisKinds extends Kinds {}
+}
+
+/** Whether a diagnosis of an http-api kind fails its case or is advice. */
+export function isAdvice(kind: DiagnosisKind): boolean {
+  return isAdviceRow((HTTP_API_KINDS as Readonly<Record<string, KindRow>>)[kind]!);
+}

@@ -4,10 +4,11 @@
 // cassette player's report does (PlayReport), so that a grading shows it beside the other endpoints.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 // the steps of an HTTP exchange and the table of kinds are shared with MCP over HTTP (the cassette's)
-import { transportStep, isAdvice, statusLine } from '../../cassette/index.ts';
+import { statusLine, transportStep } from '../../cassette/index.ts';
 import type { Diagnosis, DiagnosisKind, ExchangeStep, PlayReport, RecordedRef } from '../../exchange/diagnosis.ts';
 import { isObject } from '../../exchange/json-path.ts';
 import { KeptDiagnoses } from '../../exchange/kept.ts';
+import { isAdvice } from './kinds.ts';
 import { ExchangeLog, keptMessage } from '../../exchange/log.ts';
 import type { Json } from '../../json.ts';
 import { clip } from '../../terminal-text.ts';
