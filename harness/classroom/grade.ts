@@ -14,7 +14,9 @@
 // Each student's grading is bounded in CPU time (the grader's and its programs' together), with a wall
 // backstop that follows its progress (run/spawn.ts): one that goes past it is that student's error row.
 // The gradebook is written again as each student's row is done, so a run that is killed leaves every row
-// done so far; run again on the same folder, it grades only the rest.
+// done so far; run again on the same folder, it grades only the rest. Given students to grade again
+// (`regrade`), a run on a finished gradebook grades only those, in place: every other row and folder is
+// kept as it is, byte for byte.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,6 +56,9 @@ export interface ClassSettings {
   roster: string;
   /** The gradebook's folder: new, empty, or one this class's run left (its rows done are kept). */
   out: string;
+  /** Students (as the roster names them, or several, comma-separated) to grade again into the gradebook
+   *  `out` holds, every other row kept as it is; none: grade the students not graded yet. */
+  regrade?: readonly string[];
   /** The generated cases and property tests of every student; none: the gradebook's, else classSeed's. */
   seed?: number;
   shard: Shard;
@@ -87,21 +92,32 @@ const HIDDEN = 'hidden';
 export async function gradeClass(settings: ClassSettings): Promise<number> {
   const students = readRoster(settings.roster, settings.deadline);
   const earlier = earlierRun(settings);
+  // refused before anything is written
+  const again = settings.regrade === undefined ? undefined : regraded(settings, settings.regrade, students, earlier);
   const seed = settings.seed ?? earlier?.seed ?? classSeed(settings);
-  mkdirSync(join(settings.out, 'students'), { recursive: true });
-  mkdirSync(join(settings.out, 'teacher'), { recursive: true });
   const mine = students.filter((student) => inShard(student.position, settings.shard));
   const folders = studentFolders(students);
-  const done = new Map((earlier?.rows ?? []).filter((row) => row.status === 'pass' || row.status === 'fail').map((row) => [row.student, row]));
+  // A rerun keeps the rows that passed or failed; a regrade every row but those it grades again (and
+  // those still to grade, which it leaves so).
+  const keep = (row: GradebookRow) =>
+    again === undefined
+      ? row.status === 'pass' || row.status === 'fail'
+      : !again.has(row.student) && !(row.status === 'not graded' && row.reason.endsWith(NOT_YET));
+  const done = new Map((earlier?.rows ?? []).filter(keep).map((row) => [row.student, row]));
   // a row that names no student cannot be graded (nor kept apart from another such row): its error row is made in save
-  const rest = mine.filter((student) => student.problem === undefined && !done.has(student.id));
+  const rest = mine.filter((student) => student.problem === undefined && (again === undefined ? !done.has(student.id) : again.has(student.id)));
+  mkdirSync(join(settings.out, 'students'), { recursive: true });
+  mkdirSync(join(settings.out, 'teacher'), { recursive: true });
+  // what an earlier grading of a student graded again wrote goes, so that none of it outlives their new row
+  for (const student of again === undefined ? [] : rest)
+    for (const part of ['students', 'teacher']) rmSync(join(settings.out, part, folders.get(student.position)!), { recursive: true, force: true });
   const book: Gradebook = {
     version: GRADEBOOK_VERSION,
     course: { digest: courseDigest(settings.course) },
     roster: { digest: rosterDigest(settings.roster), students: students.length },
     seed,
     shard: settings.shard.count > 1 ? settings.shard : null,
-    mergedShards: null,
+    mergedShards: earlier?.mergedShards ?? null,
     startedAt: earlier?.startedAt ?? new Date().toISOString(),
     grader: { name: 'theinference', version: graderVersion() },
     stages: settings.stages.map((stage) => ({ slug: stage.slug, title: stage.title, points: stage.points })),
@@ -122,8 +138,8 @@ export async function gradeClass(settings: ClassSettings): Promise<number> {
   save();
   const kept = mine.length - rest.length;
   settings.write(
-    `grading ${rest.length} of ${students.length} students${settings.shard.count > 1 ? ` (shard ${settings.shard.index}/${settings.shard.count})` : ''}` +
-      `${kept > 0 ? ` (${kept} graded already, kept)` : ''} with --seed ${seed}, ${settings.jobs} at once\n`,
+    `grading ${rest.length} of ${students.length} students${again === undefined ? '' : ' again'}${settings.shard.count > 1 ? ` (shard ${settings.shard.index}/${settings.shard.count})` : ''}` +
+      `${kept > 0 ? (again === undefined ? ` (${kept} graded already, kept)` : ` (${kept} kept as they are)`) : ''} with --seed ${seed}, ${settings.jobs} at once\n`,
   );
   const finished = (row: GradebookRow) => {
     done.set(row.student, row);
@@ -229,6 +245,25 @@ function earlierRun(settings: ClassSettings): Gradebook | undefined {
   if ((book.shard?.index ?? 1) !== settings.shard.index || (book.shard?.count ?? 1) !== settings.shard.count) throw differ('another shard');
   if (book.stages.map((stage) => stage.slug).join() !== settings.stages.map((stage) => stage.slug).join()) throw differ('other stages');
   return book;
+}
+
+/** The ids of the students `names` asks to grade again (each a roster's name, or names separated by
+ *  commas), or an InputError: there is no gradebook of this class to grade them into, or the roster (this
+ *  shard of it) does not name one. */
+function regraded(settings: ClassSettings, names: readonly string[], students: readonly Student[], earlier: Gradebook | undefined): Set<string> {
+  if (earlier === undefined) throw new InputError(`--regrade: ${settings.out} holds no gradebook: grade the class into it first`);
+  const named = new Map(students.filter((student) => student.problem === undefined).map((student) => [student.id, student]));
+  // a name with a comma in it is one the roster may give (a quoted field)
+  const wanted = names.flatMap((name) => (named.has(name) ? [name] : name.split(',').map((part) => part.trim())));
+  const ids = new Set<string>();
+  for (const name of wanted) {
+    const student = named.get(name);
+    if (student === undefined) throw new InputError(`--regrade: ${settings.roster} names no student "${oneLine(name)}"`);
+    if (!inShard(student.position, settings.shard))
+      throw new InputError(`--regrade: "${oneLine(name)}" is not in shard ${settings.shard.index}/${settings.shard.count}: give that student's shard`);
+    ids.add(student.id);
+  }
+  return ids;
 }
 
 /** One student's grading: their submission fetched, then graded in one part, or, with hidden cases, in
