@@ -1,14 +1,15 @@
 // A class's grades: one row per student of the roster (the commit graded, each stage's points, the
 // total, or why the student was not graded), kept as gradebook.json (what merge-reports joins), and
-// shown as gradebook.csv, which a learning platform imports, and gradebook.html, an overview with the
-// pass rate of each stage and each student's status linked to their own report.
+// shown as gradebook.csv, which a learning platform imports, and gradebook.html, the teacher's overview:
+// each student's points linked to their report, the pass rate of each stage, and the checks most fail.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { html, page, type Html } from '../report/page.ts';
+import { Html, html, page } from '../report/page.ts';
 import type { Points, ResultsReport } from '../report/model.ts';
 import { InputError } from '../errors.ts';
 import { oneLine } from '../terminal-text.ts';
+import { failingChecks, RANKED_CHECKS, type FailingChecks } from './failing-checks.ts';
 
 export const GRADEBOOK_VERSION = 1;
 
@@ -109,7 +110,7 @@ export function ungradedRow(base: RowBase, status: 'error' | 'not graded', reaso
 export function writeGradebook(out: string, book: Gradebook): void {
   writeFileSync(join(out, 'gradebook.json'), `${JSON.stringify(book, null, 2)}\n`);
   writeFileSync(join(out, 'gradebook.csv'), toCsv(book));
-  writeFileSync(join(out, 'gradebook.html'), toGradebookHtml(book));
+  writeFileSync(join(out, 'gradebook.html'), toGradebookHtml(book, failingChecks(out, book)));
 }
 
 // ---------------------------------------------------------------------------- CSV
@@ -189,7 +190,12 @@ function quoted(text: string): string {
 
 // ---------------------------------------------------------------------------- HTML
 
-export function toGradebookHtml(book: Gradebook): string {
+/** The teacher's page of the class (it names hidden checks, so it is never among what a student reads).
+ *  At 1366 px its points and reasons show without scrolling sideways: points come right after the name,
+ *  a stage's column is headed by its number (its slug and title in the header's tooltip and the legend),
+ *  and a reason may break after any `/`, `.`, `_` or `-` of a long path. The page's style is the one every
+ *  report shares (report/page.ts), so all of this is made in the markup. */
+export function toGradebookHtml(book: Gradebook, failing: FailingChecks = { checks: [], students: 0, unread: [] }): string {
   const possible = book.stages.reduce((sum, stage) => sum + stage.points, 0);
   const graded = book.rows.filter((row) => row.status === 'pass' || row.status === 'fail');
   const rate = (index: number) => `${graded.filter((row) => row.stages[index]?.status === 'pass').length} of ${graded.length}`;
@@ -206,20 +212,60 @@ export function toGradebookHtml(book: Gradebook): string {
     const stage = row.stages[index];
     return stage ? html`<td class="status-${stage.status}" title="${stage.status}">${stage.earned}</td>` : html`<td class="dim">·</td>`;
   };
+  const report = (part: 'teacher' | 'students', row: GradebookRow) => `${part}/${encodeURIComponent(row.folder)}/report.html`;
   const rows = book.rows.map(
-    (row) => html`<tr><th scope="row">${row.student}</th>
-<td>${row.status === 'not graded' ? html`<span class="badge">not graded</span>` : html`<a href="${`teacher/${encodeURIComponent(row.folder)}/report.html`}"><span class="badge status-${row.status}">${row.status}</span></a> <a class="dim" href="${`students/${encodeURIComponent(row.folder)}/report.html`}">the student's</a>`}</td>
-<td><code>${row.commit?.slice(0, 12) ?? ''}</code></td>${book.stages.map((_, index) => cell(row, index))}<td><b>${row.points?.earned ?? ''}</b></td><td class="dim">${row.reason}</td></tr>`,
+    (
+      row,
+    ) => html`<tr><th scope="row">${row.status === 'not graded' ? row.student : html`<a href="${report('teacher', row)}">${row.student}</a> <a class="dim" href="${report('students', row)}">(theirs)</a>`}</th>
+<td class="points">${pointsCell(row, possible)}</td>${book.stages.map((_, index) => cell(row, index))}<td class="dim">${breakable(row.reason)}</td><td><code>${row.commit?.slice(0, 12) ?? ''}</code></td></tr>`,
   );
   return page(
     title,
     html`<header><h1>${title}</h1><p class="facts">${facts.join(' · ')}</p>
-${book.problems.length > 0 && html`<ul class="notes">${book.problems.map((problem) => html`<li>${problem}</li>`)}</ul>`}</header>
-<main><table class="gradebook"><thead><tr><th>student</th><th>status</th><th>commit</th>${book.stages.map((stage) => html`<th title="${stage.title}">${stage.slug} <span class="dim">(${stage.points})</span></th>`)}<th>points <span class="dim">(${possible})</span></th><th>reason</th></tr>
-<tr class="dim"><td>passed by</td><td></td><td></td>${book.stages.map((_, index) => html`<td>${rate(index)}</td>`)}<td></td><td></td></tr></thead>
-<tbody>${rows}</tbody></table></main>`,
+${book.problems.length > 0 && html`<ul class="notes">${book.problems.map((problem) => html`<li>${problem}</li>`)}</ul>`}
+<p class="facts">stages: ${book.stages.map((stage, index) => html`${index > 0 && ' · '}<b>${index + 1}</b> ${stage.slug}`)}</p></header>
+<main><table class="gradebook"><thead><tr><th>student</th><th>points <span class="dim">of ${possible}</span></th>${book.stages.map((stage, index) => html`<th title="${`${stage.slug}: ${stage.title} (${stage.points} points)`}">${index + 1} <span class="dim">(${stage.points})</span></th>`)}<th>reason</th><th>commit</th></tr>
+<tr class="dim"><td>passed by</td><td></td>${book.stages.map((_, index) => html`<td>${rate(index)}</td>`)}<td></td><td></td></tr></thead>
+<tbody>${rows}</tbody></table>
+${failingSection(failing, book)}</main>`,
   );
 }
+
+/** A student's points of those possible, as a bar that is green only at full points, amber from half the
+ *  points, red below (a <meter>'s own colours: the page's policy admits no style of its own). The
+ *  badge says pass only for every stage passed, and error or not graded where there are no points. */
+function pointsCell(row: GradebookRow, possible: number): Html {
+  if (row.points === null || row.status === 'error' || row.status === 'not graded')
+    return row.status === 'not graded' ? html`<span class="badge">not graded</span>` : html`<span class="badge status-error">error</span>`;
+  const { earned } = row.points;
+  return html`<meter min="0" max="${possible}" low="${possible / 2}" high="${possible - 0.5}" optimum="${possible}" value="${earned}" title="${`${earned} of ${possible}`}"></meter> <b>${earned}</b><span class="dim">/${possible}</span>${row.status === 'pass' && html` <span class="badge status-pass">pass</span>`}`;
+}
+
+/** Text that may wrap after a `/`, `.`, `_` or `-`: a long path in a reason would otherwise widen its column
+ *  past the screen. Each piece is escaped as any text is; only the break opportunities are markup. */
+function breakable(text: string): Html {
+  return html`${text.split(/(?<=[/._-])/).map((piece, index) => html`${index > 0 && new Html('<wbr>')}${piece}`)}`;
+}
+
+/** The checks most students fail, for the teacher: hidden ones too, named as the teacher's reports name them. */
+function failingSection(failing: FailingChecks, book: Gradebook): Html {
+  const stageNumber = (slug: string) => book.stages.findIndex((stage) => stage.slug === slug) + 1;
+  return html`<section id="${FAILING_CHECKS_ID}"><h2>checks most students fail</h2>
+<p class="facts">of the ${failing.students} graded students${failing.checks.length === RANKED_CHECKS && `, the ${RANKED_CHECKS} checks failed most`}; read from each student's report in teacher/</p>
+${failing.unread.length > 0 && html`<ul class="notes">${failing.unread.map((problem) => html`<li>${problem}</li>`)}</ul>`}
+${
+  failing.checks.length === 0
+    ? html`<p>No check is failed by any graded student.</p>`
+    : html`<table class="gradebook"><thead><tr><th>failed by</th><th>check</th><th>stage</th></tr></thead>
+<tbody>${failing.checks.map(
+        (check) =>
+          html`<tr><td><b>${check.failed}</b> <span class="dim">of ${check.graded}</span></td><td>${breakable(check.name)}${check.origin === 'hidden' && html` <span class="badge">hidden</span>`}</td><td>${stageNumber(check.stage) > 0 && `${stageNumber(check.stage)} `}${check.stage}</td></tr>`,
+      )}</tbody></table>`
+}</section>`;
+}
+
+/** The element that holds the teacher's ranking of failed checks. */
+export const FAILING_CHECKS_ID = 'checks-most-students-fail';
 
 // ---------------------------------------------------------------------------- read back
 
