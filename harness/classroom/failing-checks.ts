@@ -5,7 +5,6 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Origin } from '../report/model.ts';
 import { readReport } from '../report/merge.ts';
-import type { Gradebook } from './gradebook.ts';
 
 /** How many checks the page ranks. */
 export const RANKED_CHECKS = 20;
@@ -62,8 +61,14 @@ function checksOf(path: string): Seen[] {
   return checks;
 }
 
+/** What the ranking reads of a gradebook: its stages in course order, and each row's status and folder. */
+export interface RankedBook {
+  stages: readonly { slug: string }[];
+  rows: readonly { status: string; folder: string }[];
+}
+
 /** The checks of the gradebook in `out` ranked by how many of its graded students (passed or failed) fail them. */
-export function failingChecks(out: string, book: Gradebook): FailingChecks {
+export function failingChecks(out: string, book: RankedBook): FailingChecks {
   const counts = new Map<string, FailingCheck & { order: [number, number] }>();
   const unread: string[] = [];
   let students = 0;
